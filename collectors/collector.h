@@ -1,0 +1,71 @@
+/*
+ * collector.h - the collector: turns a config into open perf groups and,
+ * from one thread, reads them every interval into published snapshots.
+ *
+ * Targets are merged before anything opens: a CPU or a cgroup matched by
+ * several config entries gets the union of their groups, each once, so no
+ * series is ever exported twice.  cgroup patterns are re-expanded every
+ * cgroup_rescan_interval: new cgroups are opened, vanished ones closed.
+ *
+ * The collector does not log by itself; it reports through the log hook
+ * the daemon gives it, once per state change, never once per interval.
+ */
+#ifndef PMU_COLLECTOR_H
+#define PMU_COLLECTOR_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "collectors/snapshot.h"
+#include "config/config.h"
+
+/* Priorities as in syslog.h: 3 error, 4 warning, 6 info, 7 debug. */
+typedef void (*collector_log_fn)(int prio, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+struct collector_opts {
+	const char *sysfs;		/* "/sys" unless testing */
+	const char *mountinfo;		/* "/proc/self/mountinfo" */
+	collector_log_fn log;
+};
+
+struct collector;
+
+/*
+ * Resolve targets and open every group instance (disabled until
+ * collector_start).  cfg is borrowed and must outlive the collector.
+ * Returns 0, or -errno with a message in err when nothing can work at all
+ * (no CPU list, no memory); per-event and per-cgroup problems are reported
+ * through the log hook and do not fail.
+ */
+int collector_new(const struct config *cfg, const struct collector_opts *o,
+    struct collector **out, char *err, size_t errlen);
+
+/* Enable everything, publish the first snapshot, start the thread. */
+int collector_start(struct collector *c);
+
+/* Stop the thread (if started); fds stay open until collector_free. */
+void collector_stop(struct collector *c);
+
+void collector_free(struct collector *c);
+
+/* The latest snapshot with a reference (snapshot_unref it), or NULL. */
+struct snapshot *collector_snapshot(struct collector *c);
+
+/* Bumped after every collection: the collector's heartbeat. */
+uint64_t collector_heartbeat(struct collector *c);
+
+/*
+ * For --check-config: enable, wait wait_ms, read once, and describe every
+ * target, group and event (supported or errno text, never scheduled).
+ * Returns the number of problems found.
+ */
+int collector_check(struct collector *c, FILE *out, unsigned wait_ms);
+
+/* Perf fds held. */
+size_t collector_open_fds(const struct collector *c);
+
+/* What is being counted, for logs: "3 groups on 2 CPUs and 41 cgroups". */
+void collector_summary(const struct collector *c, char *buf, size_t len);
+
+#endif

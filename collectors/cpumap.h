@@ -1,0 +1,39 @@
+/*
+ * cpumap.h - sets of CPU numbers, as the kernel spells them ("0-3,8").
+ *
+ * A cpu map is a sorted array of distinct CPU numbers.  It is the unit a
+ * target counts over: one group instance per CPU in the map.
+ */
+#ifndef PMU_CPUMAP_H
+#define PMU_CPUMAP_H
+
+#include <stddef.h>
+
+struct cpumap {
+	size_t nr;
+	int *cpu;
+};
+
+/*
+ * Parse a CPU list such as "0-3,8".  Returns 0, or -EINVAL with *errpos set
+ * to the 0-based offset of the offending character.  *out is untouched on
+ * failure.
+ */
+int cpumap_parse(const char *s, struct cpumap *out, size_t *errpos);
+
+/* The online CPUs, from <sysfs>/devices/system/cpu/online.  0 or -errno. */
+int cpumap_online(const char *sysfs, struct cpumap *out);
+
+/* Is cpu in the map? */
+int cpumap_has(const struct cpumap *m, int cpu);
+
+/* Intersection a ∩ b into out.  0 or -ENOMEM. */
+int cpumap_intersect(const struct cpumap *a, const struct cpumap *b,
+    struct cpumap *out);
+
+/* Format as a CPU list into buf; returns buf. */
+char *cpumap_format(const struct cpumap *m, char *buf, size_t len);
+
+void cpumap_free(struct cpumap *m);
+
+#endif

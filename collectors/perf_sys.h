@@ -1,0 +1,28 @@
+/*
+ * perf_sys.h - the perf syscall boundary, as a table of operations.
+ *
+ * Everything that touches the kernel's perf interface goes through
+ * perf_ops, so tests can swap in a fake PMU (multiplexing, errors, zero
+ * reads) and check the collector's arithmetic without hardware.
+ */
+#ifndef PMU_PERF_SYS_H
+#define PMU_PERF_SYS_H
+
+#include <sys/types.h>
+#include <linux/perf_event.h>
+
+struct perf_ops {
+	int (*open)(struct perf_event_attr *attr, pid_t pid, int cpu,
+	    int group_fd, unsigned long flags);
+	int (*ioctl)(int fd, unsigned long request, unsigned long arg);
+	ssize_t (*read)(int fd, void *buf, size_t len);
+	int (*close)(int fd);
+};
+
+/* The real kernel: returns -1 and sets errno like the syscalls do. */
+extern const struct perf_ops perf_ops_kernel;
+
+/* The ops in use; tests point this at a fake. */
+extern const struct perf_ops *perf_ops;
+
+#endif

@@ -1,0 +1,47 @@
+/*
+ * scale.h - turning multiplexed perf readings into monotonic counters.
+ *
+ * The kernel reports each event as the triple value/enabled/running.  When
+ * groups are multiplexed, running < enabled and the raw value undercounts.
+ * The usual fix, value * enabled / running on the *cumulative* triple, makes
+ * a "counter" that goes backwards whenever the running ratio changes.  We
+ * instead scale each interval's deltas and add the estimates up, so the
+ * exported value never decreases.  An interval with no running time adds
+ * nothing: running == 0 means "not counted", never a real zero.
+ */
+#ifndef PMU_SCALE_H
+#define PMU_SCALE_H
+
+#include <stdint.h>
+
+/* One reading of one event: the kernel's triple. */
+struct count {
+	uint64_t value;
+	uint64_t enabled;
+	uint64_t running;
+};
+
+/* The monotonic accumulator for one event. */
+struct scaled {
+	uint64_t total;		/* sum of the scaled deltas, whole events */
+	double frac;		/* carried fractional part, in [0, 1) */
+};
+
+/*
+ * Scale the delta between two readings: dvalue * denabled / drunning.
+ * Returns the estimate and sets *counted to 0 when the interval had no
+ * running time (then the estimate is 0 and must not be read as a count).
+ * A reading that went backwards (which the kernel never does for one fd)
+ * contributes nothing.
+ */
+double scale_delta(const struct count *prev, const struct count *cur,
+    int *counted);
+
+/* Add the scaled delta between prev and cur to acc; never decreases acc. */
+void scale_accumulate(struct scaled *acc, const struct count *prev,
+    const struct count *cur);
+
+/* The accumulator's value as a float, for export. */
+double scale_value(const struct scaled *acc);
+
+#endif

@@ -1,0 +1,605 @@
+/*
+ * config.c - YAML to validated structs (see config.h).
+ *
+ * libyaml's document API is used rather than its event stream: every node
+ * keeps its start mark, so any error can point at the exact line and
+ * column, and checks that need the whole file (a group used before it is
+ * defined) are plain lookups.  The first error stops parsing; nothing is
+ * half-applied because the caller only ever gets a complete config.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <yaml.h>
+
+#include "collectors/event.h"
+#include "config/config.h"
+
+struct parse {
+	const char *source;
+	yaml_document_t *doc;
+	char *err;
+	size_t errlen;
+	struct config *cfg;
+};
+
+static int __attribute__((format(printf, 3, 4)))
+perr(struct parse *p, const yaml_node_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	int off;
+
+	off = snprintf(p->err, p->errlen, "%s:%lu:%lu: ", p->source,
+	    n ? (unsigned long)n->start_mark.line + 1 : 0UL,
+	    n ? (unsigned long)n->start_mark.column + 1 : 0UL);
+	if (off < 0 || (size_t)off >= p->errlen)
+		return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(p->err + off, p->errlen - (size_t)off, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static const char *
+node_kind(const yaml_node_t *n)
+{
+	switch (n->type) {
+	case YAML_SCALAR_NODE: return "a scalar";
+	case YAML_SEQUENCE_NODE: return "a list";
+	case YAML_MAPPING_NODE: return "a mapping";
+	default: return "nothing";
+	}
+}
+
+static const char *
+scalar(const yaml_node_t *n)
+{
+	return (const char *)n->data.scalar.value;
+}
+
+static int
+expect(struct parse *p, const yaml_node_t *n, yaml_node_type_t t,
+    const char *what)
+{
+	static const char *names[] = {
+		[YAML_SCALAR_NODE] = "a scalar",
+		[YAML_SEQUENCE_NODE] = "a list",
+		[YAML_MAPPING_NODE] = "a mapping",
+	};
+
+	if (n->type == t)
+		return 0;
+	return perr(p, n, "%s must be %s, not %s", what, names[t],
+	    node_kind(n));
+}
+
+/* Check a mapping's keys against the allowed ones, with a suggestion. */
+static int
+check_keys(struct parse *p, yaml_node_t *map, const char *const *allowed,
+    const char *where)
+{
+	yaml_node_pair_t *a, *b;
+	const char *const *k;
+	const char *best;
+	size_t d, bestd;
+
+	for (a = map->data.mapping.pairs.start;
+	    a < map->data.mapping.pairs.top; a++) {
+		yaml_node_t *key = yaml_document_get_node(p->doc, a->key);
+
+		if (key->type != YAML_SCALAR_NODE)
+			return perr(p, key, "keys must be scalars");
+		for (b = map->data.mapping.pairs.start; b < a; b++) {
+			yaml_node_t *prev = yaml_document_get_node(p->doc,
+			    b->key);
+
+			if (prev->type == YAML_SCALAR_NODE &&
+			    strcmp(scalar(prev), scalar(key)) == 0)
+				return perr(p, key, "duplicate key \"%s\"",
+				    scalar(key));
+		}
+		best = NULL;
+		bestd = (size_t)-1;
+		for (k = allowed; *k; k++) {
+			if (strcmp(*k, scalar(key)) == 0)
+				break;
+			d = event_distance(*k, scalar(key));
+			if (d < bestd) {
+				bestd = d;
+				best = *k;
+			}
+		}
+		if (*k)
+			continue;
+		if (best && bestd <= 2)
+			return perr(p, key, "unknown key \"%s\" in %s "
+			    "(did you mean \"%s\"?)", scalar(key), where, best);
+		return perr(p, key, "unknown key \"%s\" in %s", scalar(key),
+		    where);
+	}
+	return 0;
+}
+
+static yaml_node_t *
+lookup(struct parse *p, yaml_node_t *map, const char *key)
+{
+	yaml_node_pair_t *pair;
+
+	for (pair = map->data.mapping.pairs.start;
+	    pair < map->data.mapping.pairs.top; pair++) {
+		yaml_node_t *k = yaml_document_get_node(p->doc, pair->key);
+
+		if (k->type == YAML_SCALAR_NODE && strcmp(scalar(k), key) == 0)
+			return yaml_document_get_node(p->doc, pair->value);
+	}
+	return NULL;
+}
+
+int
+config_parse_duration(const char *s, uint64_t *ns)
+{
+	char *end;
+	double v;
+	uint64_t mult;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s)
+		return -EINVAL;
+	if (strcmp(end, "ms") == 0)
+		mult = 1000000ULL;
+	else if (strcmp(end, "s") == 0)
+		mult = 1000000000ULL;
+	else if (strcmp(end, "m") == 0)
+		mult = 60ULL * 1000000000ULL;
+	else if (strcmp(end, "h") == 0)
+		mult = 3600ULL * 1000000000ULL;
+	else
+		return -EINVAL;
+	if (!(v * (double)mult < 1e18))
+		return -EINVAL;
+	*ns = (uint64_t)(v * (double)mult);
+	return 0;
+}
+
+static int
+parse_bool(const char *s, int *out)
+{
+	static const char *yes[] = { "true", "yes", "on", NULL };
+	static const char *no[] = { "false", "no", "off", NULL };
+	const char **w;
+
+	for (w = yes; *w; w++)
+		if (strcasecmp(s, *w) == 0)
+			return *out = 1, 0;
+	for (w = no; *w; w++)
+		if (strcasecmp(s, *w) == 0)
+			return *out = 0, 0;
+	return -EINVAL;
+}
+
+static int
+duration_key(struct parse *p, yaml_node_t *n, const char *key, uint64_t *ns,
+    uint64_t min)
+{
+	int r;
+
+	if ((r = expect(p, n, YAML_SCALAR_NODE, key)) < 0)
+		return r;
+	if (config_parse_duration(scalar(n), ns) < 0)
+		return perr(p, n, "%s: invalid duration \"%s\" "
+		    "(expected a number with ms, s, m or h, e.g. \"1s\")",
+		    key, scalar(n));
+	if (*ns < min || *ns > 3600ULL * 1000000000ULL)
+		return perr(p, n, "%s: %s is out of range (%llums to 1h)",
+		    key, scalar(n), (unsigned long long)(min / 1000000));
+	return 0;
+}
+
+static int
+parse_group(struct parse *p, yaml_node_t *n, struct cfg_group *g)
+{
+	static const char *const keys[] = { "name", "events", NULL };
+	yaml_node_t *name, *events, *ev;
+	yaml_node_item_t *it;
+	size_t i, j, nr;
+	char eerr[512];
+	int r;
+
+	if ((r = expect(p, n, YAML_MAPPING_NODE, "a group")) < 0)
+		return r;
+	if ((r = check_keys(p, n, keys, "a group")) < 0)
+		return r;
+	g->line = (int)n->start_mark.line + 1;
+	g->col = (int)n->start_mark.column + 1;
+	if ((name = lookup(p, n, "name")) == NULL)
+		return perr(p, n, "group has no \"name\"");
+	if ((r = expect(p, name, YAML_SCALAR_NODE, "group name")) < 0)
+		return r;
+	if (scalar(name)[0] == '\0')
+		return perr(p, name, "group name is empty");
+	for (i = 0; i < p->cfg->nr_groups; i++)
+		if (strcmp(p->cfg->groups[i].name, scalar(name)) == 0)
+			return perr(p, name, "duplicate group name \"%s\" "
+			    "(first defined at line %d)", scalar(name),
+			    p->cfg->groups[i].line);
+	if ((events = lookup(p, n, "events")) == NULL)
+		return perr(p, n, "group \"%s\" has no \"events\"",
+		    scalar(name));
+	if ((r = expect(p, events, YAML_SEQUENCE_NODE, "events")) < 0)
+		return r;
+	nr = (size_t)(events->data.sequence.items.top -
+	    events->data.sequence.items.start);
+	if (nr == 0)
+		return perr(p, events, "group \"%s\" has no events",
+		    scalar(name));
+	if ((g->name = strdup(scalar(name))) == NULL)
+		return -ENOMEM;
+	if ((g->events = calloc(nr, sizeof(*g->events))) == NULL)
+		return -ENOMEM;
+	for (it = events->data.sequence.items.start, i = 0;
+	    it < events->data.sequence.items.top; it++, i++) {
+		struct cfg_event *e = &g->events[i];
+
+		ev = yaml_document_get_node(p->doc, *it);
+		if ((r = expect(p, ev, YAML_SCALAR_NODE, "an event")) < 0)
+			return r;
+		if (event_parse(scalar(ev), &e->attr, eerr, sizeof(eerr)) < 0)
+			return perr(p, ev, "%s", eerr);
+		for (j = 0; j < i; j++)
+			if (strcmp(g->events[j].name, scalar(ev)) == 0)
+				return perr(p, ev, "event \"%s\" is listed "
+				    "twice in group \"%s\"", scalar(ev),
+				    g->name);
+		if ((e->name = strdup(scalar(ev))) == NULL)
+			return -ENOMEM;
+		e->line = (int)ev->start_mark.line + 1;
+		e->col = (int)ev->start_mark.column + 1;
+		g->nr_events++;
+	}
+	return 0;
+}
+
+static int
+parse_target_groups(struct parse *p, yaml_node_t *n, struct cfg_target *t)
+{
+	yaml_node_t *gl = lookup(p, n, "groups"), *g;
+	yaml_node_item_t *it;
+	size_t i, j, nr;
+	int r;
+
+	if (gl == NULL)
+		return perr(p, n, "target has no \"groups\"");
+	if ((r = expect(p, gl, YAML_SEQUENCE_NODE, "groups")) < 0)
+		return r;
+	nr = (size_t)(gl->data.sequence.items.top -
+	    gl->data.sequence.items.start);
+	if (nr == 0)
+		return perr(p, gl, "target lists no groups");
+	if ((t->groups = calloc(nr, sizeof(*t->groups))) == NULL)
+		return -ENOMEM;
+	for (it = gl->data.sequence.items.start;
+	    it < gl->data.sequence.items.top; it++) {
+		const char *best = NULL;
+		size_t d, bestd = (size_t)-1;
+
+		g = yaml_document_get_node(p->doc, *it);
+		if ((r = expect(p, g, YAML_SCALAR_NODE, "a group name")) < 0)
+			return r;
+		for (i = 0; i < p->cfg->nr_groups; i++) {
+			if (strcmp(p->cfg->groups[i].name, scalar(g)) == 0)
+				break;
+			d = event_distance(p->cfg->groups[i].name, scalar(g));
+			if (d < bestd) {
+				bestd = d;
+				best = p->cfg->groups[i].name;
+			}
+		}
+		if (i == p->cfg->nr_groups) {
+			if (best && bestd <= 2)
+				return perr(p, g, "group \"%s\" is used but "
+				    "not defined (did you mean \"%s\"?)",
+				    scalar(g), best);
+			return perr(p, g, "group \"%s\" is used but not "
+			    "defined", scalar(g));
+		}
+		for (j = 0; j < t->nr_groups; j++)
+			if (t->groups[j] == i)
+				return perr(p, g, "group \"%s\" is listed "
+				    "twice for this target", scalar(g));
+		t->groups[t->nr_groups++] = i;
+	}
+	return 0;
+}
+
+static int
+parse_cpu_target(struct parse *p, yaml_node_t *n, struct cfg_target *t)
+{
+	static const char *const keys[] = { "cpus", "groups", NULL };
+	yaml_node_t *c;
+	size_t pos;
+	int r;
+
+	t->kind = CFG_TARGET_CPU;
+	if ((r = expect(p, n, YAML_MAPPING_NODE, "a cpus entry")) < 0)
+		return r;
+	if ((r = check_keys(p, n, keys, "a cpus entry")) < 0)
+		return r;
+	t->line = (int)n->start_mark.line + 1;
+	t->col = (int)n->start_mark.column + 1;
+	if ((c = lookup(p, n, "cpus")) == NULL)
+		return perr(p, n, "cpus entry has no \"cpus\" "
+		    "(\"all\" or a list such as \"0-3,8\")");
+	if ((r = expect(p, c, YAML_SCALAR_NODE, "cpus")) < 0)
+		return r;
+	if (strcmp(scalar(c), "all") == 0)
+		t->all_cpus = 1;
+	else if ((r = cpumap_parse(scalar(c), &t->cpus, &pos)) < 0) {
+		if (r == -ENOMEM)
+			return r;
+		return perr(p, c, "invalid CPU list \"%s\" at character %zu "
+		    "(expected \"all\" or a list such as \"0-3,8\")",
+		    scalar(c), pos + 1);
+	}
+	return parse_target_groups(p, n, t);
+}
+
+static int
+parse_cgroup_target(struct parse *p, yaml_node_t *n, struct cfg_target *t)
+{
+	static const char *const keys[] = { "path", "groups", "per_cpu", NULL };
+	yaml_node_t *path, *pc;
+	const char *s;
+	int r;
+
+	t->kind = CFG_TARGET_CGROUP;
+	if ((r = expect(p, n, YAML_MAPPING_NODE, "a cgroups entry")) < 0)
+		return r;
+	if ((r = check_keys(p, n, keys, "a cgroups entry")) < 0)
+		return r;
+	t->line = (int)n->start_mark.line + 1;
+	t->col = (int)n->start_mark.column + 1;
+	if ((path = lookup(p, n, "path")) == NULL)
+		return perr(p, n, "cgroups entry has no \"path\"");
+	if ((r = expect(p, path, YAML_SCALAR_NODE, "path")) < 0)
+		return r;
+	s = scalar(path);
+	if (s[0] != '/')
+		return perr(p, path, "cgroup path \"%s\" must start with '/' "
+		    "(it is relative to the cgroup root)", s);
+	if (strstr(s, "/../") || strstr(s, "/./") ||
+	    (strlen(s) >= 3 && strcmp(s + strlen(s) - 3, "/..") == 0))
+		return perr(p, path, "cgroup path \"%s\" may not contain "
+		    "'.' or '..' components", s);
+	if ((t->path = strdup(s)) == NULL)
+		return -ENOMEM;
+	if ((pc = lookup(p, n, "per_cpu")) != NULL) {
+		if ((r = expect(p, pc, YAML_SCALAR_NODE, "per_cpu")) < 0)
+			return r;
+		if (parse_bool(scalar(pc), &t->per_cpu) < 0)
+			return perr(p, pc, "per_cpu must be true or false, "
+			    "not \"%s\"", scalar(pc));
+	}
+	return parse_target_groups(p, n, t);
+}
+
+static int
+parse_root(struct parse *p, yaml_node_t *root)
+{
+	static const char *const keys[] = {
+		"interval", "groups", "cpus", "cgroups",
+		"cgroup_rescan_interval", NULL
+	};
+	struct config *cfg = p->cfg;
+	yaml_node_t *n, *item;
+	yaml_node_item_t *it;
+	size_t nr = 0;
+	int r;
+
+	if ((r = expect(p, root, YAML_MAPPING_NODE, "the config")) < 0)
+		return r;
+	if ((r = check_keys(p, root, keys, "the config")) < 0)
+		return r;
+	cfg->interval_ns = 1000000000ULL;
+	cfg->rescan_ns = 10000000000ULL;
+	if ((n = lookup(p, root, "interval")) != NULL &&
+	    (r = duration_key(p, n, "interval", &cfg->interval_ns,
+	    10000000ULL)) < 0)
+		return r;
+	if ((n = lookup(p, root, "cgroup_rescan_interval")) != NULL &&
+	    (r = duration_key(p, n, "cgroup_rescan_interval", &cfg->rescan_ns,
+	    100000000ULL)) < 0)
+		return r;
+
+	if ((n = lookup(p, root, "groups")) == NULL)
+		return perr(p, root, "the config defines no \"groups\"");
+	if ((r = expect(p, n, YAML_SEQUENCE_NODE, "groups")) < 0)
+		return r;
+	nr = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+	if (nr == 0)
+		return perr(p, n, "groups is empty");
+	if ((cfg->groups = calloc(nr, sizeof(*cfg->groups))) == NULL)
+		return -ENOMEM;
+	for (it = n->data.sequence.items.start;
+	    it < n->data.sequence.items.top; it++) {
+		item = yaml_document_get_node(p->doc, *it);
+		if ((r = parse_group(p, item,
+		    &cfg->groups[cfg->nr_groups])) < 0) {
+			/* Keep the half-built group reachable for freeing. */
+			cfg->nr_groups++;
+			return r;
+		}
+		cfg->nr_groups++;
+	}
+
+	nr = 0;
+	if ((n = lookup(p, root, "cpus")) != NULL) {
+		if ((r = expect(p, n, YAML_SEQUENCE_NODE, "cpus")) < 0)
+			return r;
+		nr += (size_t)(n->data.sequence.items.top -
+		    n->data.sequence.items.start);
+	}
+	if ((n = lookup(p, root, "cgroups")) != NULL) {
+		if ((r = expect(p, n, YAML_SEQUENCE_NODE, "cgroups")) < 0)
+			return r;
+		nr += (size_t)(n->data.sequence.items.top -
+		    n->data.sequence.items.start);
+	}
+	if (nr == 0)
+		return perr(p, root, "nothing to count: add a \"cpus\" or a "
+		    "\"cgroups\" target");
+	if ((cfg->targets = calloc(nr, sizeof(*cfg->targets))) == NULL)
+		return -ENOMEM;
+	if ((n = lookup(p, root, "cpus")) != NULL)
+		for (it = n->data.sequence.items.start;
+		    it < n->data.sequence.items.top; it++) {
+			item = yaml_document_get_node(p->doc, *it);
+			r = parse_cpu_target(p, item,
+			    &cfg->targets[cfg->nr_targets++]);
+			if (r < 0)
+				return r;
+		}
+	if ((n = lookup(p, root, "cgroups")) != NULL)
+		for (it = n->data.sequence.items.start;
+		    it < n->data.sequence.items.top; it++) {
+			item = yaml_document_get_node(p->doc, *it);
+			r = parse_cgroup_target(p, item,
+			    &cfg->targets[cfg->nr_targets++]);
+			if (r < 0)
+				return r;
+		}
+	return 0;
+}
+
+int
+config_parse(const char *source, const char *text, size_t len,
+    struct config **out, char *err, size_t errlen)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_node_t *root;
+	struct parse p = { .source = source, .doc = &doc, .err = err,
+	    .errlen = errlen };
+	int r;
+
+	if ((p.cfg = calloc(1, sizeof(*p.cfg))) == NULL)
+		return -ENOMEM;
+	if ((p.cfg->source = strdup(source)) == NULL) {
+		free(p.cfg);
+		return -ENOMEM;
+	}
+	if (!yaml_parser_initialize(&parser)) {
+		config_free(p.cfg);
+		return -ENOMEM;
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		snprintf(err, errlen, "%s:%lu:%lu: %s%s%s", source,
+		    (unsigned long)parser.problem_mark.line + 1,
+		    (unsigned long)parser.problem_mark.column + 1,
+		    parser.problem ? parser.problem : "invalid YAML",
+		    parser.context ? " " : "",
+		    parser.context ? parser.context : "");
+		yaml_parser_delete(&parser);
+		config_free(p.cfg);
+		return -EINVAL;
+	}
+	root = yaml_document_get_root_node(&doc);
+	if (root == NULL) {
+		snprintf(err, errlen, "%s:1:1: the config is empty", source);
+		r = -EINVAL;
+	} else {
+		r = parse_root(&p, root);
+	}
+	if (r == -ENOMEM)
+		snprintf(err, errlen, "%s: out of memory", source);
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	if (r < 0) {
+		config_free(p.cfg);
+		return r;
+	}
+	*out = p.cfg;
+	return 0;
+}
+
+int
+config_load(const char *path, struct config **out, char *err, size_t errlen)
+{
+	FILE *f;
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+	int r;
+
+	if ((f = fopen(path, "re")) == NULL) {
+		r = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+		return r;
+	}
+	for (;;) {
+		if (cap - len < 4096) {
+			char *tmp;
+
+			cap = cap ? cap * 2 : 8192;
+			if (cap > (64u << 20) ||
+			    (tmp = realloc(buf, cap)) == NULL) {
+				snprintf(err, errlen, "%s: file too large",
+				    path);
+				free(buf);
+				fclose(f);
+				return -EFBIG;
+			}
+			buf = tmp;
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(f)) {
+		r = -EIO;
+		snprintf(err, errlen, "%s: read error", path);
+		free(buf);
+		fclose(f);
+		return r;
+	}
+	fclose(f);
+	r = config_parse(path, buf, len, out, err, errlen);
+	free(buf);
+	return r;
+}
+
+void
+config_free(struct config *cfg)
+{
+	size_t i, j;
+
+	if (cfg == NULL)
+		return;
+	for (i = 0; i < cfg->nr_groups; i++) {
+		struct cfg_group *g = &cfg->groups[i];
+
+		if (g->events)
+			for (j = 0; j < g->nr_events; j++)
+				free(g->events[j].name);
+		free(g->events);
+		free(g->name);
+	}
+	free(cfg->groups);
+	for (i = 0; i < cfg->nr_targets; i++) {
+		cpumap_free(&cfg->targets[i].cpus);
+		free(cfg->targets[i].path);
+		free(cfg->targets[i].groups);
+	}
+	free(cfg->targets);
+	free(cfg->source);
+	free(cfg);
+}
