@@ -716,8 +716,8 @@ fail:
 	return NULL;
 }
 
-static void
-collect_once(struct collector *c)
+void
+collector_collect(struct collector *c)
 {
 	uint64_t t0 = now_ns(CLOCK_MONOTONIC), t1;
 	struct snapshot *s;
@@ -768,7 +768,7 @@ collector_main(void *arg)
 		if (pfd[0].revents &&
 		    read(c->timerfd, &expirations, sizeof(expirations)) ==
 		    (ssize_t)sizeof(expirations))
-			collect_once(c);
+			collector_collect(c);
 	}
 	return NULL;
 }
@@ -857,16 +857,23 @@ fail:
 	return r;
 }
 
+void
+collector_enable(struct collector *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_targets; i++)
+		target_enable(c->targets[i]);
+}
+
 int
 collector_start(struct collector *c)
 {
 	struct itimerspec its;
 	struct snapshot *s;
-	size_t i;
 	int r;
 
-	for (i = 0; i < c->nr_targets; i++)
-		target_enable(c->targets[i]);
+	collector_enable(c);
 	/* The first snapshot: zero counts, but every series present. */
 	if ((s = build_snapshot(c, 0.0)) == NULL)
 		return -ENOMEM;
@@ -967,8 +974,7 @@ collector_check(struct collector *c, FILE *out, unsigned wait_ms)
 	size_t i, j, k, e;
 	int problems = 0;
 
-	for (i = 0; i < c->nr_targets; i++)
-		target_enable(c->targets[i]);
+	collector_enable(c);
 	nanosleep(&ts, NULL);
 	for (i = 0; i < c->nr_targets; i++) {
 		struct target *t = c->targets[i];

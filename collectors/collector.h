@@ -44,6 +44,17 @@ int collector_new(const struct config *cfg, const struct collector_opts *o,
 /* Enable everything, publish the first snapshot, start the thread. */
 int collector_start(struct collector *c);
 
+/*
+ * Run one collection now and publish its snapshot.  The collector thread
+ * calls this every interval; tests and benchmarks call it directly on a
+ * collector that was never started (never both at once).  Before the first
+ * call, groups must have been enabled with collector_enable.
+ */
+void collector_collect(struct collector *c);
+
+/* Enable every open group (collector_start does this itself). */
+void collector_enable(struct collector *c);
+
 /* Stop the thread (if started); fds stay open until collector_free. */
 void collector_stop(struct collector *c);
 
