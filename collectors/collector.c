@@ -253,6 +253,8 @@ target_add_group(struct target *t, size_t gi, const struct cpumap *cpus,
 	size_t i, n;
 
 	if (tg) {
+		/* Any entry asking for the per-CPU split gets it. */
+		tg->per_cpu |= per_cpu;
 		u.cpu = malloc((tg->cpus.nr + cpus->nr + 1) * sizeof(int));
 		if (u.cpu == NULL)
 			return -ENOMEM;

@@ -163,9 +163,9 @@ row_labels(struct expo_buf *b, const char *name, const struct snap_row *r,
 
 static void
 render_rows(struct expo_buf *b, const struct snapshot *s, int cgroup,
-    const char *prefix, const char *what)
+    const char *prefix, const char *what, const char *sum)
 {
-	char name[64], help[256];
+	char name[64], help[512];
 	size_t i, e;
 	int any = 0;
 
@@ -192,8 +192,8 @@ render_rows(struct expo_buf *b, const struct snapshot *s, int cgroup,
 		}
 	}
 	snprintf(name, sizeof(name), "%s_enabled_seconds_total", prefix);
-	snprintf(help, sizeof(help), "Time the group was enabled %s, summed "
-	    "over its CPUs.", what);
+	snprintf(help, sizeof(help), "Time the group was enabled %s%s.", what,
+	    sum);
 	family(b, name, "counter", help);
 	for (i = 0; i < s->nr_rows; i++)
 		if ((s->rows[i].cgroup != NULL) == cgroup) {
@@ -202,9 +202,9 @@ render_rows(struct expo_buf *b, const struct snapshot *s, int cgroup,
 			expo_puts(b, "\n");
 		}
 	snprintf(name, sizeof(name), "%s_running_seconds_total", prefix);
-	snprintf(help, sizeof(help), "Time the group was on the counters %s, "
-	    "summed over its CPUs; running/enabled is the share measured.",
-	    what);
+	snprintf(help, sizeof(help), "Time the group was on the counters %s%s; "
+	    "running/enabled is the share of time measured rather than "
+	    "estimated.", what, sum);
 	family(b, name, "counter", help);
 	for (i = 0; i < s->nr_rows; i++)
 		if ((s->rows[i].cgroup != NULL) == cgroup) {
@@ -221,9 +221,10 @@ expo_render(const struct snapshot *s, size_t *len)
 	size_t i;
 
 	expo_reserve(&b, 4096 + s->nr_rows * 256);
-	render_rows(&b, s, 0, "pmu_cpu", "on each CPU, system-wide");
+	render_rows(&b, s, 0, "pmu_cpu", "on each CPU, system-wide", "");
 	render_rows(&b, s, 1, "pmu_cgroup",
-	    "for tasks in the cgroup and its descendants");
+	    "for tasks in the cgroup and its descendants",
+	    ", summed over CPUs unless per_cpu");
 
 	family(&b, "pmu_exporter_event_supported", "gauge",
 	    "Whether the event could be opened on at least one CPU (1) "

@@ -1,0 +1,45 @@
+#!/bin/bash
+# check.sh - install what is missing, then run the whole test suite twice:
+# once built with ASan and UBSan (any report fails the test), once as
+# shipped with warnings as errors; then `make distcheck`.  Ends with one
+# line "N passed, N failed, N skipped" summed over both runs.
+set -u
+cd "$(dirname "$0")"
+. ./deps.sh
+pmu_install_deps test || exit 1
+jobs=$(nproc)
+pass=0 fail=0 skip=0 status=0
+
+count() {
+	local log=$1 p f s e
+	p=$(sed -n 's/^# PASS: *//p' "$log"); f=$(sed -n 's/^# FAIL: *//p' "$log")
+	s=$(sed -n 's/^# SKIP: *//p' "$log"); e=$(sed -n 's/^# ERROR: *//p' "$log")
+	pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0} + ${e:-0})); skip=$((skip + ${s:-0}))
+}
+
+run_suite() {	# $1: label, rest: configure arguments
+	local label=$1; shift
+	echo "=== $label: configure $*"
+	[ -f Makefile ] && make -s distclean >/dev/null 2>&1
+	./configure -q --enable-werror "$@" || { fail=$((fail + 1)); status=1; return; }
+	if ! make -s -j"$jobs" >/dev/null; then
+		echo "=== $label: build failed"; fail=$((fail + 1)); status=1; return
+	fi
+	make -j"$jobs" check || status=1
+	[ -f test-suite.log ] && { cp test-suite.log "test-suite-$label.log"; count test-suite.log; }
+	grep -E '^(FAIL|ERROR)' test-suite.log 2>/dev/null | sed "s/^/=== $label: /"
+}
+
+autoreconf -fi >/dev/null 2>&1 || { echo "autoreconf failed"; echo "0 passed, 1 failed"; exit 1; }
+san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	run_suite sanitizers CFLAGS="$san" LDFLAGS="-fsanitize=address,undefined"
+run_suite plain
+echo "=== distcheck"
+if make -s distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror >distcheck.log 2>&1; then
+	pass=$((pass + 1))
+else
+	tail -30 distcheck.log; fail=$((fail + 1)); status=1
+fi
+echo "$pass passed, $fail failed, $skip skipped"
+exit $status

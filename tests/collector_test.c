@@ -1,0 +1,316 @@
+/*
+ * collector_test.c - the collector against a fake PMU.
+ *
+ * perf_ops is pointed at a scripted kernel so the arithmetic and the error
+ * handling can be checked exactly, without hardware: multiplexing, an
+ * interval with no running time, an event the CPU lacks, a group whose
+ * read returns 0 bytes, a group that is never scheduled, and that every
+ * fd opened is closed again.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collectors/collector.h"
+#include "collectors/perf_sys.h"
+#include "tests/check.h"
+
+#define MAXFD 64
+
+static struct fake {
+	int used, closed, leader, cpu, enabled;
+	unsigned long long config;
+	uint64_t value, time_enabled, time_running;
+} fds[MAXFD];
+
+static uint64_t step_enabled, step_running;	/* next read's increments */
+static double rate = 3.0;			/* events per ns running */
+static int zero_read_cpu = -1;			/* this CPU's reads return 0 */
+static unsigned long long missing = PERF_COUNT_HW_BUS_CYCLES;
+static char logbuf[16384];
+
+#define FAKE_FD(i) (1000 + (i))
+
+static int
+fake_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+    unsigned long flags)
+{
+	int i;
+
+	(void)pid;
+	CHECK(flags & PERF_FLAG_FD_CLOEXEC);
+	CHECK(attr->read_format == (PERF_FORMAT_GROUP | PERF_FORMAT_ID |
+	    PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING));
+	/* Leaders start disabled, members enabled. */
+	CHECK(attr->disabled == (group_fd == -1));
+	if (attr->config == missing) {
+		errno = ENOENT;
+		return -1;
+	}
+	for (i = 0; i < MAXFD && fds[i].used; i++)
+		;
+	if (i == MAXFD) {
+		errno = EMFILE;
+		return -1;
+	}
+	memset(&fds[i], 0, sizeof(fds[i]));
+	fds[i].used = 1;
+	fds[i].cpu = cpu;
+	fds[i].config = attr->config;
+	fds[i].leader = group_fd == -1 ? FAKE_FD(i) : group_fd;
+	return FAKE_FD(i);
+}
+
+static int
+fake_ioctl(int fd, unsigned long req, unsigned long arg)
+{
+	struct fake *f = &fds[fd - 1000];
+	int i;
+
+	if (req == PERF_EVENT_IOC_ID) {
+		*(uint64_t *)arg = (uint64_t)fd * 7;
+		return 0;
+	}
+	if (req == PERF_EVENT_IOC_ENABLE) {
+		CHECK(arg == PERF_IOC_FLAG_GROUP);
+		CHECK(f->leader == fd);
+		for (i = 0; i < MAXFD; i++)
+			if (fds[i].used && fds[i].leader == fd)
+				fds[i].enabled = 1;
+		return 0;
+	}
+	errno = EINVAL;
+	return -1;
+}
+
+static ssize_t
+fake_read(int fd, void *buf, size_t len)
+{
+	struct fake *f = &fds[fd - 1000];
+	uint64_t *out = buf;
+	size_t n = 0, i;
+
+	if (f->cpu == zero_read_cpu)
+		return 0;
+	out[1] = f->time_enabled += step_enabled;
+	out[2] = f->time_running += step_running;
+	for (i = 0; i < MAXFD; i++) {
+		if (!fds[i].used || fds[i].leader != fd)
+			continue;
+		CHECK(fds[i].enabled);
+		fds[i].value += (uint64_t)(rate * (double)step_running *
+		    (double)(fds[i].config + 1));
+		CHECK((3 + 2 * n + 2) * sizeof(uint64_t) <= len);
+		out[3 + 2 * n] = fds[i].value;
+		out[4 + 2 * n] = (uint64_t)FAKE_FD(i) * 7;
+		n++;
+	}
+	out[0] = n;
+	return (ssize_t)((3 + 2 * n) * sizeof(uint64_t));
+}
+
+static int
+fake_close(int fd)
+{
+	CHECK(fd >= 1000 && fds[fd - 1000].used);
+	fds[fd - 1000].used = 0;
+	fds[fd - 1000].closed++;
+	return 0;
+}
+
+static const struct perf_ops fake_ops = {
+	fake_open, fake_ioctl, fake_read, fake_close,
+};
+
+static void
+capture(int prio, const char *fmt, ...)
+{
+	size_t o = strlen(logbuf);
+	va_list ap;
+
+	(void)prio;
+	va_start(ap, fmt);
+	vsnprintf(logbuf + o, sizeof(logbuf) - o - 1, fmt, ap);
+	va_end(ap);
+	strcat(logbuf, "\n");
+}
+
+static size_t
+count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	while ((hay = strstr(hay, needle)) != NULL) {
+		n++;
+		hay++;
+	}
+	return n;
+}
+
+static const struct snap_row *
+row(const struct snapshot *s, int cpu)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_rows; i++)
+		if (s->rows[i].cpu == cpu && s->rows[i].cgroup == NULL)
+			return &s->rows[i];
+	return NULL;
+}
+
+static int
+open_fds(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < MAXFD; i++)
+		n += fds[i].used;
+	return n;
+}
+
+static struct collector *
+make(const char *yaml, struct config **cfg, const char *sysfs)
+{
+	struct collector_opts o = { sysfs, "/nonexistent", capture };
+	struct collector *c = NULL;
+	char err[512];
+
+	CHECK(config_parse("t.yaml", yaml, strlen(yaml), cfg, err,
+	    sizeof(err)) == 0);
+	CHECK(collector_new(*cfg, &o, &c, err, sizeof(err)) == 0);
+	return c;
+}
+
+static void
+test_counting(const char *sysfs)
+{
+	struct config *cfg = NULL;
+	struct collector *c;
+	struct snapshot *s;
+	const struct snap_row *r;
+	/* cycles = config 0, instructions = 1: rates 3 and 6 per ns. */
+	double truth_c = 0, truth_i = 0;
+
+	logbuf[0] = '\0';
+	c = make("interval: 1s\n"
+	    "groups:\n"
+	    "  - name: ipc\n"
+	    "    events: [cycles, instructions, bus-cycles]\n"
+	    "cpus:\n"
+	    "  - cpus: all\n"
+	    "    groups: [ipc]\n"
+	    "  - cpus: \"1\"\n"
+	    "    groups: [ipc]\n", &cfg, sysfs);
+	/* Two CPUs, two fds each (bus-cycles missing), despite the overlap. */
+	CHECK(open_fds() == 4);
+	CHECK(collector_open_fds(c) == 4);
+	CHECK(count_of(logbuf, "t.yaml:4:36: event \"bus-cycles\" in group "
+	    "\"ipc\" cannot be counted on cpu 0: No such file or directory; "
+	    "the rest keep counting") == 1);
+	CHECK(count_of(logbuf, "bus-cycles") == 1);	/* once, not per CPU */
+	collector_enable(c);
+
+	/* 1: fully counted. */
+	step_enabled = step_running = 1000000000ULL;
+	collector_collect(c);
+	truth_c += 3e9;
+	truth_i += 6e9;
+	/* 2: multiplexed at 50%: the estimate fills the gap. */
+	step_running = 500000000ULL;
+	collector_collect(c);
+	truth_c += 3e9;
+	truth_i += 6e9;
+	/* 3: not scheduled at all: nothing is added, no spike, no zero. */
+	step_running = 0;
+	collector_collect(c);
+
+	s = collector_snapshot(c);
+	CHECK(s != NULL && s->nr_rows == 2 && s->seq == 3);
+	r = row(s, 1);
+	CHECK(r != NULL);
+	if (r) {
+		CHECK(r->nr_events == 3);
+		CHECK(r->values[0] == truth_c);
+		CHECK(r->values[1] == truth_i);
+		CHECK(r->values[2] == 0);
+		CHECK(r->enabled_s == 3.0);
+		CHECK(r->running_s == 1.5);
+	}
+	CHECK(s->nr_support == 3 && s->support[0].supported == 1 &&
+	    s->support[2].supported == 0);
+	CHECK(s->open_fds == 4);
+	snapshot_unref(s);
+
+	/* 4: CPU 1's group fails (0-byte read): reported once, CPU 0 goes on. */
+	step_running = step_enabled;
+	zero_read_cpu = 1;
+	collector_collect(c);
+	collector_collect(c);
+	CHECK(count_of(logbuf, "group \"ipc\" on cpu 1 for system-wide is in "
+	    "error state (read returned 0 bytes)") == 1);
+	s = collector_snapshot(c);
+	CHECK(row(s, 0) && row(s, 0)->values[0] == truth_c + 6e9);
+	CHECK(row(s, 1) && row(s, 1)->values[0] == truth_c);	/* kept */
+	CHECK(s->open_fds == 2);
+	snapshot_unref(s);
+	zero_read_cpu = -1;
+
+	collector_free(c);
+	config_free(cfg);
+	CHECK(open_fds() == 0);
+}
+
+static void
+test_unscheduled(const char *sysfs)
+{
+	struct config *cfg = NULL;
+	struct collector *c;
+	int i;
+
+	logbuf[0] = '\0';
+	c = make("groups:\n  - name: big\n    events: [cycles]\n"
+	    "cpus:\n  - cpus: \"0\"\n    groups: [big]\n", &cfg, sysfs);
+	collector_enable(c);
+	step_enabled = 1000000000ULL;
+	step_running = 0;
+	for (i = 0; i < 5; i++)
+		collector_collect(c);
+	CHECK(count_of(logbuf, "group \"big\" for system-wide has not been "
+	    "scheduled on cpu 0 (time_running is 0)") == 1);
+	step_running = step_enabled;
+	collector_collect(c);
+	CHECK(count_of(logbuf, "is being scheduled now") == 1);
+	collector_free(c);
+	config_free(cfg);
+	CHECK(open_fds() == 0);
+}
+
+int
+main(void)
+{
+	char dir[] = "/tmp/collector_test.XXXXXX", path[4200];
+	FILE *f;
+
+	perf_ops = &fake_ops;
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "mkdir -p %s/devices/system/cpu", dir);
+	CHECK(system(path) == 0);
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/online", dir);
+	f = fopen(path, "w");
+	fputs("0-1\n", f);
+	fclose(f);
+
+	test_counting(dir);
+	test_unscheduled(dir);
+
+	snprintf(path, sizeof(path), "rm -r %s", dir);
+	CHECK(system(path) == 0);
+	if (check_failures)
+		fprintf(stderr, "log was:\n%s", logbuf);
+	return CHECK_DONE();
+}

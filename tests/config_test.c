@@ -1,0 +1,202 @@
+/*
+ * config_test.c - the YAML schema: a valid file becomes the right structs,
+ * and every kind of mistake is reported as file:line:column with the
+ * message a user can act on.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "tests/check.h"
+
+static char err[1024];
+
+static struct config *
+parse(const char *yaml)
+{
+	struct config *cfg = NULL;
+
+	err[0] = '\0';
+	if (config_parse("t.yaml", yaml, strlen(yaml), &cfg, err,
+	    sizeof(err)) < 0)
+		return NULL;
+	return cfg;
+}
+
+#define GROUPS "groups:\n  - name: ipc\n    events: [cycles, instructions]\n"
+
+static void
+bad(const char *yaml, const char *want)
+{
+	struct config *cfg = parse(yaml);
+
+	CHECK(cfg == NULL);
+	CHECK_STR(err, want);
+	config_free(cfg);
+}
+
+static void
+test_valid(void)
+{
+	struct config *cfg = parse(
+	    "interval: 500ms\n"
+	    "cgroup_rescan_interval: 2s\n"
+	    "groups:\n"
+	    "  - name: ipc\n"
+	    "    events: [cycles, instructions:u]\n"
+	    "  - name: sw\n"
+	    "    events:\n"
+	    "      - task-clock\n"
+	    "      - cs\n"
+	    "cpus:\n"
+	    "  - cpus: all\n"
+	    "    groups: [ipc]\n"
+	    "  - cpus: \"0-3,8\"\n"
+	    "    groups: [sw, ipc]\n"
+	    "cgroups:\n"
+	    "  - path: /system.slice/nginx.service\n"
+	    "    groups: [ipc, sw]\n"
+	    "    per_cpu: true\n"
+	    "  - path: /*\n"
+	    "    groups: [sw]\n");
+
+	CHECK(cfg != NULL);
+	if (cfg == NULL) {
+		fprintf(stderr, "%s\n", err);
+		return;
+	}
+	CHECK(cfg->interval_ns == 500000000ULL);
+	CHECK(cfg->rescan_ns == 2000000000ULL);
+	CHECK(cfg->nr_groups == 2);
+	CHECK_STR(cfg->groups[0].name, "ipc");
+	CHECK(cfg->groups[0].nr_events == 2);
+	CHECK_STR(cfg->groups[0].events[1].name, "instructions:u");
+	CHECK(cfg->groups[0].events[1].attr.exclude_kernel);
+	CHECK(cfg->groups[0].events[1].line == 5);
+	CHECK(cfg->groups[0].events[1].col == 22);
+	CHECK(cfg->groups[1].nr_events == 2);
+	CHECK(cfg->nr_targets == 4);
+	CHECK(cfg->targets[0].kind == CFG_TARGET_CPU && cfg->targets[0].all_cpus);
+	CHECK(cfg->targets[1].cpus.nr == 5 && cfg->targets[1].cpus.cpu[4] == 8);
+	CHECK(cfg->targets[1].nr_groups == 2 && cfg->targets[1].groups[0] == 1);
+	CHECK(cfg->targets[2].kind == CFG_TARGET_CGROUP);
+	CHECK_STR(cfg->targets[2].path, "/system.slice/nginx.service");
+	CHECK(cfg->targets[2].per_cpu == 1);
+	CHECK(cfg->targets[3].per_cpu == 0);
+	config_free(cfg);
+
+	/* Defaults. */
+	cfg = parse(GROUPS "cpus:\n  - cpus: all\n    groups: [ipc]\n");
+	CHECK(cfg && cfg->interval_ns == 1000000000ULL);
+	config_free(cfg);
+}
+
+static void
+test_embedded(void)
+{
+	struct config *cfg = NULL;
+
+	CHECK(config_parse("<default>", config_default_yaml,
+	    strlen(config_default_yaml), &cfg, err, sizeof(err)) == 0);
+	CHECK(cfg && cfg->nr_groups == 1 && cfg->nr_targets == 2);
+	CHECK(cfg && strcmp(cfg->groups[0].name, "ipc") == 0);
+	config_free(cfg);
+	cfg = NULL;
+	CHECK(config_parse("<default>", config_fallback_yaml,
+	    strlen(config_fallback_yaml), &cfg, err, sizeof(err)) == 0);
+	CHECK(cfg && cfg->groups[0].events[0].attr.type == PERF_TYPE_SOFTWARE);
+	config_free(cfg);
+}
+
+static void
+test_errors(void)
+{
+	bad("interval: 1s\ngroups:\n  - name: ipc\n    events: [cylces, instructions]\n",
+	    "t.yaml:4:14: unknown event \"cylces\" (did you mean \"cycles\"?)");
+	bad(GROUPS "cpus:\n  - cpus: all\n    groups: [ipc]\nintreval: 1s\n",
+	    "t.yaml:7:1: unknown key \"intreval\" in the config (did you mean \"interval\"?)");
+	bad(GROUPS "cpus:\n  - cpus: all\n    group: [ipc]\n",
+	    "t.yaml:6:5: unknown key \"group\" in a cpus entry (did you mean \"groups\"?)");
+	bad(GROUPS "cpus:\n  - cpus: all\n    groups: [ipcc]\n",
+	    "t.yaml:6:14: group \"ipcc\" is used but not defined (did you mean \"ipc\"?)");
+	bad(GROUPS "cpus:\n  - cpus: all\n    groups: [memory]\n",
+	    "t.yaml:6:14: group \"memory\" is used but not defined");
+	bad(GROUPS "  - name: ipc\n    events: [cycles]\n",
+	    "t.yaml:4:11: duplicate group name \"ipc\" (first defined at line 2)");
+	bad("groups:\n  - name: empty\n    events: []\n",
+	    "t.yaml:3:13: group \"empty\" has no events");
+	bad("groups:\n  - name: x\n    events: cycles\n",
+	    "t.yaml:3:13: events must be a list, not a scalar");
+	bad("groups:\n  - name: x\n    events: [cycles, cycles]\n",
+	    "t.yaml:3:22: event \"cycles\" is listed twice in group \"x\"");
+	bad("groups:\n  - name: x\n", "t.yaml:2:5: group \"x\" has no \"events\"");
+	bad("groups:\n  - events: [cycles]\n", "t.yaml:2:5: group has no \"name\"");
+	bad("interval: 1 second\n" GROUPS,
+	    "t.yaml:1:11: interval: invalid duration \"1 second\" (expected a number with ms, s, m or h, e.g. \"1s\")");
+	bad("interval: 1ms\n" GROUPS,
+	    "t.yaml:1:11: interval: 1ms is out of range (10ms to 1h)");
+	bad("interval: [1s]\n" GROUPS,
+	    "t.yaml:1:11: interval must be a scalar, not a list");
+	bad(GROUPS, "t.yaml:1:1: nothing to count: add a \"cpus\" or a \"cgroups\" target");
+	bad(GROUPS "cpus:\n  - cpus: 0-3,x\n    groups: [ipc]\n",
+	    "t.yaml:5:11: invalid CPU list \"0-3,x\" at character 5 (expected \"all\" or a list such as \"0-3,8\")");
+	bad(GROUPS "cgroups:\n  - path: system.slice\n    groups: [ipc]\n",
+	    "t.yaml:5:11: cgroup path \"system.slice\" must start with '/' (it is relative to the cgroup root)");
+	bad(GROUPS "cgroups:\n  - path: /a/../b\n    groups: [ipc]\n",
+	    "t.yaml:5:11: cgroup path \"/a/../b\" may not contain '.' or '..' components");
+	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    per_cpu: maybe\n",
+	    "t.yaml:7:14: per_cpu must be true or false, not \"maybe\"");
+	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc, ipc]\n",
+	    "t.yaml:6:19: group \"ipc\" is listed twice for this target");
+	bad(GROUPS "cgroups:\n  - groups: [ipc]\n",
+	    "t.yaml:5:5: cgroups entry has no \"path\"");
+	bad(GROUPS "cpus:\n  - cpus: all\n    cpus: 1\n    groups: [ipc]\n",
+	    "t.yaml:6:5: duplicate key \"cpus\"");
+	bad("- just\n- a list\n", "t.yaml:1:1: the config must be a mapping, not a list");
+	bad("", "t.yaml:1:1: the config is empty");
+	bad("groups: [\n", "t.yaml:2:1: did not find expected node content while parsing a flow node");
+	bad("groups:\n  - name: ipc\n\tevents: [cycles]\n",
+	    "t.yaml:3:1: found a tab character that violates indentation while scanning a plain scalar");
+}
+
+static void
+test_durations(void)
+{
+	uint64_t ns;
+
+	CHECK(config_parse_duration("1s", &ns) == 0 && ns == 1000000000ULL);
+	CHECK(config_parse_duration("250ms", &ns) == 0 && ns == 250000000ULL);
+	CHECK(config_parse_duration("1.5s", &ns) == 0 && ns == 1500000000ULL);
+	CHECK(config_parse_duration("2m", &ns) == 0 && ns == 120000000000ULL);
+	CHECK(config_parse_duration("1h", &ns) == 0);
+	CHECK(config_parse_duration("1", &ns) == -EINVAL);
+	CHECK(config_parse_duration("s", &ns) == -EINVAL);
+	CHECK(config_parse_duration("-1s", &ns) == -EINVAL);
+	CHECK(config_parse_duration("1d", &ns) == -EINVAL);
+}
+
+static void
+test_load(void)
+{
+	struct config *cfg = NULL;
+
+	CHECK(config_load("/nonexistent/pmu.yaml", &cfg, err, sizeof(err)) ==
+	    -ENOENT);
+	CHECK_STR(err, "/nonexistent/pmu.yaml: No such file or directory");
+	CHECK(cfg == NULL);
+}
+
+int
+main(void)
+{
+	test_valid();
+	test_embedded();
+	test_errors();
+	test_durations();
+	test_load();
+	return CHECK_DONE();
+}

@@ -1,0 +1,131 @@
+# lib.sh - shared by the integration tests: finding the daemon, a free
+# loopback port, a private cgroup parent, scraping, and cleaning up only
+# what the test itself started or created.
+
+set -u
+: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_srcdir:=$top_builddir}"
+PMU="$top_builddir/daemon/pmu_exporter"
+HELPERS="$top_builddir/tests/helpers"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/pmu_test.XXXXXX")
+DAEMON_PID=
+CG_PARENT=
+PORT=
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*"; [ -f "$TMP/daemon.log" ] && sed 's/^/  daemon: /' "$TMP/daemon.log" | tail -20; exit 1; }
+ok() { echo "ok: $*"; }
+
+cleanup() {
+	if [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; then
+		kill "$DAEMON_PID" 2>/dev/null
+		wait "$DAEMON_PID" 2>/dev/null
+	fi
+	if [ -n "$CG_PARENT" ] && [ -d "$CG_PARENT" ]; then
+		# Move any stragglers out, then remove children before parents.
+		find "$CG_PARENT" -name cgroup.procs | while read -r f; do
+			while read -r p; do echo "$p" > "$CG_ROOT/cgroup.procs"; done < "$f"
+		done 2>/dev/null
+		find "$CG_PARENT" -depth -type d -exec rmdir {} \; 2>/dev/null
+	fi
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+need_root() {
+	[ "$(id -u)" = 0 ] || skip "needs root (perf events on every CPU and cgroup creation)"
+}
+
+# Does this machine have hardware counters?  perf_event_open says.
+have_hw() {
+	"$HELPERS/spin" 1 >/dev/null 2>&1 || return 1
+	command -v perf >/dev/null 2>&1 || return 1
+	perf stat -x, -e instructions true 2>&1 | grep -qv -e 'not supported' -e '<not counted>'
+}
+
+need_hw() {
+	command -v perf >/dev/null 2>&1 || skip "perf is not installed, cannot tell whether hardware counters exist"
+	if perf stat -x, -e instructions true 2>&1 | grep -q -e 'not supported' -e 'not counted'; then
+		skip "no hardware counters on this machine (perf stat -e instructions: not supported)"
+	fi
+}
+
+# The cgroup2 (or v1 perf_event) mount, from mountinfo, never assumed.
+find_cgroup_root() {
+	CG_ROOT=$(awk '$0 ~ / - cgroup / && $NF ~ /(^|,)perf_event(,|$)/ {print $5; exit}' /proc/self/mountinfo)
+	[ -n "$CG_ROOT" ] || CG_ROOT=$(awk '$0 ~ / - cgroup2 / {print $5; exit}' /proc/self/mountinfo)
+	[ -n "$CG_ROOT" ] || skip "no cgroup hierarchy with perf_event mounted"
+}
+
+# A private parent cgroup directly under the root; removed on exit.
+make_cgroup_parent() {
+	need_root
+	find_cgroup_root
+	CG_NAME="pmu_test_$$_$(date +%s%N | tail -c 7)"
+	CG_PARENT="$CG_ROOT/$CG_NAME"
+	mkdir "$CG_PARENT" || fail "mkdir $CG_PARENT"
+}
+
+# Run a command inside cgroup $1 (path under the root): the shell moves
+# itself in first, then execs, so every instruction of the command counts.
+run_in_cgroup() {
+	local cg="$1"; shift
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG_ROOT$cg" "$@"
+}
+
+# Start the daemon on a free loopback port with the given arguments.
+start_daemon() {
+	local try
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		PORT=$(( 20000 + (RANDOM * 7 + $$ + try * 131) % 40000 ))
+		"$PMU" --web.listen-address="127.0.0.1:$PORT" "$@" > "$TMP/daemon.log" 2>&1 &
+		DAEMON_PID=$!
+		for _ in $(seq 1 100); do
+			if curl -sf "http://127.0.0.1:$PORT/-/ready" >/dev/null 2>&1; then
+				return 0
+			fi
+			kill -0 "$DAEMON_PID" 2>/dev/null || break
+			sleep 0.05
+		done
+		if kill -0 "$DAEMON_PID" 2>/dev/null; then
+			fail "daemon did not become ready"
+		fi
+		wait "$DAEMON_PID" 2>/dev/null
+		DAEMON_PID=
+		grep -q "Address already in use" "$TMP/daemon.log" || fail "daemon exited at start"
+	done
+	fail "no free port found"
+}
+
+stop_daemon() {
+	kill -TERM "$DAEMON_PID" || fail "kill"
+	wait "$DAEMON_PID"
+	local rc=$?
+	DAEMON_PID=
+	return $rc
+}
+
+scrape() { curl -sf "http://127.0.0.1:$PORT${1:-/metrics}"; }
+
+# The value of one series (exact label set) in a scrape file.
+value_of() {
+	awk -v s="$2" 'index($0, s" ") == 1 { print $NF; found=1 } END { if (!found) print "missing" }' "$1"
+}
+
+# Wait until the collector has published at least N more collections.
+wait_collections() {
+	local n="$1" start now
+	start=$(scrape | awk '/^pmu_exporter_collections_total /{print $2}')
+	for _ in $(seq 1 400); do
+		now=$(scrape | awk '/^pmu_exporter_collections_total /{print $2}')
+		[ -n "$now" ] && [ "$now" -ge $(( start + n )) ] && return 0
+		sleep 0.05
+	done
+	fail "collector did not advance by $n collections"
+}
+
+# |a-b|/b <= pct/100, with awk's floating point.
+within() {
+	awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d / b <= p / 100) }'
+}
