@@ -1,0 +1,73 @@
+/*
+ * config.h - the YAML config, parsed and validated into plain structs.
+ *
+ * Everything a user can get wrong is caught here, before anything is
+ * opened, and reported as "file:line:column: what" (1-based, as editors
+ * count).  The structs are immutable once built; a reload builds a new one.
+ */
+#ifndef PMU_CONFIG_H
+#define PMU_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+#include "collectors/cpumap.h"
+
+struct cfg_event {
+	char *name;			/* as written, becomes label event= */
+	struct perf_event_attr attr;
+	int line, col;
+};
+
+struct cfg_group {
+	char *name;			/* label group= */
+	size_t nr_events;
+	struct cfg_event *events;
+	int line, col;
+};
+
+enum cfg_target_kind { CFG_TARGET_CPU, CFG_TARGET_CGROUP };
+
+struct cfg_target {
+	enum cfg_target_kind kind;
+	int all_cpus;			/* cpus: all */
+	struct cpumap cpus;		/* otherwise the listed CPUs */
+	char *path;			/* cgroup path or pattern, from the root */
+	int per_cpu;			/* cgroup: export a cpu label */
+	size_t nr_groups;
+	size_t *groups;			/* indices into config.groups */
+	int line, col;
+};
+
+struct config {
+	char *source;			/* file name, or "<default>" */
+	uint64_t interval_ns;
+	uint64_t rescan_ns;		/* how often cgroup patterns are re-expanded */
+	size_t nr_groups;
+	struct cfg_group *groups;
+	size_t nr_targets;
+	struct cfg_target *targets;
+};
+
+/* The embedded defaults: hardware IPC, and a software-only fallback. */
+extern const char config_default_yaml[];
+extern const char config_fallback_yaml[];
+
+/*
+ * Parse YAML text.  source names it in messages.  Returns 0 and sets *out,
+ * or -EINVAL/-ENOMEM with "source:line:col: message" in err.
+ */
+int config_parse(const char *source, const char *text, size_t len,
+    struct config **out, char *err, size_t errlen);
+
+/* Read and parse a file; -errno (with the reason in err) if unreadable. */
+int config_load(const char *path, struct config **out, char *err,
+    size_t errlen);
+
+/* Parse a duration such as "1s", "500ms", "2m".  0 or -EINVAL. */
+int config_parse_duration(const char *s, uint64_t *ns);
+
+void config_free(struct config *cfg);
+
+#endif
