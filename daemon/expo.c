@@ -254,10 +254,12 @@ expo_render(const struct snapshot *s, size_t *len)
 	single(&b, "pmu_exporter_open_fds", "gauge",
 	    "Perf event file descriptors held by the collector.",
 	    (double)s->open_fds);
+	expo_reserve(&b, 1);
 	if (b.oom) {
 		free(b.p);
 		return NULL;
 	}
+	b.p[b.len] = '\0';	/* a C string too, for tests and debuggers */
 	*len = b.len;
 	return b.p;
 }

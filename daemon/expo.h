@@ -26,7 +26,10 @@ void expo_put_double(struct expo_buf *b, double v);
 /* Format a double as expo_put_double does; returns buf. */
 char *expo_format_double(double v, char *buf, size_t len);
 
-/* Render s; returns a malloc'ed buffer and its length, NULL on ENOMEM. */
+/*
+ * Render s; returns a malloc'ed, NUL-terminated buffer and its length
+ * (without the NUL), or NULL on ENOMEM.
+ */
 char *expo_render(const struct snapshot *s, size_t *len);
 
 #endif
