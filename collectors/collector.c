@@ -82,12 +82,26 @@ struct collector {
 	atomic_uint_fast64_t heartbeat;
 	int logged_emfile, logged_eacces;
 	int *pattern_empty;		/* [cfg target]: reported matching none */
+
+	/* During a reload: the old targets whose instances may be adopted. */
+	struct target **adopt;
+	size_t nr_adopt;
+	const struct config *adopt_cfg;
+
+	pthread_mutex_t info_lock;	/* guards what main reports to us */
+	int reload_ok;
+	double reload_success_s;
 };
 
+#define REPORT(c, prio, cg, grp, ev, cpu, err, ...)			\
+	(c)->o.log((prio), &(const struct log_fields){ (cg), (grp), (ev),	\
+	    (cpu), (err) }, __VA_ARGS__)
+
 static void
-nolog(int prio, const char *fmt, ...)
+nolog(int prio, const struct log_fields *f, const char *fmt, ...)
 {
 	(void)prio;
+	(void)f;
 	(void)fmt;
 }
 
@@ -142,7 +156,8 @@ report_open_error(struct collector *c, const struct target *t,
 		if (c->logged_emfile++)
 			return;
 		getrlimit(RLIMIT_NOFILE, &rl);
-		c->o.log(3, "cannot open group \"%s\" on cpu %d for %s: %s; "
+		REPORT(c, 3, t->cgroup, g->name, NULL, cpu, e,
+		    "cannot open group \"%s\" on cpu %d for %s: %s; "
 		    "the open-files limit is %llu: raise it (LimitNOFILE= "
 		    "in the unit, or ulimit -n) or count fewer targets",
 		    g->name, cpu, target_name(t), strerror(e),
@@ -150,15 +165,18 @@ report_open_error(struct collector *c, const struct target *t,
 	} else if (e == EACCES || e == EPERM) {
 		if (c->logged_eacces++)
 			return;
-		c->o.log(3, "perf_event_open for group \"%s\" on cpu %d: %s: "
+		REPORT(c, 3, t->cgroup, g->name, NULL, cpu, e,
+		    "perf_event_open for group \"%s\" on cpu %d: %s: "
 		    "run as root, or grant CAP_PERFMON (CAP_SYS_ADMIN before "
 		    "Linux 5.8), or lower kernel.perf_event_paranoid",
 		    g->name, cpu, strerror(e));
 	} else if (t->cgroup && (e == EBADF || e == ENOENT)) {
-		c->o.log(7, "cgroup %s vanished while opening group \"%s\"",
+		REPORT(c, 7, t->cgroup, g->name, NULL, cpu, e,
+		    "cgroup %s vanished while opening group \"%s\"",
 		    t->cgroup, g->name);
 	} else {
-		c->o.log(4, "cannot open group \"%s\" on cpu %d for %s: %s",
+		REPORT(c, 4, t->cgroup, g->name, NULL, cpu, e,
+		    "cannot open group \"%s\" on cpu %d for %s: %s",
 		    g->name, cpu, target_name(t), strerror(e));
 	}
 }
@@ -182,7 +200,8 @@ inst_open(struct collector *c, struct target *t, struct tgroup *tg,
 			continue;
 		if (c->ev_logged[tg->gi][i]++)
 			continue;
-		c->o.log(4, "%s:%d:%d: event \"%s\" in group \"%s\" cannot be "
+		REPORT(c, 4, t->cgroup, g->name, g->events[i].name, in->cpu, e,
+		    "%s:%d:%d: event \"%s\" in group \"%s\" cannot be "
 		    "counted on cpu %d: %s; the rest keep counting",
 		    c->cfg->source, g->events[i].line, g->events[i].col,
 		    g->events[i].name, g->name, in->cpu, strerror(e));
@@ -298,7 +317,65 @@ target_add_group(struct target *t, size_t gi, const struct cpumap *cpus,
 	return 0;
 }
 
-/* Allocate and open every instance of t. */
+/* Same name and the very same events: a group a reload may keep. */
+static int
+group_same(const struct cfg_group *a, const struct cfg_group *b)
+{
+	size_t i;
+
+	if (strcmp(a->name, b->name) != 0 || a->nr_events != b->nr_events)
+		return 0;
+	for (i = 0; i < a->nr_events; i++)
+		if (strcmp(a->events[i].name, b->events[i].name) != 0 ||
+		    memcmp(&a->events[i].attr, &b->events[i].attr,
+		    sizeof(a->events[i].attr)) != 0)
+			return 0;
+	return 1;
+}
+
+/*
+ * During a reload: take over the old instance that counts the same group
+ * on the same CPU for the same target, with its fds and accumulators, so
+ * its series continue.  Returns 1 if dst now holds it.
+ */
+static int
+inst_adopt(struct collector *c, const struct target *t,
+    const struct tgroup *tg, int cpu, struct inst *dst)
+{
+	const struct cfg_group *want = &c->cfg->groups[tg->gi];
+	size_t i, j, k;
+
+	for (i = 0; i < c->nr_adopt; i++) {
+		struct target *o = c->adopt[i];
+
+		if ((o->cgroup == NULL) != (t->cgroup == NULL) ||
+		    (o->cgroup && strcmp(o->cgroup, t->cgroup) != 0))
+			continue;
+		for (j = 0; j < o->nr_groups; j++) {
+			struct tgroup *og = &o->groups[j];
+
+			if (og->inst == NULL || og->per_cpu != tg->per_cpu ||
+			    !group_same(&c->adopt_cfg->groups[og->gi], want))
+				continue;
+			for (k = 0; k < og->cpus.nr; k++) {
+				struct inst *in = &og->inst[k];
+
+				if (in->cpu != cpu || in->state != INST_OK)
+					continue;
+				*dst = *in;
+				/* The old slot is left empty: freeing it
+				 * closes and frees nothing. */
+				memset(in, 0, sizeof(*in));
+				in->state = INST_CLOSED;
+				return 1;
+			}
+		}
+		return 0;
+	}
+	return 0;
+}
+
+/* Allocate and open every instance of t (adopting during a reload). */
 static int
 target_open(struct collector *c, struct target *t)
 {
@@ -312,7 +389,8 @@ target_open(struct collector *c, struct target *t)
 		cgfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (cgfd < 0) {
 			r = -errno;
-			c->o.log(7, "cgroup %s: %s: %s", t->cgroup, path,
+			REPORT(c, 7, t->cgroup, NULL, NULL, -1, -r,
+			    "cgroup %s: %s: %s", t->cgroup, path,
 			    strerror(-r));
 			return r;
 		}
@@ -328,6 +406,9 @@ target_open(struct collector *c, struct target *t)
 			goto out;
 		}
 		for (j = 0; j < tg->cpus.nr; j++) {
+			if (c->adopt && inst_adopt(c, t, tg, tg->cpus.cpu[j],
+			    &tg->inst[j]))
+				continue;
 			if ((r = inst_init(&tg->inst[j], tg->cpus.cpu[j],
 			    ne)) < 0)
 				goto out;
@@ -414,7 +495,8 @@ build_cpu_target(struct collector *c, struct target **out)
 			if (m.nr < ct->cpus.nr) {
 				char want[256], have[256];
 
-				c->o.log(4, "%s:%d:%d: CPUs %s are listed but "
+				REPORT(c, 4, NULL, NULL, NULL, -1, 0,
+				    "%s:%d:%d: CPUs %s are listed but "
 				    "only %s of them are online; counting "
 				    "those", cfg->source, ct->line, ct->col,
 				    cpumap_format(&ct->cpus, want,
@@ -460,14 +542,16 @@ rescan_cgroups(struct collector *c, int enable)
 			continue;
 		r = cgroupfs_expand(c->cgroot, ct->path, &l);
 		if (r < 0) {
-			c->o.log(4, "%s:%d:%d: cgroup path %s: %s",
+			REPORT(c, 4, ct->path, NULL, NULL, -1, -r,
+			    "%s:%d:%d: cgroup path %s: %s",
 			    cfg->source, ct->line, ct->col, ct->path,
 			    strerror(-r));
 			continue;
 		}
 		if (l.nr == 0 && !c->pattern_empty[i]) {
 			c->pattern_empty[i] = 1;
-			c->o.log(4, "%s:%d:%d: cgroup path %s matches no "
+			REPORT(c, 4, ct->path, NULL, NULL, -1, 0,
+			    "%s:%d:%d: cgroup path %s matches no "
 			    "cgroup under %s (yet); it is looked for again "
 			    "every %llus", cfg->source, ct->line, ct->col,
 			    ct->path, c->cgroot,
@@ -504,7 +588,8 @@ rescan_cgroups(struct collector *c, int enable)
 	for (i = 0, j = 0; i < c->nr_targets; i++) {
 		t = c->targets[i];
 		if (!t->seen) {
-			c->o.log(6, "cgroup %s is gone; its series are dropped",
+			REPORT(c, 6, t->cgroup, NULL, NULL, -1, 0,
+			    "cgroup %s is gone; its series are dropped",
 			    t->cgroup);
 			target_free(t);
 			continue;
@@ -517,7 +602,8 @@ rescan_cgroups(struct collector *c, int enable)
 				target_free(t);	/* vanished meanwhile */
 				continue;
 			}
-			c->o.log(6, "counting cgroup %s", t->cgroup);
+			REPORT(c, 6, t->cgroup, NULL, NULL, -1, 0,
+			    "counting cgroup %s", t->cgroup);
 			if (enable)
 				target_enable(t);
 		}
@@ -543,11 +629,13 @@ inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
 	r = group_read(&in->pg, in->cur);
 	if (r < 0) {
 		if (r == -ENODATA)
-			c->o.log(4, "group \"%s\" on cpu %d for %s is in error "
+			REPORT(c, 4, t->cgroup, g->name, NULL, in->cpu, 0,
+			    "group \"%s\" on cpu %d for %s is in error "
 			    "state (read returned 0 bytes); it stops counting",
 			    g->name, in->cpu, target_name(t));
 		else
-			c->o.log(4, "reading group \"%s\" on cpu %d for %s: "
+			REPORT(c, 4, t->cgroup, g->name, NULL, in->cpu, -r,
+			    "reading group \"%s\" on cpu %d for %s: "
 			    "%s; it stops counting", g->name, in->cpu,
 			    target_name(t), strerror(-r));
 		in->state = INST_BROKEN;
@@ -573,13 +661,15 @@ inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
 	if (in->running_ns == 0 && in->enabled_ns >= c->cfg->interval_ns / 2 &&
 	    !tg->unscheduled) {
 		tg->unscheduled = 1;
-		c->o.log(4, "group \"%s\" for %s has not been scheduled on cpu "
+		REPORT(c, 4, t->cgroup, g->name, NULL, in->cpu, 0,
+		    "group \"%s\" for %s has not been scheduled on cpu "
 		    "%d (time_running is 0): too many events for the "
 		    "counters, or the PMU is in use by someone else",
 		    g->name, target_name(t), in->cpu);
 	} else if (in->running_ns > 0 && tg->unscheduled == 1 && dr > 0) {
 		tg->unscheduled = 2;
-		c->o.log(6, "group \"%s\" for %s is being scheduled now",
+		REPORT(c, 6, t->cgroup, g->name, NULL, in->cpu, 0,
+		    "group \"%s\" for %s is being scheduled now",
 		    g->name, target_name(t));
 	}
 }
@@ -712,6 +802,10 @@ build_snapshot(struct collector *c, double duration_s)
 	s->duration_s = duration_s;
 	s->seq = c->seq;
 	s->open_fds = collector_open_fds(c);
+	pthread_mutex_lock(&c->info_lock);
+	s->reload_ok = c->reload_ok;
+	s->reload_success_s = c->reload_success_s;
+	pthread_mutex_unlock(&c->info_lock);
 	return s;
 fail:
 	snapshot_unref(s);
@@ -728,7 +822,8 @@ collector_collect(struct collector *c)
 	if (t0 - c->last_rescan_ns >= c->cfg->rescan_ns) {
 		c->last_rescan_ns = t0;
 		if (rescan_cgroups(c, 1) < 0)
-			c->o.log(3, "cgroup rescan: %s", strerror(ENOMEM));
+			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
+			    "cgroup rescan: %s", strerror(ENOMEM));
 	}
 	for (i = 0; i < c->nr_targets; i++)
 		for (j = 0; j < c->targets[i]->nr_groups; j++) {
@@ -742,7 +837,8 @@ collector_collect(struct collector *c)
 	t1 = now_ns(CLOCK_MONOTONIC);
 	s = build_snapshot(c, (double)(t1 - t0) / 1e9);
 	if (s == NULL)
-		c->o.log(3, "building a snapshot: %s", strerror(ENOMEM));
+		REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
+		    "building a snapshot: %s", strerror(ENOMEM));
 	else
 		snapshot_publish(&c->slot, s);
 	atomic_fetch_add(&c->heartbeat, 1);
@@ -762,17 +858,100 @@ collector_main(void *arg)
 		if (poll(pfd, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			c->o.log(3, "collector poll: %s", strerror(errno));
+			REPORT(c, 3, NULL, NULL, NULL, -1, errno,
+			    "collector poll: %s", strerror(errno));
 			break;
 		}
 		if (pfd[1].revents)
 			break;
 		if (pfd[0].revents &&
 		    read(c->timerfd, &expirations, sizeof(expirations)) ==
-		    (ssize_t)sizeof(expirations))
+		    (ssize_t)sizeof(expirations) &&
+		    !(c->o.hang_after && c->seq >= c->o.hang_after))
 			collector_collect(c);
 	}
 	return NULL;
+}
+
+/* ---- config-dependent state ------------------------------------- */
+
+/* The per-config tables: attrs per group, what was reported. */
+static int
+cfgstate_init(struct collector *c, const struct config *cfg)
+{
+	size_t i, e;
+
+	c->cfg = cfg;
+	c->attrs = calloc(cfg->nr_groups, sizeof(*c->attrs));
+	c->ev_logged = calloc(cfg->nr_groups, sizeof(*c->ev_logged));
+	c->pattern_empty = calloc(cfg->nr_targets + 1, sizeof(int));
+	if (!c->attrs || !c->ev_logged || !c->pattern_empty)
+		return -ENOMEM;
+	for (i = 0; i < cfg->nr_groups; i++) {
+		size_t ne = cfg->groups[i].nr_events;
+
+		c->attrs[i] = calloc(ne, sizeof(**c->attrs));
+		c->ev_logged[i] = calloc(ne, sizeof(**c->ev_logged));
+		if (!c->attrs[i] || !c->ev_logged[i])
+			return -ENOMEM;
+		for (e = 0; e < ne; e++)
+			c->attrs[i][e] = cfg->groups[i].events[e].attr;
+	}
+	return 0;
+}
+
+static void
+cfgstate_fini(const struct config *cfg, struct perf_event_attr **attrs,
+    int **ev_logged, int *pattern_empty)
+{
+	size_t i;
+
+	for (i = 0; cfg && i < cfg->nr_groups; i++) {
+		if (attrs)
+			free(attrs[i]);
+		if (ev_logged)
+			free(ev_logged[i]);
+	}
+	free(attrs);
+	free(ev_logged);
+	free(pattern_empty);
+}
+
+/* Build and open every target of c->cfg (adopting during a reload). */
+static int
+open_targets(struct collector *c)
+{
+	const struct config *cfg = c->cfg;
+	struct target *sys = NULL;
+	size_t i;
+	int r;
+
+	for (i = 0; i < cfg->nr_targets; i++)
+		if (cfg->targets[i].kind == CFG_TARGET_CGROUP)
+			break;
+	if (i < cfg->nr_targets && !c->have_cgroot) {
+		r = cgroupfs_find(c->o.mountinfo, c->cgroot,
+		    sizeof(c->cgroot), &c->cgroot_v2);
+		if (r < 0)
+			REPORT(c, 4, NULL, NULL, NULL, -1, -r,
+			    "no cgroup hierarchy with the perf_event "
+			    "controller in %s (%s): cgroup targets are not "
+			    "counted", c->o.mountinfo, strerror(-r));
+		else
+			c->have_cgroot = 1;
+	}
+	if ((r = build_cpu_target(c, &sys)) < 0)
+		return r;
+	if (sys) {
+		if ((r = collector_add_target(c, sys)) < 0) {
+			target_free(sys);
+			return r;
+		}
+		if ((r = target_open(c, sys)) == -ENOMEM)
+			return r;
+	}
+	c->last_rescan_ns = now_ns(CLOCK_MONOTONIC);
+	return rescan_cgroups(c, 0);
 }
 
 /* ---- public ------------------------------------------------------- */
@@ -782,13 +961,10 @@ collector_new(const struct config *cfg, const struct collector_opts *o,
     struct collector **out, char *err, size_t errlen)
 {
 	struct collector *c;
-	struct target *sys = NULL;
-	size_t i, e;
 	int r;
 
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return -ENOMEM;
-	c->cfg = cfg;
 	c->o = *o;
 	if (c->o.log == NULL)
 		c->o.log = nolog;
@@ -799,55 +975,15 @@ collector_new(const struct config *cfg, const struct collector_opts *o,
 	c->stopfd = c->timerfd = -1;
 	snapshot_slot_init(&c->slot);
 	atomic_init(&c->heartbeat, 0);
+	pthread_mutex_init(&c->info_lock, NULL);
+	c->reload_ok = 1;
 
 	if ((r = cpumap_online(c->o.sysfs, &c->online)) < 0) {
 		snprintf(err, errlen, "%s/devices/system/cpu/online: %s",
 		    c->o.sysfs, strerror(-r));
 		goto fail;
 	}
-	r = -ENOMEM;
-	c->attrs = calloc(cfg->nr_groups, sizeof(*c->attrs));
-	c->ev_logged = calloc(cfg->nr_groups, sizeof(*c->ev_logged));
-	c->pattern_empty = calloc(cfg->nr_targets + 1, sizeof(int));
-	if (!c->attrs || !c->ev_logged || !c->pattern_empty)
-		goto nomem;
-	for (i = 0; i < cfg->nr_groups; i++) {
-		size_t ne = cfg->groups[i].nr_events;
-
-		c->attrs[i] = calloc(ne, sizeof(**c->attrs));
-		c->ev_logged[i] = calloc(ne, sizeof(**c->ev_logged));
-		if (!c->attrs[i] || !c->ev_logged[i])
-			goto nomem;
-		for (e = 0; e < ne; e++)
-			c->attrs[i][e] = cfg->groups[i].events[e].attr;
-	}
-
-	for (i = 0; i < cfg->nr_targets; i++)
-		if (cfg->targets[i].kind == CFG_TARGET_CGROUP)
-			break;
-	if (i < cfg->nr_targets) {
-		r = cgroupfs_find(c->o.mountinfo, c->cgroot,
-		    sizeof(c->cgroot), &c->cgroot_v2);
-		if (r < 0)
-			c->o.log(4, "no cgroup hierarchy with the perf_event "
-			    "controller in %s (%s): cgroup targets are not "
-			    "counted", c->o.mountinfo, strerror(-r));
-		else
-			c->have_cgroot = 1;
-	}
-
-	if ((r = build_cpu_target(c, &sys)) < 0)
-		goto nomem;
-	if (sys) {
-		if ((r = collector_add_target(c, sys)) < 0) {
-			target_free(sys);
-			goto nomem;
-		}
-		if ((r = target_open(c, sys)) == -ENOMEM)
-			goto nomem;
-	}
-	c->last_rescan_ns = now_ns(CLOCK_MONOTONIC);
-	if ((r = rescan_cgroups(c, 0)) < 0)
+	if ((r = cfgstate_init(c, cfg)) < 0 || (r = open_targets(c)) < 0)
 		goto nomem;
 	*out = c;
 	return 0;
@@ -872,19 +1008,17 @@ int
 collector_start(struct collector *c)
 {
 	struct itimerspec its;
-	struct snapshot *s;
 	int r;
 
 	collector_enable(c);
-	/* The first snapshot: zero counts, but every series present. */
-	if ((s = build_snapshot(c, 0.0)) == NULL)
-		return -ENOMEM;
-	snapshot_publish(&c->slot, s);
+	/* The first collection, so that readiness means real readings. */
+	collector_collect(c);
 
-	c->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	c->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC |
-	    TFD_NONBLOCK);
-	if (c->stopfd < 0 || c->timerfd < 0)
+	if (c->stopfd < 0 &&
+	    (c->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
+		return -errno;
+	if (c->timerfd < 0 && (c->timerfd = timerfd_create(CLOCK_MONOTONIC,
+	    TFD_CLOEXEC | TFD_NONBLOCK)) < 0)
 		return -errno;
 	its.it_interval.tv_sec = (time_t)(c->cfg->interval_ns / 1000000000ULL);
 	its.it_interval.tv_nsec = (long)(c->cfg->interval_ns % 1000000000ULL);
@@ -905,9 +1039,97 @@ collector_stop(struct collector *c)
 	if (c == NULL || !c->started)
 		return;
 	if (write(c->stopfd, &one, sizeof(one)) < 0)
-		c->o.log(3, "stopping the collector: %s", strerror(errno));
+		REPORT(c, 3, NULL, NULL, NULL, -1, errno,
+		    "stopping the collector: %s", strerror(errno));
 	pthread_join(c->thread, NULL);
+	/* Drain the stop request so that the thread can be started again. */
+	if (read(c->stopfd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		REPORT(c, 3, NULL, NULL, NULL, -1, errno,
+		    "stopping the collector: %s", strerror(errno));
 	c->started = 0;
+}
+
+int
+collector_reload(struct collector *c, const struct config *cfg)
+{
+	struct perf_event_attr **attrs = c->attrs;
+	int **ev_logged = c->ev_logged, *pattern_empty = c->pattern_empty;
+	const struct config *old_cfg = c->cfg;
+	struct target **old = c->targets;
+	size_t nr_old = c->nr_targets, i;
+	int was_started = c->started, r;
+
+	collector_stop(c);
+	c->targets = NULL;
+	c->nr_targets = c->cap_targets = 0;
+	c->attrs = NULL;
+	c->ev_logged = NULL;
+	c->pattern_empty = NULL;
+	c->adopt = old;
+	c->nr_adopt = nr_old;
+	c->adopt_cfg = old_cfg;
+	r = cfgstate_init(c, cfg);
+	if (r == 0)
+		r = open_targets(c);
+	c->adopt = NULL;
+	c->nr_adopt = 0;
+	c->adopt_cfg = NULL;
+	/* Whatever was not adopted is closed now. */
+	for (i = 0; i < nr_old; i++)
+		target_free(old[i]);
+	free(old);
+	cfgstate_fini(old_cfg, attrs, ev_logged, pattern_empty);
+	if (r < 0)
+		return r;
+	if (was_started)
+		return collector_start(c);
+	return 0;
+}
+
+void
+collector_note_reload(struct collector *c, int ok, double when)
+{
+	pthread_mutex_lock(&c->info_lock);
+	c->reload_ok = ok;
+	if (ok)
+		c->reload_success_s = when;
+	pthread_mutex_unlock(&c->info_lock);
+}
+
+int
+collector_denied(const struct collector *c)
+{
+	return c->logged_eacces > 0;
+}
+
+size_t
+collector_unsupported(const struct collector *c)
+{
+	const struct config *cfg = c->cfg;
+	size_t gi, e, i, j, k, x, n = 0;
+
+	for (gi = 0; gi < cfg->nr_groups; gi++)
+		for (e = 0; e < cfg->groups[gi].nr_events; e++) {
+			int found = 0;
+
+			for (i = 0; i < c->nr_targets && !found; i++)
+				for (j = 0; j < c->targets[i]->nr_groups &&
+				    !found; j++) {
+					struct tgroup *tg =
+					    &c->targets[i]->groups[j];
+
+					if (tg->gi != gi || tg->inst == NULL)
+						continue;
+					for (k = 0; k < tg->cpus.nr && !found;
+					    k++)
+						for (x = 0;
+						    x < tg->inst[k].pg.nr; x++)
+							if (tg->inst[k].pg.evidx[x] == e)
+								found = 1;
+				}
+			n += !found;
+		}
+	return n;
 }
 
 void
@@ -921,16 +1143,9 @@ collector_free(struct collector *c)
 	for (i = 0; i < c->nr_targets; i++)
 		target_free(c->targets[i]);
 	free(c->targets);
-	if (c->attrs)
-		for (i = 0; i < c->cfg->nr_groups; i++)
-			free(c->attrs[i]);
-	if (c->ev_logged)
-		for (i = 0; i < c->cfg->nr_groups; i++)
-			free(c->ev_logged[i]);
-	free(c->attrs);
-	free(c->ev_logged);
-	free(c->pattern_empty);
+	cfgstate_fini(c->cfg, c->attrs, c->ev_logged, c->pattern_empty);
 	cpumap_free(&c->online);
+	pthread_mutex_destroy(&c->info_lock);
 	snapshot_slot_fini(&c->slot);
 	if (c->stopfd >= 0)
 		close(c->stopfd);
@@ -954,7 +1169,7 @@ collector_heartbeat(struct collector *c)
 void
 collector_summary(const struct collector *c, char *buf, size_t len)
 {
-	size_t i, ncg = 0, ncpu = 0;
+	size_t i, ncg = 0, ncpu = 0, unsup;
 
 	for (i = 0; i < c->nr_targets; i++) {
 		if (c->targets[i]->cgroup)
@@ -962,9 +1177,12 @@ collector_summary(const struct collector *c, char *buf, size_t len)
 		else if (c->targets[i]->nr_groups)
 			ncpu = c->targets[i]->groups[0].cpus.nr;
 	}
-	snprintf(buf, len, "%zu groups on %zu CPUs and %zu cgroups, "
-	    "%zu perf fds", c->cfg->nr_groups, ncpu, ncg,
-	    collector_open_fds(c));
+	unsup = collector_unsupported(c);
+	snprintf(buf, len, "%zu group%s on %zu CPU%s and %zu cgroup%s "
+	    "(%zu perf fds); %zu event%s unsupported", c->cfg->nr_groups,
+	    c->cfg->nr_groups == 1 ? "" : "s", ncpu, ncpu == 1 ? "" : "s",
+	    ncg, ncg == 1 ? "" : "s", collector_open_fds(c), unsup,
+	    unsup == 1 ? "" : "s");
 }
 
 int

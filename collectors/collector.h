@@ -19,14 +19,29 @@
 #include "collectors/snapshot.h"
 #include "config/config.h"
 
+/*
+ * What a report is about, for structured logs (journal fields, logfmt
+ * keys).  NULL, or cpu/err < 0 resp. 0, when it does not apply.
+ */
+struct log_fields {
+	const char *cgroup;
+	const char *group;
+	const char *event;
+	int cpu;
+	int err;			/* errno value */
+};
+
 /* Priorities as in syslog.h: 3 error, 4 warning, 6 info, 7 debug. */
-typedef void (*collector_log_fn)(int prio, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+typedef void (*collector_log_fn)(int prio, const struct log_fields *f,
+    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 struct collector_opts {
 	const char *sysfs;		/* "/sys" unless testing */
 	const char *mountinfo;		/* "/proc/self/mountinfo" */
 	collector_log_fn log;
+	/* Test hook: stop collecting (but keep running) after this many
+	 * collections, to test the watchdog.  0: never. */
+	uint64_t hang_after;
 };
 
 struct collector;
@@ -41,8 +56,27 @@ struct collector;
 int collector_new(const struct config *cfg, const struct collector_opts *o,
     struct collector **out, char *err, size_t errlen);
 
-/* Enable everything, publish the first snapshot, start the thread. */
+/*
+ * Enable everything, collect once and publish that snapshot, then start
+ * the thread.  After it returns, a snapshot with real readings exists.
+ */
 int collector_start(struct collector *c);
+
+/*
+ * Switch to a new config.  Every (target, group, CPU) instance whose group
+ * is unchanged (same name, same events) keeps its fds and its counters, so
+ * its series continue; changed ones are reopened, removed ones closed.
+ * The thread is stopped meanwhile and restarted if it was running.  cfg
+ * must outlive the collector (or the next reload); the old config may be
+ * freed when this returns 0.  -ENOMEM leaves the collector unusable.
+ */
+int collector_reload(struct collector *c, const struct config *cfg);
+
+/* Record a reload's outcome for the self-metrics. */
+void collector_note_reload(struct collector *c, int ok, double when);
+
+/* (group, event) pairs that opened on no instance. */
+size_t collector_unsupported(const struct collector *c);
 
 /*
  * Run one collection now and publish its snapshot.  The collector thread
@@ -72,6 +106,9 @@ uint64_t collector_heartbeat(struct collector *c);
  * Returns the number of problems found.
  */
 int collector_check(struct collector *c, FILE *out, unsigned wait_ms);
+
+/* Did perf_event_open refuse us for lack of privilege (EACCES/EPERM)? */
+int collector_denied(const struct collector *c);
 
 /* Perf fds held. */
 size_t collector_open_fds(const struct collector *c);

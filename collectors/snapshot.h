@@ -41,6 +41,8 @@ struct snapshot {
 	double timestamp_s;		/* wall clock when taken */
 	double duration_s;		/* how long the collection took */
 	size_t open_fds;		/* perf fds held */
+	int reload_ok;			/* the last reload worked */
+	double reload_success_s;	/* when the config last loaded */
 	size_t nr_rows;
 	struct snap_row *rows;		/* CPU rows first, then cgroup rows */
 	size_t nr_support;

@@ -244,6 +244,12 @@ expo_render(const struct snapshot *s, size_t *len)
 	expo_puts(&b, "\",revision=\"");
 	expo_put_label_value(&b, GIT_REVISION);
 	expo_puts(&b, "\"} 1\n");
+	single(&b, "pmu_exporter_config_last_reload_successful", "gauge",
+	    "Whether the last configuration reload attempt was successful.",
+	    s->reload_ok ? 1.0 : 0.0);
+	single(&b, "pmu_exporter_config_last_reload_success_timestamp_seconds",
+	    "gauge", "Timestamp of the last successful configuration load.",
+	    s->reload_success_s);
 	single(&b, "pmu_exporter_collection_duration_seconds", "gauge",
 	    "How long the last collection took.", s->duration_s);
 	single(&b, "pmu_exporter_collections_total", "counter",

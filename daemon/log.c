@@ -1,14 +1,20 @@
 /*
- * log.c - logfmt/json lines on stderr (see log.h).  One write() per line,
- * so lines from the collector and main threads never interleave.
+ * log.c - journald, logfmt or json lines (see log.h).  One write() per
+ * line on stderr, so lines from the collector and main threads never
+ * interleave.  If the journal refuses a message, it goes to stderr.
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#include <systemd/sd-journal.h>
 
 #include "daemon/log.h"
 
@@ -27,6 +33,21 @@ log_parse_level(const char *s)
 	if (strcmp(s, "error") == 0)
 		return LOG_ERR;
 	return -1;
+}
+
+int
+log_stderr_is_journal(void)
+{
+	const char *e = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	if (e == NULL || sscanf(e, "%llu:%llu", &dev, &ino) != 2)
+		return 0;
+	if (fstat(STDERR_FILENO, &st) < 0)
+		return 0;
+	return (unsigned long long)st.st_dev == dev &&
+	    (unsigned long long)st.st_ino == ino;
 }
 
 void
@@ -48,20 +69,86 @@ level_name(int prio)
 	return "debug";
 }
 
-void
-log_msg(int prio, const char *fmt, ...)
+/* Append s quoted for logfmt/json (both escape " and \ the same way). */
+static size_t
+put_quoted(char *line, size_t o, size_t cap, const char *s)
 {
-	char msg[2048], line[4608], ts[40];
+	for (; *s && o < cap - 8; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\') {
+			line[o++] = '\\';
+			line[o++] = (char)ch;
+		} else if (ch == '\n') {
+			line[o++] = '\\';
+			line[o++] = 'n';
+		} else if (ch < 0x20)
+			line[o++] = ' ';
+		else
+			line[o++] = (char)ch;
+	}
+	return o;
+}
+
+static size_t
+put_field(char *line, size_t o, size_t cap, const char *key,
+    const char *val)
+{
+	int json = log_fmt == LOG_FORMAT_JSON;
+
+	if (o >= cap - 16)
+		return o;
+	o += (size_t)snprintf(line + o, cap - o, json ? ",\"%s\":\"" : " %s=\"",
+	    key);
+	o = put_quoted(line, o, cap, val);
+	line[o++] = '"';
+	return o;
+}
+
+static int
+send_journal(int prio, const struct log_fields *f, const char *msg)
+{
+	char b[8][600];
+	struct iovec iov[8];
+	int n = 0;
+
+#define JF(...) do {							\
+	int w_ = snprintf(b[n], sizeof(b[n]), __VA_ARGS__);		\
+	iov[n].iov_base = b[n];						\
+	iov[n].iov_len = w_ < (int)sizeof(b[n]) ? (size_t)w_ :		\
+	    sizeof(b[n]) - 1;						\
+	n++;								\
+} while (0)
+	JF("MESSAGE=%s", msg);
+	JF("PRIORITY=%d", prio);
+	JF("SYSLOG_IDENTIFIER=pmu_exporter");
+	if (f && f->cgroup)
+		JF("CGROUP=%s", f->cgroup);
+	if (f && f->group)
+		JF("GROUP=%s", f->group);
+	if (f && f->event)
+		JF("EVENT=%s", f->event);
+	if (f && f->cpu >= 0)
+		JF("CPU=%d", f->cpu);
+	if (f && f->err > 0)
+		JF("ERRNO=%d", f->err);
+#undef JF
+	return sd_journal_sendv(iov, n);
+}
+
+static void
+log_v(int prio, const struct log_fields *f, const char *fmt, va_list ap)
+{
+	char msg[2048], line[6144], ts[40], num[16];
 	struct timespec now;
 	struct tm tm;
-	va_list ap;
-	size_t o = 0, i;
+	size_t o;
 
 	if (prio > log_max)
 		return;
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
+	if (log_fmt == LOG_FORMAT_JOURNAL && send_journal(prio, f, msg) >= 0)
+		return;
 	clock_gettime(CLOCK_REALTIME, &now);
 	gmtime_r(&now.tv_sec, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
@@ -70,22 +157,42 @@ log_msg(int prio, const char *fmt, ...)
 	    "{\"ts\":\"%s.%03ldZ\",\"level\":\"%s\",\"msg\":\"" :
 	    "ts=%s.%03ldZ level=%s msg=\"", ts, now.tv_nsec / 1000000L,
 	    level_name(prio));
-	for (i = 0; msg[i] && o < sizeof(line) - 8; i++) {
-		unsigned char ch = (unsigned char)msg[i];
-
-		if (ch == '"' || ch == '\\') {
-			line[o++] = '\\';
-			line[o++] = (char)ch;
-		} else if (ch == '\n') {
-			line[o++] = '\\';
-			line[o++] = 'n';
-		} else if (ch < 0x20) {
-			line[o++] = ' ';
-		} else
-			line[o++] = (char)ch;
+	o = put_quoted(line, o, sizeof(line), msg);
+	line[o++] = '"';
+	if (f && f->cgroup)
+		o = put_field(line, o, sizeof(line), "cgroup", f->cgroup);
+	if (f && f->group)
+		o = put_field(line, o, sizeof(line), "group", f->group);
+	if (f && f->event)
+		o = put_field(line, o, sizeof(line), "event", f->event);
+	if (f && f->cpu >= 0) {
+		snprintf(num, sizeof(num), "%d", f->cpu);
+		o = put_field(line, o, sizeof(line), "cpu", num);
 	}
+	if (f && f->err > 0)
+		o = put_field(line, o, sizeof(line), "err", strerror(f->err));
 	o += (size_t)snprintf(line + o, sizeof(line) - o, "%s\n",
-	    log_fmt == LOG_FORMAT_JSON ? "\"}" : "\"");
+	    log_fmt == LOG_FORMAT_JSON ? "}" : "");
 	if (write(STDERR_FILENO, line, o) < 0)
 		return;
+}
+
+void
+log_fields(int prio, const struct log_fields *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_v(prio, f, fmt, ap);
+	va_end(ap);
+}
+
+void
+log_msg(int prio, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_v(prio, NULL, fmt, ap);
+	va_end(ap);
 }

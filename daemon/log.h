@@ -1,21 +1,33 @@
 /*
  * log.h - the daemon's logger, the one place messages are written.
  *
- * logfmt to stderr by default ("ts=... level=info msg=..."), json on
- * request.  Priorities are syslog's.  Library code below daemon/ does not
- * log; it returns errors, or reports through a hook that lands here.
+ * When stderr is connected to the journal (JOURNAL_STREAM names it), lines
+ * go to journald natively, with their priority and structured fields
+ * (CGROUP=, GROUP=, EVENT=, CPU=, ERRNO=).  Otherwise logfmt on stderr
+ * ("ts=... level=info msg=... cgroup=..."), or json on request.
+ * Priorities are syslog's.  Code below daemon/ does not log; it returns
+ * errors, or reports through a hook that lands here.
  */
 #ifndef PMU_LOG_H
 #define PMU_LOG_H
 
 #include <syslog.h>
 
-enum log_format { LOG_FORMAT_LOGFMT, LOG_FORMAT_JSON };
+#include "collectors/collector.h"
+
+enum log_format { LOG_FORMAT_LOGFMT, LOG_FORMAT_JSON, LOG_FORMAT_JOURNAL };
 
 /* Parse "debug|info|warn|error"; -1 if unknown. */
 int log_parse_level(const char *s);
 
+/* Is stderr the journal's stream (JOURNAL_STREAM=dev:ino matches)? */
+int log_stderr_is_journal(void);
+
 void log_init(int max_prio, enum log_format fmt);
+
+/* A message with structured fields; f may be NULL. */
+void log_fields(int prio, const struct log_fields *f, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 void log_msg(int prio, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

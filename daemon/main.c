@@ -2,9 +2,13 @@
  * main.c - pmu_exporter: flags, start-up order, signals, shutdown.
  *
  * Start-up runs in dependency order: logger, limits, config, collector
- * (opens every group), HTTP, then the collector thread.  Signals are
- * blocked in every thread and taken synchronously here with sigwaitinfo,
- * so no code runs in signal context at all.
+ * (opens every group), HTTP, then the collector thread with its first
+ * collection; only then does systemd hear READY=1.  Signals are blocked in
+ * every thread and taken synchronously here with sigtimedwait, so no code
+ * runs in signal context at all; the same loop feeds the watchdog, but
+ * only while the collector's heartbeat advances, so a hung collector gets
+ * the service restarted.  Without NOTIFY_SOCKET the sd_notify calls do
+ * nothing and the daemon runs in the foreground as usual.
  */
 #include "config.h"
 
@@ -18,8 +22,10 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <time.h>
 #include <linux/perf_event.h>
 #include <microhttpd.h>
+#include <systemd/sd-daemon.h>
 
 #include "collectors/collector.h"
 #include "config/config.h"
@@ -33,6 +39,7 @@ struct options {
 	const char *sysfs;
 	const char *procfs;
 	int check_config;
+	int systemd_socket;
 };
 
 static void
@@ -46,8 +53,11 @@ usage(FILE *f)
 "  --config.file=FILE          YAML config (default: the embedded one)\n"
 "  --web.listen-address=ADDR   [host]:port to listen on (default :10101)\n"
 "  --web.telemetry-path=PATH   path of the metrics (default /metrics)\n"
+"  --web.systemd-socket        use the listening socket systemd passes\n"
+"                              (socket activation) instead of binding\n"
 "  --log.level=LEVEL           debug, info, warn or error (default info)\n"
-"  --log.format=FORMAT         logfmt or json (default logfmt)\n"
+"  --log.format=FORMAT         logfmt or json (default: the journal when\n"
+"                              stderr is connected to it, else logfmt)\n"
 "  --path.sysfs=DIR            sysfs mount point (default /sys)\n"
 "  --path.procfs=DIR           procfs mount point (default /proc)\n"
 "  --check-config              validate the config, open every group once,\n"
@@ -135,11 +145,12 @@ static int
 parse_args(int argc, char **argv, struct options *opt)
 {
 	enum { O_CONFIG = 256, O_LISTEN, O_PATH, O_LEVEL, O_FORMAT, O_SYSFS,
-	    O_PROCFS, O_CHECK, O_VERSION, O_HELP };
+	    O_PROCFS, O_CHECK, O_VERSION, O_HELP, O_SOCKET };
 	static const struct option longopts[] = {
 		{ "config.file", required_argument, NULL, O_CONFIG },
 		{ "web.listen-address", required_argument, NULL, O_LISTEN },
 		{ "web.telemetry-path", required_argument, NULL, O_PATH },
+		{ "web.systemd-socket", no_argument, NULL, O_SOCKET },
 		{ "log.level", required_argument, NULL, O_LEVEL },
 		{ "log.format", required_argument, NULL, O_FORMAT },
 		{ "path.sysfs", required_argument, NULL, O_SYSFS },
@@ -150,7 +161,8 @@ parse_args(int argc, char **argv, struct options *opt)
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, level = LOG_INFO;
-	enum log_format fmt = LOG_FORMAT_LOGFMT;
+	enum log_format fmt = log_stderr_is_journal() ? LOG_FORMAT_JOURNAL :
+	    LOG_FORMAT_LOGFMT;
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -160,6 +172,7 @@ parse_args(int argc, char **argv, struct options *opt)
 		case O_SYSFS: opt->sysfs = optarg; break;
 		case O_PROCFS: opt->procfs = optarg; break;
 		case O_CHECK: opt->check_config = 1; break;
+		case O_SOCKET: opt->systemd_socket = 1; break;
 		case O_LEVEL:
 			if ((level = log_parse_level(optarg)) < 0) {
 				fprintf(stderr, "pmu_exporter: --log.level: "
@@ -203,6 +216,148 @@ parse_args(int argc, char **argv, struct options *opt)
 	return -1;
 }
 
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static double
+wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+notify_status(const char *state)
+{
+	char summary[256];
+
+	collector_summary(running, summary, sizeof(summary));
+	sd_notifyf(0, "%sSTATUS=counting %s", state, summary);
+}
+
+/*
+ * The watchdog: ping only while the collector's heartbeat moves.  It
+ * beats once per interval, so it is hung when it has not beaten for two
+ * intervals and a second.
+ */
+struct watchdog {
+	uint64_t usec;			/* 0: no watchdog */
+	uint64_t last_beat, last_change_ns, stale_ns;
+	int withheld;
+};
+
+static void
+watchdog_tick(struct watchdog *w)
+{
+	uint64_t beat = collector_heartbeat(running), now = mono_ns();
+
+	if (beat != w->last_beat) {
+		w->last_beat = beat;
+		w->last_change_ns = now;
+	}
+	if (now - w->last_change_ns <= w->stale_ns) {
+		if (w->withheld) {
+			log_info("the collector is collecting again; "
+			    "watchdog pings resume");
+			w->withheld = 0;
+		}
+		sd_notify(0, "WATCHDOG=1");
+	} else if (!w->withheld) {
+		w->withheld = 1;
+		log_error("the collector has not collected for %.1fs; "
+		    "withholding watchdog pings",
+		    (double)(now - w->last_change_ns) / 1e9);
+	}
+}
+
+/* SIGHUP: validate the new config; keep the old one if it is bad. */
+static void
+reload(const struct options *opt, struct config **cfg)
+{
+	struct config *next = NULL;
+	int r;
+
+	sd_notifyf(0, "RELOADING=1\nSTATUS=reloading %s\nMONOTONIC_USEC=%llu",
+	    opt->config_file ? opt->config_file : "the embedded config",
+	    (unsigned long long)(mono_ns() / 1000));
+	if (load_config(opt, &next) < 0) {
+		log_error("reload failed: still running the previous config");
+		collector_note_reload(running, 0, 0);
+		notify_status("READY=1\n");
+		return;
+	}
+	if ((r = collector_reload(running, next)) < 0) {
+		/* Only ENOMEM gets here; nothing sane is left to run. */
+		log_error("reload: %s; exiting", strerror(-r));
+		exit(1);
+	}
+	config_free(*cfg);
+	*cfg = next;
+	collector_note_reload(running, 1, wall_s());
+	log_info("reloaded %s: counting now", next->source);
+	notify_status("READY=1\n");
+}
+
+/* The socket systemd passed, or -1; exits on a wrong number of them. */
+static int
+activated_socket(const struct options *opt)
+{
+	int n = sd_listen_fds(1);
+
+	if (n < 0) {
+		log_error("sd_listen_fds: %s", strerror(-n));
+		exit(1);
+	}
+	if (opt->systemd_socket && n != 1) {
+		log_error("--web.systemd-socket: systemd passed %d sockets "
+		    "(LISTEN_FDS); expected exactly 1", n);
+		exit(1);
+	}
+	if (n == 0)
+		return -1;
+	if (n > 1) {
+		log_error("systemd passed %d sockets (LISTEN_FDS); expected 1",
+		    n);
+		exit(1);
+	}
+	if (sd_is_socket(SD_LISTEN_FDS_START, AF_UNSPEC, SOCK_STREAM, 1) <= 0) {
+		log_error("the socket systemd passed is not a listening "
+		    "stream socket");
+		exit(1);
+	}
+	return SD_LISTEN_FDS_START;
+}
+
+static void
+explain_denied(const char *procfs)
+{
+	char path[4096];
+	FILE *f;
+	int level = -99;
+
+	snprintf(path, sizeof(path), "%s/sys/kernel/perf_event_paranoid",
+	    procfs);
+	if ((f = fopen(path, "re")) != NULL) {
+		if (fscanf(f, "%d", &level) != 1)
+			level = -99;
+		fclose(f);
+	}
+	log_error("no perf event could be opened: this process lacks "
+	    "CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8) and "
+	    "kernel.perf_event_paranoid is %d; system-wide and cgroup "
+	    "counting need the capability (AmbientCapabilities=CAP_PERFMON "
+	    "in the unit, or setcap cap_perfmon+ep on the binary) or "
+	    "kernel.perf_event_paranoid=-1", level);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -216,10 +371,13 @@ main(int argc, char **argv)
 	struct http_opts hopts;
 	struct config *cfg = NULL;
 	struct http *http = NULL;
+	struct watchdog wd = { 0, 0, 0, 0, 0 };
+	struct timespec tick;
 	char err[1024], mountinfo[4096], summary[256];
+	const char *hang;
 	sigset_t sigs;
 	siginfo_t si;
-	int r, sig, status = 1;
+	int r, sig, status = 1, listen_fd = -1;
 
 	if ((r = parse_args(argc, argv, &opt)) >= 0)
 		return r;
@@ -232,19 +390,28 @@ main(int argc, char **argv)
 	copts = (struct collector_opts){
 		.sysfs = opt.sysfs,
 		.mountinfo = mountinfo,
-		.log = log_msg,
+		.log = log_fields,
 	};
+	/* Test hook for the watchdog test: the collector stops collecting. */
+	if ((hang = getenv("PMU_EXPORTER_TEST_HANG_AFTER")) != NULL)
+		copts.hang_after = strtoull(hang, NULL, 10);
 
 	/* Block signals before any thread exists; they are taken below. */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGHUP);
-	sigaddset(&sigs, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
 
+	if (!opt.check_config)
+		listen_fd = activated_socket(&opt);
 	if ((r = collector_new(cfg, &copts, &running, err, sizeof(err))) < 0) {
 		log_error("%s", err);
+		goto out;
+	}
+	if (collector_open_fds(running) == 0 && collector_denied(running)) {
+		explain_denied(opt.procfs);
 		goto out;
 	}
 	if (opt.check_config) {
@@ -254,13 +421,10 @@ main(int argc, char **argv)
 		status = r ? 1 : 0;
 		goto out;
 	}
-	if ((r = collector_start(running)) < 0) {
-		log_error("starting the collector: %s", strerror(-r));
-		goto out;
-	}
+	collector_note_reload(running, 1, wall_s());
 	hopts = (struct http_opts){
 		.listen = opt.listen,
-		.listen_fd = -1,
+		.listen_fd = listen_fd,
 		.telemetry_path = opt.telemetry_path,
 		.snapshot = current_snapshot,
 	};
@@ -268,14 +432,36 @@ main(int argc, char **argv)
 		log_error("%s", err);
 		goto out;
 	}
+	if ((r = collector_start(running)) < 0) {
+		log_error("starting the collector: %s", strerror(-r));
+		goto out;
+	}
 	collector_summary(running, summary, sizeof(summary));
-	log_info("pmu_exporter %s listening on %s%s, counting %s, config %s",
-	    PACKAGE_VERSION, opt.listen, opt.telemetry_path, summary,
-	    cfg->source);
+	log_info("pmu_exporter %s listening on %s, path %s, counting %s, "
+	    "config %s", PACKAGE_VERSION, listen_fd >= 0 ?
+	    "the socket from systemd" : opt.listen, opt.telemetry_path,
+	    summary, cfg->source);
+	notify_status("READY=1\n");
 
+	if (sd_watchdog_enabled(0, &wd.usec) > 0 && wd.usec > 0) {
+		wd.stale_ns = 2 * cfg->interval_ns + 1000000000ULL;
+		wd.last_change_ns = mono_ns();
+		wd.last_beat = collector_heartbeat(running);
+		log_info("watchdog enabled: pinging every %.3fs while the "
+		    "collector runs", (double)wd.usec / 2e6);
+	}
 	for (;;) {
-		sig = sigwaitinfo(&sigs, &si);
+		if (wd.usec) {
+			tick.tv_sec = (time_t)(wd.usec / 2 / 1000000);
+			tick.tv_nsec = (long)(wd.usec / 2 % 1000000) * 1000;
+			sig = sigtimedwait(&sigs, &si, &tick);
+		} else
+			sig = sigwaitinfo(&sigs, &si);
 		if (sig < 0) {
+			if (errno == EAGAIN) {
+				watchdog_tick(&wd);
+				continue;
+			}
 			if (errno == EINTR)
 				continue;
 			log_error("sigwaitinfo: %s", strerror(errno));
@@ -284,12 +470,16 @@ main(int argc, char **argv)
 		if (sig == SIGTERM || sig == SIGINT) {
 			log_info("received %s, shutting down",
 			    sig == SIGTERM ? "SIGTERM" : "SIGINT");
+			sd_notify(0, "STOPPING=1\nSTATUS=shutting down");
 			status = 0;
 			break;
 		}
-		if (sig == SIGHUP)
-			log_warn("SIGHUP: live reload is not available in this "
-			    "version; restart to apply a changed config");
+		if (sig == SIGHUP) {
+			reload(&opt, &cfg);
+			wd.stale_ns = 2 * cfg->interval_ns + 1000000000ULL;
+		}
+		if (wd.usec)
+			watchdog_tick(&wd);
 	}
 out:
 	http_stop(http);

@@ -128,12 +128,13 @@ static const struct perf_ops fake_ops = {
 };
 
 static void
-capture(int prio, const char *fmt, ...)
+capture(int prio, const struct log_fields *lf, const char *fmt, ...)
 {
 	size_t o = strlen(logbuf);
 	va_list ap;
 
 	(void)prio;
+	(void)lf;
 	va_start(ap, fmt);
 	vsnprintf(logbuf + o, sizeof(logbuf) - o - 1, fmt, ap);
 	va_end(ap);
@@ -176,7 +177,7 @@ open_fds(void)
 static struct collector *
 make(const char *yaml, struct config **cfg, const char *sysfs)
 {
-	struct collector_opts o = { sysfs, "/nonexistent", capture };
+	struct collector_opts o = { sysfs, "/nonexistent", capture, 0 };
 	struct collector *c = NULL;
 	char err[512];
 

@@ -95,6 +95,12 @@ test_render(void)
 "# HELP pmu_exporter_build_info A metric with a constant '1' value labeled by version and revision of pmu_exporter.\n"
 "# TYPE pmu_exporter_build_info gauge\n"
 "pmu_exporter_build_info{version=\"" PACKAGE_VERSION "\",revision=\"" GIT_REVISION "\"} 1\n"
+"# HELP pmu_exporter_config_last_reload_successful Whether the last configuration reload attempt was successful.\n"
+"# TYPE pmu_exporter_config_last_reload_successful gauge\n"
+"pmu_exporter_config_last_reload_successful 0\n"
+"# HELP pmu_exporter_config_last_reload_success_timestamp_seconds Timestamp of the last successful configuration load.\n"
+"# TYPE pmu_exporter_config_last_reload_success_timestamp_seconds gauge\n"
+"pmu_exporter_config_last_reload_success_timestamp_seconds 1699999999\n"
 "# HELP pmu_exporter_collection_duration_seconds How long the last collection took.\n"
 "# TYPE pmu_exporter_collection_duration_seconds gauge\n"
 "pmu_exporter_collection_duration_seconds 0.001\n"
@@ -120,6 +126,8 @@ test_render(void)
 	s->duration_s = 0.001;
 	s->timestamp_s = 1700000000.5;
 	s->open_fds = 4;
+	s->reload_ok = 0;
+	s->reload_success_s = 1699999999;
 	text = snapshot_text(s, &len, expo_render);
 	CHECK(text != NULL && len == strlen(want));
 	CHECK_STR(text, want);
