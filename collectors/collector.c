@@ -517,6 +517,19 @@ fail:
 	return r;
 }
 
+/* During a reload: was this cgroup counted before it? */
+static int
+was_counted(const struct collector *c, const char *cgroup)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_adopt; i++)
+		if (c->adopt[i]->cgroup && strcmp(c->adopt[i]->cgroup,
+		    cgroup) == 0)
+			return 1;
+	return 0;
+}
+
 /*
  * Expand every cgroups: entry; open targets for new paths and close the
  * ones no longer there.  Returns 0 or -ENOMEM.
@@ -602,8 +615,9 @@ rescan_cgroups(struct collector *c, int enable)
 				target_free(t);	/* vanished meanwhile */
 				continue;
 			}
-			REPORT(c, 6, t->cgroup, NULL, NULL, -1, 0,
-			    "counting cgroup %s", t->cgroup);
+			if (!was_counted(c, t->cgroup))
+				REPORT(c, 6, t->cgroup, NULL, NULL, -1, 0,
+				    "counting cgroup %s", t->cgroup);
 			if (enable)
 				target_enable(t);
 		}

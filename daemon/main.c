@@ -294,6 +294,8 @@ reload(const struct options *opt, struct config **cfg)
 		notify_status("READY=1\n");
 		return;
 	}
+	/* Noted first: the reload's own collection publishes it. */
+	collector_note_reload(running, 1, wall_s());
 	if ((r = collector_reload(running, next)) < 0) {
 		/* Only ENOMEM gets here; nothing sane is left to run. */
 		log_error("reload: %s; exiting", strerror(-r));
@@ -301,7 +303,6 @@ reload(const struct options *opt, struct config **cfg)
 	}
 	config_free(*cfg);
 	*cfg = next;
-	collector_note_reload(running, 1, wall_s());
 	log_info("reloaded %s: counting now", next->source);
 	notify_status("READY=1\n");
 }
