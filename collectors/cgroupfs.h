@@ -21,17 +21,40 @@
 int cgroupfs_find(const char *mountinfo, char *root, size_t len, int *v2);
 
 struct cgroup_list {
-	size_t nr;
+	size_t nr, cap;
 	char **path;		/* relative to the root, each starting '/' */
 };
 
 /*
- * Expand pattern (relative to root, '*', '?' and [...] match within one
- * level) into the existing cgroups it names, sorted.  A pattern without
- * wildcards yields itself if it exists.  0 or -errno (-ENOMEM).
+ * Patterns are paths relative to the root.  '*', '?' and [...] match
+ * within one level; a component "**" matches zero or more levels, at most
+ * max_depth of them (0: no limit).
  */
-int cgroupfs_expand(const char *root, const char *pattern,
-    struct cgroup_list *out);
+
+/* Does path match pattern?  Pure: no filesystem access. */
+int cgroupfs_match(const char *pattern, const char *path,
+    unsigned max_depth);
+
+/*
+ * Expand pattern into the existing cgroups it names, sorted and unique,
+ * leaving out any that match one of the nr_exclude exclude patterns.  If
+ * dirs is not NULL, every directory whose new children could match is
+ * added to it (unsorted, possibly repeated): what an inotify watch set
+ * needs.  A pattern without wildcards yields itself if it exists.
+ * 0 or -errno (-ENOMEM, -ENAMETOOLONG).
+ */
+int cgroupfs_expand(const char *root, const char *pattern, unsigned max_depth,
+    char *const *exclude, size_t nr_exclude, struct cgroup_list *out,
+    struct cgroup_list *dirs);
+
+/* Append a copy of path; 0 or -ENOMEM. */
+int cgroup_list_add(struct cgroup_list *l, const char *path);
+
+/* Sort and drop duplicates. */
+void cgroup_list_sort_unique(struct cgroup_list *l);
+
+/* Is path in the sorted list? */
+int cgroup_list_has(const struct cgroup_list *l, const char *path);
 
 void cgroup_list_free(struct cgroup_list *l);
 

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "collectors/cgroupfs.h"
+#include "collectors/cgwatch.h"
 #include "collectors/collector.h"
 #include "collectors/group.h"
 
@@ -58,7 +59,11 @@ struct target {
 	char *cgroup;			/* NULL: system-wide */
 	size_t nr_groups;
 	struct tgroup *groups;
-	int seen;			/* rescan mark */
+	size_t nr_labels;		/* from relabel rules */
+	char **lname, **lvalue;
+	int seen;			/* rescan mark: 0 gone, 1 kept, 2 new */
+	int opened;			/* instances exist */
+	int skipped;			/* over the fd budget, reported */
 };
 
 struct collector {
@@ -83,6 +88,15 @@ struct collector {
 	int logged_emfile, logged_eacces;
 	int *pattern_empty;		/* [cfg target]: reported matching none */
 
+	/* Discovery. */
+	struct cgwatch *watch;		/* NULL without inotify */
+	int rescan_due;			/* inotify saw a change */
+	int logged_watch;
+	uint64_t max_fds;
+	size_t cg_matched, cg_counted, cg_skipped;
+	int online_fd;			/* <sysfs>/devices/system/cpu/online */
+	char online_text[256];
+
 	/* During a reload: the old targets whose instances may be adopted. */
 	struct target **adopt;
 	size_t nr_adopt;
@@ -96,6 +110,11 @@ struct collector {
 #define REPORT(c, prio, cg, grp, ev, cpu, err, ...)			\
 	(c)->o.log((prio), &(const struct log_fields){ (cg), (grp), (ev),	\
 	    (cpu), (err) }, __VA_ARGS__)
+
+static int rebuild(struct collector *c, const struct config *cfg);
+static int online_changed(struct collector *c);
+static void online_open(struct collector *c);
+static uint64_t fd_budget(const struct config *cfg);
 
 static void
 nolog(int prio, const struct log_fields *f, const char *fmt, ...)
@@ -233,8 +252,42 @@ target_free(struct target *t)
 		cpumap_free(&t->groups[i].cpus);
 	}
 	free(t->groups);
+	for (i = 0; i < t->nr_labels; i++) {
+		free(t->lname[i]);
+		free(t->lvalue[i]);
+	}
+	free(t->lname);
+	free(t->lvalue);
 	free(t->cgroup);
 	free(t);
+}
+
+/* Add label name=value unless the target has that label already. */
+static int
+target_add_label(struct target *t, const char *name, const char *value)
+{
+	char **n, **v;
+	size_t i;
+
+	for (i = 0; i < t->nr_labels; i++)
+		if (strcmp(t->lname[i], name) == 0)
+			return 0;
+	n = realloc(t->lname, (t->nr_labels + 1) * sizeof(*n));
+	if (n == NULL)
+		return -ENOMEM;
+	t->lname = n;
+	v = realloc(t->lvalue, (t->nr_labels + 1) * sizeof(*v));
+	if (v == NULL)
+		return -ENOMEM;
+	t->lvalue = v;
+	if ((n[t->nr_labels] = strdup(name)) == NULL)
+		return -ENOMEM;
+	if ((v[t->nr_labels] = strdup(value)) == NULL) {
+		free(n[t->nr_labels]);
+		return -ENOMEM;
+	}
+	t->nr_labels++;
+	return 0;
 }
 
 static struct target *
@@ -417,6 +470,7 @@ target_open(struct collector *c, struct target *t)
 				goto out;	/* the cgroup went away */
 		}
 	}
+	t->opened = 1;
 	r = 0;
 out:
 	if (cgfd >= 0)
@@ -429,6 +483,8 @@ target_enable(struct target *t)
 {
 	size_t i, j;
 
+	if (!t->opened)
+		return;
 	for (i = 0; i < t->nr_groups; i++)
 		for (j = 0; j < t->groups[i].cpus.nr; j++)
 			if (t->groups[i].inst[j].state == INST_OK)
@@ -453,12 +509,34 @@ collector_add_target(struct collector *c, struct target *t)
 	return 0;
 }
 
-static struct target *
-collector_find_cgroup(struct collector *c, const char *path)
+/* Order: the system-wide target first, then cgroups by path. */
+static int
+cmp_target(const void *a, const void *b)
 {
+	const struct target *x = *(struct target *const *)a;
+	const struct target *y = *(struct target *const *)b;
+
+	if (x->cgroup == NULL || y->cgroup == NULL)
+		return (x->cgroup != NULL) - (y->cgroup != NULL);
+	return strcmp(x->cgroup, y->cgroup);
+}
+
+/*
+ * The target for a cgroup path: binary search over the first nsorted
+ * targets (kept sorted between rescans), then the ones added since.
+ */
+static struct target *
+collector_find_cgroup(struct collector *c, const char *path,
+    size_t nsorted)
+{
+	struct target key = { .cgroup = (char *)path }, *kp = &key, **f;
 	size_t i;
 
-	for (i = 0; i < c->nr_targets; i++)
+	f = bsearch(&kp, c->targets, nsorted, sizeof(*c->targets),
+	    cmp_target);
+	if (f)
+		return *f;
+	for (i = nsorted; i < c->nr_targets; i++)
 		if (c->targets[i]->cgroup &&
 		    strcmp(c->targets[i]->cgroup, path) == 0)
 			return c->targets[i];
@@ -530,17 +608,60 @@ was_counted(const struct collector *c, const char *cgroup)
 	return 0;
 }
 
+/* Perf fds a target holds. */
+static size_t
+collector_target_fds(const struct target *t)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; t->opened && i < t->nr_groups; i++)
+		for (k = 0; k < t->groups[i].cpus.nr; k++)
+			n += t->groups[i].inst[k].pg.nr;
+	return n;
+}
+
+/* Perf fds a target will need. */
+static size_t
+target_need_fds(const struct collector *c, const struct target *t)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->nr_groups; i++)
+		n += c->cfg->groups[t->groups[i].gi].nr_events *
+		    t->groups[i].cpus.nr;
+	return n;
+}
+
+/* A vanished cgroup: one last read, then its fds are closed. */
+static void
+target_last_read(struct target *t)
+{
+	size_t i, k;
+
+	if (!t->opened)
+		return;
+	for (i = 0; i < t->nr_groups; i++)
+		for (k = 0; k < t->groups[i].cpus.nr; k++) {
+			struct inst *in = &t->groups[i].inst[k];
+
+			if (in->state == INST_OK)
+				group_read(&in->pg, in->cur);
+		}
+}
+
 /*
- * Expand every cgroups: entry; open targets for new paths and close the
- * ones no longer there.  Returns 0 or -ENOMEM.
+ * Expand every cgroups: entry; open targets for new cgroups (within the fd
+ * budget) and close the ones that are gone; then point the inotify
+ * watches at the directories the expansion read.  0 or -ENOMEM.
  */
 static int
 rescan_cgroups(struct collector *c, int enable)
 {
 	const struct config *cfg = c->cfg;
-	struct cgroup_list l;
+	struct cgroup_list l, dirs = { 0, 0, NULL };
 	struct target *t;
-	size_t i, j, k;
+	char value[1024];
+	size_t i, j, k, nsorted = c->nr_targets, fds;
 	int r, any = 0;
 
 	for (i = 0; i < c->nr_targets; i++)
@@ -553,28 +674,30 @@ rescan_cgroups(struct collector *c, int enable)
 		any = 1;
 		if (!c->have_cgroot)
 			continue;
-		r = cgroupfs_expand(c->cgroot, ct->path, &l);
+		r = cgroupfs_expand(c->cgroot, ct->path, ct->depth,
+		    ct->exclude, ct->nr_exclude, &l, c->watch ? &dirs : NULL);
 		if (r < 0) {
 			REPORT(c, 4, ct->path, NULL, NULL, -1, -r,
 			    "%s:%d:%d: cgroup path %s: %s",
 			    cfg->source, ct->line, ct->col, ct->path,
 			    strerror(-r));
+			if (r == -ENOMEM)
+				goto nomem;
 			continue;
 		}
 		if (l.nr == 0 && !c->pattern_empty[i]) {
 			c->pattern_empty[i] = 1;
 			REPORT(c, 4, ct->path, NULL, NULL, -1, 0,
 			    "%s:%d:%d: cgroup path %s matches no "
-			    "cgroup under %s (yet); it is looked for again "
-			    "every %llus", cfg->source, ct->line, ct->col,
-			    ct->path, c->cgroot,
-			    (unsigned long long)(cfg->rescan_ns / 1000000000ULL));
+			    "cgroup under %s (yet); it is counted as soon as "
+			    "it appears", cfg->source, ct->line, ct->col,
+			    ct->path, c->cgroot);
 		} else if (l.nr > 0)
 			c->pattern_empty[i] = 0;
 		for (j = 0; j < l.nr; j++) {
-			t = collector_find_cgroup(c, l.path[j]);
-			if (t && t->nr_groups && t->groups[0].inst) {
-				t->seen = 1;	/* already open */
+			t = collector_find_cgroup(c, l.path[j], nsorted);
+			if (t && t->opened) {
+				t->seen = 1;	/* already counted */
 				continue;
 			}
 			if (t == NULL) {
@@ -582,49 +705,107 @@ rescan_cgroups(struct collector *c, int enable)
 				    collector_add_target(c, t) < 0) {
 					target_free(t);
 					cgroup_list_free(&l);
-					return -ENOMEM;
+					goto nomem;
 				}
 			}
-			t->seen = 2;	/* new: open below */
+			if (t->seen != 2) {
+				/* New, or skipped before: planned afresh. */
+				t->seen = 2;
+			}
 			for (k = 0; k < ct->nr_groups; k++)
 				if (target_add_group(t, ct->groups[k],
 				    &c->online, ct->per_cpu) < 0) {
 					cgroup_list_free(&l);
-					return -ENOMEM;
+					goto nomem;
+				}
+			for (k = 0; k < ct->nr_relabel; k++)
+				if (config_relabel_apply(&ct->relabel[k],
+				    t->cgroup, value, sizeof(value)) &&
+				    value[0] && target_add_label(t,
+				    ct->relabel[k].target_label, value) < 0) {
+					cgroup_list_free(&l);
+					goto nomem;
 				}
 		}
 		cgroup_list_free(&l);
 	}
 	if (any && !c->have_cgroot)
 		return 0;
+
 	/* Close what vanished, open what is new, keep the order stable. */
+	fds = collector_open_fds(c);
+	c->cg_matched = c->cg_counted = c->cg_skipped = 0;
 	for (i = 0, j = 0; i < c->nr_targets; i++) {
 		t = c->targets[i];
 		if (!t->seen) {
-			REPORT(c, 6, t->cgroup, NULL, NULL, -1, 0,
-			    "cgroup %s is gone; its series are dropped",
-			    t->cgroup);
+			if (t->opened)
+				REPORT(c, 6, t->cgroup, NULL, NULL, -1, 0,
+				    "cgroup %s is gone; its series are "
+				    "dropped", t->cgroup);
+			target_last_read(t);
+			fds -= collector_target_fds(t);
 			target_free(t);
 			continue;
 		}
+		if (t->cgroup)
+			c->cg_matched++;
 		if (t->seen == 2) {
-			r = target_open(c, t);
-			if (r == -ENOMEM)
-				return r;
-			if (r < 0) {
-				target_free(t);	/* vanished meanwhile */
+			size_t need = target_need_fds(c, t);
+
+			if (fds + need > c->max_fds) {
+				if (!t->skipped)
+					REPORT(c, 4, t->cgroup, NULL, NULL, -1,
+					    0, "cgroup %s is not counted: it "
+					    "needs %zu perf fds and %zu of the "
+					    "budget of %llu are in use (raise "
+					    "max_fds and LimitNOFILE=)",
+					    t->cgroup, need, fds,
+					    (unsigned long long)c->max_fds);
+				t->skipped = 1;
+				c->cg_skipped++;
+				c->targets[j++] = t;
 				continue;
 			}
+			r = target_open(c, t);
+			if (r == -ENOMEM)
+				goto nomem;
+			if (r < 0) {
+				target_free(t);	/* vanished meanwhile */
+				c->cg_matched--;
+				continue;
+			}
+			t->skipped = 0;
+			fds += collector_target_fds(t);
 			if (!was_counted(c, t->cgroup))
 				REPORT(c, 6, t->cgroup, NULL, NULL, -1, 0,
 				    "counting cgroup %s", t->cgroup);
 			if (enable)
 				target_enable(t);
 		}
+		if (t->cgroup && t->opened)
+			c->cg_counted++;
 		c->targets[j++] = t;
 	}
 	c->nr_targets = j;
+	qsort(c->targets, c->nr_targets, sizeof(*c->targets), cmp_target);
+
+	if (c->watch) {
+		cgroup_list_sort_unique(&dirs);
+		r = cgwatch_set(c->watch, c->cgroot, &dirs);
+		if (r == -ENOSPC && !c->logged_watch++)
+			REPORT(c, 4, NULL, NULL, NULL, -1, ENOSPC,
+			    "inotify watch limit reached (fs.inotify."
+			    "max_user_watches): some new cgroups are found "
+			    "only by the rescan every %llus",
+			    (unsigned long long)(cfg->rescan_ns / 1000000000ULL));
+		else if (r == -ENOMEM)
+			goto nomem;
+		cgroup_list_free(&dirs);
+	}
 	return 0;
+nomem:
+	cgroup_list_free(&dirs);
+	return -ENOMEM;
 }
 
 /* ---- reading ------------------------------------------------------ */
@@ -735,7 +916,8 @@ build_snapshot(struct collector *c, double duration_s)
 				goto fail;
 	}
 	for (i = 0; i < c->nr_targets; i++)
-		for (j = 0; j < c->targets[i]->nr_groups; j++) {
+		for (j = 0; c->targets[i]->opened &&
+		    j < c->targets[i]->nr_groups; j++) {
 			struct tgroup *tg = &c->targets[i]->groups[j];
 
 			nrows += (c->targets[i]->cgroup == NULL ||
@@ -746,10 +928,25 @@ build_snapshot(struct collector *c, double duration_s)
 		goto fail;
 	for (i = 0; i < c->nr_targets; i++) {
 		struct target *t = c->targets[i];
+		const char **ln = NULL, **lv = NULL;
 
+		if (!t->opened)
+			continue;
 		cg = NULL;
 		if (t->cgroup && (cg = snapshot_strdup(s, t->cgroup)) == NULL)
 			goto fail;
+		if (t->nr_labels) {
+			ln = snapshot_alloc(s, t->nr_labels * sizeof(*ln));
+			lv = snapshot_alloc(s, t->nr_labels * sizeof(*lv));
+			if (!ln || !lv)
+				goto fail;
+			for (e = 0; e < t->nr_labels; e++)
+				if ((ln[e] = snapshot_strdup(s,
+				    t->lname[e])) == NULL ||
+				    (lv[e] = snapshot_strdup(s,
+				    t->lvalue[e])) == NULL)
+					goto fail;
+		}
 		for (j = 0; j < t->nr_groups; j++) {
 			struct tgroup *tg = &t->groups[j];
 			int split = t->cgroup == NULL || tg->per_cpu;
@@ -762,6 +959,9 @@ build_snapshot(struct collector *c, double duration_s)
 				if (split || k == 0) {
 					r = &s->rows[row++];
 					r->cgroup = cg;
+					r->nr_labels = t->nr_labels;
+					r->label_names = ln;
+					r->label_values = lv;
 					r->cpu = split ? in->cpu : -1;
 					r->group = gnames[tg->gi];
 					r->nr_events = ne;
@@ -799,7 +999,8 @@ build_snapshot(struct collector *c, double duration_s)
 		}
 	s->nr_support = row;
 	for (i = 0; i < c->nr_targets; i++)
-		for (j = 0; j < c->targets[i]->nr_groups; j++) {
+		for (j = 0; c->targets[i]->opened &&
+		    j < c->targets[i]->nr_groups; j++) {
 			struct tgroup *tg = &c->targets[i]->groups[j];
 			size_t base = 0;
 
@@ -816,6 +1017,9 @@ build_snapshot(struct collector *c, double duration_s)
 	s->duration_s = duration_s;
 	s->seq = c->seq;
 	s->open_fds = collector_open_fds(c);
+	s->cgroups_matched = c->cg_matched;
+	s->cgroups_counted = c->cg_counted;
+	s->cgroups_skipped = c->cg_skipped;
 	pthread_mutex_lock(&c->info_lock);
 	s->reload_ok = c->reload_ok;
 	s->reload_success_s = c->reload_success_s;
@@ -833,14 +1037,23 @@ collector_collect(struct collector *c)
 	struct snapshot *s;
 	size_t i, j, k;
 
-	if (t0 - c->last_rescan_ns >= c->cfg->rescan_ns) {
+	if (online_changed(c)) {
+		if (rebuild(c, c->cfg) < 0)
+			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
+			    "reopening after a CPU change: %s",
+			    strerror(ENOMEM));
+		collector_enable(c);
+	} else if (c->rescan_due || t0 - c->last_rescan_ns >=
+	    c->cfg->rescan_ns) {
 		c->last_rescan_ns = t0;
+		c->rescan_due = 0;
 		if (rescan_cgroups(c, 1) < 0)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "cgroup rescan: %s", strerror(ENOMEM));
 	}
 	for (i = 0; i < c->nr_targets; i++)
-		for (j = 0; j < c->targets[i]->nr_groups; j++) {
+		for (j = 0; c->targets[i]->opened &&
+		    j < c->targets[i]->nr_groups; j++) {
 			struct tgroup *tg = &c->targets[i]->groups[j];
 
 			for (k = 0; k < tg->cpus.nr; k++)
@@ -862,14 +1075,15 @@ static void *
 collector_main(void *arg)
 {
 	struct collector *c = arg;
-	struct pollfd pfd[2] = {
+	struct pollfd pfd[3] = {
 		{ .fd = c->timerfd, .events = POLLIN },
 		{ .fd = c->stopfd, .events = POLLIN },
+		{ .fd = c->watch ? cgwatch_fd(c->watch) : -1, .events = POLLIN },
 	};
 	uint64_t expirations;
 
 	for (;;) {
-		if (poll(pfd, 2, -1) < 0) {
+		if (poll(pfd, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			REPORT(c, 3, NULL, NULL, NULL, -1, errno,
@@ -878,6 +1092,9 @@ collector_main(void *arg)
 		}
 		if (pfd[1].revents)
 			break;
+		/* A cgroup came or went: rescan at the next collection. */
+		if (pfd[2].revents && cgwatch_drain(c->watch) != 0)
+			c->rescan_due = 1;
 		if (pfd[0].revents &&
 		    read(c->timerfd, &expirations, sizeof(expirations)) ==
 		    (ssize_t)sizeof(expirations) &&
@@ -975,11 +1192,13 @@ collector_new(const struct config *cfg, const struct collector_opts *o,
     struct collector **out, char *err, size_t errlen)
 {
 	struct collector *c;
+	size_t i;
 	int r;
 
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return -ENOMEM;
 	c->o = *o;
+	c->online_fd = -1;
 	if (c->o.log == NULL)
 		c->o.log = nolog;
 	if (c->o.sysfs == NULL)
@@ -997,6 +1216,19 @@ collector_new(const struct config *cfg, const struct collector_opts *o,
 		    c->o.sysfs, strerror(-r));
 		goto fail;
 	}
+	online_open(c);
+	for (i = 0; i < cfg->nr_targets; i++)
+		if (cfg->targets[i].kind == CFG_TARGET_CGROUP &&
+		    (r = cgwatch_new(&c->watch)) < 0) {
+			REPORT(c, 4, NULL, NULL, NULL, -1, -r,
+			    "inotify: %s; new cgroups are found only by the "
+			    "rescan every %llus", strerror(-r),
+			    (unsigned long long)(cfg->rescan_ns /
+			    1000000000ULL));
+			break;
+		} else if (c->watch)
+			break;
+	c->max_fds = fd_budget(cfg);
 	if ((r = cfgstate_init(c, cfg)) < 0 || (r = open_targets(c)) < 0)
 		goto nomem;
 	*out = c;
@@ -1063,17 +1295,37 @@ collector_stop(struct collector *c)
 	c->started = 0;
 }
 
-int
-collector_reload(struct collector *c, const struct config *cfg)
+/*
+ * The fd budget: max_fds from the config, or a share of the open-files
+ * limit that leaves room for HTTP connections and the rest.
+ */
+static uint64_t
+fd_budget(const struct config *cfg)
+{
+	struct rlimit rl;
+
+	if (cfg->max_fds)
+		return cfg->max_fds;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 1 << 20;
+	return rl.rlim_cur > 4096 ? rl.rlim_cur - 2048 : rl.rlim_cur / 2;
+}
+
+/*
+ * Rebuild every target for cfg (which may be the current config, after a
+ * CPU change), adopting the instances that stay the same.
+ */
+static int
+rebuild(struct collector *c, const struct config *cfg)
 {
 	struct perf_event_attr **attrs = c->attrs;
 	int **ev_logged = c->ev_logged, *pattern_empty = c->pattern_empty;
 	const struct config *old_cfg = c->cfg;
 	struct target **old = c->targets;
 	size_t nr_old = c->nr_targets, i;
-	int was_started = c->started, r;
+	int r;
 
-	collector_stop(c);
+	c->max_fds = fd_budget(cfg);
 	c->targets = NULL;
 	c->nr_targets = c->cap_targets = 0;
 	c->attrs = NULL;
@@ -1093,11 +1345,63 @@ collector_reload(struct collector *c, const struct config *cfg)
 		target_free(old[i]);
 	free(old);
 	cfgstate_fini(old_cfg, attrs, ev_logged, pattern_empty);
-	if (r < 0)
+	return r;
+}
+
+int
+collector_reload(struct collector *c, const struct config *cfg)
+{
+	int was_started = c->started, r;
+
+	collector_stop(c);
+	if ((r = rebuild(c, cfg)) < 0)
 		return r;
 	if (was_started)
 		return collector_start(c);
 	return 0;
+}
+
+/* Keep the online-CPUs file open: one pread per interval tells changes. */
+static void
+online_open(struct collector *c)
+{
+	char path[4096];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/online",
+	    c->o.sysfs);
+	c->online_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (c->online_fd >= 0 && (n = pread(c->online_fd, c->online_text,
+	    sizeof(c->online_text) - 1, 0)) > 0)
+		c->online_text[n] = '\0';
+}
+
+/* Did the set of online CPUs change?  Then c->online is updated. */
+static int
+online_changed(struct collector *c)
+{
+	char buf[sizeof(c->online_text)];
+	struct cpumap m;
+	ssize_t n;
+
+	if (c->online_fd < 0)
+		return 0;
+	n = pread(c->online_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if (strcmp(buf, c->online_text) == 0 ||
+	    cpumap_parse(buf, &m, NULL) < 0)
+		return 0;
+	buf[strcspn(buf, "\n")] = '\0';
+	REPORT(c, 6, NULL, NULL, NULL, -1, 0, "online CPUs are now %s: "
+	    "reopening what changed", buf);
+	memcpy(c->online_text, buf, sizeof(buf));
+	c->online_text[strlen(buf)] = '\n';
+	c->online_text[strlen(buf) + 1] = '\0';
+	cpumap_free(&c->online);
+	c->online = m;
+	return 1;
 }
 
 void
@@ -1159,6 +1463,9 @@ collector_free(struct collector *c)
 	free(c->targets);
 	cfgstate_fini(c->cfg, c->attrs, c->ev_logged, c->pattern_empty);
 	cpumap_free(&c->online);
+	cgwatch_free(c->watch);
+	if (c->online_fd >= 0)
+		close(c->online_fd);
 	pthread_mutex_destroy(&c->info_lock);
 	snapshot_slot_fini(&c->slot);
 	if (c->stopfd >= 0)
@@ -1212,6 +1519,27 @@ collector_check(struct collector *c, FILE *out, unsigned wait_ms)
 	nanosleep(&ts, NULL);
 	for (i = 0; i < c->nr_targets; i++) {
 		struct target *t = c->targets[i];
+
+		if (!t->opened) {
+			fprintf(out, "%s: not counted (over the fd budget of "
+			    "%llu)\n", target_name(t),
+			    (unsigned long long)c->max_fds);
+			problems++;
+			continue;
+		}
+		/* Targets are sorted: descendants follow their ancestor. */
+		for (j = i + 1; t->cgroup && j < c->nr_targets; j++) {
+			const char *d = c->targets[j]->cgroup;
+			size_t n = strlen(t->cgroup);
+
+			if (strcmp(t->cgroup, "/") != 0 &&
+			    (strncmp(d, t->cgroup, n) != 0 || d[n] != '/'))
+				break;
+			fprintf(out, "note: %s is counted and so is its "
+			    "descendant %s: a perf cgroup event counts "
+			    "descendants too, so %s's work is in both, and "
+			    "both compete for counters\n", t->cgroup, d, d);
+		}
 
 		for (j = 0; j < t->nr_groups; j++) {
 			struct tgroup *tg = &t->groups[j];

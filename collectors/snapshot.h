@@ -20,6 +20,8 @@
 /* One (target, group) row: a group on one CPU, or on a cgroup. */
 struct snap_row {
 	const char *cgroup;		/* NULL for CPU targets */
+	size_t nr_labels;		/* from relabel rules */
+	const char **label_names, **label_values;
 	int cpu;			/* -1 when summed over CPUs */
 	const char *group;
 	size_t nr_events;
@@ -41,6 +43,9 @@ struct snapshot {
 	double timestamp_s;		/* wall clock when taken */
 	double duration_s;		/* how long the collection took */
 	size_t open_fds;		/* perf fds held */
+	size_t cgroups_matched;		/* cgroups the config names now */
+	size_t cgroups_counted;		/* ... and counted */
+	size_t cgroups_skipped;		/* ... over the fd budget */
 	int reload_ok;			/* the last reload worked */
 	double reload_success_s;	/* when the config last loaded */
 	size_t nr_rows;

@@ -352,12 +352,157 @@ parse_cpu_target(struct parse *p, yaml_node_t *n, struct cfg_target *t)
 	return parse_target_groups(p, n, t);
 }
 
+int
+config_label_reserved(const char *name)
+{
+	static const char *const reserved[] = { "cgroup", "cpu", "group",
+	    "event", "pmu", NULL };
+	const char *const *r;
+
+	for (r = reserved; *r; r++)
+		if (strcmp(*r, name) == 0)
+			return 1;
+	return strncmp(name, "__", 2) == 0;
+}
+
+static int
+label_name_ok(const char *s)
+{
+	if (!(isalpha((unsigned char)*s) || *s == '_'))
+		return 0;
+	for (s++; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '_'))
+			return 0;
+	return 1;
+}
+
+int
+config_relabel_apply(const struct cfg_relabel *r, const char *path,
+    char *out, size_t len)
+{
+	regmatch_t m[11];
+	const char *s = r->replacement;
+	size_t o = 0;
+
+	if (len == 0 || regexec(&r->re, path, 11, m, 0) != 0)
+		return 0;
+	while (*s && o + 1 < len) {
+		int g = -1;
+
+		if (s[0] == '$' && isdigit((unsigned char)s[1])) {
+			g = s[1] - '0';
+			s += 2;
+		} else if (s[0] == '$' && s[1] == '{' &&
+		    isdigit((unsigned char)s[2]) && s[3] == '}') {
+			g = s[2] - '0';
+			s += 4;
+		}
+		if (g < 0) {
+			out[o++] = *s++;
+			continue;
+		}
+		/* Group 1 is our own anchoring group: user's $N is N+1. */
+		if (g + 1 <= 10 && m[g + 1].rm_so >= 0) {
+			size_t n = (size_t)(m[g + 1].rm_eo - m[g + 1].rm_so);
+
+			if (n > len - 1 - o)
+				n = len - 1 - o;
+			memcpy(out + o, path + m[g + 1].rm_so, n);
+			o += n;
+		}
+	}
+	out[o] = '\0';
+	return 1;
+}
+
+static int
+parse_relabel(struct parse *p, yaml_node_t *n, struct cfg_relabel *rl)
+{
+	static const char *const keys[] = { "source", "regex", "target_label",
+	    "replacement", NULL };
+	yaml_node_t *src, *re, *tl, *rp;
+	char *anchored, ebuf[256];
+	int r;
+
+	if ((r = expect(p, n, YAML_MAPPING_NODE, "a relabel rule")) < 0)
+		return r;
+	if ((r = check_keys(p, n, keys, "a relabel rule")) < 0)
+		return r;
+	rl->line = (int)n->start_mark.line + 1;
+	rl->col = (int)n->start_mark.column + 1;
+	if ((src = lookup(p, n, "source")) != NULL) {
+		if ((r = expect(p, src, YAML_SCALAR_NODE, "source")) < 0)
+			return r;
+		if (strcmp(scalar(src), "path") != 0)
+			return perr(p, src, "relabel source \"%s\" is not "
+			    "known (the only source is \"path\")",
+			    scalar(src));
+	}
+	if ((re = lookup(p, n, "regex")) == NULL)
+		return perr(p, n, "relabel rule has no \"regex\"");
+	if ((tl = lookup(p, n, "target_label")) == NULL)
+		return perr(p, n, "relabel rule has no \"target_label\"");
+	if ((r = expect(p, re, YAML_SCALAR_NODE, "regex")) < 0 ||
+	    (r = expect(p, tl, YAML_SCALAR_NODE, "target_label")) < 0)
+		return r;
+	if (!label_name_ok(scalar(tl)))
+		return perr(p, tl, "target_label \"%s\" is not a valid label "
+		    "name ([a-zA-Z_][a-zA-Z0-9_]*)", scalar(tl));
+	if (config_label_reserved(scalar(tl)))
+		return perr(p, tl, "target_label \"%s\" is reserved: "
+		    "pmu_exporter sets it itself", scalar(tl));
+	if ((rp = lookup(p, n, "replacement")) != NULL &&
+	    (r = expect(p, rp, YAML_SCALAR_NODE, "replacement")) < 0)
+		return r;
+	if ((anchored = malloc(strlen(scalar(re)) + 5)) == NULL)
+		return -ENOMEM;
+	sprintf(anchored, "^(%s)$", scalar(re));
+	r = regcomp(&rl->re, anchored, REG_EXTENDED);
+	free(anchored);
+	if (r != 0) {
+		regerror(r, &rl->re, ebuf, sizeof(ebuf));
+		return perr(p, re, "regex \"%s\": %s", scalar(re), ebuf);
+	}
+	if ((rl->target_label = strdup(scalar(tl))) == NULL ||
+	    (rl->replacement = strdup(rp ? scalar(rp) : "$1")) == NULL) {
+		free(rl->target_label);
+		rl->target_label = NULL;
+		regfree(&rl->re);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int
+check_pattern(struct parse *p, yaml_node_t *n, const char *what)
+{
+	const char *s = scalar(n), *c;
+
+	if (s[0] != '/')
+		return perr(p, n, "%s \"%s\" must start with '/' (it is "
+		    "relative to the cgroup root)", what, s);
+	if (strstr(s, "/../") || strstr(s, "/./") ||
+	    (strlen(s) >= 3 && strcmp(s + strlen(s) - 3, "/..") == 0))
+		return perr(p, n, "%s \"%s\" may not contain '.' or '..' "
+		    "components", what, s);
+	for (c = s; (c = strstr(c, "**")) != NULL; c += 2)
+		if (c[-1] != '/' || (c[2] != '/' && c[2] != '\0'))
+			return perr(p, n, "%s \"%s\": '**' must be a whole "
+			    "path component (column %zu)", what, s,
+			    (size_t)(c - s) + 1);
+	return 0;
+}
+
 static int
 parse_cgroup_target(struct parse *p, yaml_node_t *n, struct cfg_target *t)
 {
-	static const char *const keys[] = { "path", "groups", "per_cpu", NULL };
-	yaml_node_t *path, *pc;
-	const char *s;
+	static const char *const keys[] = { "path", "groups", "per_cpu",
+	    "exclude", "depth", "relabel", NULL };
+	yaml_node_t *path, *pc, *ex, *dp, *rl, *item;
+	yaml_node_item_t *it;
+	size_t nr;
+	char *end;
+	long v;
 	int r;
 
 	t->kind = CFG_TARGET_CGROUP;
@@ -371,16 +516,64 @@ parse_cgroup_target(struct parse *p, yaml_node_t *n, struct cfg_target *t)
 		return perr(p, n, "cgroups entry has no \"path\"");
 	if ((r = expect(p, path, YAML_SCALAR_NODE, "path")) < 0)
 		return r;
-	s = scalar(path);
-	if (s[0] != '/')
-		return perr(p, path, "cgroup path \"%s\" must start with '/' "
-		    "(it is relative to the cgroup root)", s);
-	if (strstr(s, "/../") || strstr(s, "/./") ||
-	    (strlen(s) >= 3 && strcmp(s + strlen(s) - 3, "/..") == 0))
-		return perr(p, path, "cgroup path \"%s\" may not contain "
-		    "'.' or '..' components", s);
-	if ((t->path = strdup(s)) == NULL)
+	if ((r = check_pattern(p, path, "cgroup path")) < 0)
+		return r;
+	if ((t->path = strdup(scalar(path))) == NULL)
 		return -ENOMEM;
+	if ((ex = lookup(p, n, "exclude")) != NULL) {
+		/* One pattern, or a list of them. */
+		nr = ex->type == YAML_SEQUENCE_NODE ?
+		    (size_t)(ex->data.sequence.items.top -
+		    ex->data.sequence.items.start) : 1;
+		if (ex->type != YAML_SEQUENCE_NODE &&
+		    (r = expect(p, ex, YAML_SCALAR_NODE, "exclude")) < 0)
+			return r;
+		if ((t->exclude = calloc(nr + 1, sizeof(char *))) == NULL)
+			return -ENOMEM;
+		for (it = ex->data.sequence.items.start; nr--; it++) {
+			item = ex->type == YAML_SEQUENCE_NODE ?
+			    yaml_document_get_node(p->doc, *it) : ex;
+			if ((r = expect(p, item, YAML_SCALAR_NODE,
+			    "an exclude pattern")) < 0 ||
+			    (r = check_pattern(p, item, "exclude pattern")) < 0)
+				return r;
+			if ((t->exclude[t->nr_exclude] =
+			    strdup(scalar(item))) == NULL)
+				return -ENOMEM;
+			t->nr_exclude++;
+			if (ex->type != YAML_SEQUENCE_NODE)
+				break;
+		}
+	}
+	if ((dp = lookup(p, n, "depth")) != NULL) {
+		if ((r = expect(p, dp, YAML_SCALAR_NODE, "depth")) < 0)
+			return r;
+		errno = 0;
+		v = strtol(scalar(dp), &end, 10);
+		if (errno || *end || end == scalar(dp) || v < 1 || v > 64)
+			return perr(p, dp, "depth must be a whole number from "
+			    "1 to 64, not \"%s\"", scalar(dp));
+		if (strstr(t->path, "**") == NULL)
+			return perr(p, dp, "depth limits '**', and path "
+			    "\"%s\" has none", t->path);
+		t->depth = (unsigned)v;
+	}
+	if ((rl = lookup(p, n, "relabel")) != NULL) {
+		if ((r = expect(p, rl, YAML_SEQUENCE_NODE, "relabel")) < 0)
+			return r;
+		nr = (size_t)(rl->data.sequence.items.top -
+		    rl->data.sequence.items.start);
+		if ((t->relabel = calloc(nr + 1, sizeof(*t->relabel))) == NULL)
+			return -ENOMEM;
+		for (it = rl->data.sequence.items.start;
+		    it < rl->data.sequence.items.top; it++) {
+			item = yaml_document_get_node(p->doc, *it);
+			if ((r = parse_relabel(p, item,
+			    &t->relabel[t->nr_relabel])) < 0)
+				return r;
+			t->nr_relabel++;
+		}
+	}
 	if ((pc = lookup(p, n, "per_cpu")) != NULL) {
 		if ((r = expect(p, pc, YAML_SCALAR_NODE, "per_cpu")) < 0)
 			return r;
@@ -396,7 +589,7 @@ parse_root(struct parse *p, yaml_node_t *root)
 {
 	static const char *const keys[] = {
 		"interval", "groups", "cpus", "cgroups",
-		"cgroup_rescan_interval", NULL
+		"cgroup_rescan_interval", "max_fds", NULL
 	};
 	struct config *cfg = p->cfg;
 	yaml_node_t *n, *item;
@@ -409,7 +602,7 @@ parse_root(struct parse *p, yaml_node_t *root)
 	if ((r = check_keys(p, root, keys, "the config")) < 0)
 		return r;
 	cfg->interval_ns = 1000000000ULL;
-	cfg->rescan_ns = 10000000000ULL;
+	cfg->rescan_ns = 60000000000ULL;
 	if ((n = lookup(p, root, "interval")) != NULL &&
 	    (r = duration_key(p, n, "interval", &cfg->interval_ns,
 	    10000000ULL)) < 0)
@@ -419,6 +612,20 @@ parse_root(struct parse *p, yaml_node_t *root)
 	    100000000ULL)) < 0)
 		return r;
 
+	if ((n = lookup(p, root, "max_fds")) != NULL) {
+		char *end;
+		unsigned long long v;
+
+		if ((r = expect(p, n, YAML_SCALAR_NODE, "max_fds")) < 0)
+			return r;
+		errno = 0;
+		v = strtoull(scalar(n), &end, 10);
+		if (errno || *end || end == scalar(n) || v < 1 ||
+		    scalar(n)[0] == '-')
+			return perr(p, n, "max_fds must be a positive whole "
+			    "number, not \"%s\"", scalar(n));
+		cfg->max_fds = v;
+	}
 	if ((n = lookup(p, root, "groups")) == NULL)
 		return perr(p, root, "the config defines no \"groups\"");
 	if ((r = expect(p, n, YAML_SEQUENCE_NODE, "groups")) < 0)
@@ -595,9 +802,20 @@ config_free(struct config *cfg)
 	}
 	free(cfg->groups);
 	for (i = 0; i < cfg->nr_targets; i++) {
-		cpumap_free(&cfg->targets[i].cpus);
-		free(cfg->targets[i].path);
-		free(cfg->targets[i].groups);
+		struct cfg_target *t = &cfg->targets[i];
+
+		cpumap_free(&t->cpus);
+		free(t->path);
+		free(t->groups);
+		for (j = 0; j < t->nr_exclude; j++)
+			free(t->exclude[j]);
+		free(t->exclude);
+		for (j = 0; j < t->nr_relabel; j++) {
+			regfree(&t->relabel[j].re);
+			free(t->relabel[j].target_label);
+			free(t->relabel[j].replacement);
+		}
+		free(t->relabel);
 	}
 	free(cfg->targets);
 	free(cfg->source);

@@ -9,6 +9,7 @@
 #define PMU_CONFIG_H
 
 #include <stddef.h>
+#include <regex.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
 
@@ -27,6 +28,17 @@ struct cfg_group {
 	int line, col;
 };
 
+/*
+ * One relabel rule: if the cgroup path fully matches regex, the series get
+ * target_label="replacement" with $1..$9 (or ${1}) filled from the groups.
+ */
+struct cfg_relabel {
+	regex_t re;			/* "^(" regex ")$", POSIX ERE */
+	char *target_label;
+	char *replacement;
+	int line, col;
+};
+
 enum cfg_target_kind { CFG_TARGET_CPU, CFG_TARGET_CGROUP };
 
 struct cfg_target {
@@ -35,6 +47,11 @@ struct cfg_target {
 	struct cpumap cpus;		/* otherwise the listed CPUs */
 	char *path;			/* cgroup path or pattern, from the root */
 	int per_cpu;			/* cgroup: export a cpu label */
+	unsigned depth;			/* levels "**" may span; 0: any */
+	size_t nr_exclude;
+	char **exclude;			/* patterns of cgroups left out */
+	size_t nr_relabel;
+	struct cfg_relabel *relabel;
 	size_t nr_groups;
 	size_t *groups;			/* indices into config.groups */
 	int line, col;
@@ -43,7 +60,8 @@ struct cfg_target {
 struct config {
 	char *source;			/* file name, or "<default>" */
 	uint64_t interval_ns;
-	uint64_t rescan_ns;		/* how often cgroup patterns are re-expanded */
+	uint64_t rescan_ns;		/* full cgroup rescan, besides inotify */
+	uint64_t max_fds;		/* perf fd budget; 0: a share of the limit */
 	size_t nr_groups;
 	struct cfg_group *groups;
 	size_t nr_targets;
@@ -67,6 +85,16 @@ int config_load(const char *path, struct config **out, char *err,
 
 /* Parse a duration such as "1s", "500ms", "2m".  0 or -EINVAL. */
 int config_parse_duration(const char *s, uint64_t *ns);
+
+/*
+ * Apply rule r to a cgroup path: 1 and the label value in out if the path
+ * matches (the value may be empty: then no label), 0 if it does not.
+ */
+int config_relabel_apply(const struct cfg_relabel *r, const char *path,
+    char *out, size_t len);
+
+/* Labels the exporter sets itself, which relabel rules may not. */
+int config_label_reserved(const char *name);
 
 void config_free(struct config *cfg);
 

@@ -143,9 +143,17 @@ row_labels(struct expo_buf *b, const char *name, const struct snap_row *r,
 	expo_puts(b, name);
 	expo_puts(b, "{");
 	if (r->cgroup) {
+		size_t i;
+
 		expo_puts(b, "cgroup=\"");
 		expo_put_label_value(b, r->cgroup);
 		expo_puts(b, "\",");
+		for (i = 0; i < r->nr_labels; i++) {
+			expo_puts(b, r->label_names[i]);
+			expo_puts(b, "=\"");
+			expo_put_label_value(b, r->label_values[i]);
+			expo_puts(b, "\",");
+		}
 	}
 	if (r->cpu >= 0) {
 		expo_puts(b, "cpu=\"");
@@ -260,6 +268,16 @@ expo_render(const struct snapshot *s, size_t *len)
 	single(&b, "pmu_exporter_open_fds", "gauge",
 	    "Perf event file descriptors held by the collector.",
 	    (double)s->open_fds);
+	single(&b, "pmu_exporter_cgroups_matched", "gauge",
+	    "cgroups the configured paths match now.",
+	    (double)s->cgroups_matched);
+	single(&b, "pmu_exporter_cgroups_counted", "gauge",
+	    "Matched cgroups being counted.", (double)s->cgroups_counted);
+	family(&b, "pmu_exporter_cgroups_skipped", "gauge",
+	    "Matched cgroups not counted, by reason.");
+	expo_puts(&b, "pmu_exporter_cgroups_skipped{reason=\"fd_budget\"} ");
+	expo_put_double(&b, (double)s->cgroups_skipped);
+	expo_puts(&b, "\n");
 	expo_reserve(&b, 1);
 	if (b.oom) {
 		free(b.p);

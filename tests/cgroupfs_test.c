@@ -75,7 +75,7 @@ test_expand(void)
 	f = fopen(cmd, "w");
 	fclose(f);
 
-	CHECK(cgroupfs_expand(base, "/*", &l) == 0);
+	CHECK(cgroupfs_expand(base, "/*", 0, NULL, 0, &l, NULL) == 0);
 	CHECK(l.nr == 2);
 	if (l.nr == 2) {
 		CHECK_STR(l.path[0], "/system.slice");
@@ -83,7 +83,7 @@ test_expand(void)
 	}
 	cgroup_list_free(&l);
 
-	CHECK(cgroupfs_expand(base, "/system.slice/*.service", &l) == 0);
+	CHECK(cgroupfs_expand(base, "/system.slice/*.service", 0, NULL, 0, &l, NULL) == 0);
 	CHECK(l.nr == 2);
 	if (l.nr == 2) {
 		CHECK_STR(l.path[0], "/system.slice/nginx.service");
@@ -91,25 +91,107 @@ test_expand(void)
 	}
 	cgroup_list_free(&l);
 
-	CHECK(cgroupfs_expand(base, "/*/nginx.service", &l) == 0);
+	CHECK(cgroupfs_expand(base, "/*/nginx.service", 0, NULL, 0, &l, NULL) == 0);
 	CHECK(l.nr == 1 && strcmp(l.path[0], "/system.slice/nginx.service") == 0);
 	cgroup_list_free(&l);
 
-	CHECK(cgroupfs_expand(base, "/system.slice/nginx.service", &l) == 0);
+	CHECK(cgroupfs_expand(base, "/system.slice/nginx.service", 0, NULL, 0, &l, NULL) == 0);
 	CHECK(l.nr == 1);
 	cgroup_list_free(&l);
 
-	CHECK(cgroupfs_expand(base, "/", &l) == 0);
+	CHECK(cgroupfs_expand(base, "/", 0, NULL, 0, &l, NULL) == 0);
 	CHECK(l.nr == 1 && strcmp(l.path[0], "/") == 0);
 	cgroup_list_free(&l);
 
 	/* Not there (yet), and a file is not a cgroup. */
-	CHECK(cgroupfs_expand(base, "/nope.service", &l) == 0 && l.nr == 0);
+	CHECK(cgroupfs_expand(base, "/nope.service", 0, NULL, 0, &l, NULL) == 0 && l.nr == 0);
 	cgroup_list_free(&l);
-	CHECK(cgroupfs_expand(base, "/cgroup.procs", &l) == 0 && l.nr == 0);
+	CHECK(cgroupfs_expand(base, "/cgroup.procs", 0, NULL, 0, &l, NULL) == 0 && l.nr == 0);
 	cgroup_list_free(&l);
-	CHECK(cgroupfs_expand(base, "/nope/*", &l) == 0 && l.nr == 0);
+	CHECK(cgroupfs_expand(base, "/nope/*", 0, NULL, 0, &l, NULL) == 0 && l.nr == 0);
 	cgroup_list_free(&l);
+
+	snprintf(cmd, sizeof(cmd), "rm -r %s", base);
+	CHECK(system(cmd) == 0);
+}
+
+static void
+test_match(void)
+{
+	CHECK(cgroupfs_match("/*", "/system.slice", 0));
+	CHECK(!cgroupfs_match("/*", "/system.slice/a.service", 0));
+	CHECK(cgroupfs_match("/system.slice/*.service",
+	    "/system.slice/nginx.service", 0));
+	CHECK(!cgroupfs_match("/system.slice/*.service",
+	    "/system.slice/nginx.socket", 0));
+	CHECK(cgroupfs_match("/kubepods.slice/**/cri-containerd-*.scope",
+	    "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-"
+	    "pod1.slice/cri-containerd-abc.scope", 0));
+	/* "**" spans zero levels too. */
+	CHECK(cgroupfs_match("/kubepods.slice/**/cri-containerd-*.scope",
+	    "/kubepods.slice/cri-containerd-abc.scope", 0));
+	CHECK(!cgroupfs_match("/kubepods.slice/**/cri-containerd-*.scope",
+	    "/system.slice/cri-containerd-abc.scope", 0));
+	/* depth limits the levels "**" may span. */
+	CHECK(cgroupfs_match("/a/**/x", "/a/1/2/x", 2));
+	CHECK(!cgroupfs_match("/a/**/x", "/a/1/2/3/x", 2));
+	CHECK(cgroupfs_match("/**", "/a/b/c", 0));
+	CHECK(cgroupfs_match("/**", "/", 0));
+	CHECK(!cgroupfs_match("/*", "/.hidden", 0));
+	CHECK(cgroupfs_match("/a?c/[xy]", "/abc/y", 0));
+}
+
+static void
+test_globstar(void)
+{
+	char base[] = "/tmp/cgroupfs_test2.XXXXXX", cmd[4200];
+	struct cgroup_list l, dirs = { 0, 0, NULL };
+	char *ex[] = { "/kubepods.slice/**/cri-containerd-bad*.scope" };
+
+	CHECK(mkdtemp(base) != NULL);
+	mk(base, "/kubepods.slice");
+	mk(base, "/kubepods.slice/cri-containerd-top.scope");
+	mk(base, "/kubepods.slice/burst.slice");
+	mk(base, "/kubepods.slice/burst.slice/pod1.slice");
+	mk(base, "/kubepods.slice/burst.slice/pod1.slice/cri-containerd-a.scope");
+	mk(base, "/kubepods.slice/burst.slice/pod1.slice/cri-containerd-bad1.scope");
+	mk(base, "/kubepods.slice/burst.slice/pod1.slice/other.scope");
+
+	CHECK(cgroupfs_expand(base, "/kubepods.slice/**/cri-containerd-*.scope",
+	    0, NULL, 0, &l, &dirs) == 0);
+	CHECK(l.nr == 3);
+	cgroup_list_free(&l);
+	/* The directories whose new children could match: all of them. */
+	cgroup_list_sort_unique(&dirs);
+	CHECK(cgroup_list_has(&dirs, "/kubepods.slice"));
+	CHECK(cgroup_list_has(&dirs, "/kubepods.slice/burst.slice/pod1.slice"));
+	/* "/kubepods.slice" itself may appear later: "/" is watched too. */
+	CHECK(cgroup_list_has(&dirs, "/"));
+	cgroup_list_free(&dirs);
+
+	CHECK(cgroupfs_expand(base, "/kubepods.slice/**/cri-containerd-*.scope",
+	    0, ex, 1, &l, NULL) == 0);
+	CHECK(l.nr == 2);
+	if (l.nr == 2) {
+		CHECK_STR(l.path[0], "/kubepods.slice/burst.slice/pod1.slice/"
+		    "cri-containerd-a.scope");
+		CHECK_STR(l.path[1], "/kubepods.slice/cri-containerd-top.scope");
+	}
+	cgroup_list_free(&l);
+
+	/* depth 1: "**" spans at most one level. */
+	CHECK(cgroupfs_expand(base, "/kubepods.slice/**/cri-containerd-*.scope",
+	    1, NULL, 0, &l, NULL) == 0);
+	CHECK(l.nr == 1);
+	cgroup_list_free(&l);
+
+	/* A literal path: its parent is what to watch. */
+	CHECK(cgroupfs_expand(base, "/later/x", 0, NULL, 0, &l, &dirs) == 0);
+	CHECK(l.nr == 0);
+	cgroup_list_sort_unique(&dirs);
+	CHECK(cgroup_list_has(&dirs, "/later") && cgroup_list_has(&dirs, "/"));
+	cgroup_list_free(&l);
+	cgroup_list_free(&dirs);
 
 	snprintf(cmd, sizeof(cmd), "rm -r %s", base);
 	CHECK(system(cmd) == 0);
@@ -121,5 +203,7 @@ main(void)
 	srcdir = getenv("srcdir") ? getenv("srcdir") : ".";
 	test_find();
 	test_expand();
+	test_match();
+	test_globstar();
 	return CHECK_DONE();
 }

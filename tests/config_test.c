@@ -164,6 +164,79 @@ test_errors(void)
 }
 
 static void
+test_cgroup_keys(void)
+{
+	char out[256];
+	struct config *cfg = parse(GROUPS
+	    "max_fds: 5000\n"
+	    "cgroups:\n"
+	    "  - path: /kubepods.slice/**/cri-containerd-*.scope\n"
+	    "    depth: 4\n"
+	    "    exclude: [/kubepods.slice/**/cri-containerd-pause*.scope]\n"
+	    "    groups: [ipc]\n"
+	    "    relabel:\n"
+	    "      - source: path\n"
+	    "        regex: \".*/cri-containerd-([0-9a-f]+)\\\\.scope\"\n"
+	    "        target_label: container_id\n"
+	    "      - regex: \".*pod([0-9a-f_]+)\\\\.slice/.*\"\n"
+	    "        target_label: pod_uid\n"
+	    "        replacement: \"uid-${1}\"\n"
+	    "  - path: /system.slice/*.service\n"
+	    "    exclude: /system.slice/cron.service\n"
+	    "    groups: [ipc]\n"
+	    "    relabel:\n"
+	    "      - regex: \"/system.slice/(.*)\"\n"
+	    "        target_label: unit\n");
+
+	CHECK(cfg != NULL);
+	if (cfg == NULL) {
+		fprintf(stderr, "%s\n", err);
+		return;
+	}
+	CHECK(cfg->max_fds == 5000);
+	CHECK(cfg->rescan_ns == 60000000000ULL);
+	CHECK(cfg->targets[0].depth == 4);
+	CHECK(cfg->targets[0].nr_exclude == 1);
+	CHECK(cfg->targets[1].nr_exclude == 1);
+	CHECK_STR(cfg->targets[1].exclude[0], "/system.slice/cron.service");
+	CHECK(cfg->targets[0].nr_relabel == 2);
+	CHECK(config_relabel_apply(&cfg->targets[0].relabel[0],
+	    "/kubepods.slice/kubepods-pod12ab_34.slice/cri-containerd-0f3e.scope",
+	    out, sizeof(out)) == 1);
+	CHECK_STR(out, "0f3e");
+	CHECK(config_relabel_apply(&cfg->targets[0].relabel[1],
+	    "/kubepods.slice/kubepods-pod12ab_34.slice/cri-containerd-0f3e.scope",
+	    out, sizeof(out)) == 1);
+	CHECK_STR(out, "uid-12ab_34");
+	/* Anchored: a partial match is no match. */
+	CHECK(config_relabel_apply(&cfg->targets[1].relabel[0],
+	    "/other/system.slice/x.service", out, sizeof(out)) == 0);
+	CHECK(config_relabel_apply(&cfg->targets[1].relabel[0],
+	    "/system.slice/nginx.service", out, sizeof(out)) == 1);
+	CHECK_STR(out, "nginx.service");
+	config_free(cfg);
+
+	bad(GROUPS "cgroups:\n  - path: /a**\n    groups: [ipc]\n",
+	    "t.yaml:5:11: cgroup path \"/a**\": '**' must be a whole path component (column 3)");
+	bad(GROUPS "cgroups:\n  - path: /a/*\n    depth: 3\n    groups: [ipc]\n",
+	    "t.yaml:6:12: depth limits '**', and path \"/a/*\" has none");
+	bad(GROUPS "cgroups:\n  - path: /a/**\n    depth: 0\n    groups: [ipc]\n",
+	    "t.yaml:6:12: depth must be a whole number from 1 to 64, not \"0\"");
+	bad(GROUPS "cgroups:\n  - path: /a\n    exclude: [b]\n    groups: [ipc]\n",
+	    "t.yaml:6:15: exclude pattern \"b\" must start with '/' (it is relative to the cgroup root)");
+	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    relabel:\n      - regex: \"(\"\n        target_label: x\n",
+	    "t.yaml:8:16: regex \"(\": Unmatched ( or \\(");
+	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    relabel:\n      - regex: a\n        target_label: cgroup\n",
+	    "t.yaml:9:23: target_label \"cgroup\" is reserved: pmu_exporter sets it itself");
+	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    relabel:\n      - regex: a\n        target_label: 1x\n",
+	    "t.yaml:9:23: target_label \"1x\" is not a valid label name ([a-zA-Z_][a-zA-Z0-9_]*)");
+	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    relabel:\n      - source: name\n        regex: a\n        target_label: x\n",
+	    "t.yaml:8:17: relabel source \"name\" is not known (the only source is \"path\")");
+	bad(GROUPS "max_fds: -3\ncpus:\n  - cpus: all\n    groups: [ipc]\n",
+	    "t.yaml:4:10: max_fds must be a positive whole number, not \"-3\"");
+}
+
+static void
 test_durations(void)
 {
 	uint64_t ns;
@@ -196,6 +269,7 @@ main(void)
 	test_valid();
 	test_embedded();
 	test_errors();
+	test_cgroup_keys();
 	test_durations();
 	test_load();
 	return CHECK_DONE();

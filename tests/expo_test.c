@@ -61,6 +61,7 @@ static void
 test_render(void)
 {
 	static const char *ev[] = { "cycles", "instructions" };
+	static const char *ln[] = { "unit" }, *lv[] = { "x\\y.service" };
 	static const double v0[] = { 100, 250.5 }, v1[] = { 7, 9 };
 	struct snapshot *s = snapshot_new();
 	struct snap_row *rows = snapshot_alloc(s, 2 * sizeof(*rows));
@@ -80,14 +81,14 @@ test_render(void)
 "pmu_cpu_running_seconds_total{cpu=\"3\",group=\"ipc\"} 1.5\n"
 "# HELP pmu_cgroup_events_total Events counted for tasks in the cgroup and its descendants, estimated from each interval's deltas as value*enabled/running when multiplexed.\n"
 "# TYPE pmu_cgroup_events_total counter\n"
-"pmu_cgroup_events_total{cgroup=\"/a\\\"b\",group=\"ipc\",event=\"cycles\"} 7\n"
-"pmu_cgroup_events_total{cgroup=\"/a\\\"b\",group=\"ipc\",event=\"instructions\"} 9\n"
+"pmu_cgroup_events_total{cgroup=\"/a\\\"b\",unit=\"x\\\\y.service\",group=\"ipc\",event=\"cycles\"} 7\n"
+"pmu_cgroup_events_total{cgroup=\"/a\\\"b\",unit=\"x\\\\y.service\",group=\"ipc\",event=\"instructions\"} 9\n"
 "# HELP pmu_cgroup_enabled_seconds_total Time the group was enabled for tasks in the cgroup and its descendants, summed over CPUs unless per_cpu.\n"
 "# TYPE pmu_cgroup_enabled_seconds_total counter\n"
-"pmu_cgroup_enabled_seconds_total{cgroup=\"/a\\\"b\",group=\"ipc\"} 0.25\n"
+"pmu_cgroup_enabled_seconds_total{cgroup=\"/a\\\"b\",unit=\"x\\\\y.service\",group=\"ipc\"} 0.25\n"
 "# HELP pmu_cgroup_running_seconds_total Time the group was on the counters for tasks in the cgroup and its descendants, summed over CPUs unless per_cpu; running/enabled is the share of time measured rather than estimated.\n"
 "# TYPE pmu_cgroup_running_seconds_total counter\n"
-"pmu_cgroup_running_seconds_total{cgroup=\"/a\\\"b\",group=\"ipc\"} 0.125\n"
+"pmu_cgroup_running_seconds_total{cgroup=\"/a\\\"b\",unit=\"x\\\\y.service\",group=\"ipc\"} 0.125\n"
 "# HELP pmu_exporter_event_supported Whether the event could be opened on at least one CPU (1) or on none (0).\n"
 "# TYPE pmu_exporter_event_supported gauge\n"
 "pmu_exporter_event_supported{group=\"ipc\",event=\"cycles\"} 1\n"
@@ -112,10 +113,21 @@ test_render(void)
 "pmu_exporter_last_collection_timestamp_seconds 1700000000.5\n"
 "# HELP pmu_exporter_open_fds Perf event file descriptors held by the collector.\n"
 "# TYPE pmu_exporter_open_fds gauge\n"
-"pmu_exporter_open_fds 4\n";
+"pmu_exporter_open_fds 4\n"
+"# HELP pmu_exporter_cgroups_matched cgroups the configured paths match now.\n"
+"# TYPE pmu_exporter_cgroups_matched gauge\n"
+"pmu_exporter_cgroups_matched 3\n"
+"# HELP pmu_exporter_cgroups_counted Matched cgroups being counted.\n"
+"# TYPE pmu_exporter_cgroups_counted gauge\n"
+"pmu_exporter_cgroups_counted 2\n"
+"# HELP pmu_exporter_cgroups_skipped Matched cgroups not counted, by reason.\n"
+"# TYPE pmu_exporter_cgroups_skipped gauge\n"
+"pmu_exporter_cgroups_skipped{reason=\"fd_budget\"} 1\n";
 
-	rows[0] = (struct snap_row){ NULL, 3, "ipc", 2, ev, v0, 2.0, 1.5 };
-	rows[1] = (struct snap_row){ "/a\"b", -1, "ipc", 2, ev, v1, 0.25, 0.125 };
+	rows[0] = (struct snap_row){ NULL, 0, NULL, NULL, 3, "ipc", 2, ev, v0,
+	    2.0, 1.5 };
+	rows[1] = (struct snap_row){ "/a\"b", 1, ln, lv, -1, "ipc", 2, ev, v1,
+	    0.25, 0.125 };
 	sup[0] = (struct snap_support){ "ipc", "cycles", 1 };
 	sup[1] = (struct snap_support){ "ipc", "instructions", 0 };
 	s->rows = rows;
@@ -126,6 +138,9 @@ test_render(void)
 	s->duration_s = 0.001;
 	s->timestamp_s = 1700000000.5;
 	s->open_fds = 4;
+	s->cgroups_matched = 3;
+	s->cgroups_counted = 2;
+	s->cgroups_skipped = 1;
 	s->reload_ok = 0;
 	s->reload_success_s = 1699999999;
 	text = snapshot_text(s, &len, expo_render);
