@@ -4,8 +4,11 @@
  *
  * Targets are merged before anything opens: a CPU or a cgroup matched by
  * several config entries gets the union of their groups, each once, so no
- * series is ever exported twice.  cgroup patterns are re-expanded every
- * cgroup_rescan_interval: new cgroups are opened, vanished ones closed.
+ * series is ever exported twice.  cgroup patterns are re-expanded when
+ * inotify sees a directory come or go, and in full every
+ * cgroup_rescan_interval: new cgroups are opened (within the fd budget),
+ * vanished ones closed.  A change in the online CPUs rebuilds the targets
+ * the way a reload does, so unaffected instances keep their counters.
  *
  * The collector does not log by itself; it reports through the log hook
  * the daemon gives it, once per state change, never once per interval.

@@ -32,6 +32,8 @@ static uint64_t step_enabled, step_running;	/* next read's increments */
 static double rate = 3.0;			/* events per ns running */
 static int zero_read_cpu = -1;			/* this CPU's reads return 0 */
 static unsigned long long missing = PERF_COUNT_HW_BUS_CYCLES;
+static int vanish;				/* cgroup opens fail EBADF */
+static int max_prio_seen;
 static char logbuf[16384];
 
 #define FAKE_FD(i) (1000 + (i))
@@ -42,12 +44,15 @@ fake_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
 {
 	int i;
 
-	(void)pid;
 	CHECK(flags & PERF_FLAG_FD_CLOEXEC);
 	CHECK(attr->read_format == (PERF_FORMAT_GROUP | PERF_FORMAT_ID |
 	    PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING));
 	/* Leaders start disabled, members enabled. */
 	CHECK(attr->disabled == (group_fd == -1));
+	if (vanish && pid >= 0) {
+		errno = EBADF;		/* the cgroup was removed meanwhile */
+		return -1;
+	}
 	if (attr->config == missing) {
 		errno = ENOENT;
 		return -1;
@@ -133,8 +138,9 @@ capture(int prio, const struct log_fields *lf, const char *fmt, ...)
 	size_t o = strlen(logbuf);
 	va_list ap;
 
-	(void)prio;
 	(void)lf;
+	if (prio < max_prio_seen)
+		max_prio_seen = prio;
 	va_start(ap, fmt);
 	vsnprintf(logbuf + o, sizeof(logbuf) - o - 1, fmt, ap);
 	va_end(ap);
@@ -174,10 +180,12 @@ open_fds(void)
 	return n;
 }
 
+static const char *mountinfo = "/nonexistent";
+
 static struct collector *
 make(const char *yaml, struct config **cfg, const char *sysfs)
 {
-	struct collector_opts o = { sysfs, "/nonexistent", capture, 0 };
+	struct collector_opts o = { sysfs, mountinfo, capture, 0 };
 	struct collector *c = NULL;
 	char err[512];
 
@@ -291,6 +299,62 @@ test_unscheduled(const char *sysfs)
 	CHECK(open_fds() == 0);
 }
 
+/*
+ * A cgroup removed between discovery and perf_event_open: one debug line,
+ * nothing louder, and no series.  The cgroup "mount" is a scratch dir.
+ */
+static void
+test_vanished(const char *dir)
+{
+	char mi[8400], cg[4200], yaml[512];
+	struct config *cfg = NULL;
+	struct collector *c;
+	struct snapshot *s;
+	FILE *f;
+
+	snprintf(cg, sizeof(cg), "%s/cg/x", dir);
+	snprintf(mi, sizeof(mi), "mkdir -p %s", cg);
+	CHECK(system(mi) == 0);
+	snprintf(mi, sizeof(mi), "%s/mountinfo", dir);
+	f = fopen(mi, "w");
+	fprintf(f, "41 31 0:38 / %s/cg rw,relatime - cgroup2 cgroup2 rw\n",
+	    dir);
+	fclose(f);
+	mountinfo = mi;
+	snprintf(yaml, sizeof(yaml), "groups:\n  - name: sw\n"
+	    "    events: [cycles]\ncgroups:\n  - path: /*\n"
+	    "    groups: [sw]\n");
+	logbuf[0] = '\0';
+	max_prio_seen = 99;
+	vanish = 1;
+	c = make(yaml, &cfg, dir);
+	vanish = 0;
+	collector_enable(c);
+	collector_collect(c);
+	s = collector_snapshot(c);
+	CHECK(s && s->nr_rows == 0 && s->cgroups_counted == 0);
+	snapshot_unref(s);
+	CHECK(max_prio_seen == 7);
+	CHECK(count_of(logbuf, "vanished") == 1);
+	CHECK(open_fds() == 0);
+	collector_free(c);
+	config_free(cfg);
+
+	/* Present: counted (the fake PMU takes any cgroup fd). */
+	logbuf[0] = '\0';
+	c = make(yaml, &cfg, dir);
+	collector_enable(c);
+	collector_collect(c);
+	s = collector_snapshot(c);
+	CHECK(s && s->nr_rows == 1 && s->cgroups_counted == 1);
+	CHECK(s && s->rows[0].cgroup && strcmp(s->rows[0].cgroup, "/x") == 0);
+	snapshot_unref(s);
+	collector_free(c);
+	config_free(cfg);
+	CHECK(open_fds() == 0);
+	mountinfo = "/nonexistent";
+}
+
 int
 main(void)
 {
@@ -308,6 +372,7 @@ main(void)
 
 	test_counting(dir);
 	test_unscheduled(dir);
+	test_vanished(dir);
 
 	snprintf(path, sizeof(path), "rm -r %s", dir);
 	CHECK(system(path) == 0);
