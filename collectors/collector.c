@@ -532,8 +532,8 @@ collector_find_cgroup(struct collector *c, const char *path,
 	struct target key = { .cgroup = (char *)path }, *kp = &key, **f;
 	size_t i;
 
-	f = bsearch(&kp, c->targets, nsorted, sizeof(*c->targets),
-	    cmp_target);
+	f = nsorted == 0 ? NULL : bsearch(&kp, c->targets, nsorted,
+	    sizeof(*c->targets), cmp_target);
 	if (f)
 		return *f;
 	for (i = nsorted; i < c->nr_targets; i++)
