@@ -787,7 +787,9 @@ rescan_cgroups(struct collector *c, int enable)
 		c->targets[j++] = t;
 	}
 	c->nr_targets = j;
-	qsort(c->targets, c->nr_targets, sizeof(*c->targets), cmp_target);
+	if (c->nr_targets > 1)
+		qsort(c->targets, c->nr_targets, sizeof(*c->targets),
+		    cmp_target);
 
 	if (c->watch) {
 		cgroup_list_sort_unique(&dirs);

@@ -122,7 +122,7 @@ cpumap_online(const char *sysfs, struct cpumap *out)
 int
 cpumap_has(const struct cpumap *m, int cpu)
 {
-	return bsearch(&cpu, m->cpu, m->nr, sizeof(int), cmp_int) != NULL;
+	return m->nr && bsearch(&cpu, m->cpu, m->nr, sizeof(int), cmp_int) != NULL;
 }
 
 int
