@@ -1343,8 +1343,15 @@ rebuild(struct collector *c, const struct config *cfg)
 	c->nr_adopt = 0;
 	c->adopt_cfg = NULL;
 	/* Whatever was not adopted is closed now. */
-	for (i = 0; i < nr_old; i++)
+	for (i = 0; i < nr_old; i++) {
+		if (r == 0 && old[i]->cgroup && old[i]->opened &&
+		    collector_find_cgroup(c, old[i]->cgroup,
+		    c->nr_targets) == NULL)
+			REPORT(c, 6, old[i]->cgroup, NULL, NULL, -1, 0,
+			    "cgroup %s is gone; its series are dropped",
+			    old[i]->cgroup);
 		target_free(old[i]);
+	}
 	free(old);
 	cfgstate_fini(old_cfg, attrs, ev_logged, pattern_empty);
 	return r;

@@ -12,6 +12,12 @@ DAEMON_PID=
 CG_PARENT=
 PORT=
 
+# Tests run in parallel; one (hotplug.test) changes the whole machine by
+# taking a CPU offline.  Every test holds this lock shared; that one holds
+# it exclusively, so it runs alone.
+exec 9>"${TMPDIR:-/tmp}/pmu_exporter-tests.lock"
+flock -s 9
+
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; [ -f "$TMP/daemon.log" ] && sed 's/^/  daemon: /' "$TMP/daemon.log" | tail -20; exit 1; }
 ok() { echo "ok: $*"; }

@@ -1,0 +1,759 @@
+/*
+ * collect_bench.c - what one collection costs, measured against the floor
+ * it cannot go below: one read() per perf group leader.
+ *
+ *   collect_bench [-k ROUNDS] [-n CGROUPS] [-e EVENTS] [-C] [-R]
+ *                 [-l LABEL] [-t RATIO] [-m MB] [CONFIG.yaml]
+ *
+ * Everything happens in this one process.  The collector is built with
+ * collector_new and collector_enable and driven by calling
+ * collector_collect directly (never collector_start), so its thread and
+ * timer play no part.  Then the same targets are opened a second time by
+ * hand with group_open -- same attrs, same CPUs, the same cgroup
+ * directories with PERF_FLAG_PID_CGROUP -- and a "raw round" is one read()
+ * of every leader fd, nothing else.  The two are timed alternately, one
+ * collection then one raw round, so that both see the same cache and
+ * frequency conditions; each is timed with CLOCK_THREAD_CPUTIME_ID, which
+ * counts the CPU this thread spends, syscalls included.  Both sets stay
+ * open while timing, so the kernel holds every event twice; each read()
+ * only ever touches its own group, so neither side pays for the other.
+ * Open times are wall-clock, measured after one event of each kind has
+ * been opened and kept open: the very first perf event of a kind flips
+ * kernel static keys (text patching, milliseconds), which the daemon pays
+ * once at start-up and which would otherwise land on whichever side
+ * opened first.
+ *
+ * Without a config file a built-in one is used: one group of EVENTS on
+ * every CPU (unless -C) and on CGROUPS empty test cgroups that are created
+ * under a unique parent, pmu_bench_<pid>, in the perf cgroup hierarchy
+ * found in /proc/self/mountinfo, and removed at exit.  With a config file
+ * its own targets are used, and cgroups it names must already exist.
+ *
+ * The cgroup rescan is kept out of the timed collections (the rescan
+ * interval is set to an hour after parsing); -R times it separately by
+ * running ROUNDS more collections with the interval set to 0, so that
+ * every one of them rescans.  The last line is one "RESULT" line of
+ * key=value pairs for bench/run.sh.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+
+#include "collectors/cgroupfs.h"
+#include "collectors/collector.h"
+#include "collectors/cpumap.h"
+#include "collectors/group.h"
+#include "config/config.h"
+#include "daemon/expo.h"
+
+#define DEFAULT_EVENTS "task-clock,context-switches,cpu-migrations,page-faults"
+
+struct opts {
+	size_t rounds;
+	size_t nr_cgroups;
+	const char *events;
+	int no_cpus;
+	int rescan;
+	const char *label;
+	double max_ratio;
+	double max_rss_mb;
+	const char *config_file;
+};
+
+/* The test cgroups of the built-in config. */
+struct testcg {
+	char parent[4096];
+	size_t nr;		/* children created so far */
+};
+
+/* The hand-opened copy of the collector's targets. */
+struct rawset {
+	size_t nr, cap;
+	struct perf_group *pg;
+	size_t fds;
+	size_t failed;		/* instances that opened nothing */
+};
+
+static volatile sig_atomic_t stop;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static uint64_t
+now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* VmRSS or VmHWM of this process, in kB; 0 if unreadable. */
+static long
+status_kb(const char *key)
+{
+	char line[256];
+	size_t n = strlen(key);
+	long kb = 0;
+	FILE *f;
+
+	if ((f = fopen("/proc/self/status", "re")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, key, n) == 0 && line[n] == ':') {
+			kb = strtol(line + n + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return kb;
+}
+
+static void __attribute__((format(printf, 3, 4)))
+bench_log(int prio, const struct log_fields *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)f;
+	/* Warnings and errors only: per-cgroup info lines would flood. */
+	if (prio > 4)
+		return;
+	va_start(ap, fmt);
+	fputs("collector: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static void
+raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/* ---- statistics --------------------------------------------------- */
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+struct stats {
+	double min_us, median_us, mean_us, p90_us;
+};
+
+/* Sorts v in place. */
+static struct stats
+stats_of(uint64_t *v, size_t n)
+{
+	struct stats s = { 0, 0, 0, 0 };
+	double sum = 0;
+	size_t i;
+
+	if (n == 0)
+		return s;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	for (i = 0; i < n; i++)
+		sum += (double)v[i];
+	s.min_us = (double)v[0] / 1e3;
+	s.median_us = (n % 2 ? (double)v[n / 2] :
+	    ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2) / 1e3;
+	s.mean_us = sum / (double)n / 1e3;
+	s.p90_us = (double)v[(n * 9) / 10 < n ? (n * 9) / 10 : n - 1] / 1e3;
+	return s;
+}
+
+static void
+print_stats(const char *what, const struct stats *s)
+{
+	printf("  %-26s median %10.1f us   mean %10.1f us   min %10.1f us   "
+	    "p90 %10.1f us\n", what, s->median_us, s->mean_us, s->min_us,
+	    s->p90_us);
+}
+
+/* ---- test cgroups ------------------------------------------------- */
+
+static void
+testcg_remove(struct testcg *t)
+{
+	char path[8192];
+
+	if (t->parent[0] == '\0')
+		return;
+	while (t->nr > 0) {
+		t->nr--;
+		snprintf(path, sizeof(path), "%s/cg%05zu", t->parent, t->nr);
+		if (rmdir(path) < 0 && errno != ENOENT)
+			fprintf(stderr, "collect_bench: rmdir %s: %s\n", path,
+			    strerror(errno));
+	}
+	if (rmdir(t->parent) < 0 && errno != ENOENT)
+		fprintf(stderr, "collect_bench: rmdir %s: %s\n", t->parent,
+		    strerror(errno));
+	t->parent[0] = '\0';
+}
+
+/* Create root/pmu_bench_<pid>/cg00000..; 0 or -errno, with a message. */
+static int
+testcg_create(struct testcg *t, const char *root, size_t n)
+{
+	char path[8192];
+	int r;
+
+	t->nr = 0;
+	if (snprintf(t->parent, sizeof(t->parent), "%s/pmu_bench_%ld", root,
+	    (long)getpid()) >= (int)sizeof(t->parent)) {
+		t->parent[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	if (mkdir(t->parent, 0755) < 0) {
+		r = -errno;
+		fprintf(stderr, "collect_bench: mkdir %s: %s\n", t->parent,
+		    strerror(-r));
+		t->parent[0] = '\0';
+		return r;
+	}
+	while (t->nr < n && !stop) {
+		snprintf(path, sizeof(path), "%s/cg%05zu", t->parent, t->nr);
+		if (mkdir(path, 0755) < 0) {
+			r = -errno;
+			fprintf(stderr, "collect_bench: mkdir %s: %s\n", path,
+			    strerror(-r));
+			return r;
+		}
+		t->nr++;
+	}
+	return stop ? -EINTR : 0;
+}
+
+/* ---- the raw copy ------------------------------------------------- */
+
+static int
+rawset_add(struct rawset *rs, const struct perf_event_attr *attrs,
+    size_t nr_events, int pid, int cpu, unsigned long flags)
+{
+	struct perf_group *pg;
+	int r;
+
+	if (rs->nr == rs->cap) {
+		size_t cap = rs->cap ? rs->cap * 2 : 64;
+
+		if ((pg = realloc(rs->pg, cap * sizeof(*pg))) == NULL)
+			return -ENOMEM;
+		rs->pg = pg;
+		rs->cap = cap;
+	}
+	pg = &rs->pg[rs->nr];
+	if ((r = group_init(pg, nr_events)) < 0)
+		return r;
+	rs->nr++;
+	r = group_open(pg, attrs, pid, cpu, flags);
+	if (r < 0) {
+		rs->failed++;
+		return r == -EMFILE || r == -ENFILE ? r : 0;
+	}
+	rs->fds += pg->nr;
+	return 0;
+}
+
+static void
+rawset_free(struct rawset *rs)
+{
+	size_t i;
+
+	for (i = 0; i < rs->nr; i++)
+		group_fini(&rs->pg[i]);
+	free(rs->pg);
+	memset(rs, 0, sizeof(*rs));
+}
+
+struct cgpair {
+	char *path;
+	size_t gi;
+};
+
+static int
+cmp_cgpair(const void *a, const void *b)
+{
+	const struct cgpair *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+
+	if (c)
+		return c;
+	return (x->gi > y->gi) - (x->gi < y->gi);
+}
+
+/*
+ * Open what the collector opens for cfg: every group of a cpus: entry on
+ * its CPUs (merged per group, online only), and every group of every
+ * cgroups: entry on every online CPU of each cgroup it expands to (merged
+ * per cgroup and group).  Returns 0 or -errno.
+ */
+static int
+rawset_open(struct rawset *rs, const struct config *cfg,
+    const struct cpumap *online, const char *cgroot)
+{
+	struct perf_event_attr **attrs;
+	struct cgpair *pairs = NULL;
+	size_t npairs = 0, cappairs = 0, i, j, k, e;
+	char path[8192];
+	int r = 0, cgfd;
+
+	if ((attrs = calloc(cfg->nr_groups, sizeof(*attrs))) == NULL)
+		return -ENOMEM;
+	for (i = 0; i < cfg->nr_groups; i++) {
+		attrs[i] = calloc(cfg->groups[i].nr_events, sizeof(**attrs));
+		if (attrs[i] == NULL) {
+			r = -ENOMEM;
+			goto out;
+		}
+		for (e = 0; e < cfg->groups[i].nr_events; e++)
+			attrs[i][e] = cfg->groups[i].events[e].attr;
+	}
+
+	/* System-wide: per group, the union of its CPUs. */
+	for (i = 0; i < cfg->nr_groups && r == 0; i++)
+		for (k = 0; k < online->nr && r == 0; k++) {
+			int want = 0;
+
+			for (j = 0; j < cfg->nr_targets && !want; j++) {
+				const struct cfg_target *t = &cfg->targets[j];
+				size_t g;
+
+				if (t->kind != CFG_TARGET_CPU)
+					continue;
+				for (g = 0; g < t->nr_groups; g++)
+					if (t->groups[g] == i &&
+					    (t->all_cpus || cpumap_has(&t->cpus,
+					    online->cpu[k])))
+						want = 1;
+			}
+			if (want)
+				r = rawset_add(rs, attrs[i],
+				    cfg->groups[i].nr_events, -1,
+				    online->cpu[k], 0);
+		}
+	if (r < 0)
+		goto out;
+
+	/* cgroups: expand every pattern, merge (path, group) pairs. */
+	for (j = 0; j < cfg->nr_targets && cgroot; j++) {
+		const struct cfg_target *t = &cfg->targets[j];
+		struct cgroup_list l;
+
+		if (t->kind != CFG_TARGET_CGROUP)
+			continue;
+		if ((r = cgroupfs_expand(cgroot, t->path, t->depth,
+		    t->exclude, t->nr_exclude, &l, NULL)) < 0)
+			goto out;
+		for (i = 0; i < l.nr && r == 0; i++)
+			for (k = 0; k < t->nr_groups; k++) {
+				if (npairs == cappairs) {
+					struct cgpair *tmp;
+
+					cappairs = cappairs ? cappairs * 2 : 64;
+					tmp = realloc(pairs, cappairs *
+					    sizeof(*tmp));
+					if (tmp == NULL) {
+						r = -ENOMEM;
+						break;
+					}
+					pairs = tmp;
+				}
+				if ((pairs[npairs].path = strdup(l.path[i])) ==
+				    NULL) {
+					r = -ENOMEM;
+					break;
+				}
+				pairs[npairs++].gi = t->groups[k];
+			}
+		cgroup_list_free(&l);
+		if (r < 0)
+			goto out;
+	}
+	if (npairs > 1)
+		qsort(pairs, npairs, sizeof(*pairs), cmp_cgpair);
+	cgfd = -1;
+	for (i = 0; i < npairs && r == 0 && !stop; i++) {
+		if (i > 0 && cmp_cgpair(&pairs[i - 1], &pairs[i]) == 0)
+			continue;
+		if (i == 0 || strcmp(pairs[i - 1].path, pairs[i].path) != 0) {
+			if (cgfd >= 0)
+				close(cgfd);
+			snprintf(path, sizeof(path), "%s%s", cgroot,
+			    strcmp(pairs[i].path, "/") == 0 ? "" :
+			    pairs[i].path);
+			cgfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (cgfd < 0) {
+				fprintf(stderr, "collect_bench: %s: %s\n",
+				    path, strerror(errno));
+				continue;
+			}
+		}
+		if (cgfd < 0)
+			continue;
+		for (k = 0; k < online->nr && r == 0; k++)
+			r = rawset_add(rs, attrs[pairs[i].gi],
+			    cfg->groups[pairs[i].gi].nr_events, cgfd,
+			    online->cpu[k], PERF_FLAG_PID_CGROUP);
+	}
+	if (cgfd >= 0)
+		close(cgfd);
+out:
+	for (i = 0; i < npairs; i++)
+		free(pairs[i].path);
+	free(pairs);
+	for (i = 0; i < cfg->nr_groups; i++)
+		free(attrs[i]);
+	free(attrs);
+	return r;
+}
+
+/*
+ * One instance of the first group system-wide, and one in the perf cgroup
+ * root, both on the first online CPU.  0 or -errno.
+ */
+static int
+rawset_warm(struct rawset *rs, const struct config *cfg,
+    const struct cpumap *online, const char *cgroot)
+{
+	struct perf_event_attr *attrs;
+	size_t e, n = cfg->nr_groups ? cfg->groups[0].nr_events : 0;
+	int r, cgfd;
+
+	if (n == 0 || online->nr == 0)
+		return 0;
+	if ((attrs = calloc(n, sizeof(*attrs))) == NULL)
+		return -ENOMEM;
+	for (e = 0; e < n; e++)
+		attrs[e] = cfg->groups[0].events[e].attr;
+	r = rawset_add(rs, attrs, n, -1, online->cpu[0], 0);
+	if (r == 0 && cgroot &&
+	    (cgfd = open(cgroot, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		r = rawset_add(rs, attrs, n, cgfd, online->cpu[0],
+		    PERF_FLAG_PID_CGROUP);
+		close(cgfd);
+	}
+	free(attrs);
+	return r;
+}
+
+/* One raw round: one read() per leader.  Returns the failed reads. */
+static size_t
+rawset_read(struct rawset *rs)
+{
+	size_t i, bad = 0;
+
+	for (i = 0; i < rs->nr; i++) {
+		struct perf_group *pg = &rs->pg[i];
+
+		if (pg->nr == 0)
+			continue;
+		if (read(pg->fd[0], pg->buf, pg->buflen) <= 0)
+			bad++;
+	}
+	return bad;
+}
+
+/* ---- config ------------------------------------------------------- */
+
+static int
+builtin_config(const struct opts *o, const char *cgparent_rel,
+    struct config **cfg)
+{
+	char yaml[8192], err[1024], list[2048];
+	const char *p;
+	size_t n = 0;
+	int r;
+
+	/* "a,b" -> "a, b" inside a YAML flow list. */
+	for (p = o->events; *p && n + 3 < sizeof(list); p++) {
+		list[n++] = *p;
+		if (*p == ',')
+			list[n++] = ' ';
+	}
+	list[n] = '\0';
+	snprintf(yaml, sizeof(yaml),
+	    "interval: 1s\n"
+	    "groups:\n"
+	    "  - name: bench\n"
+	    "    events: [%s]\n"
+	    "%s"
+	    "%s%s%s",
+	    list,
+	    o->no_cpus ? "" : "cpus:\n  - cpus: all\n    groups: [bench]\n",
+	    o->nr_cgroups ? "cgroups:\n  - path: " : "",
+	    o->nr_cgroups ? cgparent_rel : "",
+	    o->nr_cgroups ? "/*\n    groups: [bench]\n" : "");
+	if ((r = config_parse("<collect_bench>", yaml, strlen(yaml), cfg, err,
+	    sizeof(err))) < 0)
+		fprintf(stderr, "collect_bench: %s\n", err);
+	return r;
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+"usage: collect_bench [-k ROUNDS] [-n CGROUPS] [-e EVENTS] [-C] [-R]\n"
+"                     [-l LABEL] [-t RATIO] [-m MB] [CONFIG.yaml]\n"
+"  -k ROUNDS   timed collections and raw rounds (default 200)\n"
+"  -n CGROUPS  built-in config: test cgroups to create (default 8)\n"
+"  -e EVENTS   built-in config: comma-separated events of its one group\n"
+"              (default " DEFAULT_EVENTS ")\n"
+"  -C          built-in config: no cpus: entry, cgroups only\n"
+"  -R          also time collections that each include a cgroup rescan\n"
+"  -l LABEL    name of this run in the output\n"
+"  -t RATIO    target for collect/raw (default 1.5)\n"
+"  -m MB       target for VmRSS after collecting (default 16)\n");
+}
+
+static int
+parse_opts(int argc, char **argv, struct opts *o)
+{
+	int ch;
+
+	while ((ch = getopt(argc, argv, "k:n:e:CRl:t:m:h")) != -1) {
+		switch (ch) {
+		case 'k': o->rounds = strtoul(optarg, NULL, 10); break;
+		case 'n': o->nr_cgroups = strtoul(optarg, NULL, 10); break;
+		case 'e': o->events = optarg; break;
+		case 'C': o->no_cpus = 1; break;
+		case 'R': o->rescan = 1; break;
+		case 'l': o->label = optarg; break;
+		case 't': o->max_ratio = strtod(optarg, NULL); break;
+		case 'm': o->max_rss_mb = strtod(optarg, NULL); break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); return -1;
+		}
+	}
+	if (optind + 1 < argc) {
+		usage(stderr);
+		return -1;
+	}
+	if (optind < argc)
+		o->config_file = argv[optind];
+	if (o->rounds == 0)
+		o->rounds = 1;
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o = {
+		.rounds = 200,
+		.nr_cgroups = 8,
+		.events = DEFAULT_EVENTS,
+		.label = "bench",
+		.max_ratio = 1.5,
+		.max_rss_mb = 16,
+	};
+	struct collector_opts copts = {
+		.sysfs = "/sys",
+		.mountinfo = "/proc/self/mountinfo",
+		.log = bench_log,
+	};
+	struct testcg tcg = { "", 0 };
+	struct rawset rs = { 0, 0, NULL, 0, 0 }, warm = { 0, 0, NULL, 0, 0 };
+	struct config *cfg = NULL;
+	struct collector *c = NULL;
+	struct snapshot *snap;
+	struct cpumap online = { 0, NULL };
+	struct sigaction sa;
+	struct stats sc, sr, sx;
+	uint64_t t0, t1, *tc = NULL, *tr = NULL, open_c_ns, open_r_ns;
+	uint64_t render_ns = 0;
+	char cgroot[4096], rel[4096], err[1024], summary[256];
+	long rss0, rss_c, hwm;
+	size_t i, bad = 0, text_len = 0, ncoll_fds;
+	const char *text;
+	int v2, have_root, r, status = 1;
+	double ratio;
+
+	if (parse_opts(argc, argv, &o) < 0)
+		return 2;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	raise_nofile();
+
+	if (cpumap_online("/sys", &online) < 0) {
+		fprintf(stderr, "collect_bench: cannot read online CPUs\n");
+		return 1;
+	}
+	have_root = cgroupfs_find("/proc/self/mountinfo", cgroot,
+	    sizeof(cgroot), &v2) == 0;
+	rss0 = status_kb("VmRSS");
+
+	if (o.config_file) {
+		if (config_load(o.config_file, &cfg, err, sizeof(err)) < 0) {
+			fprintf(stderr, "collect_bench: %s\n", err);
+			goto out;
+		}
+	} else {
+		if (o.nr_cgroups && !have_root) {
+			fprintf(stderr, "collect_bench: no perf cgroup "
+			    "hierarchy in /proc/self/mountinfo\n");
+			goto out;
+		}
+		if (o.nr_cgroups && testcg_create(&tcg, cgroot,
+		    o.nr_cgroups) < 0)
+			goto out;
+		snprintf(rel, sizeof(rel), "/pmu_bench_%ld", (long)getpid());
+		if (builtin_config(&o, rel, &cfg) < 0)
+			goto out;
+	}
+	/* Keep the rescan out of the timed collections (see the top). */
+	cfg->rescan_ns = 3600ULL * 1000000000ULL;
+
+	if ((tc = calloc(o.rounds, sizeof(*tc))) == NULL ||
+	    (tr = calloc(o.rounds, sizeof(*tr))) == NULL) {
+		fprintf(stderr, "collect_bench: out of memory\n");
+		goto out;
+	}
+
+	/*
+	 * The first perf event of a kind flips kernel static keys (text
+	 * patching, milliseconds); hold one of each kind open throughout so
+	 * that neither timed open pays for it.
+	 */
+	if (rawset_warm(&warm, cfg, &online, have_root ? cgroot : NULL) < 0)
+		goto out;
+
+	/* The collector: open, enable, warm up, render once. */
+	t0 = now_ns(CLOCK_MONOTONIC);
+	if (collector_new(cfg, &copts, &c, err, sizeof(err)) < 0) {
+		fprintf(stderr, "collect_bench: %s\n", err);
+		goto out;
+	}
+	open_c_ns = now_ns(CLOCK_MONOTONIC) - t0;
+	collector_enable(c);
+	for (i = 0; i < 3; i++)
+		collector_collect(c);
+	if ((snap = collector_snapshot(c)) != NULL) {
+		t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		text = snapshot_text(snap, &text_len, expo_render);
+		render_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+		if (text == NULL)
+			text_len = 0;
+		snapshot_unref(snap);
+	}
+	collector_summary(c, summary, sizeof(summary));
+	ncoll_fds = collector_open_fds(c);
+	rss_c = status_kb("VmRSS");
+
+	/* The raw copy of the same targets. */
+	t0 = now_ns(CLOCK_MONOTONIC);
+	if ((r = rawset_open(&rs, cfg, &online, have_root ? cgroot :
+	    NULL)) < 0) {
+		fprintf(stderr, "collect_bench: opening the raw groups: %s\n",
+		    strerror(-r));
+		goto out;
+	}
+	open_r_ns = now_ns(CLOCK_MONOTONIC) - t0;
+	for (i = 0; i < rs.nr; i++)
+		if (rs.pg[i].nr)
+			group_enable(&rs.pg[i], 1);
+	rawset_read(&rs);
+
+	printf("%s: %s\n", o.label, summary);
+	printf("  config %s; raw copy: %zu groups, %zu perf fds%s\n",
+	    cfg->source, rs.nr, rs.fds, rs.fds == ncoll_fds ? "" :
+	    " (MISMATCH with the collector)");
+	printf("  %-26s collector %9.2f ms   raw %9.2f ms\n", "time to open",
+	    (double)open_c_ns / 1e6, (double)open_r_ns / 1e6);
+
+	/* Alternate: one collection, one raw round. */
+	for (i = 0; i < o.rounds && !stop; i++) {
+		t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		collector_collect(c);
+		t1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		tc[i] = t1 - t0;
+		t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		bad += rawset_read(&rs);
+		t1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		tr[i] = t1 - t0;
+	}
+	if (stop)
+		goto out;
+	hwm = status_kb("VmHWM");
+	sc = stats_of(tc, o.rounds);
+	sr = stats_of(tr, o.rounds);
+	ratio = sr.median_us > 0 ? sc.median_us / sr.median_us : 0;
+	printf("  CPU per interval, %zu rounds (CLOCK_THREAD_CPUTIME_ID):\n",
+	    o.rounds);
+	print_stats("collector_collect()", &sc);
+	print_stats("raw read() per leader", &sr);
+	if (bad)
+		printf("  %zu raw reads failed\n", bad);
+	printf("  %-26s %.3f (median; mean %.3f); target <= %.2f: %s\n",
+	    "collect / raw", ratio, sr.mean_us > 0 ? sc.mean_us / sr.mean_us :
+	    0, o.max_ratio, ratio <= o.max_ratio ? "met" : "NOT met");
+	printf("  %-26s %zu bytes, rendered in %.1f us CPU\n",
+	    "/metrics text", text_len, (double)render_ns / 1e3);
+	printf("  %-26s %.1f MB before, %.1f MB with the collector "
+	    "(+%.1f MB); target <= %.0f MB: %s\n", "VmRSS",
+	    (double)rss0 / 1024, (double)rss_c / 1024,
+	    (double)(rss_c - rss0) / 1024, o.max_rss_mb,
+	    (double)rss_c / 1024 <= o.max_rss_mb ? "met" : "NOT met");
+	printf("  %-26s %.1f MB (collector and raw copy together)\n",
+	    "VmHWM", (double)hwm / 1024);
+
+	sx.median_us = sx.mean_us = 0;
+	if (o.rescan) {
+		/* Every collection rescans: the cost of the rescan pass. */
+		cfg->rescan_ns = 0;
+		for (i = 0; i < o.rounds && !stop; i++) {
+			t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+			collector_collect(c);
+			tc[i] = now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+		}
+		sx = stats_of(tc, i);
+		print_stats("collect with rescan", &sx);
+		cfg->rescan_ns = 3600ULL * 1000000000ULL;
+	}
+
+	printf("RESULT label=%s targets_fds=%zu collect_us=%.1f raw_us=%.1f "
+	    "ratio=%.3f max_ratio=%.2f open_collector_ms=%.2f "
+	    "open_raw_ms=%.2f rss_mb=%.1f max_rss_mb=%.0f "
+	    "rescan_collect_us=%.1f metrics_bytes=%zu\n", o.label, ncoll_fds,
+	    sc.median_us, sr.median_us, ratio, o.max_ratio,
+	    (double)open_c_ns / 1e6, (double)open_r_ns / 1e6,
+	    (double)rss_c / 1024, o.max_rss_mb, sx.median_us, text_len);
+	status = 0;
+out:
+	rawset_free(&rs);
+	rawset_free(&warm);
+	collector_free(c);
+	config_free(cfg);
+	cpumap_free(&online);
+	free(tc);
+	free(tr);
+	testcg_remove(&tcg);
+	return stop ? 130 : status;
+}

@@ -1,0 +1,126 @@
+# bench/lib.sh - shared by the benchmark scripts; sourced, never run.
+#
+# Everything a script starts is recorded (bench_spawn, bench_mkcg) and
+# undone by bench_cleanup, which the scripts run from an EXIT trap: only
+# the PIDs this script started are killed, only the cgroups it made are
+# removed.  Servers bind 127.0.0.1 only.
+
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+PMU_EXPORTER=${PMU_EXPORTER:-$top_builddir/daemon/pmu_exporter}
+BENCH_BIN=${BENCH_BIN:-$top_builddir/bench}
+
+BENCH_PIDS=
+BENCH_CGROUPS=
+BENCH_TMP=$(mktemp -d "${TMPDIR:-/tmp}/pmu_bench.XXXXXX")
+
+bench_die() {
+	echo "$(basename "$0"): $*" >&2
+	exit 1
+}
+
+bench_cleanup() {
+	local pid cg i=
+	for pid in $BENCH_PIDS; do
+		kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	done
+	BENCH_PIDS=
+	# Children first: the list is in creation order, remove in reverse.
+	for cg in $BENCH_CGROUPS; do
+		i="$cg $i"
+	done
+	for cg in $i; do
+		# A cgroup can only go once its last task has been reaped.
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			rmdir "$cg" 2>/dev/null || [ ! -d "$cg" ] && break
+			sleep 0.1
+		done
+		[ -d "$cg" ] && echo "$(basename "$0"): could not remove $cg" >&2
+	done
+	BENCH_CGROUPS=
+	rm -rf "$BENCH_TMP"
+}
+
+# Run a command in the background and remember its PID in $BENCH_LAST.
+bench_spawn() {
+	"$@" &
+	BENCH_LAST=$!
+	BENCH_PIDS="$BENCH_PIDS $BENCH_LAST"
+}
+
+# Stop one process started by bench_spawn (SIGTERM unless $2 names one).
+bench_stop() {
+	local pid=$1 sig=${2:-TERM} p rest=
+	kill -s "$sig" "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	for p in $BENCH_PIDS; do
+		[ "$p" = "$pid" ] || rest="$rest $p"
+	done
+	BENCH_PIDS=$rest
+}
+
+# The hierarchy perf's cgroup mode uses, read from mountinfo the way the
+# daemon does: a v1 mount with the perf_event option wins, else cgroup2.
+bench_cgroot() {
+	awk '{
+		for (i = 7; $i != "-"; i++) ;
+		fs = $(i + 1); opts = "," $(i + 3) ","
+		if (fs == "cgroup" && opts ~ /,perf_event,/ && v1 == "") v1 = $5
+		if (fs == "cgroup2" && v2 == "") v2 = $5
+	} END { print (v1 != "" ? v1 : v2) }' /proc/self/mountinfo
+}
+
+bench_mkcg() {
+	mkdir "$1" || bench_die "mkdir $1 failed"
+	BENCH_CGROUPS="$BENCH_CGROUPS $1"
+}
+
+# A TCP port nobody listens on, from a range away from the usual ones.
+bench_free_port() {
+	local p tries=0
+	while [ $tries -lt 200 ]; do
+		p=$(( 20000 + (RANDOM * 32768 + RANDOM) % 40000 ))
+		if [ -z "$(ss -Hltn "sport = :$p" 2>/dev/null)" ]; then
+			echo "$p"
+			return 0
+		fi
+		tries=$((tries + 1))
+	done
+	bench_die "no free port found"
+}
+
+# Wait until URL answers 200, at most $2 seconds (default 10).
+bench_wait_http() {
+	local url=$1 max=${2:-10} i=0
+	while [ $i -lt $((max * 10)) ]; do
+		curl -fs -o /dev/null "$url" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# VmRSS of a PID, in kB.
+bench_rss_kb() {
+	awk '$1 == "VmRSS:" { print $2 }' "/proc/$1/status"
+}
+
+# Median of the numbers on stdin.
+bench_median() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		if (NR == 0) exit
+		if (NR % 2) print v[(NR + 1) / 2]
+		else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2
+	}'
+}
+
+# Percent of all CPU time that was busy over the next $1 seconds (default
+# 2), from /proc/stat: how much else is running on the machine.
+bench_busy_pct() {
+	local a b
+	a=$(awk '$1 == "cpu" { print $2+$3+$4+$7+$8+$9, $5+$6 }' /proc/stat)
+	sleep "${1:-2}"
+	b=$(awk '$1 == "cpu" { print $2+$3+$4+$7+$8+$9, $5+$6 }' /proc/stat)
+	echo "$a $b" | awk '{ busy = $3 - $1; idle = $4 - $2
+		printf "%.0f\n", (busy + idle > 0 ? 100 * busy / (busy + idle) : 0) }'
+}

@@ -1,0 +1,163 @@
+/*
+ * pingpong.c - the context-switch cost that per-cgroup counting adds.
+ *
+ *   pingpong [-n ROUNDS] [-w WARMUP] [-c CPU] [-a CGROUP_DIR] [-b CGROUP_DIR]
+ *
+ * Two processes pass one byte back and forth over two pipes, as
+ * `perf bench sched pipe` does, both pinned to the same CPU so that every
+ * hop is a context switch on that CPU.  With -a and -b the parent moves
+ * itself into the first cgroup directory and the child into the second
+ * (by writing 0 to cgroup.procs), so every switch also crosses cgroups:
+ * the worst case for perf's cgroup events, which the kernel switches out
+ * and in whenever the cgroup on a CPU changes.
+ *
+ * Prints the wall time per round trip (two switches) in microseconds, and
+ * a "RESULT us_per_roundtrip=..." line for the scripts.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int
+join_cgroup(const char *dir)
+{
+	char path[4096];
+	int fd, r = 0;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	if (write(fd, "0", 1) != 1)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+static int
+pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) < 0 ? -errno : 0;
+}
+
+/* Full-length read or write of one byte, retrying on EINTR. */
+static int
+xfer(int fd, char *b, int wr)
+{
+	ssize_t n;
+
+	do
+		n = wr ? write(fd, b, 1) : read(fd, b, 1);
+	while (n < 0 && errno == EINTR);
+	return n == 1 ? 0 : -1;
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: pingpong [-n ROUNDS] [-w WARMUP] [-c CPU] "
+	    "[-a CGROUP_DIR] [-b CGROUP_DIR]\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	long rounds = 200000, warmup = 10000, i;
+	const char *cga = NULL, *cgb = NULL;
+	int ping[2], pong[2], cpu = 0, ch, r, wstatus;
+	struct timespec t0, t1;
+	char b = 'x';
+	pid_t child;
+	double us;
+
+	while ((ch = getopt(argc, argv, "n:w:c:a:b:h")) != -1) {
+		switch (ch) {
+		case 'n': rounds = strtol(optarg, NULL, 10); break;
+		case 'w': warmup = strtol(optarg, NULL, 10); break;
+		case 'c': cpu = atoi(optarg); break;
+		case 'a': cga = optarg; break;
+		case 'b': cgb = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (rounds <= 0 || warmup < 0 || optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (pipe2(ping, O_CLOEXEC) < 0 || pipe2(pong, O_CLOEXEC) < 0) {
+		perror("pingpong: pipe");
+		return 1;
+	}
+	if ((child = fork()) < 0) {
+		perror("pingpong: fork");
+		return 1;
+	}
+	if (child == 0) {
+		close(ping[1]);
+		close(pong[0]);
+		if (cgb && (r = join_cgroup(cgb)) < 0) {
+			fprintf(stderr, "pingpong: joining %s: %s\n", cgb,
+			    strerror(-r));
+			_exit(1);
+		}
+		if ((r = pin(cpu)) < 0) {
+			fprintf(stderr, "pingpong: pinning to cpu %d: %s\n",
+			    cpu, strerror(-r));
+			_exit(1);
+		}
+		/* Echo until the parent closes its end. */
+		while (xfer(ping[0], &b, 0) == 0)
+			if (xfer(pong[1], &b, 1) < 0)
+				_exit(1);
+		_exit(0);
+	}
+	close(ping[0]);
+	close(pong[1]);
+	if (cga && (r = join_cgroup(cga)) < 0) {
+		fprintf(stderr, "pingpong: joining %s: %s\n", cga,
+		    strerror(-r));
+		goto fail;
+	}
+	if ((r = pin(cpu)) < 0) {
+		fprintf(stderr, "pingpong: pinning to cpu %d: %s\n", cpu,
+		    strerror(-r));
+		goto fail;
+	}
+	for (i = 0; i < warmup; i++)
+		if (xfer(ping[1], &b, 1) < 0 || xfer(pong[0], &b, 0) < 0)
+			goto broken;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < rounds; i++)
+		if (xfer(ping[1], &b, 1) < 0 || xfer(pong[0], &b, 0) < 0)
+			goto broken;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	close(ping[1]);
+	waitpid(child, &wstatus, 0);
+	us = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 +
+	    (double)(t1.tv_nsec - t0.tv_nsec)) / 1e3 / (double)rounds;
+	printf("pingpong: %ld round trips on cpu %d%s%s%s%s: %.3f us per "
+	    "round trip\n", rounds, cpu, cga ? ", parent in " : "",
+	    cga ? cga : "", cgb ? ", child in " : "", cgb ? cgb : "", us);
+	printf("RESULT us_per_roundtrip=%.3f rounds=%ld\n", us, rounds);
+	return 0;
+broken:
+	fprintf(stderr, "pingpong: the pipe broke (child died?)\n");
+fail:
+	close(ping[1]);
+	kill(child, SIGTERM);
+	waitpid(child, &wstatus, 0);
+	return 1;
+}
