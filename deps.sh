@@ -5,7 +5,7 @@
 pmu_install_deps() {
 	local pkgs="build-essential autoconf automake autoconf-archive pkg-config
 		libmicrohttpd-dev libyaml-dev libsystemd-dev"
-	[ "${1:-}" = test ] && pkgs="$pkgs curl prometheus linux-perf util-linux valgrind procps systemd man-db"
+	[ "${1:-}" = test ] && pkgs="$pkgs curl prometheus jq yq linux-perf util-linux valgrind procps systemd man-db"
 	local missing="" p
 	for p in $pkgs; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

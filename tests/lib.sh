@@ -135,3 +135,12 @@ wait_collections() {
 within() {
 	awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d / b <= p / 100) }'
 }
+
+# The PromQL of every panel of a Grafana dashboard, one JSON object
+# {"title": ..., "expr": ...} a line, with Grafana's variables replaced:
+#   dashboard_queries FILE RATE_INTERVAL INSTANCE CGROUP
+dashboard_queries() {
+	jq -c --arg r "$2" --arg i "$3" --arg c "$4" '.panels[] | .title as $t | .targets[]
+		| {title: $t, expr: (.expr | gsub("\\$__rate_interval"; $r) | gsub("\\$instance"; $i)
+		  | gsub("\\$cgroup"; $c))}' "$1"
+}
