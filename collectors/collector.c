@@ -898,6 +898,7 @@ build_snapshot(struct collector *c, double duration_s)
 	const char *cg;
 	size_t i, j, k, e, nrows = 0, row = 0, ne;
 	struct timespec ts;
+	unsigned char *cnt;
 	double *v;
 
 	if (s == NULL)
@@ -969,16 +970,22 @@ build_snapshot(struct collector *c, double duration_s)
 					r->nr_events = ne;
 					r->events = names[tg->gi];
 					v = snapshot_alloc(s, ne * sizeof(*v));
-					if (v == NULL)
+					cnt = snapshot_alloc(s, ne);
+					if (v == NULL || cnt == NULL)
 						goto fail;
 					memset(v, 0, ne * sizeof(*v));
+					memset(cnt, 0, ne);
 					r->values = v;
+					r->counted = cnt;
 					r->enabled_s = r->running_s = 0;
 				} else
 					r = &s->rows[row - 1];
 				v = (double *)r->values;
+				cnt = (unsigned char *)r->counted;
 				for (e = 0; e < ne; e++)
 					v[e] += scale_value(&in->acc[e]);
+				for (e = 0; e < in->pg.nr; e++)
+					cnt[in->pg.evidx[e]] = 1;
 				r->enabled_s += (double)in->enabled_ns / 1e9;
 				r->running_s += (double)in->running_ns / 1e9;
 			}
@@ -1017,6 +1024,7 @@ build_snapshot(struct collector *c, double duration_s)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	s->timestamp_s = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 	s->duration_s = duration_s;
+	s->interval_s = (double)cfg->interval_ns / 1e9;
 	s->seq = c->seq;
 	s->open_fds = collector_open_fds(c);
 	s->cgroups_matched = c->cg_matched;

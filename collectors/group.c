@@ -69,8 +69,12 @@ group_open(struct perf_group *pg, const struct perf_event_attr *attrs,
 				first_err = e;
 			/* ENODEV for a vanished CPU, EBADF for a dead cgroup. */
 			if (fatal_errno(e) && !(e == ENODEV && pg->nr > 0)) {
+				size_t k;
+
+				/* Nothing of this group is open now. */
 				group_close(pg);
-				pg->err[i] = e;
+				for (k = 0; k < pg->nr_cfg; k++)
+					pg->err[k] = e;
 				return -e;
 			}
 			continue;

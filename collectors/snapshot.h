@@ -26,6 +26,7 @@ struct snap_row {
 	const char *group;
 	size_t nr_events;
 	const char **events;		/* names, as configured */
+	const unsigned char *counted;	/* [event]: open on an instance */
 	const double *values;		/* scaled, monotonic */
 	double enabled_s, running_s;	/* summed over the row's instances */
 };
@@ -42,6 +43,7 @@ struct snapshot {
 	uint64_t seq;			/* collections so far */
 	double timestamp_s;		/* wall clock when taken */
 	double duration_s;		/* how long the collection took */
+	double interval_s;		/* the configured interval */
 	size_t open_fds;		/* perf fds held */
 	size_t cgroups_matched;		/* cgroups the config names now */
 	size_t cgroups_counted;		/* ... and counted */

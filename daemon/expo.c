@@ -135,6 +135,19 @@ put_int(struct expo_buf *b, long long v)
 	expo_puts(b, num);
 }
 
+/* Does the row count anything?  A group none of whose events opened
+ * exports no series at all, rather than zeros. */
+static int
+row_counts(const struct snap_row *r)
+{
+	size_t e;
+
+	for (e = 0; e < r->nr_events; e++)
+		if (r->counted[e])
+			return 1;
+	return 0;
+}
+
 /* name{cgroup="..",cpu="..",group=".."[,event=".."]} */
 static void
 row_labels(struct expo_buf *b, const char *name, const struct snap_row *r,
@@ -178,7 +191,8 @@ render_rows(struct expo_buf *b, const struct snapshot *s, int cgroup,
 	int any = 0;
 
 	for (i = 0; i < s->nr_rows; i++)
-		if ((s->rows[i].cgroup != NULL) == cgroup)
+		if ((s->rows[i].cgroup != NULL) == cgroup &&
+		    row_counts(&s->rows[i]))
 			any = 1;
 	if (!any)
 		return;
@@ -194,6 +208,8 @@ render_rows(struct expo_buf *b, const struct snapshot *s, int cgroup,
 		if ((r->cgroup != NULL) != cgroup)
 			continue;
 		for (e = 0; e < r->nr_events; e++) {
+			if (!r->counted[e])
+				continue;	/* not open: no series */
 			row_labels(b, name, r, r->events[e]);
 			expo_put_double(b, r->values[e]);
 			expo_puts(b, "\n");
@@ -204,7 +220,8 @@ render_rows(struct expo_buf *b, const struct snapshot *s, int cgroup,
 	    sum);
 	family(b, name, "counter", help);
 	for (i = 0; i < s->nr_rows; i++)
-		if ((s->rows[i].cgroup != NULL) == cgroup) {
+		if ((s->rows[i].cgroup != NULL) == cgroup &&
+		    row_counts(&s->rows[i])) {
 			row_labels(b, name, &s->rows[i], NULL);
 			expo_put_double(b, s->rows[i].enabled_s);
 			expo_puts(b, "\n");
@@ -215,7 +232,8 @@ render_rows(struct expo_buf *b, const struct snapshot *s, int cgroup,
 	    "estimated.", what, sum);
 	family(b, name, "counter", help);
 	for (i = 0; i < s->nr_rows; i++)
-		if ((s->rows[i].cgroup != NULL) == cgroup) {
+		if ((s->rows[i].cgroup != NULL) == cgroup &&
+		    row_counts(&s->rows[i])) {
 			row_labels(b, name, &s->rows[i], NULL);
 			expo_put_double(b, s->rows[i].running_s);
 			expo_puts(b, "\n");
@@ -260,6 +278,8 @@ expo_render(const struct snapshot *s, size_t *len)
 	    s->reload_success_s);
 	single(&b, "pmu_exporter_collection_duration_seconds", "gauge",
 	    "How long the last collection took.", s->duration_s);
+	single(&b, "pmu_exporter_collection_interval_seconds", "gauge",
+	    "The configured collection interval.", s->interval_s);
 	single(&b, "pmu_exporter_collections_total", "counter",
 	    "Collections since start.", (double)s->seq);
 	single(&b, "pmu_exporter_last_collection_timestamp_seconds", "gauge",

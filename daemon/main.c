@@ -411,15 +411,17 @@ main(int argc, char **argv)
 		log_error("%s", err);
 		goto out;
 	}
-	if (collector_open_fds(running) == 0 && collector_denied(running)) {
-		explain_denied(opt.procfs);
-		goto out;
-	}
 	if (opt.check_config) {
 		r = collector_check(running, stdout, 200);
+		if (collector_denied(running))
+			explain_denied(opt.procfs);
 		printf("%s: %s\n", cfg->source, r ? "problems found" :
 		    "OK, every event can be counted here");
 		status = r ? 1 : 0;
+		goto out;
+	}
+	if (collector_open_fds(running) == 0 && collector_denied(running)) {
+		explain_denied(opt.procfs);
 		goto out;
 	}
 	collector_note_reload(running, 1, wall_s());

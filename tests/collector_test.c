@@ -18,6 +18,7 @@
 
 #include "collectors/collector.h"
 #include "collectors/perf_sys.h"
+#include "daemon/expo.h"
 #include "tests/check.h"
 
 #define MAXFD 64
@@ -247,12 +248,23 @@ test_counting(const char *sysfs)
 		CHECK(r->values[0] == truth_c);
 		CHECK(r->values[1] == truth_i);
 		CHECK(r->values[2] == 0);
+		CHECK(r->counted[0] && r->counted[1] && !r->counted[2]);
 		CHECK(r->enabled_s == 3.0);
 		CHECK(r->running_s == 1.5);
 	}
 	CHECK(s->nr_support == 3 && s->support[0].supported == 1 &&
 	    s->support[2].supported == 0);
 	CHECK(s->open_fds == 4);
+	{
+		/* The missing event has no series, only its supported 0. */
+		size_t len;
+		const char *text = snapshot_text(s, &len, expo_render);
+
+		CHECK(count_of(text, "bus-cycles") == 1);
+		CHECK_CONTAINS(text, "pmu_exporter_event_supported{group=\"ipc\","
+		    "event=\"bus-cycles\"} 0\n");
+		CHECK_CONTAINS(text, "pmu_exporter_collection_interval_seconds 1\n");
+	}
 	snapshot_unref(s);
 
 	/* 4: CPU 1's group fails (0-byte read): reported once, CPU 0 goes on. */

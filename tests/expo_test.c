@@ -63,8 +63,10 @@ test_render(void)
 	static const char *ev[] = { "cycles", "instructions" };
 	static const char *ln[] = { "unit" }, *lv[] = { "x\\y.service" };
 	static const double v0[] = { 100, 250.5 }, v1[] = { 7, 9 };
+	static const unsigned char c0[] = { 1, 1 }, c1[] = { 1, 0 },
+	    c2[] = { 0, 0 };
 	struct snapshot *s = snapshot_new();
-	struct snap_row *rows = snapshot_alloc(s, 2 * sizeof(*rows));
+	struct snap_row *rows = snapshot_alloc(s, 3 * sizeof(*rows));
 	struct snap_support *sup = snapshot_alloc(s, 2 * sizeof(*sup));
 	const char *text;
 	size_t len;
@@ -82,7 +84,6 @@ test_render(void)
 "# HELP pmu_cgroup_events_total Events counted for tasks in the cgroup and its descendants, estimated from each interval's deltas as value*enabled/running when multiplexed.\n"
 "# TYPE pmu_cgroup_events_total counter\n"
 "pmu_cgroup_events_total{cgroup=\"/a\\\"b\",unit=\"x\\\\y.service\",group=\"ipc\",event=\"cycles\"} 7\n"
-"pmu_cgroup_events_total{cgroup=\"/a\\\"b\",unit=\"x\\\\y.service\",group=\"ipc\",event=\"instructions\"} 9\n"
 "# HELP pmu_cgroup_enabled_seconds_total Time the group was enabled for tasks in the cgroup and its descendants, summed over CPUs unless per_cpu.\n"
 "# TYPE pmu_cgroup_enabled_seconds_total counter\n"
 "pmu_cgroup_enabled_seconds_total{cgroup=\"/a\\\"b\",unit=\"x\\\\y.service\",group=\"ipc\"} 0.25\n"
@@ -105,6 +106,9 @@ test_render(void)
 "# HELP pmu_exporter_collection_duration_seconds How long the last collection took.\n"
 "# TYPE pmu_exporter_collection_duration_seconds gauge\n"
 "pmu_exporter_collection_duration_seconds 0.001\n"
+"# HELP pmu_exporter_collection_interval_seconds The configured collection interval.\n"
+"# TYPE pmu_exporter_collection_interval_seconds gauge\n"
+"pmu_exporter_collection_interval_seconds 0.5\n"
 "# HELP pmu_exporter_collections_total Collections since start.\n"
 "# TYPE pmu_exporter_collections_total counter\n"
 "pmu_exporter_collections_total 12\n"
@@ -124,18 +128,22 @@ test_render(void)
 "# TYPE pmu_exporter_cgroups_skipped gauge\n"
 "pmu_exporter_cgroups_skipped{reason=\"fd_budget\"} 1\n";
 
-	rows[0] = (struct snap_row){ NULL, 0, NULL, NULL, 3, "ipc", 2, ev, v0,
-	    2.0, 1.5 };
-	rows[1] = (struct snap_row){ "/a\"b", 1, ln, lv, -1, "ipc", 2, ev, v1,
-	    0.25, 0.125 };
+	/* Row 1's instructions never opened: it gets no series, not a 0. */
+	rows[0] = (struct snap_row){ NULL, 0, NULL, NULL, 3, "ipc", 2, ev, c0,
+	    v0, 2.0, 1.5 };
+	rows[1] = (struct snap_row){ "/a\"b", 1, ln, lv, -1, "ipc", 2, ev, c1,
+	    v1, 0.25, 0.125 };
+	rows[2] = (struct snap_row){ "/none", 0, NULL, NULL, -1, "ipc", 2, ev,
+	    c2, v1, 0.25, 0.125 };
 	sup[0] = (struct snap_support){ "ipc", "cycles", 1 };
 	sup[1] = (struct snap_support){ "ipc", "instructions", 0 };
 	s->rows = rows;
-	s->nr_rows = 2;
+	s->nr_rows = 3;
 	s->support = sup;
 	s->nr_support = 2;
 	s->seq = 12;
 	s->duration_s = 0.001;
+	s->interval_s = 0.5;
 	s->timestamp_s = 1700000000.5;
 	s->open_fds = 4;
 	s->cgroups_matched = 3;
