@@ -22,6 +22,7 @@
 #include <microhttpd.h>
 
 #include "collectors/collector.h"
+#include "collectors/event_sys.h"
 #include "config/config.h"
 #include "daemon/http.h"
 #include "daemon/log.h"
@@ -33,6 +34,8 @@ struct options {
 	const char *sysfs;
 	const char *procfs;
 	int check_config;
+	int list_events;
+	const char *resolve_event;
 };
 
 static void
@@ -52,6 +55,8 @@ usage(FILE *f)
 "  --path.procfs=DIR           procfs mount point (default /proc)\n"
 "  --check-config              validate the config, open every group once,\n"
 "                              print what would be counted, exit 0 or 1\n"
+"  --list-events               print the events this machine offers\n"
+"  --resolve-event=EVENT       print the perf_event_attr EVENT becomes\n"
 "  --version                   print the version and exit\n"
 "  --help                      this text\n");
 }
@@ -100,13 +105,14 @@ probe_hardware(void)
 }
 
 static int
-load_config(const struct options *opt, struct config **cfg)
+load_config(const struct options *opt, const struct event_ctx *ectx,
+    struct config **cfg)
 {
 	char err[1024];
 	int e;
 
 	if (opt->config_file) {
-		if (config_load(opt->config_file, cfg, err, sizeof(err)) < 0) {
+		if (config_load(ectx, opt->config_file, cfg, err, sizeof(err)) < 0) {
 			log_error("%s", err);
 			return -1;
 		}
@@ -117,12 +123,12 @@ load_config(const struct options *opt, struct config **cfg)
 		log_warn("this machine has no hardware counters (cycles: %s); "
 		    "the embedded default counts software events instead",
 		    strerror(e));
-		if (config_parse("<default>", config_fallback_yaml,
+		if (config_parse(ectx, "<default>", config_fallback_yaml,
 		    strlen(config_fallback_yaml), cfg, err, sizeof(err)) < 0)
 			goto bad;
 		return 0;
 	}
-	if (config_parse("<default>", config_default_yaml,
+	if (config_parse(ectx, "<default>", config_default_yaml,
 	    strlen(config_default_yaml), cfg, err, sizeof(err)) < 0)
 		goto bad;
 	return 0;
@@ -135,7 +141,8 @@ static int
 parse_args(int argc, char **argv, struct options *opt)
 {
 	enum { O_CONFIG = 256, O_LISTEN, O_PATH, O_LEVEL, O_FORMAT, O_SYSFS,
-	    O_PROCFS, O_CHECK, O_VERSION, O_HELP };
+	    O_PROCFS, O_CHECK, O_VERSION, O_HELP, O_LIST_EVENTS,
+	    O_RESOLVE_EVENT };
 	static const struct option longopts[] = {
 		{ "config.file", required_argument, NULL, O_CONFIG },
 		{ "web.listen-address", required_argument, NULL, O_LISTEN },
@@ -145,6 +152,8 @@ parse_args(int argc, char **argv, struct options *opt)
 		{ "path.sysfs", required_argument, NULL, O_SYSFS },
 		{ "path.procfs", required_argument, NULL, O_PROCFS },
 		{ "check-config", no_argument, NULL, O_CHECK },
+		{ "list-events", no_argument, NULL, O_LIST_EVENTS },
+		{ "resolve-event", required_argument, NULL, O_RESOLVE_EVENT },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
@@ -160,6 +169,8 @@ parse_args(int argc, char **argv, struct options *opt)
 		case O_SYSFS: opt->sysfs = optarg; break;
 		case O_PROCFS: opt->procfs = optarg; break;
 		case O_CHECK: opt->check_config = 1; break;
+		case O_LIST_EVENTS: opt->list_events = 1; break;
+		case O_RESOLVE_EVENT: opt->resolve_event = optarg; break;
 		case O_LEVEL:
 			if ((level = log_parse_level(optarg)) < 0) {
 				fprintf(stderr, "pmu_exporter: --log.level: "
@@ -216,6 +227,7 @@ main(int argc, char **argv)
 	struct http_opts hopts;
 	struct config *cfg = NULL;
 	struct http *http = NULL;
+	struct event_sys es;
 	char err[1024], mountinfo[4096], summary[256];
 	sigset_t sigs;
 	siginfo_t si;
@@ -223,12 +235,31 @@ main(int argc, char **argv)
 
 	if ((r = parse_args(argc, argv, &opt)) >= 0)
 		return r;
-	raise_nofile();
-	if (load_config(&opt, &cfg) < 0)
-		return 1;
-
 	snprintf(mountinfo, sizeof(mountinfo), "%s/self/mountinfo",
 	    opt.procfs);
+	if (event_sys_load(&es, opt.sysfs, mountinfo, err, sizeof(err)) < 0) {
+		log_error("reading PMUs: %s", strerror(ENOMEM));
+		return 1;
+	}
+	if (err[0])
+		log_warn("%s", err);
+	if (opt.list_events || opt.resolve_event) {
+		status = 0;
+		if (opt.list_events)
+			event_sys_list(&es, stdout);
+		else if (event_sys_resolve(&es, opt.resolve_event, stdout, err,
+		    sizeof(err)) < 0) {
+			fprintf(stderr, "pmu_exporter: %s\n", err);
+			status = 1;
+		}
+		event_sys_free(&es);
+		return status;
+	}
+	raise_nofile();
+	if (load_config(&opt, &es.ctx, &cfg) < 0) {
+		event_sys_free(&es);
+		return 1;
+	}
 	copts = (struct collector_opts){
 		.sysfs = opt.sysfs,
 		.mountinfo = mountinfo,
@@ -296,5 +327,6 @@ out:
 	collector_free(running);
 	running = NULL;
 	config_free(cfg);
+	event_sys_free(&es);
 	return status;
 }

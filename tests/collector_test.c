@@ -180,7 +180,7 @@ make(const char *yaml, struct config **cfg, const char *sysfs)
 	struct collector *c = NULL;
 	char err[512];
 
-	CHECK(config_parse("t.yaml", yaml, strlen(yaml), cfg, err,
+	CHECK(config_parse(NULL, "t.yaml", yaml, strlen(yaml), cfg, err,
 	    sizeof(err)) == 0);
 	CHECK(collector_new(*cfg, &o, &c, err, sizeof(err)) == 0);
 	return c;

@@ -21,7 +21,7 @@ parse(const char *yaml)
 	struct config *cfg = NULL;
 
 	err[0] = '\0';
-	if (config_parse("t.yaml", yaml, strlen(yaml), &cfg, err,
+	if (config_parse(NULL, "t.yaml", yaml, strlen(yaml), &cfg, err,
 	    sizeof(err)) < 0)
 		return NULL;
 	return cfg;
@@ -100,13 +100,13 @@ test_embedded(void)
 {
 	struct config *cfg = NULL;
 
-	CHECK(config_parse("<default>", config_default_yaml,
+	CHECK(config_parse(NULL, "<default>", config_default_yaml,
 	    strlen(config_default_yaml), &cfg, err, sizeof(err)) == 0);
 	CHECK(cfg && cfg->nr_groups == 1 && cfg->nr_targets == 2);
 	CHECK(cfg && strcmp(cfg->groups[0].name, "ipc") == 0);
 	config_free(cfg);
 	cfg = NULL;
-	CHECK(config_parse("<default>", config_fallback_yaml,
+	CHECK(config_parse(NULL, "<default>", config_fallback_yaml,
 	    strlen(config_fallback_yaml), &cfg, err, sizeof(err)) == 0);
 	CHECK(cfg && cfg->groups[0].events[0].attr.type == PERF_TYPE_SOFTWARE);
 	config_free(cfg);
@@ -184,7 +184,7 @@ test_load(void)
 {
 	struct config *cfg = NULL;
 
-	CHECK(config_load("/nonexistent/pmu.yaml", &cfg, err, sizeof(err)) ==
+	CHECK(config_load(NULL, "/nonexistent/pmu.yaml", &cfg, err, sizeof(err)) ==
 	    -ENOENT);
 	CHECK_STR(err, "/nonexistent/pmu.yaml: No such file or directory");
 	CHECK(cfg == NULL);
