@@ -26,6 +26,7 @@ struct snap_row {
 	const char **events;		/* names, as configured */
 	const double *values;		/* scaled, monotonic */
 	double enabled_s, running_s;	/* summed over the row's instances */
+	const char *pmu;		/* hybrid: the core PMU, else NULL */
 };
 
 /* Whether an event opened anywhere; one per (group, event). */
@@ -33,6 +34,7 @@ struct snap_support {
 	const char *group;
 	const char *event;
 	int supported;
+	const char *pmu;		/* the PMU the event belongs to */
 };
 
 struct snapshot {
