@@ -852,8 +852,11 @@ event_parse(const struct event_ctx *ctx, const char *s, struct event *out,
 		nr = (size_t)r;
 		goto done;
 	}
-	/* libpfm4 spells events in upper case, perf's own names are lower. */
-	if (has_upper(s, n) && !(ctx && ctx->no_pfm)) {
+	/*
+	 * libpfm4 spells events in upper case, perf's own names are lower;
+	 * "pmu::EVENT" names a libpfm4 PMU explicitly.
+	 */
+	if ((has_upper(s, n) || strstr(s, "::")) && !(ctx && ctx->no_pfm)) {
 		struct event_pfm_attr pa;
 
 		event_init(&tmp[0], "cpu", NULL, EVENT_GENERIC);

@@ -396,6 +396,8 @@ test_pfm(void)
 		CHECK(parse("PERF_COUNT_SW_CPU_CLOCK:u") == 1 &&
 		    a.type == PERF_TYPE_SOFTWARE && a.exclude_kernel);
 		CHECK_STR(ev[0].pmu, "software");
+		CHECK(parse("perf::PERF_COUNT_HW_CACHE_L1D:READ:MISS") == 1 &&
+		    a.type == PERF_TYPE_HW_CACHE && a.config == 0x10000);
 		CHECK(parse("PERF_COUNT_HW_INSTRUCTIONS:nosuchmod") == -EINVAL);
 		CHECK_CONTAINS(err, "libpfm4: ");
 	}
