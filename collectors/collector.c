@@ -1033,8 +1033,9 @@ collector_check(struct collector *c, FILE *out, unsigned wait_ms)
 				    in->cur[in->pg.evidx[0]].running == 0)
 					unsched++;
 			}
-			fprintf(out, "%s group %s on CPUs %s: %zu of %zu "
+			fprintf(out, "%s group %s%s%s on CPUs %s: %zu of %zu "
 			    "instances open\n", target_name(t), g->name,
+			    g->hybrid ? " pmu " : "", g->hybrid ? g->pmu : "",
 			    cpumap_format(&tg->cpus, cpus, sizeof(cpus)),
 			    ok_inst, tg->cpus.nr);
 			if (ok_inst < tg->cpus.nr)
