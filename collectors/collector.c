@@ -543,6 +543,35 @@ collector_find_cgroup(struct collector *c, const char *path,
 	return NULL;
 }
 
+/*
+ * Add group gi on cpus, narrowed to the CPUs its PMU covers (an uncore
+ * PMU's cpumask, a hybrid core PMU's cpus): an event opens only there.
+ */
+static int
+target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
+    const struct cpumap *cpus, int per_cpu)
+{
+	const struct cfg_group *g = &c->cfg->groups[gi];
+	struct cpumap m;
+	char want[256], have[256];
+	int r;
+
+	if (!g->pmu_cpus)
+		return target_add_group(t, gi, cpus, per_cpu);
+	if ((r = cpumap_intersect(cpus, &g->cpus, &m)) < 0)
+		return r;
+	if (m.nr == 0 && t->cgroup == NULL)
+		REPORT(c, 4, NULL, g->name, NULL, -1, 0,
+		    "%s:%d:%d: group \"%s\" counts PMU \"%s\", which "
+		    "covers CPUs %s only, none of the CPUs %s; it is not "
+		    "counted there", c->cfg->source, g->line, g->col, g->name,
+		    g->pmu, cpumap_format(&g->cpus, have, sizeof(have)),
+		    cpumap_format(cpus, want, sizeof(want)));
+	r = m.nr ? target_add_group(t, gi, &m, per_cpu) : 0;
+	cpumap_free(&m);
+	return r;
+}
+
 /* The system-wide target: the union of every cpus: entry. */
 static int
 build_cpu_target(struct collector *c, struct target **out)
@@ -583,7 +612,7 @@ build_cpu_target(struct collector *c, struct target **out)
 			}
 		}
 		for (j = 0; j < ct->nr_groups && r == 0; j++)
-			r = target_add_group(t, ct->groups[j], &m, 1);
+			r = target_add_pmu_group(c, t, ct->groups[j], &m, 1);
 		cpumap_free(&m);
 		if (r < 0)
 			goto fail;
@@ -713,7 +742,7 @@ rescan_cgroups(struct collector *c, int enable)
 				t->seen = 2;
 			}
 			for (k = 0; k < ct->nr_groups; k++)
-				if (target_add_group(t, ct->groups[k],
+				if (target_add_pmu_group(c, t, ct->groups[k],
 				    &c->online, ct->per_cpu) < 0) {
 					cgroup_list_free(&l);
 					goto nomem;
@@ -978,12 +1007,16 @@ build_snapshot(struct collector *c, double duration_s)
 					r->values = v;
 					r->counted = cnt;
 					r->enabled_s = r->running_s = 0;
+					r->pmu = cfg->groups[tg->gi].hybrid ?
+					    snapshot_strdup(s,
+					    cfg->groups[tg->gi].pmu) : NULL;
 				} else
 					r = &s->rows[row - 1];
 				v = (double *)r->values;
 				cnt = (unsigned char *)r->counted;
 				for (e = 0; e < ne; e++)
-					v[e] += scale_value(&in->acc[e]);
+					v[e] += scale_value(&in->acc[e]) *
+					    cfg->groups[tg->gi].events[e].scale;
 				for (e = 0; e < in->pg.nr; e++)
 					cnt[in->pg.evidx[e]] = 1;
 				r->enabled_s += (double)in->enabled_ns / 1e9;
@@ -1005,6 +1038,10 @@ build_snapshot(struct collector *c, double duration_s)
 			s->support[row].group = gnames[i];
 			s->support[row].event = names[i][e];
 			s->support[row].supported = 0;
+			s->support[row].pmu = snapshot_strdup(s,
+			    cfg->groups[i].events[e].pmu);
+			if (s->support[row].pmu == NULL)
+				goto fail;
 		}
 	s->nr_support = row;
 	for (i = 0; i < c->nr_targets; i++)
@@ -1574,8 +1611,9 @@ collector_check(struct collector *c, FILE *out, unsigned wait_ms)
 				    in->cur[in->pg.evidx[0]].running == 0)
 					unsched++;
 			}
-			fprintf(out, "%s group %s on CPUs %s: %zu of %zu "
+			fprintf(out, "%s group %s%s%s on CPUs %s: %zu of %zu "
 			    "instances open\n", target_name(t), g->name,
+			    g->hybrid ? " pmu " : "", g->hybrid ? g->pmu : "",
 			    cpumap_format(&tg->cpus, cpus, sizeof(cpus)),
 			    ok_inst, tg->cpus.nr);
 			if (ok_inst < tg->cpus.nr)

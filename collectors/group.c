@@ -5,6 +5,11 @@
  * members enabled, so PERF_EVENT_IOC_ENABLE with PERF_IOC_FLAG_GROUP on the
  * leader starts all of them at once.  Reads use PERF_FORMAT_GROUP: one
  * read() returns every member, matched back by PERF_FORMAT_ID.
+ *
+ * Events carry perf's default exclude_guest; a PMU that refuses the
+ * guest/host bits (the msr PMU, older AMD kernels) gets EINVAL and the
+ * event is opened again without them, as perf stat does ("switching off
+ * exclude_guest, exclude_host").
  */
 #include "config.h"
 
@@ -62,6 +67,13 @@ group_open(struct perf_group *pg, const struct perf_event_attr *attrs,
 		attr.inherit = 0;
 		fd = perf_ops->open(&attr, pid, cpu,
 		    pg->nr ? pg->fd[0] : -1, flags | PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0 && errno == EINVAL &&
+		    (attr.exclude_guest || attr.exclude_host)) {
+			attr.exclude_guest = attr.exclude_host = 0;
+			fd = perf_ops->open(&attr, pid, cpu,
+			    pg->nr ? pg->fd[0] : -1,
+			    flags | PERF_FLAG_FD_CLOEXEC);
+		}
 		if (fd < 0) {
 			e = errno;
 			pg->err[i] = e;

@@ -29,6 +29,7 @@ struct snap_row {
 	const unsigned char *counted;	/* [event]: open on an instance */
 	const double *values;		/* scaled, monotonic */
 	double enabled_s, running_s;	/* summed over the row's instances */
+	const char *pmu;		/* hybrid: the core PMU, else NULL */
 };
 
 /* Whether an event opened anywhere; one per (group, event). */
@@ -36,6 +37,7 @@ struct snap_support {
 	const char *group;
 	const char *event;
 	int supported;
+	const char *pmu;		/* the PMU the event belongs to */
 };
 
 struct snapshot {

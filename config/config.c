@@ -22,6 +22,7 @@
 #include "config/config.h"
 
 struct parse {
+	const struct event_ctx *events;
 	const char *source;
 	yaml_document_t *doc;
 	char *err;
@@ -204,22 +205,103 @@ duration_key(struct parse *p, yaml_node_t *n, const char *key, uint64_t *ns,
 	return 0;
 }
 
+/* Append an empty group to cfg; NULL on ENOMEM. */
+static struct cfg_group *
+add_group(struct config *cfg)
+{
+	struct cfg_group *tmp;
+
+	tmp = realloc(cfg->groups, (cfg->nr_groups + 1) * sizeof(*tmp));
+	if (tmp == NULL)
+		return NULL;
+	cfg->groups = tmp;
+	tmp = &cfg->groups[cfg->nr_groups++];
+	memset(tmp, 0, sizeof(*tmp));
+	return tmp;
+}
+
+/* The variant of a resolved event that belongs on PMU pmu, or NULL. */
+static const struct event *
+variant_on(const struct event *v, int nv, const char *pmu)
+{
+	int k;
+
+	if (v[0].kind != EVENT_GENERIC)
+		return &v[0];
+	for (k = 0; k < nv; k++)
+		if (strcmp(v[k].pmu, pmu) == 0)
+			return &v[k];
+	return NULL;
+}
+
+/*
+ * Fill g as the copy of a group for PMU pmu (NULL: software only) from
+ * the resolved events.
+ */
 static int
-parse_group(struct parse *p, yaml_node_t *n, struct cfg_group *g)
+fill_group(const char *name, yaml_node_t *n, struct cfg_group *g,
+    yaml_node_t **evnodes, struct event (*var)[EVENT_MAX_VARIANTS],
+    const int *nvar, size_t nr, const char *pmu, int hybrid)
+{
+	const struct event *e;
+	const struct pmu *pp = NULL;
+	size_t i;
+
+	g->line = (int)n->start_mark.line + 1;
+	g->col = (int)n->start_mark.column + 1;
+	g->hybrid = hybrid;
+	if ((g->name = strdup(name)) == NULL)
+		return -ENOMEM;
+	if (pmu && (g->pmu = strdup(pmu)) == NULL)
+		return -ENOMEM;
+	if ((g->events = calloc(nr, sizeof(*g->events))) == NULL)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		struct cfg_event *ce = &g->events[i];
+
+		e = pmu ? variant_on(var[i], nvar[i], pmu) : &var[i][0];
+		if (e->kind != EVENT_SOFTWARE && e->p)
+			pp = e->p;
+		g->nr_events++;
+		ce->attr = e->attr;
+		ce->scale = e->scale;
+		ce->line = (int)evnodes[i]->start_mark.line + 1;
+		ce->col = (int)evnodes[i]->start_mark.column + 1;
+		if ((ce->name = strdup((const char *)
+		    evnodes[i]->data.scalar.value)) == NULL ||
+		    (ce->pmu = strdup(e->pmu)) == NULL)
+			return -ENOMEM;
+	}
+	if (pp && pp->cpus_from != PMU_CPUS_ALL) {
+		size_t bytes = (pp->cpus.nr + 1) * sizeof(int);
+
+		if ((g->cpus.cpu = malloc(bytes)) == NULL)
+			return -ENOMEM;
+		memcpy(g->cpus.cpu, pp->cpus.cpu, pp->cpus.nr * sizeof(int));
+		g->cpus.nr = pp->cpus.nr;
+		g->pmu_cpus = 1;
+	}
+	g->uncore = pp && pmu_is_uncore(pp);
+	return 0;
+}
+
+static int
+parse_group(struct parse *p, yaml_node_t *n)
 {
 	static const char *const keys[] = { "name", "events", NULL };
-	yaml_node_t *name, *events, *ev;
+	yaml_node_t *name, *events, **evnodes = NULL;
 	yaml_node_item_t *it;
-	size_t i, j, nr;
-	char eerr[512];
-	int r;
+	struct event (*var)[EVENT_MAX_VARIANTS] = NULL;
+	struct cfg_group *g;
+	const char *pmu = NULL;
+	size_t i, j, nr, bound = 0, generic = 0;
+	int *nvar = NULL, r, k, copies = 1;
+	char eerr[1024];
 
 	if ((r = expect(p, n, YAML_MAPPING_NODE, "a group")) < 0)
 		return r;
 	if ((r = check_keys(p, n, keys, "a group")) < 0)
 		return r;
-	g->line = (int)n->start_mark.line + 1;
-	g->col = (int)n->start_mark.column + 1;
 	if ((name = lookup(p, n, "name")) == NULL)
 		return perr(p, n, "group has no \"name\"");
 	if ((r = expect(p, name, YAML_SCALAR_NODE, "group name")) < 0)
@@ -241,31 +323,80 @@ parse_group(struct parse *p, yaml_node_t *n, struct cfg_group *g)
 	if (nr == 0)
 		return perr(p, events, "group \"%s\" has no events",
 		    scalar(name));
-	if ((g->name = strdup(scalar(name))) == NULL)
-		return -ENOMEM;
-	if ((g->events = calloc(nr, sizeof(*g->events))) == NULL)
-		return -ENOMEM;
+	var = calloc(nr, sizeof(*var));
+	nvar = calloc(nr, sizeof(*nvar));
+	evnodes = calloc(nr, sizeof(*evnodes));
+	r = -ENOMEM;
+	if (!var || !nvar || !evnodes)
+		goto out;
 	for (it = events->data.sequence.items.start, i = 0;
 	    it < events->data.sequence.items.top; it++, i++) {
-		struct cfg_event *e = &g->events[i];
+		yaml_node_t *ev = yaml_document_get_node(p->doc, *it);
 
-		ev = yaml_document_get_node(p->doc, *it);
+		evnodes[i] = ev;
 		if ((r = expect(p, ev, YAML_SCALAR_NODE, "an event")) < 0)
-			return r;
-		if (event_parse(scalar(ev), &e->attr, eerr, sizeof(eerr)) < 0)
-			return perr(p, ev, "%s", eerr);
+			goto out;
+		r = event_parse(p->events, scalar(ev), var[i],
+		    EVENT_MAX_VARIANTS, eerr, sizeof(eerr));
+		if (r < 0) {
+			r = perr(p, ev, "%s", eerr);
+			goto out;
+		}
+		nvar[i] = r;
 		for (j = 0; j < i; j++)
-			if (strcmp(g->events[j].name, scalar(ev)) == 0)
-				return perr(p, ev, "event \"%s\" is listed "
-				    "twice in group \"%s\"", scalar(ev),
-				    g->name);
-		if ((e->name = strdup(scalar(ev))) == NULL)
-			return -ENOMEM;
-		e->line = (int)ev->start_mark.line + 1;
-		e->col = (int)ev->start_mark.column + 1;
-		g->nr_events++;
+			if (strcmp(scalar(evnodes[j]), scalar(ev)) == 0) {
+				r = perr(p, ev, "event \"%s\" is listed twice "
+				    "in group \"%s\"", scalar(ev),
+				    scalar(name));
+				goto out;
+			}
+		/* One hardware PMU per group, plus software events. */
+		if (var[i][0].kind == EVENT_PMU) {
+			if (pmu && strcmp(pmu, var[i][0].pmu) != 0) {
+				r = perr(p, ev, "group \"%s\" mixes events of "
+				    "PMU \"%s\" (\"%s\") and PMU \"%s\" "
+				    "(\"%s\"): the kernel schedules a group "
+				    "on one PMU, so put them in separate "
+				    "groups", scalar(name), pmu,
+				    scalar(evnodes[bound]), var[i][0].pmu,
+				    scalar(ev));
+				goto out;
+			}
+			pmu = var[i][0].pmu;
+			bound = i;
+		} else if (var[i][0].kind == EVENT_GENERIC && !generic)
+			generic = i + 1;
 	}
-	return 0;
+	/* Generic events follow the group's PMU, or make one copy per core PMU. */
+	for (i = 0; pmu && i < nr; i++)
+		if (var[i][0].kind == EVENT_GENERIC &&
+		    variant_on(var[i], nvar[i], pmu) == NULL) {
+			r = perr(p, evnodes[i], "group \"%s\" mixes events of "
+			    "PMU \"%s\" (\"%s\") and the core PMU (\"%s\"): "
+			    "the kernel schedules a group on one PMU, so put "
+			    "them in separate groups", scalar(name), pmu,
+			    scalar(evnodes[bound]), scalar(evnodes[i]));
+			goto out;
+		}
+	if (!pmu && generic)
+		copies = nvar[generic - 1];
+	for (k = 0; k < copies; k++) {
+		if ((g = add_group(p->cfg)) == NULL) {
+			r = -ENOMEM;
+			goto out;
+		}
+		r = fill_group(scalar(name), n, g, evnodes, var, nvar, nr,
+		    pmu ? pmu : generic ? var[generic - 1][k].pmu : NULL,
+		    copies > 1);
+		if (r < 0)
+			goto out;
+	}
+	r = 0;
+out:
+	free(var);
+	free(nvar);
+	free(evnodes);
+	return r;
 }
 
 static int
@@ -273,7 +404,7 @@ parse_target_groups(struct parse *p, yaml_node_t *n, struct cfg_target *t)
 {
 	yaml_node_t *gl = lookup(p, n, "groups"), *g;
 	yaml_node_item_t *it;
-	size_t i, j, nr;
+	size_t i, j, nr, *tmp;
 	int r;
 
 	if (gl == NULL)
@@ -284,8 +415,6 @@ parse_target_groups(struct parse *p, yaml_node_t *n, struct cfg_target *t)
 	    gl->data.sequence.items.start);
 	if (nr == 0)
 		return perr(p, gl, "target lists no groups");
-	if ((t->groups = calloc(nr, sizeof(*t->groups))) == NULL)
-		return -ENOMEM;
 	for (it = gl->data.sequence.items.start;
 	    it < gl->data.sequence.items.top; it++) {
 		const char *best = NULL;
@@ -315,7 +444,22 @@ parse_target_groups(struct parse *p, yaml_node_t *n, struct cfg_target *t)
 			if (t->groups[j] == i)
 				return perr(p, g, "group \"%s\" is listed "
 				    "twice for this target", scalar(g));
-		t->groups[t->nr_groups++] = i;
+		if (t->kind == CFG_TARGET_CGROUP && p->cfg->groups[i].uncore)
+			return perr(p, g, "group \"%s\" counts events of the "
+			    "uncore PMU \"%s\", which counts for the whole "
+			    "package and cannot be split by cgroup: count "
+			    "it under cpus: instead", scalar(g),
+			    p->cfg->groups[i].pmu);
+		/* Every per-PMU copy of a hybrid group. */
+		for (; i < p->cfg->nr_groups &&
+		    strcmp(p->cfg->groups[i].name, scalar(g)) == 0; i++) {
+			tmp = realloc(t->groups, (t->nr_groups + 1) *
+			    sizeof(*tmp));
+			if (tmp == NULL)
+				return -ENOMEM;
+			t->groups = tmp;
+			t->groups[t->nr_groups++] = i;
+		}
 	}
 	return 0;
 }
@@ -633,18 +777,12 @@ parse_root(struct parse *p, yaml_node_t *root)
 	nr = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
 	if (nr == 0)
 		return perr(p, n, "groups is empty");
-	if ((cfg->groups = calloc(nr, sizeof(*cfg->groups))) == NULL)
-		return -ENOMEM;
 	for (it = n->data.sequence.items.start;
 	    it < n->data.sequence.items.top; it++) {
 		item = yaml_document_get_node(p->doc, *it);
-		if ((r = parse_group(p, item,
-		    &cfg->groups[cfg->nr_groups])) < 0) {
-			/* Keep the half-built group reachable for freeing. */
-			cfg->nr_groups++;
+		/* A half-built group stays reachable for config_free. */
+		if ((r = parse_group(p, item)) < 0)
 			return r;
-		}
-		cfg->nr_groups++;
 	}
 
 	nr = 0;
@@ -687,14 +825,15 @@ parse_root(struct parse *p, yaml_node_t *root)
 }
 
 int
-config_parse(const char *source, const char *text, size_t len,
-    struct config **out, char *err, size_t errlen)
+config_parse(const struct event_ctx *events, const char *source,
+    const char *text, size_t len, struct config **out, char *err,
+    size_t errlen)
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	yaml_node_t *root;
-	struct parse p = { .source = source, .doc = &doc, .err = err,
-	    .errlen = errlen };
+	struct parse p = { .events = events, .source = source, .doc = &doc,
+	    .err = err, .errlen = errlen };
 	int r;
 
 	if ((p.cfg = calloc(1, sizeof(*p.cfg))) == NULL)
@@ -739,7 +878,8 @@ config_parse(const char *source, const char *text, size_t len,
 }
 
 int
-config_load(const char *path, struct config **out, char *err, size_t errlen)
+config_load(const struct event_ctx *events, const char *path,
+    struct config **out, char *err, size_t errlen)
 {
 	FILE *f;
 	char *buf = NULL;
@@ -779,7 +919,7 @@ config_load(const char *path, struct config **out, char *err, size_t errlen)
 		return r;
 	}
 	fclose(f);
-	r = config_parse(path, buf, len, out, err, errlen);
+	r = config_parse(events, path, buf, len, out, err, errlen);
 	free(buf);
 	return r;
 }
@@ -795,10 +935,14 @@ config_free(struct config *cfg)
 		struct cfg_group *g = &cfg->groups[i];
 
 		if (g->events)
-			for (j = 0; j < g->nr_events; j++)
+			for (j = 0; j < g->nr_events; j++) {
 				free(g->events[j].name);
+				free(g->events[j].pmu);
+			}
 		free(g->events);
 		free(g->name);
+		free(g->pmu);
+		cpumap_free(&g->cpus);
 	}
 	free(cfg->groups);
 	for (i = 0; i < cfg->nr_targets; i++) {

@@ -14,17 +14,31 @@
 #include <linux/perf_event.h>
 
 #include "collectors/cpumap.h"
+#include "collectors/event.h"
 
 struct cfg_event {
 	char *name;			/* as written, becomes label event= */
 	struct perf_event_attr attr;
+	char *pmu;			/* "cpu", "software", "power"... */
+	double scale;			/* sysfs .scale (RAPL: to joules), else 1 */
 	int line, col;
 };
 
+/*
+ * A group holds events of at most one hardware PMU plus software events.
+ * On a hybrid machine a group of generic events is expanded into one
+ * cfg_group per core PMU: same name, consecutive, hybrid set, each opened
+ * only on its PMU's CPUs and exported with a pmu label.
+ */
 struct cfg_group {
 	char *name;			/* label group= */
 	size_t nr_events;
 	struct cfg_event *events;
+	char *pmu;			/* its hardware PMU, NULL if software only */
+	int hybrid;			/* one of several per-core-PMU copies */
+	int uncore;			/* an uncore/RAPL PMU: CPU targets only */
+	int pmu_cpus;			/* the PMU covers only the CPUs in cpus */
+	struct cpumap cpus;
 	int line, col;
 };
 
@@ -73,15 +87,18 @@ extern const char config_default_yaml[];
 extern const char config_fallback_yaml[];
 
 /*
- * Parse YAML text.  source names it in messages.  Returns 0 and sets *out,
- * or -EINVAL/-ENOMEM with "source:line:col: message" in err.
+ * Parse YAML text.  source names it in messages; events resolves event
+ * names against this machine's PMUs and tracefs (NULL: generic and
+ * software names only).  Returns 0 and sets *out, or -EINVAL/-ENOMEM with
+ * "source:line:col: message" in err.
  */
-int config_parse(const char *source, const char *text, size_t len,
-    struct config **out, char *err, size_t errlen);
+int config_parse(const struct event_ctx *events, const char *source,
+    const char *text, size_t len, struct config **out, char *err,
+    size_t errlen);
 
 /* Read and parse a file; -errno (with the reason in err) if unreadable. */
-int config_load(const char *path, struct config **out, char *err,
-    size_t errlen);
+int config_load(const struct event_ctx *events, const char *path,
+    struct config **out, char *err, size_t errlen);
 
 /* Parse a duration such as "1s", "500ms", "2m".  0 or -EINVAL. */
 int config_parse_duration(const char *s, uint64_t *ns);

@@ -175,6 +175,10 @@ row_labels(struct expo_buf *b, const char *name, const struct snap_row *r,
 	}
 	expo_puts(b, "group=\"");
 	expo_put_label_value(b, r->group);
+	if (r->pmu) {
+		expo_puts(b, "\",pmu=\"");
+		expo_put_label_value(b, r->pmu);
+	}
 	if (event) {
 		expo_puts(b, "\",event=\"");
 		expo_put_label_value(b, event);
@@ -260,6 +264,10 @@ expo_render(const struct snapshot *s, size_t *len)
 		expo_put_label_value(&b, s->support[i].group);
 		expo_puts(&b, "\",event=\"");
 		expo_put_label_value(&b, s->support[i].event);
+		if (s->support[i].pmu) {
+			expo_puts(&b, "\",pmu=\"");
+			expo_put_label_value(&b, s->support[i].pmu);
+		}
 		expo_puts(&b, s->support[i].supported ? "\"} 1\n" : "\"} 0\n");
 	}
 	family(&b, "pmu_exporter_build_info", "gauge",

@@ -28,6 +28,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "collectors/collector.h"
+#include "collectors/event_sys.h"
 #include "config/config.h"
 #include "daemon/http.h"
 #include "daemon/log.h"
@@ -40,6 +41,8 @@ struct options {
 	const char *procfs;
 	int check_config;
 	int systemd_socket;
+	int list_events;
+	const char *resolve_event;
 };
 
 static void
@@ -62,6 +65,8 @@ usage(FILE *f)
 "  --path.procfs=DIR           procfs mount point (default /proc)\n"
 "  --check-config              validate the config, open every group once,\n"
 "                              print what would be counted, exit 0 or 1\n"
+"  --list-events               print the events this machine offers\n"
+"  --resolve-event=EVENT       print the perf_event_attr EVENT becomes\n"
 "  --version                   print the version and exit\n"
 "  --help                      this text\n");
 }
@@ -110,13 +115,14 @@ probe_hardware(void)
 }
 
 static int
-load_config(const struct options *opt, struct config **cfg)
+load_config(const struct options *opt, const struct event_ctx *ectx,
+    struct config **cfg)
 {
 	char err[1024];
 	int e;
 
 	if (opt->config_file) {
-		if (config_load(opt->config_file, cfg, err, sizeof(err)) < 0) {
+		if (config_load(ectx, opt->config_file, cfg, err, sizeof(err)) < 0) {
 			log_error("%s", err);
 			return -1;
 		}
@@ -127,12 +133,12 @@ load_config(const struct options *opt, struct config **cfg)
 		log_warn("this machine has no hardware counters (cycles: %s); "
 		    "the embedded default counts software events instead",
 		    strerror(e));
-		if (config_parse("<default>", config_fallback_yaml,
+		if (config_parse(ectx, "<default>", config_fallback_yaml,
 		    strlen(config_fallback_yaml), cfg, err, sizeof(err)) < 0)
 			goto bad;
 		return 0;
 	}
-	if (config_parse("<default>", config_default_yaml,
+	if (config_parse(ectx, "<default>", config_default_yaml,
 	    strlen(config_default_yaml), cfg, err, sizeof(err)) < 0)
 		goto bad;
 	return 0;
@@ -145,7 +151,8 @@ static int
 parse_args(int argc, char **argv, struct options *opt)
 {
 	enum { O_CONFIG = 256, O_LISTEN, O_PATH, O_LEVEL, O_FORMAT, O_SYSFS,
-	    O_PROCFS, O_CHECK, O_VERSION, O_HELP, O_SOCKET };
+	    O_PROCFS, O_CHECK, O_VERSION, O_HELP, O_SOCKET, O_LIST_EVENTS,
+	    O_RESOLVE_EVENT };
 	static const struct option longopts[] = {
 		{ "config.file", required_argument, NULL, O_CONFIG },
 		{ "web.listen-address", required_argument, NULL, O_LISTEN },
@@ -156,6 +163,8 @@ parse_args(int argc, char **argv, struct options *opt)
 		{ "path.sysfs", required_argument, NULL, O_SYSFS },
 		{ "path.procfs", required_argument, NULL, O_PROCFS },
 		{ "check-config", no_argument, NULL, O_CHECK },
+		{ "list-events", no_argument, NULL, O_LIST_EVENTS },
+		{ "resolve-event", required_argument, NULL, O_RESOLVE_EVENT },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
@@ -173,6 +182,8 @@ parse_args(int argc, char **argv, struct options *opt)
 		case O_PROCFS: opt->procfs = optarg; break;
 		case O_CHECK: opt->check_config = 1; break;
 		case O_SOCKET: opt->systemd_socket = 1; break;
+		case O_LIST_EVENTS: opt->list_events = 1; break;
+		case O_RESOLVE_EVENT: opt->resolve_event = optarg; break;
 		case O_LEVEL:
 			if ((level = log_parse_level(optarg)) < 0) {
 				fprintf(stderr, "pmu_exporter: --log.level: "
@@ -280,7 +291,8 @@ watchdog_tick(struct watchdog *w)
 
 /* SIGHUP: validate the new config; keep the old one if it is bad. */
 static void
-reload(const struct options *opt, struct config **cfg)
+reload(const struct options *opt, const struct event_ctx *ectx,
+    struct config **cfg)
 {
 	struct config *next = NULL;
 	int r;
@@ -288,7 +300,7 @@ reload(const struct options *opt, struct config **cfg)
 	sd_notifyf(0, "RELOADING=1\nSTATUS=reloading %s\nMONOTONIC_USEC=%llu",
 	    opt->config_file ? opt->config_file : "the embedded config",
 	    (unsigned long long)(mono_ns() / 1000));
-	if (load_config(opt, &next) < 0) {
+	if (load_config(opt, ectx, &next) < 0) {
 		log_error("reload failed: still running the previous config");
 		collector_note_reload(running, 0, 0);
 		notify_status("READY=1\n");
@@ -374,6 +386,7 @@ main(int argc, char **argv)
 	struct http *http = NULL;
 	struct watchdog wd = { 0, 0, 0, 0, 0 };
 	struct timespec tick;
+	struct event_sys es;
 	char err[1024], mountinfo[4096], summary[256];
 	const char *hang;
 	sigset_t sigs;
@@ -382,12 +395,31 @@ main(int argc, char **argv)
 
 	if ((r = parse_args(argc, argv, &opt)) >= 0)
 		return r;
-	raise_nofile();
-	if (load_config(&opt, &cfg) < 0)
-		return 1;
-
 	snprintf(mountinfo, sizeof(mountinfo), "%s/self/mountinfo",
 	    opt.procfs);
+	if (event_sys_load(&es, opt.sysfs, mountinfo, err, sizeof(err)) < 0) {
+		log_error("reading PMUs: %s", strerror(ENOMEM));
+		return 1;
+	}
+	if (err[0])
+		log_warn("%s", err);
+	if (opt.list_events || opt.resolve_event) {
+		status = 0;
+		if (opt.list_events)
+			event_sys_list(&es, stdout);
+		else if (event_sys_resolve(&es, opt.resolve_event, stdout, err,
+		    sizeof(err)) < 0) {
+			fprintf(stderr, "pmu_exporter: %s\n", err);
+			status = 1;
+		}
+		event_sys_free(&es);
+		return status;
+	}
+	raise_nofile();
+	if (load_config(&opt, &es.ctx, &cfg) < 0) {
+		event_sys_free(&es);
+		return 1;
+	}
 	copts = (struct collector_opts){
 		.sysfs = opt.sysfs,
 		.mountinfo = mountinfo,
@@ -478,7 +510,7 @@ main(int argc, char **argv)
 			break;
 		}
 		if (sig == SIGHUP) {
-			reload(&opt, &cfg);
+			reload(&opt, &es.ctx, &cfg);
 			wd.stale_ns = 2 * cfg->interval_ns + 1000000000ULL;
 		}
 		if (wd.usec)
@@ -489,5 +521,6 @@ out:
 	collector_free(running);
 	running = NULL;
 	config_free(cfg);
+	event_sys_free(&es);
 	return status;
 }

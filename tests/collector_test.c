@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "collectors/collector.h"
+#include "collectors/pmu.h"
 #include "collectors/perf_sys.h"
 #include "daemon/expo.h"
 #include "tests/check.h"
@@ -56,6 +57,12 @@ fake_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
 	}
 	if (attr->config == missing) {
 		errno = ENOENT;
+		return -1;
+	}
+	/* Like the msr PMU: no guest/host exclusion. */
+	if (attr->config == PERF_COUNT_HW_REF_CPU_CYCLES &&
+	    (attr->exclude_guest || attr->exclude_host)) {
+		errno = EINVAL;
 		return -1;
 	}
 	for (i = 0; i < MAXFD && fds[i].used; i++)
@@ -190,7 +197,7 @@ make(const char *yaml, struct config **cfg, const char *sysfs)
 	struct collector *c = NULL;
 	char err[512];
 
-	CHECK(config_parse("t.yaml", yaml, strlen(yaml), cfg, err,
+	CHECK(config_parse(NULL, "t.yaml", yaml, strlen(yaml), cfg, err,
 	    sizeof(err)) == 0);
 	CHECK(collector_new(*cfg, &o, &c, err, sizeof(err)) == 0);
 	return c;
@@ -210,15 +217,18 @@ test_counting(const char *sysfs)
 	c = make("interval: 1s\n"
 	    "groups:\n"
 	    "  - name: ipc\n"
-	    "    events: [cycles, instructions, bus-cycles]\n"
+	    "    events: [cycles, instructions, bus-cycles, ref-cycles]\n"
 	    "cpus:\n"
 	    "  - cpus: all\n"
 	    "    groups: [ipc]\n"
 	    "  - cpus: \"1\"\n"
 	    "    groups: [ipc]\n", &cfg, sysfs);
-	/* Two CPUs, two fds each (bus-cycles missing), despite the overlap. */
-	CHECK(open_fds() == 4);
-	CHECK(collector_open_fds(c) == 4);
+	/*
+	 * Two CPUs, three fds each (bus-cycles missing, ref-cycles opened
+	 * again without exclude_guest), despite the overlap.
+	 */
+	CHECK(open_fds() == 6);
+	CHECK(collector_open_fds(c) == 6);
 	CHECK(count_of(logbuf, "t.yaml:4:36: event \"bus-cycles\" in group "
 	    "\"ipc\" cannot be counted on cpu 0: No such file or directory; "
 	    "the rest keep counting") == 1);
@@ -244,17 +254,21 @@ test_counting(const char *sysfs)
 	r = row(s, 1);
 	CHECK(r != NULL);
 	if (r) {
-		CHECK(r->nr_events == 3);
+		CHECK(r->nr_events == 4);
 		CHECK(r->values[0] == truth_c);
 		CHECK(r->values[1] == truth_i);
 		CHECK(r->values[2] == 0);
-		CHECK(r->counted[0] && r->counted[1] && !r->counted[2]);
+		CHECK(r->values[3] == truth_c * 10);	/* config 9 */
+		CHECK(r->counted[0] && r->counted[1] && !r->counted[2] &&
+		    r->counted[3]);
+		CHECK(r->pmu == NULL);
 		CHECK(r->enabled_s == 3.0);
 		CHECK(r->running_s == 1.5);
 	}
-	CHECK(s->nr_support == 3 && s->support[0].supported == 1 &&
-	    s->support[2].supported == 0);
-	CHECK(s->open_fds == 4);
+	CHECK(s->nr_support == 4 && s->support[0].supported == 1 &&
+	    s->support[2].supported == 0 && s->support[3].supported == 1);
+	CHECK_STR(s->support[0].pmu, "cpu");
+	CHECK(s->open_fds == 6);
 	{
 		/* The missing event has no series, only its supported 0. */
 		size_t len;
@@ -262,7 +276,7 @@ test_counting(const char *sysfs)
 
 		CHECK(count_of(text, "bus-cycles") == 1);
 		CHECK_CONTAINS(text, "pmu_exporter_event_supported{group=\"ipc\","
-		    "event=\"bus-cycles\"} 0\n");
+		    "event=\"bus-cycles\",pmu=\"cpu\"} 0\n");
 		CHECK_CONTAINS(text, "pmu_exporter_collection_interval_seconds 1\n");
 	}
 	snapshot_unref(s);
@@ -277,7 +291,7 @@ test_counting(const char *sysfs)
 	s = collector_snapshot(c);
 	CHECK(row(s, 0) && row(s, 0)->values[0] == truth_c + 6e9);
 	CHECK(row(s, 1) && row(s, 1)->values[0] == truth_c);	/* kept */
-	CHECK(s->open_fds == 2);
+	CHECK(s->open_fds == 3);
 	snapshot_unref(s);
 	zero_read_cpu = -1;
 
@@ -367,6 +381,97 @@ test_vanished(const char *dir)
 	mountinfo = "/nonexistent";
 }
 
+/*
+ * The Intel hybrid fixture: a generic group becomes one group per core
+ * PMU, each opened only on that PMU's CPUs with its extended type, and
+ * an uncore event opens only on its cpumask CPU, its counts scaled.
+ */
+static void
+test_pmus(void)
+{
+	struct collector_opts o = { NULL, "/nonexistent", capture, 0 };
+	const char *top = getenv("top_srcdir");
+	struct pmu_list l;
+	struct event_ctx ctx = { &l, NULL, 1 };
+	struct config *cfg = NULL;
+	struct collector *c = NULL;
+	struct snapshot *s;
+	char sysfs[4096], err[1024];
+	size_t i, core = 0, atom = 0;
+	int k;
+	static const char yaml[] =
+	    "groups:\n"
+	    "  - name: ipc\n"
+	    "    events: [cycles, instructions, task-clock]\n"
+	    "  - name: imc\n"
+	    "    events: [uncore_imc_free_running_0/data_read/]\n"
+	    "cpus:\n"
+	    "  - cpus: all\n"
+	    "    groups: [ipc, imc]\n"
+	    "  - cpus: \"9\"\n"
+	    "    groups: [imc]\n";
+
+	logbuf[0] = '\0';
+	snprintf(sysfs, sizeof(sysfs), "%s/tests/fixtures/sysfs-intel-hybrid",
+	    top ? top : ".");
+	o.sysfs = sysfs;
+	CHECK(pmu_scan(sysfs, &l, err, sizeof(err)) == 0);
+	CHECK(config_parse(&ctx, "t.yaml", yaml, strlen(yaml), &cfg, err,
+	    sizeof(err)) == 0);
+	CHECK(cfg && cfg->nr_groups == 3);
+	if (cfg == NULL) {
+		fprintf(stderr, "%s\n", err);
+		pmu_list_free(&l);
+		return;
+	}
+	CHECK(collector_new(cfg, &o, &c, err, sizeof(err)) == 0);
+	/* 16 CPUs x 3 events, plus data_read on CPU 0 only. */
+	CHECK(open_fds() == 16 * 3 + 1);
+	for (k = 0; k < MAXFD; k++) {
+		if (!fds[k].used || fds[k].config == 0x20ff)
+			continue;
+		if (fds[k].config == 1ULL)	/* task-clock */
+			continue;
+		if (fds[k].cpu < 8)
+			core += fds[k].config >> 32 == 4;
+		else
+			atom += fds[k].config >> 32 == 10;
+	}
+	CHECK(core == 16 && atom == 16);
+	CHECK(count_of(logbuf, "group \"imc\" counts PMU "
+	    "\"uncore_imc_free_running_0\", which covers CPUs 0 only, none of "
+	    "the CPUs 9") == 1);
+	collector_enable(c);
+	step_enabled = step_running = 1000000000ULL;
+	collector_collect(c);
+	s = collector_snapshot(c);
+	CHECK(s && s->nr_rows == 17);
+	for (i = 0, core = atom = 0; s && i < s->nr_rows; i++) {
+		const struct snap_row *r = &s->rows[i];
+
+		if (strcmp(r->group, "imc") == 0) {
+			CHECK(r->cpu == 0 && r->pmu == NULL);
+			/* 3/ns * (0x20ff + 1) counts, times the sysfs scale. */
+			CHECK(r->values[0] == 3e9 * 0x2100 * 6.103515625e-5);
+			continue;
+		}
+		CHECK(r->pmu != NULL);
+		if (r->pmu && strcmp(r->pmu, "cpu_core") == 0)
+			core += r->cpu < 8;
+		else if (r->pmu && strcmp(r->pmu, "cpu_atom") == 0)
+			atom += r->cpu >= 8;
+	}
+	CHECK(core == 8 && atom == 8);
+	CHECK(s && s->nr_support == 7);
+	CHECK(s && strcmp(s->support[6].pmu, "uncore_imc_free_running_0") == 0);
+	CHECK(s && strcmp(s->support[2].pmu, "software") == 0);
+	snapshot_unref(s);
+	collector_free(c);
+	config_free(cfg);
+	pmu_list_free(&l);
+	CHECK(open_fds() == 0);
+}
+
 int
 main(void)
 {
@@ -385,6 +490,7 @@ main(void)
 	test_counting(dir);
 	test_unscheduled(dir);
 	test_vanished(dir);
+	test_pmus();
 
 	snprintf(path, sizeof(path), "rm -r %s", dir);
 	CHECK(system(path) == 0);

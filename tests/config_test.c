@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collectors/pmu.h"
 #include "config/config.h"
 #include "tests/check.h"
 
@@ -21,7 +22,7 @@ parse(const char *yaml)
 	struct config *cfg = NULL;
 
 	err[0] = '\0';
-	if (config_parse("t.yaml", yaml, strlen(yaml), &cfg, err,
+	if (config_parse(NULL, "t.yaml", yaml, strlen(yaml), &cfg, err,
 	    sizeof(err)) < 0)
 		return NULL;
 	return cfg;
@@ -100,13 +101,13 @@ test_embedded(void)
 {
 	struct config *cfg = NULL;
 
-	CHECK(config_parse("<default>", config_default_yaml,
+	CHECK(config_parse(NULL, "<default>", config_default_yaml,
 	    strlen(config_default_yaml), &cfg, err, sizeof(err)) == 0);
 	CHECK(cfg && cfg->nr_groups == 1 && cfg->nr_targets == 2);
 	CHECK(cfg && strcmp(cfg->groups[0].name, "ipc") == 0);
 	config_free(cfg);
 	cfg = NULL;
-	CHECK(config_parse("<default>", config_fallback_yaml,
+	CHECK(config_parse(NULL, "<default>", config_fallback_yaml,
 	    strlen(config_fallback_yaml), &cfg, err, sizeof(err)) == 0);
 	CHECK(cfg && cfg->groups[0].events[0].attr.type == PERF_TYPE_SOFTWARE);
 	config_free(cfg);
@@ -257,15 +258,85 @@ test_load(void)
 {
 	struct config *cfg = NULL;
 
-	CHECK(config_load("/nonexistent/pmu.yaml", &cfg, err, sizeof(err)) ==
+	CHECK(config_load(NULL, "/nonexistent/pmu.yaml", &cfg, err, sizeof(err)) ==
 	    -ENOENT);
 	CHECK_STR(err, "/nonexistent/pmu.yaml: No such file or directory");
 	CHECK(cfg == NULL);
 }
 
+/* Groups against PMUs: one hardware PMU per group, uncore on CPUs only. */
+static void
+test_pmus(void)
+{
+	const char *top = getenv("top_srcdir");
+	struct pmu_list l;
+	struct event_ctx ctx = { &l, NULL, 1 };
+	struct config *cfg = NULL;
+	char sysfs[4096];
+	int r;
+
+#define PARSE(y) (err[0] = '\0', cfg = NULL, \
+	config_parse(&ctx, "t.yaml", y, strlen(y), &cfg, err, sizeof(err)))
+	snprintf(sysfs, sizeof(sysfs), "%s/tests/fixtures/sysfs-intel-hybrid",
+	    top ? top : ".");
+	CHECK(pmu_scan(sysfs, &l, err, sizeof(err)) == 0);
+
+	r = PARSE("groups:\n  - name: ipc\n    events: [cycles, instructions:u, cs]\n"
+	    "  - name: mem\n    events: [cpu_core/mem-loads/, cycles]\n"
+	    "cgroups:\n  - path: /a\n    groups: [ipc, mem]\n");
+	CHECK(r == 0 && cfg);
+	if (cfg) {
+		/* ipc: one copy per core PMU; mem: bound to cpu_core. */
+		CHECK(cfg->nr_groups == 3);
+		CHECK_STR(cfg->groups[0].pmu, "cpu_atom");
+		CHECK(cfg->groups[0].hybrid && cfg->groups[0].pmu_cpus &&
+		    cfg->groups[0].cpus.nr == 8 && cfg->groups[0].cpus.cpu[0] == 8);
+		CHECK(cfg->groups[0].events[0].attr.config == 10ULL << 32);
+		CHECK_STR(cfg->groups[0].events[2].pmu, "software");
+		CHECK_STR(cfg->groups[1].pmu, "cpu_core");
+		CHECK(cfg->groups[1].events[1].attr.config == (4ULL << 32 | 1));
+		CHECK(!cfg->groups[2].hybrid);
+		CHECK_STR(cfg->groups[2].pmu, "cpu_core");
+		CHECK(cfg->groups[2].events[1].attr.config == 4ULL << 32);
+		CHECK(cfg->targets[0].nr_groups == 3);
+	}
+	config_free(cfg);
+
+	r = PARSE("groups:\n  - name: x\n    events: [cpu_core/mem-loads/, cpu_atom/event=1/]\n"
+	    "cpus:\n  - cpus: all\n    groups: [x]\n");
+	CHECK(r == -EINVAL);
+	CHECK_STR(err, "t.yaml:3:35: group \"x\" mixes events of PMU "
+	    "\"cpu_core\" (\"cpu_core/mem-loads/\") and PMU \"cpu_atom\" "
+	    "(\"cpu_atom/event=1/\"): the kernel schedules a group on one PMU, "
+	    "so put them in separate groups");
+	r = PARSE("groups:\n  - name: x\n    events: [data_read, cycles]\n"
+	    "cpus:\n  - cpus: all\n    groups: [x]\n");
+	CHECK(r == -EINVAL);
+	CHECK_STR(err, "t.yaml:3:25: group \"x\" mixes events of PMU "
+	    "\"uncore_imc_free_running_0\" (\"data_read\") and the core PMU "
+	    "(\"cycles\"): the kernel schedules a group on one PMU, so put "
+	    "them in separate groups");
+	r = PARSE("groups:\n  - name: imc\n    events: [data_read, task-clock]\n"
+	    "cpus:\n  - cpus: all\n    groups: [imc]\n"
+	    "cgroups:\n  - path: /a\n    groups: [imc]\n");
+	CHECK(r == -EINVAL);
+	CHECK_STR(err, "t.yaml:9:14: group \"imc\" counts events of the uncore "
+	    "PMU \"uncore_imc_free_running_0\", which counts for the whole "
+	    "package and cannot be split by cgroup: count it under cpus: "
+	    "instead");
+	r = PARSE("groups:\n  - name: x\n    events: [cpu_core/evnt=1/]\n"
+	    "cpus:\n  - cpus: all\n    groups: [x]\n");
+	CHECK(r == -EINVAL);
+	CHECK_CONTAINS(err, "t.yaml:3:14: event \"cpu_core/evnt=1/\": unknown "
+	    "term 'evnt' for PMU \"cpu_core\" (column 10)");
+	pmu_list_free(&l);
+#undef PARSE
+}
+
 int
 main(void)
 {
+	test_pmus();
 	test_valid();
 	test_embedded();
 	test_errors();

@@ -66,7 +66,7 @@ test_render(void)
 	static const unsigned char c0[] = { 1, 1 }, c1[] = { 1, 0 },
 	    c2[] = { 0, 0 };
 	struct snapshot *s = snapshot_new();
-	struct snap_row *rows = snapshot_alloc(s, 3 * sizeof(*rows));
+	struct snap_row *rows = snapshot_alloc(s, 4 * sizeof(*rows));
 	struct snap_support *sup = snapshot_alloc(s, 2 * sizeof(*sup));
 	const char *text;
 	size_t len;
@@ -75,12 +75,16 @@ test_render(void)
 "# TYPE pmu_cpu_events_total counter\n"
 "pmu_cpu_events_total{cpu=\"3\",group=\"ipc\",event=\"cycles\"} 100\n"
 "pmu_cpu_events_total{cpu=\"3\",group=\"ipc\",event=\"instructions\"} 250.5\n"
+"pmu_cpu_events_total{cpu=\"9\",group=\"ipc\",pmu=\"cpu_atom\",event=\"cycles\"} 100\n"
+"pmu_cpu_events_total{cpu=\"9\",group=\"ipc\",pmu=\"cpu_atom\",event=\"instructions\"} 250.5\n"
 "# HELP pmu_cpu_enabled_seconds_total Time the group was enabled on each CPU, system-wide.\n"
 "# TYPE pmu_cpu_enabled_seconds_total counter\n"
 "pmu_cpu_enabled_seconds_total{cpu=\"3\",group=\"ipc\"} 2\n"
+"pmu_cpu_enabled_seconds_total{cpu=\"9\",group=\"ipc\",pmu=\"cpu_atom\"} 2\n"
 "# HELP pmu_cpu_running_seconds_total Time the group was on the counters on each CPU, system-wide; running/enabled is the share of time measured rather than estimated.\n"
 "# TYPE pmu_cpu_running_seconds_total counter\n"
 "pmu_cpu_running_seconds_total{cpu=\"3\",group=\"ipc\"} 1.5\n"
+"pmu_cpu_running_seconds_total{cpu=\"9\",group=\"ipc\",pmu=\"cpu_atom\"} 1.5\n"
 "# HELP pmu_cgroup_events_total Events counted for tasks in the cgroup and its descendants, estimated from each interval's deltas as value*enabled/running when multiplexed.\n"
 "# TYPE pmu_cgroup_events_total counter\n"
 "pmu_cgroup_events_total{cgroup=\"/a\\\"b\",unit=\"x\\\\y.service\",group=\"ipc\",event=\"cycles\"} 7\n"
@@ -92,8 +96,8 @@ test_render(void)
 "pmu_cgroup_running_seconds_total{cgroup=\"/a\\\"b\",unit=\"x\\\\y.service\",group=\"ipc\"} 0.125\n"
 "# HELP pmu_exporter_event_supported Whether the event could be opened on at least one CPU (1) or on none (0).\n"
 "# TYPE pmu_exporter_event_supported gauge\n"
-"pmu_exporter_event_supported{group=\"ipc\",event=\"cycles\"} 1\n"
-"pmu_exporter_event_supported{group=\"ipc\",event=\"instructions\"} 0\n"
+"pmu_exporter_event_supported{group=\"ipc\",event=\"cycles\",pmu=\"cpu\"} 1\n"
+"pmu_exporter_event_supported{group=\"ipc\",event=\"instructions\",pmu=\"cpu\"} 0\n"
 "# HELP pmu_exporter_build_info A metric with a constant '1' value labeled by version and revision of pmu_exporter.\n"
 "# TYPE pmu_exporter_build_info gauge\n"
 "pmu_exporter_build_info{version=\"" PACKAGE_VERSION "\",revision=\"" GIT_REVISION "\"} 1\n"
@@ -128,17 +132,25 @@ test_render(void)
 "# TYPE pmu_exporter_cgroups_skipped gauge\n"
 "pmu_exporter_cgroups_skipped{reason=\"fd_budget\"} 1\n";
 
-	/* Row 1's instructions never opened: it gets no series, not a 0. */
-	rows[0] = (struct snap_row){ NULL, 0, NULL, NULL, 3, "ipc", 2, ev, c0,
-	    v0, 2.0, 1.5 };
-	rows[1] = (struct snap_row){ "/a\"b", 1, ln, lv, -1, "ipc", 2, ev, c1,
-	    v1, 0.25, 0.125 };
-	rows[2] = (struct snap_row){ "/none", 0, NULL, NULL, -1, "ipc", 2, ev,
-	    c2, v1, 0.25, 0.125 };
-	sup[0] = (struct snap_support){ "ipc", "cycles", 1 };
-	sup[1] = (struct snap_support){ "ipc", "instructions", 0 };
+	/* Row 2's instructions never opened: no series, not a 0; row 3
+	 * opened nothing at all: no series of any kind. */
+	rows[0] = (struct snap_row){ .cpu = 3, .group = "ipc", .nr_events = 2,
+	    .events = ev, .counted = c0, .values = v0, .enabled_s = 2.0,
+	    .running_s = 1.5 };
+	rows[1] = (struct snap_row){ .cpu = 9, .group = "ipc", .nr_events = 2,
+	    .events = ev, .counted = c0, .values = v0, .enabled_s = 2.0,
+	    .running_s = 1.5, .pmu = "cpu_atom" };
+	rows[2] = (struct snap_row){ .cgroup = "/a\"b", .nr_labels = 1,
+	    .label_names = ln, .label_values = lv, .cpu = -1, .group = "ipc",
+	    .nr_events = 2, .events = ev, .counted = c1, .values = v1,
+	    .enabled_s = 0.25, .running_s = 0.125 };
+	rows[3] = (struct snap_row){ .cgroup = "/none", .cpu = -1,
+	    .group = "ipc", .nr_events = 2, .events = ev, .counted = c2,
+	    .values = v1, .enabled_s = 0.25, .running_s = 0.125 };
+	sup[0] = (struct snap_support){ "ipc", "cycles", 1, "cpu" };
+	sup[1] = (struct snap_support){ "ipc", "instructions", 0, "cpu" };
 	s->rows = rows;
-	s->nr_rows = 3;
+	s->nr_rows = 4;
 	s->support = sup;
 	s->nr_support = 2;
 	s->seq = 12;

@@ -1,0 +1,49 @@
+/*
+ * config_fuzz.c - libFuzzer target for the YAML config parser, with and
+ * without the fixture PMUs that tests/fuzz.test names in PMU_FUZZ_SYSFS.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "collectors/pmu.h"
+#include "config/config.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static struct pmu_list pmus;
+static struct event_ctx ctx;
+static int loaded;
+
+static void
+unload(void)
+{
+	pmu_list_free(&pmus);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct config *cfg = NULL;
+	char err[1024];
+
+	if (!loaded) {
+		const char *sysfs = getenv("PMU_FUZZ_SYSFS");
+
+		loaded = 1;
+		if (sysfs && pmu_scan(sysfs, &pmus, err, sizeof(err)) == 0) {
+			ctx.pmus = &pmus;
+			atexit(unload);
+		}
+		ctx.no_pfm = 1;
+	}
+	if (config_parse(NULL, "f.yaml", (const char *)data, size, &cfg, err,
+	    sizeof(err)) == 0)
+		config_free(cfg);
+	cfg = NULL;
+	if (config_parse(&ctx, "f.yaml", (const char *)data, size, &cfg, err,
+	    sizeof(err)) == 0)
+		config_free(cfg);
+	return 0;
+}
