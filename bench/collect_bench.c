@@ -18,9 +18,9 @@
  * open while timing, so the kernel holds every event twice; each read()
  * only ever touches its own group, so neither side pays for the other.
  * Open times are wall-clock, measured after one event of each kind has
- * been opened and kept open: the very first perf event of a kind flips
- * kernel static keys (text patching, milliseconds), which the daemon pays
- * once at start-up and which would otherwise land on whichever side
+ * been opened and kept open: the very first perf event of a kind costs
+ * milliseconds more (kernel static keys, most likely), which the daemon
+ * pays once at start-up and which would otherwise land on whichever side
  * opened first.
  *
  * Without a config file a built-in one is used: one group of EVENTS on
@@ -33,7 +33,8 @@
  * interval is set to an hour after parsing); -R times it separately by
  * running ROUNDS more collections with the interval set to 0, so that
  * every one of them rescans.  The last line is one "RESULT" line of
- * key=value pairs for bench/run.sh.
+ * key=value pairs for bench/run.sh; it is left out, and the exit status
+ * is 3, when a raw read failed (a CPU went offline meanwhile).
  */
 #include "config.h"
 
@@ -507,7 +508,7 @@ builtin_config(const struct opts *o, const char *cgparent_rel,
 	    o->nr_cgroups ? "cgroups:\n  - path: " : "",
 	    o->nr_cgroups ? cgparent_rel : "",
 	    o->nr_cgroups ? "/*\n    groups: [bench]\n" : "");
-	if ((r = config_parse("<collect_bench>", yaml, strlen(yaml), cfg, err,
+	if ((r = config_parse(NULL, "<collect_bench>", yaml, strlen(yaml), cfg, err,
 	    sizeof(err))) < 0)
 		fprintf(stderr, "collect_bench: %s\n", err);
 	return r;
@@ -611,7 +612,7 @@ main(int argc, char **argv)
 	rss0 = status_kb("VmRSS");
 
 	if (o.config_file) {
-		if (config_load(o.config_file, &cfg, err, sizeof(err)) < 0) {
+		if (config_load(NULL, o.config_file, &cfg, err, sizeof(err)) < 0) {
 			fprintf(stderr, "collect_bench: %s\n", err);
 			goto out;
 		}
@@ -638,9 +639,9 @@ main(int argc, char **argv)
 	}
 
 	/*
-	 * The first perf event of a kind flips kernel static keys (text
-	 * patching, milliseconds); hold one of each kind open throughout so
-	 * that neither timed open pays for it.
+	 * The first perf event of a kind costs milliseconds more than the
+	 * rest (kernel static keys, most likely); hold one of each kind open
+	 * throughout so that neither timed open pays for it.
 	 */
 	if (rawset_warm(&warm, cfg, &online, have_root ? cgroot : NULL) < 0)
 		goto out;
@@ -701,6 +702,7 @@ main(int argc, char **argv)
 	}
 	if (stop)
 		goto out;
+	status = 0;
 	hwm = status_kb("VmHWM");
 	sc = stats_of(tc, o.rounds);
 	sr = stats_of(tr, o.rounds);
@@ -709,8 +711,12 @@ main(int argc, char **argv)
 	    o.rounds);
 	print_stats("collector_collect()", &sc);
 	print_stats("raw read() per leader", &sr);
-	if (bad)
-		printf("  %zu raw reads failed\n", bad);
+	if (bad) {
+		/* A CPU taken offline puts its events in error state. */
+		printf("  %zu raw reads failed (CPU hotplug?): this run is "
+		    "not valid\n", bad);
+		status = 3;
+	}
 	printf("  %-26s %.3f (median; mean %.3f); target <= %.2f: %s\n",
 	    "collect / raw", ratio, sr.mean_us > 0 ? sc.mean_us / sr.mean_us :
 	    0, o.max_ratio, ratio <= o.max_ratio ? "met" : "NOT met");
@@ -738,6 +744,8 @@ main(int argc, char **argv)
 		cfg->rescan_ns = 3600ULL * 1000000000ULL;
 	}
 
+	if (status == 3)
+		goto out;
 	printf("RESULT label=%s targets_fds=%zu collect_us=%.1f raw_us=%.1f "
 	    "ratio=%.3f max_ratio=%.2f open_collector_ms=%.2f "
 	    "open_raw_ms=%.2f rss_mb=%.1f max_rss_mb=%.0f "
@@ -745,7 +753,6 @@ main(int argc, char **argv)
 	    sc.median_us, sr.median_us, ratio, o.max_ratio,
 	    (double)open_c_ns / 1e6, (double)open_r_ns / 1e6,
 	    (double)rss_c / 1024, o.max_rss_mb, sx.median_us, text_len);
-	status = 0;
 out:
 	rawset_free(&rs);
 	rawset_free(&warm);

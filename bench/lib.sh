@@ -1,4 +1,5 @@
 # bench/lib.sh - shared by the benchmark scripts; sourced, never run.
+# shellcheck shell=bash
 #
 # Everything a script starts is recorded (bench_spawn, bench_mkcg) and
 # undone by bench_cleanup, which the scripts run from an EXIT trap: only
@@ -123,4 +124,21 @@ bench_busy_pct() {
 	b=$(awk '$1 == "cpu" { print $2+$3+$4+$7+$8+$9, $5+$6 }' /proc/stat)
 	echo "$a $b" | awk '{ busy = $3 - $1; idle = $4 - $2
 		printf "%.0f\n", (busy + idle > 0 ? 100 * busy / (busy + idle) : 0) }'
+}
+
+# Other processes holding perf events ("pid:fds comm" ...), this shell's
+# children excepted: they count on the same CPUs and cgroups and so
+# disturb every figure here.  Empty when there are none.
+bench_perf_users() {
+	local d pid n out=
+	for d in /proc/[0-9]*; do
+		pid=${d#/proc/}
+		[ "$pid" = $$ ] && continue
+		n=$(find "$d/fd" -lname 'anon_inode:?perf_event?' 2>/dev/null |
+		    wc -l)
+		[ "$n" -gt 0 ] || continue
+		case " $BENCH_PIDS " in *" $pid "*) continue ;; esac
+		out="$out $pid:$n($(tr -d '\n' <"$d/comm" 2>/dev/null))"
+	done
+	echo "${out# }"
 }

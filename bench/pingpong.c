@@ -12,7 +12,9 @@
  * and in whenever the cgroup on a CPU changes.
  *
  * Prints the wall time per round trip (two switches) in microseconds, and
- * a "RESULT us_per_roundtrip=..." line for the scripts.
+ * a "RESULT us_per_roundtrip=..." line for the scripts.  Exits 3, printing
+ * no result, if the parent lost its pinning meanwhile (the CPU was taken
+ * offline), since the figure would then be meaningless.
  */
 #include "config.h"
 
@@ -50,6 +52,16 @@ pin(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	return sched_setaffinity(0, sizeof(set), &set) < 0 ? -errno : 0;
+}
+
+static int
+still_pinned(int cpu)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 0;
+	return CPU_COUNT(&set) == 1 && CPU_ISSET(cpu, &set);
 }
 
 /* Full-length read or write of one byte, retrying on EINTR. */
@@ -146,6 +158,12 @@ main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	close(ping[1]);
 	waitpid(child, &wstatus, 0);
+	/* The kernel widens the affinity of tasks whose CPU went offline. */
+	if (!still_pinned(cpu)) {
+		fprintf(stderr, "pingpong: no longer pinned to cpu %d (was it "
+		    "taken offline?); this run is not valid\n", cpu);
+		return 3;
+	}
 	us = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 +
 	    (double)(t1.tv_nsec - t0.tv_nsec)) / 1e3 / (double)rounds;
 	printf("pingpong: %ld round trips on cpu %d%s%s%s%s: %.3f us per "

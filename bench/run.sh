@@ -1,7 +1,8 @@
 #!/bin/bash
 # run.sh - every benchmark, then one summary to paste into bench/RESULTS.md.
 #
-#   bench/run.sh          (as root, from a configured and built tree)
+#   bench/run.sh          (as root, from a configured and built tree;
+#                          top_builddir=DIR for a separate build directory)
 #
 # Builds the bench programs (make bench), prints the machine facts, runs
 # collect_bench twice (a default-like config; 1000 cgroups), then
@@ -21,6 +22,7 @@ BIN=$top_builddir/bench
 
 QUIET_PCT=${QUIET_PCT:-10}
 QUIET_WAIT=${QUIET_WAIT:-60}
+# shellcheck source=bench/lib.sh
 . "$here/lib.sh"
 trap bench_cleanup EXIT
 
@@ -46,15 +48,30 @@ wait_quiet() {
 	echo "CPU busy before this part: ${busy}% (waited ${waited}s for <= ${QUIET_PCT}%)"
 }
 
+# CPUs taken offline so far, per the kernel log (empty if unreadable).
+offlines() {
+	dmesg 2>/dev/null | grep -c 'is now offline'
+}
+
 # part NAME LIMIT COMMAND...: run with a time limit, keep RESULT lines.
+# Exit 3 means the program saw a CPU go offline: it is run once more.
 part() {
-	local name=$1 limit=$2 rc
+	local name=$1 limit=$2 rc off0 off1
 	shift 2
 	echo
 	echo "### $name: $*"
-	wait_quiet
-	timeout --foreground "$limit" "$@" 2>&1 | tee -a "$RES"
-	rc=${PIPESTATUS[0]}
+	for _ in 1 2; do
+		wait_quiet
+		off0=$(offlines)
+		timeout --foreground "$limit" "$@" 2>&1 | tee -a "$RES"
+		rc=${PIPESTATUS[0]}
+		off1=$(offlines)
+		[ "$off0" = "$off1" ] || echo "### $name: a CPU was taken" \
+		    "offline during this part; its figures are disturbed" |
+		    tee -a "$RES"
+		[ "$rc" = 3 ] || break
+		echo "### $name: invalid run, once more"
+	done
 	[ "$rc" = 0 ] || echo "### $name FAILED (exit $rc)" | tee -a "$RES"
 }
 
@@ -71,6 +88,7 @@ part() {
 	    "git $(git -C "$top_srcdir" rev-parse --short HEAD 2>/dev/null || echo '?')" \
 	    "$(git -C "$top_srcdir" status --porcelain 2>/dev/null | grep -q . && echo '(working tree modified)')"
 	echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "other processes holding perf events: $(bench_perf_users | grep . || echo none)"
 
 	part collect-default 120 "$BIN/collect_bench" -l default-like \
 	    -n 8 -k 200 -R -t 1.5 -m 16
@@ -110,6 +128,6 @@ part() {
 		    v["none_min_us"], v["daemon_min_us"], v["perf_min_us"],
 		    (v["daemon_min_us"] + 0 <= v["perf_min_us"] + 0 ? "met" : "NOT met")
 	}'
-	grep 'FAILED' "$RES"
+	grep 'FAILED\|offline during' "$RES"
 	echo "full log: $LOG"
 } 2>&1 | tee "$LOG"

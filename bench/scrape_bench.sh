@@ -16,6 +16,7 @@
 # killed, only the cgroups made here removed.  wrk, the servers and this
 # script share the machine's CPUs: that is part of what is measured.
 set -u
+# shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
 trap bench_cleanup EXIT
 trap 'exit 130' INT TERM HUP
@@ -85,7 +86,7 @@ EOF
 
 P1=$(bench_free_port)
 bench_spawn "$PMU_EXPORTER" --config.file="$BENCH_TMP/scrape.yaml" \
-    --web.listen-address=127.0.0.1:$P1 --log.level=warn \
+    --web.listen-address="127.0.0.1:$P1" --log.level=warn \
     2>"$BENCH_TMP/pmu.log"
 PMU=$BENCH_LAST
 bench_wait_http "http://127.0.0.1:$P1/-/ready" ||
@@ -94,7 +95,7 @@ bench_wait_http "http://127.0.0.1:$P1/-/ready" ||
 P2=$(bench_free_port)
 [ "$P2" = "$P1" ] && P2=$(bench_free_port)
 bench_spawn prometheus-node-exporter --collector.disable-defaults \
-    --collector.perf --web.listen-address=127.0.0.1:$P2 \
+    --collector.perf --web.listen-address="127.0.0.1:$P2" \
     2>"$BENCH_TMP/ne.log"
 NE=$BENCH_LAST
 bench_wait_http "http://127.0.0.1:$P2/metrics" ||
@@ -141,7 +142,7 @@ bench_stop "$PMU"
 
 # ---- 2. memory over many scrapes, default config ---------------------
 P3=$(bench_free_port)
-bench_spawn "$PMU_EXPORTER" --web.listen-address=127.0.0.1:$P3 \
+bench_spawn "$PMU_EXPORTER" --web.listen-address="127.0.0.1:$P3" \
     --log.level=warn 2>"$BENCH_TMP/pmu_default.log"
 PMU=$BENCH_LAST
 bench_wait_http "http://127.0.0.1:$P3/-/ready" ||
