@@ -231,9 +231,13 @@ is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* rel: the expanded prefix ("" or "/a/b"); rest: what is left to match. */
+/*
+ * rel: the expanded prefix ("" or "/a/b"); rest: what is left to match;
+ * dir_known: readdir already said rel is a directory (no stat needed).
+ */
 static int
-walk(struct walk *w, const char *rel, const char *rest, unsigned depth_left)
+walk(struct walk *w, const char *rel, const char *rest, unsigned depth_left,
+    int dir_known)
 {
 	char comp[4096], next[8192], full[8192];
 	size_t n;
@@ -244,7 +248,7 @@ walk(struct walk *w, const char *rel, const char *rest, unsigned depth_left)
 	rest = skip_slashes(rest);
 	if (*rest == '\0') {
 		snprintf(full, sizeof(full), "%s%s", w->root, rel);
-		if (!is_dir(full))
+		if (!dir_known && !is_dir(full))
 			return 0;
 		return cgroup_list_add(w->out, rel[0] ? rel : "/");
 	}
@@ -259,13 +263,13 @@ walk(struct walk *w, const char *rel, const char *rest, unsigned depth_left)
 		return r;
 	if (globstar) {
 		/* Zero levels first; then every subdirectory, "**" again. */
-		if ((r = walk(w, rel, rest + n, depth_left)) < 0)
+		if ((r = walk(w, rel, rest + n, depth_left, dir_known)) < 0)
 			return r;
 		if (w->limited && depth_left == 0)
 			return 0;
 	} else if (strpbrk(comp, "*?[") == NULL) {
 		snprintf(next, sizeof(next), "%s/%s", rel, comp);
-		return walk(w, next, rest + n, depth_left);
+		return walk(w, next, rest + n, depth_left, 0);
 	}
 	snprintf(full, sizeof(full), "%s%s", w->root, rel);
 	if ((d = opendir(full)) == NULL)
@@ -283,9 +287,11 @@ walk(struct walk *w, const char *rel, const char *rest, unsigned depth_left)
 			continue;
 		snprintf(next, sizeof(next), "%s/%s", rel, de->d_name);
 		if (globstar)
-			r = walk(w, next, rest, depth_left - 1);
+			r = walk(w, next, rest, depth_left - 1,
+			    de->d_type == DT_DIR);
 		else
-			r = walk(w, next, rest + n, depth_left);
+			r = walk(w, next, rest + n, depth_left,
+			    de->d_type == DT_DIR);
 		if (r < 0)
 			break;
 	}
@@ -303,7 +309,7 @@ cgroupfs_expand(const char *root, const char *pattern, unsigned max_depth,
 	size_t i, j, k;
 	int r;
 
-	r = walk(&w, "", pattern, max_depth);
+	r = walk(&w, "", pattern, max_depth, 0);
 	if (r < 0) {
 		cgroup_list_free(&l);
 		return r;

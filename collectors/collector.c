@@ -91,6 +91,7 @@ struct collector {
 	/* Discovery. */
 	struct cgwatch *watch;		/* NULL without inotify */
 	int rescan_due;			/* inotify saw a change */
+	int retry_due;			/* instances failed: reopen at rescan */
 	int logged_watch;
 	uint64_t max_fds;
 	size_t cg_matched, cg_counted, cg_skipped;
@@ -228,6 +229,9 @@ inst_open(struct collector *c, struct target *t, struct tgroup *tg,
 	if (r < 0) {
 		report_open_error(c, t, tg, in->cpu, -r);
 		in->state = INST_BROKEN;
+		/* A CPU that went away while we opened: try again later. */
+		if (r == -ENODEV)
+			c->retry_due = 1;
 		return r;
 	}
 	memset(in->prev, 0, g->nr_events * sizeof(*in->prev));
@@ -428,6 +432,46 @@ inst_adopt(struct collector *c, const struct target *t,
 	return 0;
 }
 
+/*
+ * A failed instance being reopened (same target, group and CPU) hands its
+ * accumulators on, so its series continue instead of restarting at 0.
+ */
+static void
+inst_inherit(struct collector *c, const struct target *t,
+    const struct tgroup *tg, struct inst *dst)
+{
+	const struct cfg_group *want = &c->cfg->groups[tg->gi];
+	size_t i, j, k;
+
+	for (i = 0; i < c->nr_adopt; i++) {
+		struct target *o = c->adopt[i];
+
+		if ((o->cgroup == NULL) != (t->cgroup == NULL) ||
+		    (o->cgroup && strcmp(o->cgroup, t->cgroup) != 0))
+			continue;
+		for (j = 0; j < o->nr_groups; j++) {
+			struct tgroup *og = &o->groups[j];
+
+			if (og->inst == NULL || og->per_cpu != tg->per_cpu ||
+			    !group_same(&c->adopt_cfg->groups[og->gi], want))
+				continue;
+			for (k = 0; k < og->cpus.nr; k++) {
+				struct inst *in = &og->inst[k];
+
+				if (in->cpu != dst->cpu ||
+				    in->state != INST_BROKEN)
+					continue;
+				memcpy(dst->acc, in->acc,
+				    want->nr_events * sizeof(*dst->acc));
+				dst->enabled_ns = in->enabled_ns;
+				dst->running_ns = in->running_ns;
+				return;
+			}
+		}
+		return;
+	}
+}
+
 /* Allocate and open every instance of t (adopting during a reload). */
 static int
 target_open(struct collector *c, struct target *t)
@@ -468,6 +512,8 @@ target_open(struct collector *c, struct target *t)
 			r = inst_open(c, t, tg, &tg->inst[j], cgfd);
 			if (r == -EBADF && t->cgroup)
 				goto out;	/* the cgroup went away */
+			if (r == 0 && c->adopt)
+				inst_inherit(c, t, tg, &tg->inst[j]);
 		}
 	}
 	t->opened = 1;
@@ -866,6 +912,9 @@ inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
 			    target_name(t), strerror(-r));
 		in->state = INST_BROKEN;
 		group_close(&in->pg);
+		/* Reopened at the next full rescan: a CPU that blinked
+		 * offline for less than an interval breaks reads like this. */
+		c->retry_due = 1;
 		return;
 	}
 	for (i = 0; i < in->pg.nr; i++) {
@@ -1089,6 +1138,17 @@ collector_collect(struct collector *c)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "reopening after a CPU change: %s",
 			    strerror(ENOMEM));
+		collector_enable(c);
+	} else if (c->retry_due && t0 - c->last_rescan_ns >=
+	    c->cfg->rescan_ns) {
+		/* The full rescan reopens what failed, keeping the rest. */
+		REPORT(c, 6, NULL, NULL, NULL, -1, 0, "reopening group "
+		    "instances that stopped counting");
+		c->retry_due = 0;
+		c->rescan_due = 0;
+		if (rebuild(c, c->cfg) < 0)
+			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
+			    "reopening: %s", strerror(ENOMEM));
 		collector_enable(c);
 	} else if (c->rescan_due || t0 - c->last_rescan_ns >=
 	    c->cfg->rescan_ns) {
@@ -1382,6 +1442,15 @@ rebuild(struct collector *c, const struct config *cfg)
 	c->nr_adopt = nr_old;
 	c->adopt_cfg = old_cfg;
 	r = cfgstate_init(c, cfg);
+	if (r == 0 && cfg == old_cfg) {
+		/* Same config: what was reported stays reported. */
+		int **tmp = c->ev_logged, *ptmp = c->pattern_empty;
+
+		c->ev_logged = ev_logged;
+		ev_logged = tmp;
+		c->pattern_empty = pattern_empty;
+		pattern_empty = ptmp;
+	}
 	if (r == 0)
 		r = open_targets(c);
 	c->adopt = NULL;
@@ -1544,13 +1613,22 @@ collector_heartbeat(struct collector *c)
 void
 collector_summary(const struct collector *c, char *buf, size_t len)
 {
-	size_t i, ncg = 0, ncpu = 0, unsup;
+	size_t i, j, k, ncg = 0, ncpu = 0, unsup;
 
-	for (i = 0; i < c->nr_targets; i++) {
-		if (c->targets[i]->cgroup)
+	for (i = 0; i < c->nr_targets; i++)
+		if (c->targets[i]->cgroup && c->targets[i]->opened)
 			ncg++;
-		else if (c->targets[i]->nr_groups)
-			ncpu = c->targets[i]->groups[0].cpus.nr;
+	/* CPUs covered by any instance (system-wide or cgroup). */
+	for (k = 0; k < c->online.nr; k++) {
+		int cpu = c->online.cpu[k], found = 0;
+
+		for (i = 0; i < c->nr_targets && !found; i++)
+			for (j = 0; j < c->targets[i]->nr_groups && !found;
+			    j++)
+				found = c->targets[i]->opened &&
+				    cpumap_has(&c->targets[i]->groups[j].cpus,
+				    cpu);
+		ncpu += found;
 	}
 	unsup = collector_unsupported(c);
 	snprintf(buf, len, "%zu group%s on %zu CPU%s and %zu cgroup%s "

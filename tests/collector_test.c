@@ -326,6 +326,48 @@ test_unscheduled(const char *sysfs)
 }
 
 /*
+ * An instance whose reads fail (a CPU that blinked offline) is reopened at
+ * the next full rescan, and its series go on from where they stopped.
+ */
+static void
+test_retry(const char *sysfs)
+{
+	struct config *cfg = NULL;
+	struct collector *c;
+	struct snapshot *s;
+	struct timespec ts = { 0, 120000000 };
+	double before;
+
+	logbuf[0] = '\0';
+	c = make("cgroup_rescan_interval: 100ms\n"
+	    "groups:\n  - name: g\n    events: [cycles]\n"
+	    "cpus:\n  - cpus: all\n    groups: [g]\n", &cfg, sysfs);
+	collector_enable(c);
+	step_enabled = step_running = 1000000000ULL;
+	collector_collect(c);
+	zero_read_cpu = 1;
+	collector_collect(c);		/* cpu 1 fails */
+	s = collector_snapshot(c);
+	before = row(s, 1) ? row(s, 1)->values[0] : -1;
+	CHECK(before == 3e9);
+	CHECK(s->open_fds == 1);
+	snapshot_unref(s);
+	zero_read_cpu = -1;
+	nanosleep(&ts, NULL);
+	collector_collect(c);		/* rescan due: reopened */
+	CHECK(count_of(logbuf, "reopening group instances") == 1);
+	collector_collect(c);
+	s = collector_snapshot(c);
+	CHECK(s->open_fds == 2);
+	CHECK(row(s, 1) && row(s, 1)->values[0] > before);
+	CHECK(row(s, 0) && row(s, 0)->values[0] == 4 * 3e9);	/* untouched */
+	snapshot_unref(s);
+	collector_free(c);
+	config_free(cfg);
+	CHECK(open_fds() == 0);
+}
+
+/*
  * A cgroup removed between discovery and perf_event_open: one debug line,
  * nothing louder, and no series.  The cgroup "mount" is a scratch dir.
  */
@@ -489,6 +531,7 @@ main(void)
 
 	test_counting(dir);
 	test_unscheduled(dir);
+	test_retry(dir);
 	test_vanished(dir);
 	test_pmus();
 
