@@ -32,9 +32,12 @@
 #include "collectors/cgroupfs.h"
 #include "collectors/cgwatch.h"
 #include "collectors/collector.h"
+#include "collectors/event.h"
 #include "collectors/group.h"
 
 enum inst_state { INST_OK, INST_CLOSED, INST_BROKEN };
+
+#define PROBE_MAX 32		/* counters probed for at most */
 
 struct inst {
 	int cpu;
@@ -1638,6 +1641,53 @@ collector_summary(const struct collector *c, char *buf, size_t len)
 	    unsup == 1 ? "" : "s");
 }
 
+/* Does the event take a PMU counter (not software, tracepoint...)? */
+static int
+uses_counter(const struct perf_event_attr *a)
+{
+	return a->type != PERF_TYPE_SOFTWARE &&
+	    a->type != PERF_TYPE_TRACEPOINT && a->type != PERF_TYPE_BREAKPOINT;
+}
+
+/*
+ * How many copies of attr the PMU schedules at once on cpu: open groups of
+ * 1, 2, ... copies and keep the largest one that gets running time (or that
+ * the kernel accepts at all: some PMUs refuse an impossible group at open).
+ * sysfs does not tell the number of counters, so this asks the PMU itself.
+ * Returns the count, or -1 if not even one copy could be measured.
+ */
+static int
+probe_counters(const struct perf_event_attr *attr, int cpu)
+{
+	struct perf_event_attr copies[PROBE_MAX];
+	struct timespec ts = { 0, 20000000 };
+	struct perf_group pg;
+	struct count cur[PROBE_MAX];
+	int k, fits = -1;
+	size_t i;
+
+	for (i = 0; i < PROBE_MAX; i++)
+		copies[i] = *attr;
+	for (k = 1; k <= PROBE_MAX; k++) {
+		if (group_init(&pg, (size_t)k) < 0)
+			break;
+		if (group_open(&pg, copies, -1, cpu, 0) < 0 ||
+		    pg.nr != (size_t)k) {
+			group_fini(&pg);
+			break;
+		}
+		group_enable(&pg, 1);
+		nanosleep(&ts, NULL);
+		if (group_read(&pg, cur) < 0 || cur[0].running == 0) {
+			group_fini(&pg);
+			break;
+		}
+		group_fini(&pg);
+		fits = k;
+	}
+	return fits;
+}
+
 int
 collector_check(struct collector *c, FILE *out, unsigned wait_ms)
 {
@@ -1676,7 +1726,8 @@ collector_check(struct collector *c, FILE *out, unsigned wait_ms)
 		for (j = 0; j < t->nr_groups; j++) {
 			struct tgroup *tg = &t->groups[j];
 			const struct cfg_group *g = &cfg->groups[tg->gi];
-			size_t ok_inst = 0, unsched = 0;
+			size_t ok_inst = 0, unsched = 0, nhw = 0;
+			int ucpu = -1;
 
 			for (k = 0; k < tg->cpus.nr; k++) {
 				struct inst *in = &tg->inst[k];
@@ -1686,8 +1737,10 @@ collector_check(struct collector *c, FILE *out, unsigned wait_ms)
 				ok_inst++;
 				if (group_read(&in->pg, in->cur) == 0 &&
 				    in->cur[in->pg.evidx[0]].enabled > 0 &&
-				    in->cur[in->pg.evidx[0]].running == 0)
+				    in->cur[in->pg.evidx[0]].running == 0) {
 					unsched++;
+					ucpu = in->cpu;
+				}
 			}
 			fprintf(out, "%s group %s%s%s on CPUs %s: %zu of %zu "
 			    "instances open\n", target_name(t), g->name,
@@ -1697,9 +1750,31 @@ collector_check(struct collector *c, FILE *out, unsigned wait_ms)
 			if (ok_inst < tg->cpus.nr)
 				problems++;
 			if (unsched) {
-				fprintf(out, "  never scheduled on %zu CPUs: "
-				    "too many events for the counters, or "
-				    "the PMU is busy\n", unsched);
+				const struct perf_event_attr *hw = NULL;
+				int n = -1;
+
+				for (e = 0; e < g->nr_events; e++)
+					if (uses_counter(&g->events[e].attr)) {
+						nhw++;
+						if (hw == NULL)
+							hw = &c->attrs[tg->gi][e];
+					}
+				if (hw)
+					n = probe_counters(hw, ucpu);
+				if (n >= 0 && (size_t)n < nhw)
+					fprintf(out, "  never scheduled on %zu "
+					    "CPUs: the group has %zu hardware "
+					    "events and the PMU showed %d "
+					    "counters for them (cpu %d): split "
+					    "the group\n", unsched, nhw, n,
+					    ucpu);
+				else
+					fprintf(out, "  never scheduled on %zu "
+					    "CPUs: the PMU showed %d counters "
+					    "for its %zu hardware events (cpu "
+					    "%d), so it is busy: pinned events "
+					    "or another user hold them\n",
+					    unsched, n, nhw, ucpu);
 				problems++;
 			}
 			for (e = 0; e < g->nr_events; e++) {

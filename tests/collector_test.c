@@ -35,6 +35,7 @@ static double rate = 3.0;			/* events per ns running */
 static int zero_read_cpu = -1;			/* this CPU's reads return 0 */
 static unsigned long long missing = PERF_COUNT_HW_BUS_CYCLES;
 static int vanish;				/* cgroup opens fail EBADF */
+static int fake_counters;			/* >0: bigger groups never run */
 static int max_prio_seen;
 static char logbuf[16384];
 
@@ -110,14 +111,20 @@ fake_read(int fd, void *buf, size_t len)
 
 	if (f->cpu == zero_read_cpu)
 		return 0;
+	for (i = 0; i < MAXFD; i++)
+		n += fds[i].used && fds[i].leader == fd;
 	out[1] = f->time_enabled += step_enabled;
-	out[2] = f->time_running += step_running;
+	/* A PMU with fake_counters counters never schedules a bigger group. */
+	out[2] = f->time_running += (fake_counters && n > (size_t)fake_counters)
+	    ? 0 : step_running;
+	n = 0;
 	for (i = 0; i < MAXFD; i++) {
 		if (!fds[i].used || fds[i].leader != fd)
 			continue;
 		CHECK(fds[i].enabled);
-		fds[i].value += (uint64_t)(rate * (double)step_running *
-		    (double)(fds[i].config + 1));
+		if (!(fake_counters && out[2] == 0))
+			fds[i].value += (uint64_t)(rate * (double)step_running *
+			    (double)(fds[i].config + 1));
 		CHECK((3 + 2 * n + 2) * sizeof(uint64_t) <= len);
 		out[3 + 2 * n] = fds[i].value;
 		out[4 + 2 * n] = (uint64_t)FAKE_FD(i) * 7;
@@ -322,6 +329,37 @@ test_unscheduled(const char *sysfs)
 	CHECK(count_of(logbuf, "is being scheduled now") == 1);
 	collector_free(c);
 	config_free(cfg);
+	CHECK(open_fds() == 0);
+}
+
+/*
+ * --check-config on a group bigger than the PMU's counters: it says so,
+ * with the number of counters the PMU showed when probed.
+ */
+static void
+test_check_counters(const char *sysfs)
+{
+	struct config *cfg = NULL;
+	struct collector *c;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	logbuf[0] = '\0';
+	fake_counters = 3;
+	step_enabled = step_running = 1000000000ULL;
+	c = make("groups:\n  - name: big\n"
+	    "    events: [cycles, instructions, branches, branch-misses]\n"
+	    "cpus:\n  - cpus: \"0\"\n    groups: [big]\n", &cfg, sysfs);
+	CHECK(collector_check(c, out, 1) >= 1);
+	fclose(out);
+	CHECK_CONTAINS(text, "never scheduled on 1 CPUs: the group has 4 "
+	    "hardware events and the PMU showed 3 counters for them (cpu 0): "
+	    "split the group");
+	free(text);
+	collector_free(c);
+	config_free(cfg);
+	fake_counters = 0;
 	CHECK(open_fds() == 0);
 }
 
@@ -532,6 +570,7 @@ main(void)
 	test_counting(dir);
 	test_unscheduled(dir);
 	test_retry(dir);
+	test_check_counters(dir);
 	test_vanished(dir);
 	test_pmus();
 
