@@ -1,0 +1,115 @@
+/*
+ * fake_serve.c - the real HTTP server (daemon/http.c) over a synthetic
+ * snapshot of a chosen size, without perf events: for the tests that need
+ * responses larger than a socket buffer, and for bench/http_bench.sh.
+ *
+ *   fake_serve ADDR NSERIES [MAX_REQUESTS [WEB_CONFIG]]
+ *
+ * NSERIES pmu_cgroup_events_total series (4 events per row, per-CPU rows
+ * over 64 CPUs, cgroup names like a systemd host's).  A new snapshot is
+ * published every second, as the collector would, so each second's first
+ * scrape pays the render; "rendered" lines on stderr say how long it took.
+ * Runs until SIGTERM or SIGINT.
+ */
+#include "config.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon/expo.h"
+#include "daemon/http.h"
+#include "daemon/webconfig.h"
+
+static struct snapshot_slot slot;
+
+static struct snapshot *
+current(void *ctx)
+{
+	(void)ctx;
+	return snapshot_get(&slot);
+}
+
+static struct snapshot *
+make(size_t nseries, uint64_t seq)
+{
+	static const char *ev[] = { "cycles", "instructions", "cache-misses",
+	    "branch-misses" };
+	struct snapshot *s = snapshot_new();
+	size_t rows = (nseries + 3) / 4, i;
+	char name[128];
+
+	s->rows = snapshot_alloc(s, (rows + 1) * sizeof(*s->rows));
+	for (i = 0; i < rows; i++) {
+		double *v = snapshot_alloc(s, 4 * sizeof(*v));
+
+		v[0] = 1e12 + (double)(i * 7919 + seq * 1000003);
+		v[1] = 2.5e12 + (double)(i * 104729 + seq * 2000003);
+		v[2] = 3e9 + (double)(i * 13 + seq);
+		v[3] = 7e8 + (double)(i * 17 + seq);
+		snprintf(name, sizeof(name),
+		    "/system.slice/service-%zu.service", i / 64);
+		s->rows[i] = (struct snap_row){ snapshot_strdup(s, name),
+		    (int)(i % 64), "ipc", 4, ev, v, 12345.678 + (double)seq,
+		    6172.839 + (double)seq };
+	}
+	s->nr_rows = rows;
+	s->seq = seq;
+	s->timestamp_s = (double)time(NULL);
+	return s;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct http_opts o;
+	struct http *h = NULL;
+	struct webcfg *web = NULL;
+	char err[1024];
+	sigset_t sigs;
+	struct timespec sec = { 1, 0 };
+	uint64_t seq = 1;
+	size_t n;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: fake_serve ADDR NSERIES "
+		    "[MAX_REQUESTS [WEB_CONFIG]]\n");
+		return 2;
+	}
+	n = strtoul(argv[2], NULL, 10);
+	memset(&o, 0, sizeof(o));
+	o.listen = argv[1];
+	o.listen_fd = -1;
+	o.telemetry_path = "/metrics";
+	o.snapshot = current;
+	o.max_requests = argc > 3 ? (unsigned)atoi(argv[3]) : 40;
+	o.max_connections_per_ip = 0;
+	o.header_timeout_s = 10;
+	o.exporter_metrics = 1;
+	if (argc > 4 && webcfg_load(argv[4], &web, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	o.web = web;
+	snapshot_slot_init(&slot);
+	snapshot_publish(&slot, make(n, seq));
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (http_start(&o, &h, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	fprintf(stderr, "serving %zu series on %s\n", n, argv[1]);
+	while (sigtimedwait(&sigs, NULL, &sec) < 0)
+		snapshot_publish(&slot, make(n, ++seq));
+	http_stop(h);
+	snapshot_slot_fini(&slot);
+	webcfg_free(web);
+	return 0;
+}
