@@ -23,6 +23,10 @@
  * taken only when a connection opens or closes, never while a response is
  * built or written.
  *
+ * process_* are read from procfs at most every 100ms: those reads cost
+ * more than everything else a small scrape does, and no scrape interval
+ * is that short.
+ *
  * Basic auth checks bcrypt (tens of milliseconds by design) only for
  * credentials it has not yet seen succeed: a small cache of SHA-256
  * digests of successful user:password pairs keeps Prometheus, which sends
@@ -89,6 +93,10 @@ struct http {
 	size_t nr_conns;
 	pthread_t sweeper;
 	int sweeping, stopping;
+
+	/* process_* as last read, and when (MHD thread only). */
+	struct expo_live proc;
+	uint64_t proc_ns;
 
 	/* Digests of user:password pairs that passed bcrypt. */
 	unsigned char auth_ok[AUTH_CACHE][32];
@@ -305,8 +313,25 @@ reply_metrics(struct http *h, struct MHD_Connection *conn, void **req_cls)
 		for (j = 0; j < 2; j++)
 			live.scrapes[i][j] = atomic_load(&h->scrapes[i][j]);
 	live.rejected = atomic_load(&h->rejected);
-	if (h->eo.exporter_metrics)
-		procstat_read(h->o.procfs, &live);
+	if (h->eo.exporter_metrics) {
+		/* procfs costs more than the rest of a small scrape: read it
+		 * at most every 100ms, far below any scrape interval. */
+		uint64_t now = mono_ns();
+
+		if (!h->proc.have_process || now - h->proc_ns > 100000000ULL) {
+			procstat_read(h->o.procfs, &h->proc);
+			h->proc_ns = now;
+		}
+		live.have_process = h->proc.have_process;
+		live.cpu_seconds = h->proc.cpu_seconds;
+		live.open_fds = h->proc.open_fds;
+		live.max_fds = h->proc.max_fds;
+		live.resident_bytes = h->proc.resident_bytes;
+		live.virtual_bytes = h->proc.virtual_bytes;
+		live.virtual_max_bytes = h->proc.virtual_max_bytes;
+		live.start_time_s = h->proc.start_time_s;
+		live.threads = h->proc.threads;
+	}
 	if (expo_render_tail(&tail, f, &h->eo, &live) < 0)
 		goto oom;
 	if (gz) {

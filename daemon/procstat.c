@@ -22,21 +22,29 @@
 
 #include "daemon/procstat.h"
 
-/* Seconds since the epoch at boot: "btime" in <procfs>/stat. */
+/*
+ * Seconds since the epoch at boot: "btime" in <procfs>/stat.  Read once:
+ * it does not change, and the kernel formats all of /proc/stat (every
+ * CPU's times, every interrupt count) for each read.
+ */
 static int
 boot_time(const char *procfs, double *out)
 {
+	static _Atomic double cached;
 	char path[4096], line[256];
 	unsigned long long bt;
 	FILE *f;
 	int r = -ENOENT;
+
+	if ((*out = cached) != 0)
+		return 0;
 
 	snprintf(path, sizeof(path), "%s/stat", procfs);
 	if ((f = fopen(path, "re")) == NULL)
 		return -errno;
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "btime %llu", &bt) == 1) {
-			*out = (double)bt;
+			*out = cached = (double)bt;
 			r = 0;
 			break;
 		}

@@ -4,12 +4,15 @@
  * responses larger than a socket buffer, and for bench/http_bench.sh.
  *
  *   fake_serve ADDR NSERIES [MAX_REQUESTS [WEB_CONFIG]]
+ *   fake_serve --render NSERIES ROUNDS
  *
  * NSERIES pmu_cgroup_events_total series (4 events per row, per-CPU rows
  * over 64 CPUs, cgroup names like a systemd host's).  A new snapshot is
  * published every second, as the collector would, so each second's first
- * scrape pays the render; "rendered" lines on stderr say how long it took.
- * Runs until SIGTERM or SIGINT.
+ * scrape pays the render.  Runs until SIGTERM or SIGINT.
+ *
+ * --render times ROUNDS fresh snapshots rendered in each variant, as the
+ * first scrape of a snapshot does, and prints bytes and MB/s per variant.
  */
 #include "config.h"
 
@@ -62,6 +65,56 @@ make(size_t nseries, uint64_t seq)
 	return s;
 }
 
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int
+render_bench(size_t n, int rounds)
+{
+	static const struct { const char *name; enum expo_format f; int gz; }
+	    v[] = { { "text", EXPO_TEXT, 0 },
+	    { "openmetrics", EXPO_OPENMETRICS, 0 },
+	    { "text+gzip", EXPO_TEXT, 1 },
+	    { "openmetrics+gzip", EXPO_OPENMETRICS, 1 } };
+	struct expo_opts o = { 1, "bench", "none" };
+	size_t i;
+	int r;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		double t = 0, best = 1e9, t0, dt;
+		size_t bytes = 0, raw = 0;
+
+		for (r = 0; r < rounds; r++) {
+			struct snapshot *s = make(n, (uint64_t)r + 1);
+			const struct snap_blob *b;
+
+			/* A gzip variant's time includes its plain render. */
+			t0 = now_s();
+			b = expo_body(s, v[i].f, v[i].gz, &o);
+			dt = now_s() - t0;
+			if (b == NULL)
+				return 1;
+			bytes = b->len;
+			raw = v[i].gz ? (size_t)b->meta[1] : b->len;
+			t += dt;
+			if (dt < best)
+				best = dt;
+			snapshot_unref(s);
+		}
+		printf("%-17s %zu series: %zu bytes (%zu uncompressed), "
+		    "render mean %.1f ms, best %.1f ms, %.0f MB/s of text\n",
+		    v[i].name, n, bytes, raw, t / rounds * 1e3, best * 1e3,
+		    (double)raw / (t / rounds) / 1e6);
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -74,6 +127,8 @@ main(int argc, char **argv)
 	uint64_t seq = 1;
 	size_t n;
 
+	if (argc == 4 && strcmp(argv[1], "--render") == 0)
+		return render_bench(strtoul(argv[2], NULL, 10), atoi(argv[3]));
 	if (argc < 3) {
 		fprintf(stderr, "usage: fake_serve ADDR NSERIES "
 		    "[MAX_REQUESTS [WEB_CONFIG]]\n");
