@@ -777,6 +777,8 @@ http_start(const struct http_opts *o, struct http **out, char *err,
 
 #define OPT(opt, val, ptr) (opts[n++] = (struct MHD_OptionItem){ (opt), \
 	(intptr_t)(val), (void *)(ptr) })
+	/* The logger first: MHD logs through it only from then on. */
+	OPT(MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL);
 	OPT(MHD_OPTION_LISTEN_SOCKET, fd, NULL);
 	OPT(MHD_OPTION_CONNECTION_TIMEOUT, h->o.idle_timeout_s, NULL);
 	OPT(MHD_OPTION_CONNECTION_LIMIT, h->o.max_connections, NULL);
@@ -786,7 +788,6 @@ http_start(const struct http_opts *o, struct http **out, char *err,
 	OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, h->o.max_header_bytes, NULL);
 	OPT(MHD_OPTION_NOTIFY_COMPLETED, completed, h);
 	OPT(MHD_OPTION_NOTIFY_CONNECTION, connection_notify, h);
-	OPT(MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL);
 	if (o->web && o->web->tls) {
 		flags |= MHD_USE_TLS;
 		OPT(MHD_OPTION_HTTPS_MEM_CERT, 0, o->web->cert_pem);
