@@ -594,8 +594,10 @@ sweeper_main(void *arg)
 		for (i = 0; i < h->nr_conns; i++) {
 			struct conn *c = &h->conns[i];
 
+			/* since may be later than now: a request completed
+			 * during this scan.  Never subtract it from now. */
 			if (c->fd < 0 || c->shut || !atomic_load(&c->waiting) ||
-			    now - atomic_load(&c->since_ns) < limit)
+			    atomic_load(&c->since_ns) + limit > now)
 				continue;
 			c->shut = 1;
 			shutdown(c->fd, SHUT_RDWR);
