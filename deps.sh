@@ -4,9 +4,10 @@
 # missing; needs root and apt-get.  Sourced by run.sh and check.sh.
 pmu_install_deps() {
 	local pkgs="build-essential autoconf automake autoconf-archive pkg-config
-		libmicrohttpd-dev libyaml-dev libsystemd-dev libpfm4-dev"
+		libmicrohttpd-dev libyaml-dev libsystemd-dev libpfm4-dev zlib1g-dev
+		libcrypt-dev libgnutls28-dev"
 	[ "${1:-}" = test ] && pkgs="$pkgs curl prometheus jq yq linux-perf util-linux valgrind procps
-		systemd man-db clang libclang-rt-dev"
+		systemd man-db clang libclang-rt-dev openssl apache2-utils wrk"
 	local missing="" p
 	for p in $pkgs; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

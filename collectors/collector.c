@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -48,6 +49,7 @@ struct inst {
 	struct scaled *acc;		/* [nr_events] */
 	uint64_t enabled_ns, running_ns;	/* sums of deltas */
 	uint64_t prev_enabled, prev_running;
+	uint64_t last_de, last_dr;	/* the last interval's deltas */
 };
 
 struct tgroup {
@@ -933,6 +935,8 @@ inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
 		in->enabled_ns += de;
 		in->running_ns += dr;
 	}
+	in->last_de = de;
+	in->last_dr = dr;
 	in->prev_enabled = in->cur[ev].enabled;
 	in->prev_running = in->cur[ev].running;
 	/* Never scheduled: enabled for a whole interval, running never. */
@@ -967,6 +971,99 @@ collector_open_fds(const struct collector *c)
 				n += tg->inst[k].pg.nr;
 		}
 	return n;
+}
+
+/*
+ * The collector's health for the self-metrics: targets, and per group its
+ * open instances, the worst running/enabled ratio of the last interval,
+ * the instances that were enabled but never ran (the PMU taken by someone
+ * else, or too many events), and open errors per (group, event, errno).
+ */
+static int
+snapshot_health(const struct collector *c, struct snapshot *s,
+    const char **gnames, const char ***names)
+{
+	const struct config *cfg = c->cfg;
+	struct snap_open_error *oe;
+	size_t i, j, k, e, n, cap = 0;
+	int *cpus;
+
+	s->health = snapshot_alloc(s, (cfg->nr_groups + 1) * sizeof(*s->health));
+	if (s->health == NULL)
+		return -ENOMEM;
+	for (i = 0; i < cfg->nr_groups; i++)
+		s->health[i] = (struct snap_group_health){ gnames[i], 0, NAN, 0 };
+	s->nr_health = cfg->nr_groups;
+	for (i = 0; i < c->nr_targets; i++)
+		for (j = 0; j < c->targets[i]->nr_groups; j++) {
+			struct tgroup *tg = &c->targets[i]->groups[j];
+
+			for (k = 0; k < tg->cpus.nr && tg->inst; k++)
+				for (e = 0; tg->inst[k].pg.err &&
+				    e < cfg->groups[tg->gi].nr_events; e++)
+					cap += tg->inst[k].pg.err[e] != 0;
+		}
+	s->open_errors = snapshot_alloc(s, (cap + 1) * sizeof(*oe));
+	cpus = calloc((size_t)c->online.nr + 1, sizeof(*cpus));
+	if (s->open_errors == NULL || cpus == NULL) {
+		free(cpus);
+		return -ENOMEM;
+	}
+	for (i = 0; i < c->nr_targets; i++) {
+		struct target *t = c->targets[i];
+
+		s->nr_cgroups += t->cgroup != NULL;
+		for (j = 0; j < t->nr_groups; j++) {
+			struct tgroup *tg = &t->groups[j];
+			struct snap_group_health *h = &s->health[tg->gi];
+
+			for (k = 0; k < tg->cpus.nr && tg->inst; k++) {
+				struct inst *in = &tg->inst[k];
+
+				if (t->cgroup == NULL)
+					for (n = 0; n < c->online.nr; n++)
+						if (c->online.cpu[n] == in->cpu)
+							cpus[n] = 1;
+				for (e = 0; in->pg.err &&
+				    e < cfg->groups[tg->gi].nr_events; e++) {
+					if (in->pg.err[e] == 0)
+						continue;
+					for (n = 0; n < s->nr_open_errors; n++)
+						if (s->open_errors[n].group ==
+						    gnames[tg->gi] &&
+						    s->open_errors[n].event ==
+						    names[tg->gi][e] &&
+						    s->open_errors[n].err ==
+						    in->pg.err[e])
+							break;
+					oe = &s->open_errors[n];
+					if (n == s->nr_open_errors) {
+						*oe = (struct snap_open_error){
+						    gnames[tg->gi],
+						    names[tg->gi][e],
+						    in->pg.err[e], 0 };
+						s->nr_open_errors++;
+					}
+					oe->count++;
+				}
+				if (in->state != INST_OK)
+					continue;
+				h->instances++;
+				if (in->last_de == 0)
+					continue;
+				if (in->last_dr == 0)
+					h->starved++;
+				if (!(h->worst_ratio <= (double)in->last_dr /
+				    (double)in->last_de))
+					h->worst_ratio = (double)in->last_dr /
+					    (double)in->last_de;
+			}
+		}
+	}
+	for (n = 0; n < c->online.nr; n++)
+		s->nr_cpus += (size_t)cpus[n];
+	free(cpus);
+	return 0;
 }
 
 static struct snapshot *
@@ -1109,6 +1206,8 @@ build_snapshot(struct collector *c, double duration_s)
 					s->support[base +
 					    tg->inst[k].pg.evidx[e]].supported = 1;
 		}
+	if (snapshot_health(c, s, gnames, names) < 0)
+		goto fail;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	s->timestamp_s = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;

@@ -31,6 +31,18 @@ event_pfm_available(void)
 	return pfm_ready();
 }
 
+const char *
+event_pfm_version(void)
+{
+	static char v[32];
+	int n = pfm_get_version();
+
+	if (n < 0)
+		return NULL;
+	snprintf(v, sizeof(v), "%d.%d", PFM_MAJ_VERSION(n), PFM_MIN_VERSION(n));
+	return v;
+}
+
 int
 event_pfm_encode(const char *s, struct event_pfm_attr *attr, char *err,
     size_t errlen)

@@ -31,4 +31,7 @@ int event_pfm_list(void (*fn)(const char *line, void *arg), void *arg);
 /* Is libpfm4 built in and initialised? */
 int event_pfm_available(void);
 
+/* libpfm4's version ("4.13"), or NULL when built without it. */
+const char *event_pfm_version(void);
+
 #endif

@@ -14,6 +14,12 @@ event_pfm_available(void)
 	return 0;
 }
 
+const char *
+event_pfm_version(void)
+{
+	return NULL;
+}
+
 int
 event_pfm_encode(const char *s, struct event_pfm_attr *attr, char *err,
     size_t errlen)

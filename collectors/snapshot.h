@@ -3,11 +3,14 @@
  *
  * The collector builds a snapshot completely, then publishes it by pointer
  * swap.  Readers take a reference and never see it change; the last
- * reference frees it.  The exposition text is rendered lazily, at most once
- * per snapshot, by the first reader that wants it, and shared by every
- * later reader: an interval nobody scrapes costs no formatting.  The only
- * lock a reader can meet is that one-time render; none is held while a
- * response is written.
+ * reference frees it.  Each exposition variant (text or OpenMetrics, plain
+ * or gzip) is rendered lazily, at most once per snapshot, by the first
+ * reader that wants it, into its own slot, and shared by every later
+ * reader: an interval nobody scrapes costs no formatting, and one nobody
+ * scrapes with gzip costs no compression.  The only lock a reader can meet
+ * is that one-time render of its slot; none is held while a response is
+ * written.  The snapshot does not know what the variants are: the renderer
+ * (daemon/expo.c) numbers them and may build one from another.
  */
 #ifndef PMU_SNAPSHOT_H
 #define PMU_SNAPSHOT_H
@@ -32,6 +35,25 @@ struct snap_row {
 	const char *pmu;		/* hybrid: the core PMU, else NULL */
 };
 
+/*
+ * Health of one config group across its instances, over the last
+ * interval.  An instance is one (target, CPU) perf group.
+ */
+struct snap_group_health {
+	const char *group;
+	size_t instances;		/* open and counting */
+	double worst_ratio;		/* min running/enabled; NaN: none ran */
+	size_t starved;			/* enabled but never running */
+};
+
+/* Instances whose event failed to open, per (group, event, errno). */
+struct snap_open_error {
+	const char *group;
+	const char *event;
+	int err;			/* errno value */
+	size_t count;
+};
+
 /* Whether an event opened anywhere; one per (group, event). */
 struct snap_support {
 	const char *group;
@@ -39,6 +61,8 @@ struct snap_support {
 	int supported;
 	const char *pmu;		/* the PMU the event belongs to */
 };
+
+#define SNAP_RENDER_SLOTS 4
 
 struct snapshot {
 	atomic_int refs;
@@ -56,12 +80,23 @@ struct snapshot {
 	struct snap_row *rows;		/* CPU rows first, then cgroup rows */
 	size_t nr_support;
 	struct snap_support *support;
+	size_t nr_cgroups;		/* cgroup targets counted */
+	size_t nr_cpus;			/* CPUs counted system-wide */
+	size_t nr_health;
+	struct snap_group_health *health;	/* one per config group */
+	size_t nr_open_errors;
+	struct snap_open_error *open_errors;
 
-	/* Render cache, filled once. */
-	pthread_mutex_t render_lock;
-	atomic_int rendered;
-	char *text;
-	size_t text_len;
+	/* Render cache: one slot per variant, each filled once. */
+	struct snap_render {
+		pthread_mutex_t lock;
+		atomic_int done;
+		struct snap_blob {
+			char *p;		/* malloc'ed */
+			size_t len;
+			uint64_t meta[2];	/* the renderer's own */
+		} blob;
+	} render[SNAP_RENDER_SLOTS];
 
 	/* Arena for everything above. */
 	struct snap_chunk *chunks;
@@ -77,8 +112,21 @@ void snapshot_ref(struct snapshot *s);
 void snapshot_unref(struct snapshot *s);
 
 /*
- * The rendered text, produced by render() on first use.  render returns a
- * malloc'ed buffer (owned by the snapshot afterwards) or NULL on ENOMEM.
+ * Render slot `slot` (< SNAP_RENDER_SLOTS) on first use and return it;
+ * later calls return the same blob.  render fills *out with a malloc'ed
+ * buffer (owned by the snapshot afterwards) and returns 0, or returns
+ * -errno and leaves *out alone; the next call then tries again.  render
+ * may call snapshot_blob for another slot (never its own).  Returns NULL
+ * when render failed.
+ */
+typedef int (*snapshot_render_fn)(struct snapshot *s, void *arg,
+    struct snap_blob *out);
+const struct snap_blob *snapshot_blob(struct snapshot *s, unsigned slot,
+    snapshot_render_fn render, void *arg);
+
+/*
+ * Slot 0 through a renderer that returns a buffer: the text exposition as
+ * the benchmarks and tests take it.  NULL on ENOMEM.
  */
 const char *snapshot_text(struct snapshot *s, size_t *len,
     char *(*render)(const struct snapshot *, size_t *));

@@ -1,17 +1,29 @@
 /*
- * expo.c - snapshot to Prometheus text format 0.0.4 (see expo.h).
+ * expo.c - snapshot to Prometheus text format 0.0.4 or OpenMetrics 1.0,
+ * plain or gzip (see expo.h).
  *
  * Families are written in a fixed order, each with HELP and TYPE once,
- * samples grouped under their family as the format requires.  Numbers use
- * the shortest form that reads back to the same double, so integers stay
- * integers and nothing is lost.
+ * samples grouped under their family as both formats require.  The two
+ * formats differ here only in counter family names (OpenMetrics names the
+ * family without _total, its samples keep it) and the closing "# EOF",
+ * so one renderer serves both.  Numbers use the shortest form that reads
+ * back to the same double, so integers stay integers and nothing is lost.
+ *
+ * gzip is zlib's raw deflate behind a hand-written gzip header: the
+ * cached body ends with a sync flush (byte-aligned, no final block), and
+ * each response's tail is a separate deflate stream with the final block.
+ * Deflate blocks simply follow one another, and the tail's compressor
+ * never refers back into the body, so the concatenation is one valid
+ * stream; crc32_combine gives the trailer without rereading the body.
  */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "daemon/expo.h"
 
@@ -99,20 +111,27 @@ expo_put_double(struct expo_buf *b, double v)
 	expo_puts(b, expo_format_double(v, num, sizeof(num)));
 }
 
-static void
-family(struct expo_buf *b, const char *name, const char *type,
+void
+expo_family(struct expo_buf *b, const char *name, const char *type,
     const char *help)
 {
+	size_t n = strlen(name);
+
+	if (b->om && strcmp(type, "counter") == 0 && n > 6 &&
+	    strcmp(name + n - 6, "_total") == 0)
+		n -= 6;
 	expo_puts(b, "# HELP ");
-	expo_puts(b, name);
+	expo_put(b, name, n);
 	expo_puts(b, " ");
 	expo_puts(b, help);
 	expo_puts(b, "\n# TYPE ");
-	expo_puts(b, name);
+	expo_put(b, name, n);
 	expo_puts(b, " ");
 	expo_puts(b, type);
 	expo_puts(b, "\n");
 }
+
+#define family expo_family
 
 /* A family with one unlabelled sample. */
 static void
@@ -244,10 +263,85 @@ render_rows(struct expo_buf *b, const struct snapshot *s, int cgroup,
 		}
 }
 
-char *
-expo_render(const struct snapshot *s, size_t *len)
+/* The collector's health: targets, instances, ratios, open errors. */
+static void
+render_health(struct expo_buf *b, const struct snapshot *s)
 {
-	struct expo_buf b = { NULL, 0, 0, 0 };
+	char num[40];
+	size_t i;
+
+	family(b, "pmu_exporter_targets", "gauge",
+	    "Targets counted: CPUs counted system-wide (kind=\"cpu\") and "
+	    "cgroups (kind=\"cgroup\").");
+	snprintf(num, sizeof(num), "%zu", s->nr_cpus);
+	expo_puts(b, "pmu_exporter_targets{kind=\"cpu\"} ");
+	expo_puts(b, num);
+	snprintf(num, sizeof(num), "%zu", s->nr_cgroups);
+	expo_puts(b, "\npmu_exporter_targets{kind=\"cgroup\"} ");
+	expo_puts(b, num);
+	expo_puts(b, "\n");
+
+	family(b, "pmu_exporter_group_instances", "gauge",
+	    "Group instances (one group on one CPU for one target) open and "
+	    "counting.");
+	for (i = 0; i < s->nr_health; i++) {
+		expo_puts(b, "pmu_exporter_group_instances{group=\"");
+		expo_put_label_value(b, s->health[i].group);
+		expo_puts(b, "\"} ");
+		put_int(b, (long long)s->health[i].instances);
+		expo_puts(b, "\n");
+	}
+	family(b, "pmu_exporter_group_running_ratio_min", "gauge",
+	    "The lowest running/enabled time ratio over the group's "
+	    "instances in the last interval; below 1 the group was "
+	    "multiplexed and its counts are estimates.");
+	for (i = 0; i < s->nr_health; i++) {
+		if (isnan(s->health[i].worst_ratio))
+			continue;
+		expo_puts(b, "pmu_exporter_group_running_ratio_min{group=\"");
+		expo_put_label_value(b, s->health[i].group);
+		expo_puts(b, "\"} ");
+		expo_put_double(b, s->health[i].worst_ratio);
+		expo_puts(b, "\n");
+	}
+	family(b, "pmu_exporter_group_starved_instances", "gauge",
+	    "Group instances that were enabled in the last interval but "
+	    "never on the counters (time_running did not advance): too many "
+	    "events for the counters, or the PMU taken by someone else.");
+	for (i = 0; i < s->nr_health; i++) {
+		expo_puts(b, "pmu_exporter_group_starved_instances{group=\"");
+		expo_put_label_value(b, s->health[i].group);
+		expo_puts(b, "\"} ");
+		put_int(b, (long long)s->health[i].starved);
+		expo_puts(b, "\n");
+	}
+	family(b, "pmu_exporter_open_errors", "gauge",
+	    "Group instances in which the event could not be opened, by "
+	    "errno.");
+	for (i = 0; i < s->nr_open_errors; i++) {
+		const struct snap_open_error *e = &s->open_errors[i];
+		const char *name = strerrorname_np(e->err);
+
+		expo_puts(b, "pmu_exporter_open_errors{group=\"");
+		expo_put_label_value(b, e->group);
+		expo_puts(b, "\",event=\"");
+		expo_put_label_value(b, e->event);
+		expo_puts(b, "\",errno=\"");
+		if (name)
+			expo_put_label_value(b, name);
+		else
+			put_int(b, e->err);
+		expo_puts(b, "\"} ");
+		put_int(b, (long long)e->count);
+		expo_puts(b, "\n");
+	}
+}
+
+char *
+expo_render_body(const struct snapshot *s, enum expo_format f,
+    const struct expo_opts *o, size_t *len)
+{
+	struct expo_buf b = { NULL, 0, 0, 0, f == EXPO_OPENMETRICS };
 	size_t i;
 
 	expo_reserve(&b, 4096 + s->nr_rows * 256);
@@ -255,6 +349,8 @@ expo_render(const struct snapshot *s, size_t *len)
 	render_rows(&b, s, 1, "pmu_cgroup",
 	    "for tasks in the cgroup and its descendants",
 	    ", summed over CPUs unless per_cpu");
+	if (!o->exporter_metrics)
+		goto done;
 
 	family(&b, "pmu_exporter_event_supported", "gauge",
 	    "Whether the event could be opened on at least one CPU (1) "
@@ -272,11 +368,15 @@ expo_render(const struct snapshot *s, size_t *len)
 	}
 	family(&b, "pmu_exporter_build_info", "gauge",
 	    "A metric with a constant '1' value labeled by version and "
-	    "revision of pmu_exporter.");
+	    "revision of pmu_exporter and the versions of its libraries.");
 	expo_puts(&b, "pmu_exporter_build_info{version=\"");
 	expo_put_label_value(&b, PACKAGE_VERSION);
 	expo_puts(&b, "\",revision=\"");
 	expo_put_label_value(&b, GIT_REVISION);
+	expo_puts(&b, "\",libmicrohttpd=\"");
+	expo_put_label_value(&b, o->mhd_version ? o->mhd_version : "none");
+	expo_puts(&b, "\",libpfm4=\"");
+	expo_put_label_value(&b, o->pfm_version ? o->pfm_version : "none");
 	expo_puts(&b, "\"} 1\n");
 	single(&b, "pmu_exporter_config_last_reload_successful", "gauge",
 	    "Whether the last configuration reload attempt was successful.",
@@ -306,6 +406,8 @@ expo_render(const struct snapshot *s, size_t *len)
 	expo_puts(&b, "pmu_exporter_cgroups_skipped{reason=\"fd_budget\"} ");
 	expo_put_double(&b, (double)s->cgroups_skipped);
 	expo_puts(&b, "\n");
+	render_health(&b, s);
+done:
 	expo_reserve(&b, 1);
 	if (b.oom) {
 		free(b.p);
@@ -314,4 +416,193 @@ expo_render(const struct snapshot *s, size_t *len)
 	b.p[b.len] = '\0';	/* a C string too, for tests and debuggers */
 	*len = b.len;
 	return b.p;
+}
+
+char *
+expo_render(const struct snapshot *s, size_t *len)
+{
+	static const struct expo_opts o = { 1, NULL, NULL };
+
+	return expo_render_body(s, EXPO_TEXT, &o, len);
+}
+
+/* ---- gzip ---------------------------------------------------------- */
+
+/* A gzip header: deflate, no name, no mtime, unknown OS... Unix. */
+static const unsigned char gzip_header[10] = {
+	0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3
+};
+
+/*
+ * Raw-deflate in (len bytes) onto out, ending with flush (Z_SYNC_FLUSH
+ * for a body, Z_FINISH for a tail).  Small tails use a small window: the
+ * per-request compressor then costs a few kilobytes, not 256 KiB.
+ */
+static int
+deflate_into(struct expo_buf *out, const char *in, size_t len, int flush)
+{
+	const size_t turn = (size_t)1 << 30;	/* zlib counts in uInt */
+	size_t left = len;
+	z_stream z;
+	int last, wbits = len > 4096 ? 15 : 9, mem = len > 4096 ? 8 : 1;
+
+	memset(&z, 0, sizeof(z));
+	if (deflateInit2(&z, 1, Z_DEFLATED, -wbits, mem,
+	    Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	z.next_in = (Bytef *)(uintptr_t)in;
+	do {
+		last = left <= turn;
+		z.avail_in = (uInt)(last ? left : turn);
+		left -= z.avail_in;
+		do {
+			size_t room;
+
+			expo_reserve(out, len / 8 + 256);
+			if (out->oom) {
+				deflateEnd(&z);
+				return -ENOMEM;
+			}
+			room = out->cap - out->len;
+			z.next_out = (Bytef *)out->p + out->len;
+			z.avail_out = (uInt)(room > turn ? turn : room);
+			if (deflate(&z, last ? flush : Z_NO_FLUSH) ==
+			    Z_STREAM_ERROR) {
+				deflateEnd(&z);
+				return -EINVAL;
+			}
+			out->len = (size_t)((char *)z.next_out - out->p);
+		} while (z.avail_out == 0);
+	} while (!last);
+	deflateEnd(&z);
+	return 0;
+}
+
+struct body_arg {
+	enum expo_format f;
+	const struct expo_opts *o;
+};
+
+static int
+render_plain(struct snapshot *s, void *arg, struct snap_blob *out)
+{
+	const struct body_arg *a = arg;
+
+	out->p = expo_render_body(s, a->f, a->o, &out->len);
+	return out->p ? 0 : -ENOMEM;
+}
+
+static int
+render_gzip(struct snapshot *s, void *arg, struct snap_blob *out)
+{
+	const struct body_arg *a = arg;
+	const struct snap_blob *plain;
+	struct expo_buf b = { NULL, 0, 0, 0, 0 };
+	int r;
+
+	if ((plain = snapshot_blob(s, (unsigned)a->f, render_plain,
+	    arg)) == NULL)
+		return -ENOMEM;
+	expo_reserve(&b, plain->len / 4 + 4096);
+	expo_put(&b, (const char *)gzip_header, sizeof(gzip_header));
+	if (b.oom || (r = deflate_into(&b, plain->p, plain->len,
+	    Z_SYNC_FLUSH)) < 0) {
+		free(b.p);
+		return -ENOMEM;
+	}
+	out->p = b.p;
+	out->len = b.len;
+	out->meta[0] = crc32_z(0, (const Bytef *)plain->p, plain->len);
+	out->meta[1] = plain->len;
+	return 0;
+}
+
+const struct snap_blob *
+expo_body(struct snapshot *s, enum expo_format f, int gzip,
+    const struct expo_opts *o)
+{
+	struct body_arg a = { f, o };
+
+	/* Slots: 0 text, 1 OpenMetrics, 2 and 3 the same gzipped. */
+	return snapshot_blob(s, (unsigned)f + (gzip ? 2 : 0),
+	    gzip ? render_gzip : render_plain, &a);
+}
+
+int
+expo_gzip_tail(const struct snap_blob *body, const char *tail, size_t len,
+    struct expo_buf *out)
+{
+	uLong crc;
+	uint64_t total = body->meta[1] + len;
+	unsigned char trailer[8];
+	int i, r;
+
+	if ((r = deflate_into(out, tail, len, Z_FINISH)) < 0)
+		return r;
+	crc = crc32_combine((uLong)body->meta[0],
+	    crc32_z(0, (const Bytef *)tail, len), (z_off_t)len);
+	for (i = 0; i < 4; i++) {
+		trailer[i] = (unsigned char)(crc >> (8 * i));
+		trailer[4 + i] = (unsigned char)(total >> (8 * i));
+	}
+	expo_put(out, (const char *)trailer, sizeof(trailer));
+	return out->oom ? -ENOMEM : 0;
+}
+
+/* ---- the per-request tail ----------------------------------------- */
+
+int
+expo_render_tail(struct expo_buf *b, enum expo_format f,
+    const struct expo_opts *o, const struct expo_live *l)
+{
+	static const char *const fmt[2] = { "text", "openmetrics" };
+	int i, z;
+
+	b->om = f == EXPO_OPENMETRICS;
+	if (o->exporter_metrics) {
+		family(b, "pmu_exporter_scrapes_total", "counter",
+		    "Scrapes served, by exposition format and compression.");
+		for (i = 0; i < 2; i++)
+			for (z = 0; z < 2; z++) {
+				expo_puts(b, "pmu_exporter_scrapes_total{format=\"");
+				expo_puts(b, fmt[i]);
+				expo_puts(b, z ? "\",compression=\"gzip\"} " :
+				    "\",compression=\"none\"} ");
+				put_int(b, (long long)l->scrapes[i][z]);
+				expo_puts(b, "\n");
+			}
+		single(b, "pmu_exporter_scrapes_rejected_total", "counter",
+		    "Scrapes answered 503 because --web.max-requests were "
+		    "already in flight.", (double)l->rejected);
+	}
+	if (o->exporter_metrics && l->have_process) {
+		single(b, "process_cpu_seconds_total", "counter",
+		    "Total user and system CPU time spent in seconds.",
+		    l->cpu_seconds);
+		single(b, "process_open_fds", "gauge",
+		    "Number of open file descriptors.", l->open_fds);
+		single(b, "process_max_fds", "gauge",
+		    "Maximum number of open file descriptors.", l->max_fds);
+		single(b, "process_virtual_memory_bytes", "gauge",
+		    "Virtual memory size in bytes.", l->virtual_bytes);
+		single(b, "process_virtual_memory_max_bytes", "gauge",
+		    "Maximum amount of virtual memory available in bytes.",
+		    l->virtual_max_bytes);
+		single(b, "process_resident_memory_bytes", "gauge",
+		    "Resident memory size in bytes.", l->resident_bytes);
+		single(b, "process_start_time_seconds", "gauge",
+		    "Start time of the process since unix epoch in seconds.",
+		    l->start_time_s);
+		single(b, "process_threads", "gauge",
+		    "Number of OS threads in the process.", l->threads);
+	}
+	if (f == EXPO_OPENMETRICS)
+		expo_puts(b, "# EOF\n");
+	expo_reserve(b, 1);
+	if (b->oom) {
+		free(b->p);
+		b->p = NULL;
+		return -ENOMEM;
+	}
+	return 0;
 }

@@ -1,14 +1,25 @@
 /*
- * expo.h - Prometheus text exposition (format 0.0.4) of a snapshot.
+ * expo.h - exposition of a snapshot: Prometheus text format 0.0.4 and
+ * OpenMetrics 1.0, each plain or gzip-compressed.
+ *
+ * A response is two parts.  The body holds everything that is a function
+ * of the snapshot; it is rendered (and compressed) at most once per
+ * snapshot and variant, cached in the snapshot's render slots, and handed
+ * to every scrape by reference.  The tail holds the few series that change
+ * with every scrape (scrape counts, process_*) and, in OpenMetrics, the
+ * closing "# EOF"; it is a few hundred bytes rendered per request.  A gzip
+ * body ends with a sync flush and no final block, so a per-request tail
+ * compressed on its own plus the gzip trailer (CRC and length combined
+ * with the body's) make one valid gzip member.
  *
  * Rendering writes into one growing buffer: no fixed-size line buffers, so
- * no label is ever truncated, and the result is handed to every scrape of
- * the snapshot as is.
+ * no label is ever truncated.
  */
 #ifndef PMU_EXPO_H
 #define PMU_EXPO_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "collectors/snapshot.h"
 
@@ -16,6 +27,32 @@ struct expo_buf {
 	char *p;
 	size_t len, cap;
 	int oom;
+	int om;			/* OpenMetrics: counter families drop _total */
+};
+
+enum expo_format { EXPO_TEXT, EXPO_OPENMETRICS };
+
+#define EXPO_CT_TEXT "text/plain; version=0.0.4; charset=utf-8"
+#define EXPO_CT_OPENMETRICS \
+	"application/openmetrics-text; version=1.0.0; charset=utf-8"
+
+/* What the body shows besides the snapshot. */
+struct expo_opts {
+	int exporter_metrics;		/* pmu_exporter_* and process_* */
+	const char *mhd_version;	/* build_info labels */
+	const char *pfm_version;	/* "none" when libpfm4 is not linked */
+};
+
+/* The per-scrape series of the tail. */
+struct expo_live {
+	uint64_t scrapes[2][2];		/* [format][gzip] */
+	uint64_t rejected;		/* 503 beyond --web.max-requests */
+	int have_process;		/* the process_* set below is valid */
+	double cpu_seconds;
+	double open_fds, max_fds;
+	double resident_bytes, virtual_bytes, virtual_max_bytes;
+	double start_time_s;
+	double threads;
 };
 
 void expo_puts(struct expo_buf *b, const char *s);
@@ -26,10 +63,44 @@ void expo_put_double(struct expo_buf *b, double v);
 /* Format a double as expo_put_double does; returns buf. */
 char *expo_format_double(double v, char *buf, size_t len);
 
+/* Append a family's HELP and TYPE lines (counters lose _total in OM). */
+void expo_family(struct expo_buf *b, const char *name, const char *type,
+    const char *help);
+
 /*
- * Render s; returns a malloc'ed, NUL-terminated buffer and its length
- * (without the NUL), or NULL on ENOMEM.
+ * Render s as text 0.0.4 with every self-metric of the body, and build
+ * labels from this build; returns a malloc'ed, NUL-terminated buffer and
+ * its length (without the NUL), or NULL on ENOMEM.
  */
 char *expo_render(const struct snapshot *s, size_t *len);
+
+/* The same with a format and options: the body of a response. */
+char *expo_render_body(const struct snapshot *s, enum expo_format f,
+    const struct expo_opts *o, size_t *len);
+
+/*
+ * The cached body of a variant, rendered (and, with gzip, compressed) on
+ * first use; NULL on ENOMEM.  o must be the same for every call on s.  A
+ * gzip body has meta[0] = CRC-32 and meta[1] = length of the uncompressed
+ * body.
+ */
+const struct snap_blob *expo_body(struct snapshot *s, enum expo_format f,
+    int gzip, const struct expo_opts *o);
+
+/*
+ * The per-request tail: the live series (when o->exporter_metrics) and
+ * "# EOF" in OpenMetrics.  0, or -ENOMEM with b freed.
+ */
+int expo_render_tail(struct expo_buf *b, enum expo_format f,
+    const struct expo_opts *o, const struct expo_live *l);
+
+/*
+ * Compress tail (len bytes) to follow the gzip body `body` and close the
+ * gzip member: the deflate stream's final block, then CRC-32 and length of
+ * body and tail together.  Replaces *out with a malloc'ed buffer; 0 or
+ * -ENOMEM.
+ */
+int expo_gzip_tail(const struct snap_blob *body, const char *tail,
+    size_t len, struct expo_buf *out);
 
 #endif

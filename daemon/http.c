@@ -3,10 +3,35 @@
  *
  * MHD runs one internal thread in epoll mode: select() mode would drop
  * sockets whose fd number is >= 1024, and this daemon holds thousands of
- * perf fds.  /metrics is served straight from the snapshot's rendered
- * buffer: the response borrows it and holds a snapshot reference that the
- * free callback drops, so no scrape copies or formats anything once the
- * snapshot has been rendered.
+ * perf fds.  A scrape is answered from two buffers: the body the snapshot
+ * caches per variant (text or OpenMetrics, plain or gzip; see expo.h),
+ * borrowed by reference, and a small tail rendered for this request (the
+ * scrape counts and process_* that change with every scrape, and "# EOF").
+ * MHD sends both with one sendmsg() from an iovec response whose free
+ * callback drops the snapshot reference: once a snapshot's variant has
+ * been rendered, no scrape copies or formats it again.
+ *
+ * Limits: MHD itself caps connections overall and per client address, and
+ * the memory a connection may use for its request headers (beyond it the
+ * client gets 431 or the connection is closed).  MHD's own timeout only
+ * measures inactivity, which a client sending one byte every few seconds
+ * defeats (slowloris); so each connection is tracked from accept (and
+ * again from the end of each response) until its request headers are
+ * complete, and a sweeper thread shuts down the socket of any that takes
+ * longer than the header timeout.  MHD then sees the end of the stream
+ * and closes the connection from its own thread.  The sweeper's lock is
+ * taken only when a connection opens or closes, never while a response is
+ * built or written.
+ *
+ * process_* are read from procfs at most every 100ms: those reads cost
+ * more than everything else a small scrape does, and no scrape interval
+ * is that short.
+ *
+ * Basic auth checks bcrypt (tens of milliseconds by design) only for
+ * credentials it has not yet seen succeed: a small cache of SHA-256
+ * digests of successful user:password pairs keeps Prometheus, which sends
+ * the same credentials every scrape, from paying bcrypt each time.  Only
+ * the MHD thread touches the cache.
  */
 #include "config.h"
 
@@ -14,15 +39,25 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
+#include <gnutls/crypto.h>
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
 
+#include "collectors/event_pfm.h"
 #include "daemon/expo.h"
 #include "daemon/http.h"
+#include "daemon/log.h"
+#include "daemon/procstat.h"
 
 #if MHD_VERSION < 0x00097100
 typedef int MHD_Result;
@@ -30,12 +65,48 @@ typedef int MHD_Result;
 typedef enum MHD_Result MHD_Result;
 #endif
 
+/* A connection from accept until it closes, for the header deadline. */
+struct conn {
+	int fd;
+	atomic_int waiting;		/* its request headers are not in yet */
+	atomic_uint_fast64_t since_ns;	/* waiting since */
+	int shut;			/* the sweeper shut it down */
+	struct conn *next_free;
+};
+
+#define AUTH_CACHE 16
+
 struct http {
 	struct MHD_Daemon *mhd;
 	struct http_opts o;
+	struct expo_opts eo;
 	char *path;
 	int fd;
+
+	atomic_uint inflight;
+	atomic_uint_fast64_t scrapes[2][2];	/* [format][gzip] */
+	atomic_uint_fast64_t rejected;
+
+	/* Header deadline: the connection table and its sweeper. */
+	pthread_mutex_t conn_lock;
+	pthread_cond_t conn_cond;
+	struct conn *conns, *free_conns;
+	size_t nr_conns;
+	pthread_t sweeper;
+	int sweeping, stopping;
+
+	/* process_* as last read, and when (MHD thread only). */
+	struct expo_live proc;
+	uint64_t proc_ns;
+
+	/* Digests of user:password pairs that passed bcrypt. */
+	unsigned char auth_ok[AUTH_CACHE][32];
+	int auth_used[AUTH_CACHE];
+	unsigned auth_next;
 };
+
+/* Markers for *req_cls: a request seen, and a scrape counted in flight. */
+static char req_seen, req_inflight;
 
 static const char landing[] =
 	"<!DOCTYPE html>\n<html><head><title>pmu_exporter</title></head>\n"
@@ -43,11 +114,119 @@ static const char landing[] =
 	"<p>Hardware performance counters per CPU and per cgroup.</p>\n"
 	"<p><a href=\"%s\">Metrics</a></p>\n</body></html>\n";
 
-#define CT_TEXT "text/plain; version=0.0.4; charset=utf-8"
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- content negotiation ------------------------------------------ */
+
+/*
+ * Walk a comma-separated header: for each element, its first token
+ * (lower-cased into tok) and its q value (1 unless ";q=" says otherwise).
+ * Returns a pointer past the element, or NULL at the end.
+ */
+static const char *
+next_element(const char *p, char *tok, size_t toklen, double *q,
+    char *version, size_t verlen)
+{
+	size_t n = 0;
+
+	while (*p == ' ' || *p == '\t' || *p == ',')
+		p++;
+	if (*p == '\0')
+		return NULL;
+	while (*p && *p != ',' && *p != ';' && *p != ' ' && *p != '\t') {
+		if (n + 1 < toklen)
+			tok[n++] = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+		p++;
+	}
+	tok[n] = '\0';
+	*q = 1.0;
+	if (version)
+		version[0] = '\0';
+	while (*p && *p != ',') {
+		if (*p == ';' || *p == ' ' || *p == '\t') {
+			p++;
+			continue;
+		}
+		if ((p[0] == 'q' || p[0] == 'Q') && p[1] == '=') {
+			*q = strtod(p + 2, NULL);
+		} else if (version && strncasecmp(p, "version=", 8) == 0) {
+			size_t v = 0;
+			const char *e = p + 8;
+
+			while (*e && *e != ',' && *e != ';' && *e != ' ' &&
+			    v + 1 < verlen)
+				version[v++] = *e++;
+			version[v] = '\0';
+		}
+		while (*p && *p != ',' && *p != ';')
+			p++;
+	}
+	return p;
+}
+
+int
+http_wants_openmetrics(const char *accept)
+{
+	char tok[64], ver[16];
+	double q, om = 0, text = 0;
+	const char *p = accept;
+
+	if (accept == NULL)
+		return 0;
+	while ((p = next_element(p, tok, sizeof(tok), &q, ver,
+	    sizeof(ver))) != NULL) {
+		if (strcmp(tok, "application/openmetrics-text") == 0) {
+			if ((ver[0] == '\0' || strcmp(ver, "1.0.0") == 0 ||
+			    strcmp(ver, "0.0.1") == 0) && q > om)
+				om = q;
+		} else if (strcmp(tok, "text/plain") == 0 ||
+		    strcmp(tok, "text/*") == 0 || strcmp(tok, "*/*") == 0) {
+			if (q > text)
+				text = q;
+		}
+	}
+	return om > 0 && om > text;
+}
+
+int
+http_accepts_gzip(const char *accept_encoding)
+{
+	char tok[64];
+	double q, gzip = -1, any = -1;
+	const char *p = accept_encoding;
+
+	if (accept_encoding == NULL)
+		return 0;
+	while ((p = next_element(p, tok, sizeof(tok), &q, NULL, 0)) != NULL)
+		if (strcmp(tok, "gzip") == 0 || strcmp(tok, "x-gzip") == 0)
+			gzip = q;
+		else if (strcmp(tok, "*") == 0)
+			any = q;
+	return gzip >= 0 ? gzip > 0 : any > 0;
+}
+
+/* ---- responses ------------------------------------------------------ */
+
+static void
+add_headers(struct http *h, struct MHD_Response *resp)
+{
+	size_t i;
+
+	for (i = 0; h->o.web && i < h->o.web->nr_headers; i++)
+		MHD_add_response_header(resp, h->o.web->headers[i].name,
+		    h->o.web->headers[i].value);
+}
 
 static MHD_Result
-reply_static(struct MHD_Connection *conn, unsigned status, const char *type,
-    const char *body)
+reply_static(struct http *h, struct MHD_Connection *conn, unsigned status,
+    const char *type, const char *body)
 {
 	struct MHD_Response *resp;
 	MHD_Result r;
@@ -60,44 +239,235 @@ reply_static(struct MHD_Connection *conn, unsigned status, const char *type,
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW,
 		    "GET, HEAD");
-	r = MHD_queue_response(conn, status, resp);
+	add_headers(h, resp);
+	if (status == MHD_HTTP_UNAUTHORIZED)
+		r = MHD_queue_basic_auth_fail_response(conn, "pmu_exporter",
+		    resp);
+	else
+		r = MHD_queue_response(conn, status, resp);
 	MHD_destroy_response(resp);
 	return r;
 }
 
+/* What a scrape's response owns: a snapshot reference and its tail. */
+struct scrape {
+	struct snapshot *s;
+	char *tail;
+};
+
 static void
-drop_snapshot(void *cls)
+scrape_free(void *cls)
 {
-	snapshot_unref(cls);
+	struct scrape *sc = cls;
+
+	snapshot_unref(sc->s);
+	free(sc->tail);
+	free(sc);
 }
 
 static MHD_Result
-reply_metrics(struct http *h, struct MHD_Connection *conn)
+reply_metrics(struct http *h, struct MHD_Connection *conn, void **req_cls)
 {
+	const char *accept, *encoding;
+	const struct snap_blob *body;
+	struct expo_buf tail = { NULL, 0, 0, 0, 0 }, zt = { NULL, 0, 0, 0, 0 };
+	struct expo_live live;
+	struct MHD_IoVec iov[2];
 	struct MHD_Response *resp;
-	struct snapshot *s;
-	const char *text;
-	size_t len;
+	struct scrape *sc;
+	enum expo_format f;
+	int gz, i, j;
 	MHD_Result r;
 
-	if ((s = h->o.snapshot(h->o.ctx)) == NULL)
-		return reply_static(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
-		    "text/plain", "no collection yet\n");
-	if ((text = snapshot_text(s, &len, expo_render)) == NULL) {
-		snapshot_unref(s);
-		return reply_static(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
-		    "text/plain", "out of memory\n");
+	if (h->o.max_requests && atomic_fetch_add(&h->inflight, 1) >=
+	    h->o.max_requests) {
+		atomic_fetch_sub(&h->inflight, 1);
+		atomic_fetch_add(&h->rejected, 1);
+		return reply_static(h, conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+		    "text/plain", "too many scrapes in flight "
+		    "(--web.max-requests)\n");
 	}
-	resp = MHD_create_response_from_buffer_with_free_callback_cls(len,
-	    (void *)text, drop_snapshot, s);
+	if (h->o.max_requests)
+		*req_cls = &req_inflight;	/* released when completed */
+
+	accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_ACCEPT);
+	encoding = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	f = http_wants_openmetrics(accept) ? EXPO_OPENMETRICS : EXPO_TEXT;
+	gz = http_accepts_gzip(encoding);
+
+	if ((sc = calloc(1, sizeof(*sc))) == NULL)
+		return MHD_NO;
+	if ((sc->s = h->o.snapshot(h->o.ctx)) == NULL) {
+		free(sc);
+		return reply_static(h, conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+		    "text/plain", "no collection yet\n");
+	}
+	if ((body = expo_body(sc->s, f, gz, &h->eo)) == NULL)
+		goto oom;
+
+	/* The tail: this scrape counted, then read as of now. */
+	atomic_fetch_add(&h->scrapes[f][gz], 1);
+	memset(&live, 0, sizeof(live));
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < 2; j++)
+			live.scrapes[i][j] = atomic_load(&h->scrapes[i][j]);
+	live.rejected = atomic_load(&h->rejected);
+	if (h->eo.exporter_metrics) {
+		/* procfs costs more than the rest of a small scrape: read it
+		 * at most every 100ms, far below any scrape interval. */
+		uint64_t now = mono_ns();
+
+		if (!h->proc.have_process || now - h->proc_ns > 100000000ULL) {
+			procstat_read(h->o.procfs, &h->proc);
+			h->proc_ns = now;
+		}
+		live.have_process = h->proc.have_process;
+		live.cpu_seconds = h->proc.cpu_seconds;
+		live.open_fds = h->proc.open_fds;
+		live.max_fds = h->proc.max_fds;
+		live.resident_bytes = h->proc.resident_bytes;
+		live.virtual_bytes = h->proc.virtual_bytes;
+		live.virtual_max_bytes = h->proc.virtual_max_bytes;
+		live.start_time_s = h->proc.start_time_s;
+		live.threads = h->proc.threads;
+	}
+	if (expo_render_tail(&tail, f, &h->eo, &live) < 0)
+		goto oom;
+	if (gz) {
+		if (expo_gzip_tail(body, tail.p ? tail.p : "", tail.len,
+		    &zt) < 0) {
+			free(tail.p);
+			free(zt.p);
+			goto oom;
+		}
+		free(tail.p);
+		tail = zt;
+	}
+	sc->tail = tail.p;
+	iov[0].iov_base = body->p;
+	iov[0].iov_len = body->len;
+	iov[1].iov_base = tail.p;
+	iov[1].iov_len = tail.len;
+	resp = MHD_create_response_from_iovec(iov, tail.len ? 2 : 1,
+	    scrape_free, sc);
 	if (resp == NULL) {
-		snapshot_unref(s);
+		scrape_free(sc);
 		return MHD_NO;
 	}
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, CT_TEXT);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+	    f == EXPO_OPENMETRICS ? EXPO_CT_OPENMETRICS : EXPO_CT_TEXT);
+	if (gz)
+		MHD_add_response_header(resp,
+		    MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY,
+	    "Accept, Accept-Encoding");
+	add_headers(h, resp);
 	r = MHD_queue_response(conn, MHD_HTTP_OK, resp);
 	MHD_destroy_response(resp);
 	return r;
+oom:
+	scrape_free(sc);
+	return reply_static(h, conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+	    "text/plain", "out of memory\n");
+}
+
+/* ---- authentication ------------------------------------------------- */
+
+/*
+ * The client certificate, as client_auth_type asks.  MHD has GnuTLS
+ * request one whenever a client CA is configured; it is judged here,
+ * before any request is answered.  0 if acceptable, else a reason.
+ */
+static const char *
+check_client_cert(struct http *h, struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci;
+	gnutls_session_t tls;
+	unsigned int n = 0, status = 0;
+	enum webcfg_client_auth a = h->o.web->client_auth;
+
+	if (!h->o.web->tls || a == WEBCFG_NO_CLIENT_CERT ||
+	    a == WEBCFG_REQUEST_CLIENT_CERT)
+		return NULL;
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	if (ci == NULL || ci->tls_session == NULL)
+		return "no TLS session";
+	tls = (gnutls_session_t)ci->tls_session;
+	if (gnutls_certificate_get_peers(tls, &n) == NULL)
+		n = 0;
+	if (n == 0)
+		return a == WEBCFG_VERIFY_CLIENT_CERT_IF_GIVEN ? NULL :
+		    "a client certificate is required";
+	if (a == WEBCFG_REQUIRE_ANY_CLIENT_CERT)
+		return NULL;
+	if (gnutls_certificate_verify_peers2(tls, &status) < 0 || status != 0)
+		return "the client certificate is not signed by client_ca_file "
+		    "or not valid now";
+	return NULL;
+}
+
+/* 1 if the request carries the credentials of a configured user. */
+static int
+check_basic_auth(struct http *h, struct MHD_Connection *conn)
+{
+	unsigned char digest[32], diff;
+	char *user, *pass = NULL, *both = NULL;
+	size_t ul, pl, i, k;
+	int ok = 0, hit = 0;
+
+	if ((user = MHD_basic_auth_get_username_password(conn, &pass)) == NULL)
+		goto out;
+	if (pass == NULL)
+		goto out;
+	ul = strlen(user);
+	pl = strlen(pass);
+	if ((both = malloc(ul + pl + 2)) == NULL)
+		goto out;
+	memcpy(both, user, ul + 1);
+	memcpy(both + ul + 1, pass, pl + 1);
+	if (gnutls_hash_fast(GNUTLS_DIG_SHA256, both, ul + pl + 2, digest) < 0)
+		goto out;
+	for (k = 0; k < AUTH_CACHE; k++) {
+		for (diff = 0, i = 0; i < sizeof(digest); i++)
+			diff |= (unsigned char)(digest[i] ^ h->auth_ok[k][i]);
+		hit |= h->auth_used[k] && diff == 0;
+	}
+	if (hit) {
+		ok = 1;
+		goto out;
+	}
+	if ((ok = webcfg_check_password(h->o.web, user, pass)) != 0) {
+		memcpy(h->auth_ok[h->auth_next], digest, sizeof(digest));
+		h->auth_used[h->auth_next] = 1;
+		h->auth_next = (h->auth_next + 1) % AUTH_CACHE;
+	}
+out:
+	if (both) {
+		explicit_bzero(both, ul + pl + 2);
+		free(both);
+	}
+	if (pass) {
+		explicit_bzero(pass, strlen(pass));
+		MHD_free(pass);
+	}
+	if (user)
+		MHD_free(user);
+	return ok;
+}
+
+/* ---- the access handler -------------------------------------------- */
+
+static void
+headers_arrived(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci;
+	struct conn *c;
+
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	if (ci && (c = ci->socket_context) != NULL)
+		atomic_store(&c->waiting, 0);
 }
 
 static MHD_Result
@@ -107,44 +477,156 @@ handle(void *cls, struct MHD_Connection *conn, const char *url,
 {
 	struct http *h = cls;
 	struct snapshot *s;
+	const char *why;
 
 	(void)version;
 	(void)upload_data;
 	if (*req_cls == NULL) {
 		/* First call: headers only.  Answer on the second. */
-		*req_cls = h;
+		*req_cls = &req_seen;
+		headers_arrived(conn);
 		return MHD_YES;
 	}
 	if (*upload_data_size != 0) {
 		*upload_data_size = 0;	/* ignore any body */
 		return MHD_YES;
 	}
+	if (h->o.web && (why = check_client_cert(h, conn)) != NULL) {
+		log_debug("refusing a TLS client: %s", why);
+		return reply_static(h, conn, MHD_HTTP_FORBIDDEN, "text/plain",
+		    "client certificate required\n");
+	}
+	if (h->o.web && h->o.web->nr_users && !check_basic_auth(h, conn))
+		return reply_static(h, conn, MHD_HTTP_UNAUTHORIZED,
+		    "text/plain", "Unauthorized\n");
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
-		return reply_static(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+		return reply_static(h, conn, MHD_HTTP_METHOD_NOT_ALLOWED,
 		    "text/plain", "method not allowed\n");
 	if (strcmp(url, h->path) == 0)
-		return reply_metrics(h, conn);
+		return reply_metrics(h, conn, req_cls);
 	if (strcmp(url, "/") == 0) {
 		char page[sizeof(landing) + 512];
 
 		snprintf(page, sizeof(page), landing, h->path);
-		return reply_static(conn, MHD_HTTP_OK,
+		return reply_static(h, conn, MHD_HTTP_OK,
 		    "text/html; charset=utf-8", page);
 	}
 	if (strcmp(url, "/-/healthy") == 0)
-		return reply_static(conn, MHD_HTTP_OK, "text/plain",
+		return reply_static(h, conn, MHD_HTTP_OK, "text/plain",
 		    "Healthy\n");
 	if (strcmp(url, "/-/ready") == 0) {
 		if ((s = h->o.snapshot(h->o.ctx)) == NULL)
-			return reply_static(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
-			    "text/plain", "Not ready\n");
+			return reply_static(h, conn,
+			    MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain",
+			    "Not ready\n");
 		snapshot_unref(s);
-		return reply_static(conn, MHD_HTTP_OK, "text/plain",
+		return reply_static(h, conn, MHD_HTTP_OK, "text/plain",
 		    "Ready\n");
 	}
-	return reply_static(conn, MHD_HTTP_NOT_FOUND, "text/plain",
+	return reply_static(h, conn, MHD_HTTP_NOT_FOUND, "text/plain",
 	    "not found\n");
+}
+
+/* A request is over: release its in-flight slot, restart the clock. */
+static void
+completed(void *cls, struct MHD_Connection *conn, void **req_cls,
+    enum MHD_RequestTerminationCode toe)
+{
+	struct http *h = cls;
+	const union MHD_ConnectionInfo *ci;
+	struct conn *c;
+
+	(void)toe;
+	if (*req_cls == &req_inflight)
+		atomic_fetch_sub(&h->inflight, 1);
+	*req_cls = NULL;
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	if (ci && (c = ci->socket_context) != NULL) {
+		atomic_store(&c->since_ns, mono_ns());
+		atomic_store(&c->waiting, 1);
+	}
+}
+
+/* ---- the header deadline ------------------------------------------- */
+
+static void
+connection_notify(void *cls, struct MHD_Connection *conn,
+    void **socket_context, enum MHD_ConnectionNotificationCode toe)
+{
+	struct http *h = cls;
+	const union MHD_ConnectionInfo *ci;
+	struct conn *c;
+
+	pthread_mutex_lock(&h->conn_lock);
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		ci = MHD_get_connection_info(conn,
+		    MHD_CONNECTION_INFO_CONNECTION_FD);
+		if ((c = h->free_conns) != NULL && ci != NULL) {
+			h->free_conns = c->next_free;
+			c->fd = ci->connect_fd;
+			c->shut = 0;
+			atomic_store(&c->since_ns, mono_ns());
+			atomic_store(&c->waiting, 1);
+			*socket_context = c;
+		}
+	} else if ((c = *socket_context) != NULL) {
+		/* Closed: MHD closes the fd after this returns. */
+		c->fd = -1;
+		c->next_free = h->free_conns;
+		h->free_conns = c;
+		*socket_context = NULL;
+	}
+	pthread_mutex_unlock(&h->conn_lock);
+}
+
+static void *
+sweeper_main(void *arg)
+{
+	struct http *h = arg;
+	uint64_t limit = (uint64_t)h->o.header_timeout_s * 1000000000ULL;
+	struct timespec until;
+	size_t i;
+
+	pthread_mutex_lock(&h->conn_lock);
+	while (!h->stopping) {
+		uint64_t now = mono_ns();
+
+		for (i = 0; i < h->nr_conns; i++) {
+			struct conn *c = &h->conns[i];
+
+			/* since may be later than now: a request completed
+			 * during this scan.  Never subtract it from now. */
+			if (c->fd < 0 || c->shut || !atomic_load(&c->waiting) ||
+			    atomic_load(&c->since_ns) + limit > now)
+				continue;
+			c->shut = 1;
+			shutdown(c->fd, SHUT_RDWR);
+		}
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 250000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&h->conn_cond, &h->conn_lock, &until);
+	}
+	pthread_mutex_unlock(&h->conn_lock);
+	return NULL;
+}
+
+static void
+mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+	size_t n;
+
+	(void)cls;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+		msg[--n] = '\0';
+	log_debug("libmicrohttpd: %s", msg);
 }
 
 int
@@ -223,11 +705,33 @@ http_listen(const char *addr, int *fd, char *err, size_t errlen)
 	return 0;
 }
 
+static void
+http_free(struct http *h)
+{
+	if (h == NULL)
+		return;
+	if (h->sweeping) {
+		pthread_mutex_lock(&h->conn_lock);
+		h->stopping = 1;
+		pthread_cond_signal(&h->conn_cond);
+		pthread_mutex_unlock(&h->conn_lock);
+		pthread_join(h->sweeper, NULL);
+	}
+	pthread_cond_destroy(&h->conn_cond);
+	pthread_mutex_destroy(&h->conn_lock);
+	free(h->conns);
+	free(h->path);
+	free(h);
+}
+
 int
 http_start(const struct http_opts *o, struct http **out, char *err,
     size_t errlen)
 {
+	struct MHD_OptionItem opts[20];
 	struct http *h;
+	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+	size_t i, n = 0;
 	int r, fd = o->listen_fd;
 
 	if (o->telemetry_path[0] != '/') {
@@ -235,30 +739,94 @@ http_start(const struct http_opts *o, struct http **out, char *err,
 		    "with '/'", o->telemetry_path);
 		return -EINVAL;
 	}
-	if (fd < 0 && (r = http_listen(o->listen, &fd, err, errlen)) < 0)
-		return r;
-	if ((h = calloc(1, sizeof(*h))) == NULL ||
-	    (h->path = strdup(o->telemetry_path)) == NULL) {
-		free(h);
-		if (o->listen_fd < 0)
-			close(fd);
+	if (o->web && o->web->tls &&
+	    MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		snprintf(err, errlen, "%s: TLS is configured but this "
+		    "libmicrohttpd (%s) was built without HTTPS support",
+		    o->web->source, MHD_get_version());
+		return -ENOTSUP;
+	}
+	if ((h = calloc(1, sizeof(*h))) == NULL)
+		return -ENOMEM;
+	pthread_mutex_init(&h->conn_lock, NULL);
+	pthread_cond_init(&h->conn_cond, NULL);
+	h->o = *o;
+	if (!h->o.max_connections)
+		h->o.max_connections = HTTP_DEFAULT_MAX_CONNECTIONS;
+	if (!h->o.idle_timeout_s)
+		h->o.idle_timeout_s = HTTP_DEFAULT_IDLE_TIMEOUT_S;
+	if (!h->o.max_header_bytes)
+		h->o.max_header_bytes = HTTP_DEFAULT_MAX_HEADER_BYTES;
+	if (!h->o.procfs)
+		h->o.procfs = "/proc";
+	h->eo = (struct expo_opts){ o->exporter_metrics, MHD_get_version(),
+	    event_pfm_version() };
+	h->nr_conns = h->o.max_connections + 16;
+	if ((h->path = strdup(o->telemetry_path)) == NULL ||
+	    (h->conns = calloc(h->nr_conns, sizeof(*h->conns))) == NULL) {
+		http_free(h);
 		return -ENOMEM;
 	}
-	h->o = *o;
+	for (i = h->nr_conns; i-- > 0;) {
+		h->conns[i].fd = -1;
+		h->conns[i].next_free = h->free_conns;
+		h->free_conns = &h->conns[i];
+	}
+	if (fd < 0 && (r = http_listen(o->listen, &fd, err, errlen)) < 0) {
+		http_free(h);
+		return r;
+	}
 	h->fd = fd;
-	h->mhd = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD |
-	    MHD_USE_ERROR_LOG, 0, NULL, NULL, handle, h,
-	    MHD_OPTION_LISTEN_SOCKET, fd,
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)1024,
-	    MHD_OPTION_END);
+
+#define OPT(opt, val, ptr) (opts[n++] = (struct MHD_OptionItem){ (opt), \
+	(intptr_t)(val), (void *)(ptr) })
+	/* The logger first: MHD logs through it only from then on. */
+	OPT(MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL);
+	OPT(MHD_OPTION_LISTEN_SOCKET, fd, NULL);
+	OPT(MHD_OPTION_CONNECTION_TIMEOUT, h->o.idle_timeout_s, NULL);
+	OPT(MHD_OPTION_CONNECTION_LIMIT, h->o.max_connections, NULL);
+	if (h->o.max_connections_per_ip)
+		OPT(MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+		    h->o.max_connections_per_ip, NULL);
+	OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, h->o.max_header_bytes, NULL);
+	OPT(MHD_OPTION_NOTIFY_COMPLETED, completed, h);
+	OPT(MHD_OPTION_NOTIFY_CONNECTION, connection_notify, h);
+	if (o->web && o->web->tls) {
+		flags |= MHD_USE_TLS;
+		OPT(MHD_OPTION_HTTPS_MEM_CERT, 0, o->web->cert_pem);
+		OPT(MHD_OPTION_HTTPS_MEM_KEY, 0, o->web->key_pem);
+		OPT(MHD_OPTION_HTTPS_PRIORITIES, 0, o->web->priorities);
+		if (o->web->client_ca_pem)
+			OPT(MHD_OPTION_HTTPS_MEM_TRUST, 0,
+			    o->web->client_ca_pem);
+	}
+	OPT(MHD_OPTION_END, 0, NULL);
+#undef OPT
+	h->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handle, h,
+	    MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 	if (h->mhd == NULL) {
-		snprintf(err, errlen, "cannot start the HTTP server on %s",
-		    o->listen);
+		if (o->web && o->web->tls)
+			snprintf(err, errlen, "cannot start the HTTPS server on "
+			    "%s: check the certificate and key in %s, and the "
+			    "GnuTLS priorities \"%s\" (--log.level=debug says "
+			    "more)", o->listen, o->web->source,
+			    o->web->priorities);
+		else
+			snprintf(err, errlen, "cannot start the HTTP server on "
+			    "%s", o->listen);
 		close(fd);
-		free(h->path);
-		free(h);
+		http_free(h);
 		return -EIO;
+	}
+	if (h->o.header_timeout_s) {
+		if ((r = pthread_create(&h->sweeper, NULL, sweeper_main,
+		    h)) != 0) {
+			MHD_stop_daemon(h->mhd);
+			close(fd);
+			http_free(h);
+			return -r;
+		}
+		h->sweeping = 1;
 	}
 	*out = h;
 	return 0;
@@ -269,8 +837,8 @@ http_stop(struct http *h)
 {
 	if (h == NULL)
 		return;
+	/* MHD closes the listening socket itself: closing it here again
+	 * could close an fd another thread has opened since. */
 	MHD_stop_daemon(h->mhd);
-	close(h->fd);
-	free(h->path);
-	free(h);
+	http_free(h);
 }

@@ -2,6 +2,11 @@
  * http.h - the embedded HTTP server (libmicrohttpd, epoll, one internal
  * thread).  It serves whatever snapshot its source hands it and never
  * touches the collector otherwise: a scrape never waits for a collection.
+ *
+ * Read-only by construction: GET and HEAD on a fixed set of paths, and no
+ * endpoint changes anything.  Abuse is bounded: connections overall and
+ * per client address, header size, the time a client may take to send
+ * its request headers, and scrapes in flight.
  */
 #ifndef PMU_HTTP_H
 #define PMU_HTTP_H
@@ -9,6 +14,7 @@
 #include <stddef.h>
 
 #include "collectors/snapshot.h"
+#include "daemon/webconfig.h"
 
 struct http_opts {
 	const char *listen;		/* "[host]:port"; ":port" = every address */
@@ -17,19 +23,45 @@ struct http_opts {
 	/* The current snapshot, with a reference, or NULL. */
 	struct snapshot *(*snapshot)(void *ctx);
 	void *ctx;
+
+	const struct webcfg *web;	/* TLS, basic auth, headers; or NULL */
+	unsigned max_requests;		/* scrapes in flight; 0: no limit */
+	unsigned max_connections;	/* 0: the default */
+	unsigned max_connections_per_ip;	/* 0: no limit */
+	unsigned header_timeout_s;	/* to send a request's headers; 0: none */
+	unsigned idle_timeout_s;	/* inactivity; 0: the default */
+	size_t max_header_bytes;	/* 0: the default */
+	int exporter_metrics;		/* pmu_exporter_* and process_* */
+	const char *procfs;		/* for process_*; "/proc" */
 };
+
+/* Defaults for the zero fields above. */
+#define HTTP_DEFAULT_MAX_REQUESTS 40
+#define HTTP_DEFAULT_MAX_CONNECTIONS 512
+#define HTTP_DEFAULT_MAX_CONNECTIONS_PER_IP 64
+#define HTTP_DEFAULT_HEADER_TIMEOUT_S 10
+#define HTTP_DEFAULT_IDLE_TIMEOUT_S 30
+#define HTTP_DEFAULT_MAX_HEADER_BYTES 16384
 
 struct http;
 
 /*
  * Bind (unless given a socket) and start serving.  Returns 0, or -errno
- * with a message in err naming the address.
+ * with a message in err naming the address (or what TLS lacks).
  */
 int http_start(const struct http_opts *o, struct http **out, char *err,
     size_t errlen);
 
 /* Make a listening socket for "[host]:port". 0 / -errno with err filled. */
 int http_listen(const char *addr, int *fd, char *err, size_t errlen);
+
+/*
+ * Content negotiation, exposed for the unit tests: does this Accept header
+ * prefer OpenMetrics to the text format?  Does this Accept-Encoding allow
+ * gzip?  NULL headers mean no preference (text, identity).
+ */
+int http_wants_openmetrics(const char *accept);
+int http_accepts_gzip(const char *accept_encoding);
 
 void http_stop(struct http *h);
 

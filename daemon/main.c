@@ -32,6 +32,7 @@
 #include "config/config.h"
 #include "daemon/http.h"
 #include "daemon/log.h"
+#include "daemon/webconfig.h"
 
 struct options {
 	const char *config_file;
@@ -43,6 +44,8 @@ struct options {
 	int systemd_socket;
 	int list_events;
 	const char *resolve_event;
+	const char *web_config;
+	struct http_opts web;		/* the limits and exporter metrics */
 };
 
 static void
@@ -58,6 +61,19 @@ usage(FILE *f)
 "  --web.telemetry-path=PATH   path of the metrics (default /metrics)\n"
 "  --web.systemd-socket        use the listening socket systemd passes\n"
 "                              (socket activation) instead of binding\n"
+"  --web.config.file=FILE      TLS, basic auth and headers (the Prometheus\n"
+"                              exporter-toolkit web config format)\n"
+"  --web.max-requests=N        scrapes in flight before 503 (default 40;\n"
+"                              0: no limit)\n"
+"  --web.max-connections=N     open connections (default 512)\n"
+"  --web.max-connections-per-ip=N  per client address (default 64; 0: none)\n"
+"  --web.read-header-timeout=D time a client has to send its request\n"
+"                              headers, e.g. 10s (default 10s; 0: none)\n"
+"  --web.max-header-bytes=N    memory for one request's headers\n"
+"                              (default 16384)\n"
+"  --web.disable-exporter-metrics  serve only the pmu_cpu_* and\n"
+"                              pmu_cgroup_* series: no pmu_exporter_*,\n"
+"                              no process_*\n"
 "  --log.level=LEVEL           debug, info, warn or error (default info)\n"
 "  --log.format=FORMAT         logfmt or json (default: the journal when\n"
 "                              stderr is connected to it, else logfmt)\n"
@@ -147,17 +163,69 @@ bad:
 	return -1;
 }
 
+/* The --web.* limits, in the order of their option codes. */
+static int
+parse_web_limit(int which, const char *arg, struct http_opts *w)
+{
+	static const char *const names[] = { "web.max-requests",
+	    "web.max-connections", "web.max-connections-per-ip",
+	    "web.read-header-timeout", "web.max-header-bytes" };
+	unsigned long long v;
+	uint64_t ns;
+	char *end;
+
+	if (which == 3) {
+		if (strcmp(arg, "0") == 0)
+			ns = 0;
+		else if (config_parse_duration(arg, &ns) < 0 ||
+		    ns > 3600ULL * 1000000000ULL)
+			goto bad;
+		/* Whole seconds, rounded up: 0 would switch it off. */
+		w->header_timeout_s = (unsigned)((ns + 999999999ULL) /
+		    1000000000ULL);
+		return 0;
+	}
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || v > 1000000000ULL ||
+	    (which == 1 && v == 0) || (which == 4 && v < 1024))
+		goto bad;
+	switch (which) {
+	case 0: w->max_requests = (unsigned)v; break;
+	case 1: w->max_connections = (unsigned)v; break;
+	case 2: w->max_connections_per_ip = (unsigned)v; break;
+	default: w->max_header_bytes = (size_t)v; break;
+	}
+	return 0;
+bad:
+	fprintf(stderr, "pmu_exporter: --%s: invalid value \"%s\"%s\n",
+	    names[which], arg, which == 3 ? " (a duration such as 10s)" :
+	    which == 4 ? " (a byte count, at least 1024)" :
+	    which == 1 ? " (a positive number)" : " (a number)");
+	return -1;
+}
+
 static int
 parse_args(int argc, char **argv, struct options *opt)
 {
 	enum { O_CONFIG = 256, O_LISTEN, O_PATH, O_LEVEL, O_FORMAT, O_SYSFS,
 	    O_PROCFS, O_CHECK, O_VERSION, O_HELP, O_SOCKET, O_LIST_EVENTS,
-	    O_RESOLVE_EVENT };
+	    O_RESOLVE_EVENT, O_WEBCFG, O_MAXREQ, O_MAXCONN, O_MAXPERIP,
+	    O_HDRTIMEOUT, O_HDRBYTES, O_NOSELF };
 	static const struct option longopts[] = {
 		{ "config.file", required_argument, NULL, O_CONFIG },
 		{ "web.listen-address", required_argument, NULL, O_LISTEN },
 		{ "web.telemetry-path", required_argument, NULL, O_PATH },
 		{ "web.systemd-socket", no_argument, NULL, O_SOCKET },
+		{ "web.config.file", required_argument, NULL, O_WEBCFG },
+		{ "web.max-requests", required_argument, NULL, O_MAXREQ },
+		{ "web.max-connections", required_argument, NULL, O_MAXCONN },
+		{ "web.max-connections-per-ip", required_argument, NULL,
+		    O_MAXPERIP },
+		{ "web.read-header-timeout", required_argument, NULL,
+		    O_HDRTIMEOUT },
+		{ "web.max-header-bytes", required_argument, NULL, O_HDRBYTES },
+		{ "web.disable-exporter-metrics", no_argument, NULL, O_NOSELF },
 		{ "log.level", required_argument, NULL, O_LEVEL },
 		{ "log.format", required_argument, NULL, O_FORMAT },
 		{ "path.sysfs", required_argument, NULL, O_SYSFS },
@@ -184,6 +252,16 @@ parse_args(int argc, char **argv, struct options *opt)
 		case O_SOCKET: opt->systemd_socket = 1; break;
 		case O_LIST_EVENTS: opt->list_events = 1; break;
 		case O_RESOLVE_EVENT: opt->resolve_event = optarg; break;
+		case O_WEBCFG: opt->web_config = optarg; break;
+		case O_NOSELF: opt->web.exporter_metrics = 0; break;
+		case O_MAXREQ:
+		case O_MAXCONN:
+		case O_MAXPERIP:
+		case O_HDRTIMEOUT:
+		case O_HDRBYTES:
+			if (parse_web_limit(c - O_MAXREQ, optarg, &opt->web) < 0)
+				return 1;
+			break;
 		case O_LEVEL:
 			if ((level = log_parse_level(optarg)) < 0) {
 				fprintf(stderr, "pmu_exporter: --log.level: "
@@ -379,7 +457,17 @@ main(int argc, char **argv)
 		.telemetry_path = "/metrics",
 		.sysfs = "/sys",
 		.procfs = "/proc",
+		.web = {
+			.max_requests = HTTP_DEFAULT_MAX_REQUESTS,
+			.max_connections = HTTP_DEFAULT_MAX_CONNECTIONS,
+			.max_connections_per_ip =
+			    HTTP_DEFAULT_MAX_CONNECTIONS_PER_IP,
+			.header_timeout_s = HTTP_DEFAULT_HEADER_TIMEOUT_S,
+			.max_header_bytes = HTTP_DEFAULT_MAX_HEADER_BYTES,
+			.exporter_metrics = 1,
+		},
 	};
+	struct webcfg *web = NULL;
 	struct collector_opts copts;
 	struct http_opts hopts;
 	struct config *cfg = NULL;
@@ -420,6 +508,13 @@ main(int argc, char **argv)
 		event_sys_free(&es);
 		return 1;
 	}
+	if (opt.web_config && webcfg_load(opt.web_config, &web, err,
+	    sizeof(err)) < 0) {
+		log_error("%s", err);
+		config_free(cfg);
+		event_sys_free(&es);
+		return 1;
+	}
 	copts = (struct collector_opts){
 		.sysfs = opt.sysfs,
 		.mountinfo = mountinfo,
@@ -457,12 +552,13 @@ main(int argc, char **argv)
 		goto out;
 	}
 	collector_note_reload(running, 1, wall_s());
-	hopts = (struct http_opts){
-		.listen = opt.listen,
-		.listen_fd = listen_fd,
-		.telemetry_path = opt.telemetry_path,
-		.snapshot = current_snapshot,
-	};
+	hopts = opt.web;
+	hopts.listen = opt.listen;
+	hopts.listen_fd = listen_fd;
+	hopts.telemetry_path = opt.telemetry_path;
+	hopts.snapshot = current_snapshot;
+	hopts.web = web;
+	hopts.procfs = opt.procfs;
 	if ((r = http_start(&hopts, &http, err, sizeof(err))) < 0) {
 		log_error("%s", err);
 		goto out;
@@ -472,9 +568,11 @@ main(int argc, char **argv)
 		goto out;
 	}
 	collector_summary(running, summary, sizeof(summary));
-	log_info("pmu_exporter %s listening on %s, path %s, counting %s, "
-	    "config %s", PACKAGE_VERSION, listen_fd >= 0 ?
-	    "the socket from systemd" : opt.listen, opt.telemetry_path,
+	log_info("pmu_exporter %s listening on %s (%s%s), path %s, counting "
+	    "%s, config %s", PACKAGE_VERSION, listen_fd >= 0 ?
+	    "the socket from systemd" : opt.listen,
+	    web && web->tls ? "https" : "http",
+	    web && web->nr_users ? ", basic auth" : "", opt.telemetry_path,
 	    summary, cfg->source);
 	notify_status("READY=1\n");
 
@@ -522,5 +620,6 @@ out:
 	running = NULL;
 	config_free(cfg);
 	event_sys_free(&es);
+	webcfg_free(web);
 	return status;
 }

@@ -4,9 +4,12 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "daemon/expo.h"
 #include "tests/check.h"
@@ -48,7 +51,7 @@ test_numbers(void)
 static void
 test_escape(void)
 {
-	struct expo_buf b = { NULL, 0, 0, 0 };
+	struct expo_buf b = { NULL, 0, 0, 0, 0 };
 
 	expo_put_label_value(&b, "a\\b\"c\nd/é");
 	expo_puts(&b, "");
@@ -68,6 +71,8 @@ test_render(void)
 	struct snapshot *s = snapshot_new();
 	struct snap_row *rows = snapshot_alloc(s, 4 * sizeof(*rows));
 	struct snap_support *sup = snapshot_alloc(s, 2 * sizeof(*sup));
+	struct snap_group_health health = { "ipc", 3, 0.5, 0 };
+	struct snap_open_error oe = { "ipc", "instructions", ENOENT, 3 };
 	const char *text;
 	size_t len;
 	static const char want[] =
@@ -98,9 +103,9 @@ test_render(void)
 "# TYPE pmu_exporter_event_supported gauge\n"
 "pmu_exporter_event_supported{group=\"ipc\",event=\"cycles\",pmu=\"cpu\"} 1\n"
 "pmu_exporter_event_supported{group=\"ipc\",event=\"instructions\",pmu=\"cpu\"} 0\n"
-"# HELP pmu_exporter_build_info A metric with a constant '1' value labeled by version and revision of pmu_exporter.\n"
+"# HELP pmu_exporter_build_info A metric with a constant '1' value labeled by version and revision of pmu_exporter and the versions of its libraries.\n"
 "# TYPE pmu_exporter_build_info gauge\n"
-"pmu_exporter_build_info{version=\"" PACKAGE_VERSION "\",revision=\"" GIT_REVISION "\"} 1\n"
+"pmu_exporter_build_info{version=\"" PACKAGE_VERSION "\",revision=\"" GIT_REVISION "\",libmicrohttpd=\"none\",libpfm4=\"none\"} 1\n"
 "# HELP pmu_exporter_config_last_reload_successful Whether the last configuration reload attempt was successful.\n"
 "# TYPE pmu_exporter_config_last_reload_successful gauge\n"
 "pmu_exporter_config_last_reload_successful 0\n"
@@ -130,7 +135,23 @@ test_render(void)
 "pmu_exporter_cgroups_counted 2\n"
 "# HELP pmu_exporter_cgroups_skipped Matched cgroups not counted, by reason.\n"
 "# TYPE pmu_exporter_cgroups_skipped gauge\n"
-"pmu_exporter_cgroups_skipped{reason=\"fd_budget\"} 1\n";
+"pmu_exporter_cgroups_skipped{reason=\"fd_budget\"} 1\n"
+"# HELP pmu_exporter_targets Targets counted: CPUs counted system-wide (kind=\"cpu\") and cgroups (kind=\"cgroup\").\n"
+"# TYPE pmu_exporter_targets gauge\n"
+"pmu_exporter_targets{kind=\"cpu\"} 1\n"
+"pmu_exporter_targets{kind=\"cgroup\"} 1\n"
+"# HELP pmu_exporter_group_instances Group instances (one group on one CPU for one target) open and counting.\n"
+"# TYPE pmu_exporter_group_instances gauge\n"
+"pmu_exporter_group_instances{group=\"ipc\"} 3\n"
+"# HELP pmu_exporter_group_running_ratio_min The lowest running/enabled time ratio over the group's instances in the last interval; below 1 the group was multiplexed and its counts are estimates.\n"
+"# TYPE pmu_exporter_group_running_ratio_min gauge\n"
+"pmu_exporter_group_running_ratio_min{group=\"ipc\"} 0.5\n"
+"# HELP pmu_exporter_group_starved_instances Group instances that were enabled in the last interval but never on the counters (time_running did not advance): too many events for the counters, or the PMU taken by someone else.\n"
+"# TYPE pmu_exporter_group_starved_instances gauge\n"
+"pmu_exporter_group_starved_instances{group=\"ipc\"} 0\n"
+"# HELP pmu_exporter_open_errors Group instances in which the event could not be opened, by errno.\n"
+"# TYPE pmu_exporter_open_errors gauge\n"
+"pmu_exporter_open_errors{group=\"ipc\",event=\"instructions\",errno=\"ENOENT\"} 3\n";
 
 	/* Row 2's instructions never opened: no series, not a 0; row 3
 	 * opened nothing at all: no series of any kind. */
@@ -163,11 +184,164 @@ test_render(void)
 	s->cgroups_skipped = 1;
 	s->reload_ok = 0;
 	s->reload_success_s = 1699999999;
+	s->nr_cpus = 1;
+	s->nr_cgroups = 1;
+	s->health = &health;
+	s->nr_health = 1;
+	s->open_errors = &oe;
+	s->nr_open_errors = 1;
 	text = snapshot_text(s, &len, expo_render);
 	CHECK(text != NULL && len == strlen(want));
 	CHECK_STR(text, want);
 	/* Rendered once, shared after. */
 	CHECK(snapshot_text(s, &len, expo_render) == text);
+	snapshot_unref(s);
+}
+
+/* A snapshot with n CPU rows of two events, for the variant tests. */
+static struct snapshot *
+make_snapshot(size_t n)
+{
+	static const char *ev[] = { "task-clock", "page-faults" };
+	static const double v[] = { 123456789, 42.5 };
+	static const unsigned char both[] = { 1, 1 };
+	struct snapshot *s = snapshot_new();
+	size_t i;
+
+	s->rows = snapshot_alloc(s, (n + 1) * sizeof(*s->rows));
+	for (i = 0; i < n; i++)
+		s->rows[i] = (struct snap_row){ .cpu = (int)i, .group = "sw",
+		    .nr_events = 2, .events = ev, .counted = both, .values = v,
+		    .enabled_s = 1.5, .running_s = 1.5 };
+	s->nr_rows = n;
+	s->seq = 7;
+	return s;
+}
+
+/* gunzip a whole buffer (one member, checked CRC and length). */
+static char *
+gunzip(const char *in, size_t len, size_t *outlen)
+{
+	z_stream z;
+	size_t cap = len * 200 + 65536;
+	char *out = malloc(cap);
+	int r;
+
+	memset(&z, 0, sizeof(z));
+	CHECK(inflateInit2(&z, 31) == Z_OK);
+	z.next_in = (Bytef *)(uintptr_t)in;
+	z.avail_in = (uInt)len;
+	z.next_out = (Bytef *)out;
+	z.avail_out = (uInt)cap;
+	r = inflate(&z, Z_FINISH);
+	CHECK(r == Z_STREAM_END);
+	CHECK(z.avail_in == 0);		/* nothing after the trailer */
+	*outlen = z.total_out;
+	inflateEnd(&z);
+	return out;
+}
+
+/* body + tail, plain and gzipped, must say the same thing. */
+static void
+check_variant(struct snapshot *s, enum expo_format f,
+    const struct expo_opts *o)
+{
+	const struct snap_blob *plain, *gz;
+	struct expo_buf tail = { NULL, 0, 0, 0, 0 }, zt = { NULL, 0, 0, 0, 0 };
+	struct expo_live live;
+	char *whole, *un;
+	size_t unlen, zlen;
+
+	memset(&live, 0, sizeof(live));
+	live.scrapes[f][1] = 3;
+	live.have_process = 1;
+	live.cpu_seconds = 0.25;
+	plain = expo_body(s, f, 0, o);
+	gz = expo_body(s, f, 1, o);
+	CHECK(plain != NULL && gz != NULL);
+	if (plain == NULL || gz == NULL)
+		return;
+	/* Cached: the same blobs again. */
+	CHECK(expo_body(s, f, 0, o) == plain);
+	CHECK(expo_body(s, f, 1, o) == gz);
+	CHECK(gz->meta[1] == plain->len);
+	CHECK(expo_render_tail(&tail, f, o, &live) == 0);
+	CHECK(expo_gzip_tail(gz, tail.p ? tail.p : "", tail.len, &zt) == 0);
+
+	whole = malloc(plain->len + tail.len + 1);
+	memcpy(whole, plain->p, plain->len);
+	if (tail.len)
+		memcpy(whole + plain->len, tail.p, tail.len);
+	zlen = gz->len + zt.len;
+	{
+		char *z = malloc(zlen);
+
+		memcpy(z, gz->p, gz->len);
+		memcpy(z + gz->len, zt.p, zt.len);
+		un = gunzip(z, zlen, &unlen);
+		free(z);
+	}
+	CHECK(unlen == plain->len + tail.len);
+	CHECK(unlen == plain->len + tail.len &&
+	    memcmp(un, whole, unlen) == 0);
+	whole[plain->len + tail.len] = '\0';
+	if (f == EXPO_OPENMETRICS) {
+		size_t n = strlen(whole);
+
+		CHECK(n > 6 && strcmp(whole + n - 6, "# EOF\n") == 0);
+	}
+	if (o->exporter_metrics) {
+		CHECK_CONTAINS(whole, "process_cpu_seconds_total 0.25\n");
+		CHECK_CONTAINS(whole, f == EXPO_TEXT ?
+		    "pmu_exporter_scrapes_total{format=\"text\",compression="
+		    "\"gzip\"} 3\n" : "pmu_exporter_scrapes_total{format="
+		    "\"openmetrics\",compression=\"gzip\"} 3\n");
+	} else {
+		CHECK(strstr(whole, "pmu_exporter_") == NULL);
+		CHECK(strstr(whole, "process_") == NULL);
+	}
+	free(un);
+	free(whole);
+	free(tail.p);
+	free(zt.p);
+}
+
+static void
+test_variants(void)
+{
+	struct expo_opts on = { 1, "0.9.75", "none" }, off = { 0, NULL, NULL };
+	struct snapshot *s;
+	const struct snap_blob *b;
+	size_t sizes[] = { 1, 200, 5000 }, i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		s = make_snapshot(sizes[i]);
+		check_variant(s, EXPO_TEXT, &on);
+		check_variant(s, EXPO_OPENMETRICS, &on);
+		snapshot_unref(s);
+		s = make_snapshot(sizes[i]);
+		check_variant(s, EXPO_TEXT, &off);
+		check_variant(s, EXPO_OPENMETRICS, &off);
+		snapshot_unref(s);
+	}
+
+	/* OpenMetrics: counter families without _total, samples with it. */
+	s = make_snapshot(2);
+	b = expo_body(s, EXPO_OPENMETRICS, 0, &on);
+	CHECK_CONTAINS(b->p, "# TYPE pmu_cpu_events counter\n");
+	CHECK_CONTAINS(b->p, "# HELP pmu_cpu_events Events counted");
+	CHECK_CONTAINS(b->p, "\npmu_cpu_events_total{cpu=\"1\",group=\"sw\","
+	    "event=\"page-faults\"} 42.5\n");
+	CHECK_CONTAINS(b->p, "# TYPE pmu_cpu_enabled_seconds counter\n");
+	CHECK_CONTAINS(b->p, "# TYPE pmu_exporter_collections counter\n"
+	    "pmu_exporter_collections_total 7\n");
+	CHECK_CONTAINS(b->p, "# TYPE pmu_exporter_open_fds gauge\n");
+	CHECK_CONTAINS(b->p, "libmicrohttpd=\"0.9.75\",libpfm4=\"none\"} 1\n");
+	CHECK(strstr(b->p, "# TYPE pmu_cpu_events_total") == NULL);
+	CHECK(strstr(b->p, "# EOF") == NULL);	/* the tail closes it */
+	/* The text format keeps _total on the family. */
+	b = expo_body(s, EXPO_TEXT, 0, &on);
+	CHECK_CONTAINS(b->p, "# TYPE pmu_cpu_events_total counter\n");
 	snapshot_unref(s);
 }
 
@@ -177,5 +351,6 @@ main(void)
 	test_numbers();
 	test_escape();
 	test_render();
+	test_variants();
 	return CHECK_DONE();
 }

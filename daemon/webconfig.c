@@ -1,0 +1,751 @@
+/*
+ * webconfig.c - the exporter-toolkit web config (see webconfig.h).
+ *
+ * Parsed with libyaml's document API, as the main config is, so every
+ * error points at the node that caused it.  The toolkit's Go settings are
+ * translated here once into what libmicrohttpd's GnuTLS backend takes:
+ * PEM buffers and one priority string.  Go configures TLS versions and
+ * whole cipher suites; GnuTLS configures key exchanges, ciphers and MACs
+ * separately, so a list of suites becomes the union of its parts, and
+ * like every GnuTLS priority it applies to TLS 1.3 as well.  That mapping
+ * is a pure function of the parsed file and is unit-tested.
+ *
+ * Passwords are checked with libxcrypt's crypt_r, which implements
+ * bcrypt ($2a$, $2b$, $2y$) as Go's bcrypt package does.
+ */
+#include "config.h"
+
+#include <crypt.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <yaml.h>
+
+#include "collectors/event.h"
+#include "daemon/webconfig.h"
+
+struct wparse {
+	const char *source;
+	const char *dir;
+	yaml_document_t *doc;
+	char *err;
+	size_t errlen;
+	struct webcfg *w;
+};
+
+static int __attribute__((format(printf, 3, 4)))
+werr(struct wparse *p, const yaml_node_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	int off;
+
+	off = snprintf(p->err, p->errlen, "%s:%lu:%lu: ", p->source,
+	    n ? (unsigned long)n->start_mark.line + 1 : 0UL,
+	    n ? (unsigned long)n->start_mark.column + 1 : 0UL);
+	if (off < 0 || (size_t)off >= p->errlen)
+		return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(p->err + off, p->errlen - (size_t)off, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static const char *
+scalar(const yaml_node_t *n)
+{
+	return (const char *)n->data.scalar.value;
+}
+
+static int
+want(struct wparse *p, const yaml_node_t *n, yaml_node_type_t t,
+    const char *what)
+{
+	static const char *const names[] = {
+		[YAML_NO_NODE] = "nothing",
+		[YAML_SCALAR_NODE] = "a scalar",
+		[YAML_SEQUENCE_NODE] = "a list",
+		[YAML_MAPPING_NODE] = "a mapping",
+	};
+
+	if (n->type == t)
+		return 0;
+	return werr(p, n, "%s must be %s, not %s", what, names[t],
+	    names[n->type]);
+}
+
+/* Keys must be known scalars, each once; suggest the nearest name. */
+static int
+keys_known(struct wparse *p, yaml_node_t *map, const char *const *allowed,
+    const char *where)
+{
+	yaml_node_pair_t *a, *b;
+	const char *const *k;
+	const char *best;
+	size_t d, bestd;
+
+	for (a = map->data.mapping.pairs.start;
+	    a < map->data.mapping.pairs.top; a++) {
+		yaml_node_t *key = yaml_document_get_node(p->doc, a->key);
+
+		if (key->type != YAML_SCALAR_NODE)
+			return werr(p, key, "keys must be scalars");
+		for (b = map->data.mapping.pairs.start; b < a; b++) {
+			yaml_node_t *prev = yaml_document_get_node(p->doc,
+			    b->key);
+
+			if (prev->type == YAML_SCALAR_NODE &&
+			    strcmp(scalar(prev), scalar(key)) == 0)
+				return werr(p, key, "duplicate key \"%s\"",
+				    scalar(key));
+		}
+		if (allowed == NULL)
+			continue;
+		best = NULL;
+		bestd = (size_t)-1;
+		for (k = allowed; *k; k++) {
+			if (strcmp(*k, scalar(key)) == 0)
+				break;
+			if ((d = event_distance(*k, scalar(key))) < bestd) {
+				bestd = d;
+				best = *k;
+			}
+		}
+		if (*k)
+			continue;
+		if (best && bestd <= 2)
+			return werr(p, key, "unknown key \"%s\" in %s (did you "
+			    "mean \"%s\"?)", scalar(key), where, best);
+		return werr(p, key, "unknown key \"%s\" in %s", scalar(key),
+		    where);
+	}
+	return 0;
+}
+
+static yaml_node_t *
+get(struct wparse *p, yaml_node_t *map, const char *key)
+{
+	yaml_node_pair_t *pair;
+
+	for (pair = map->data.mapping.pairs.start;
+	    pair < map->data.mapping.pairs.top; pair++) {
+		yaml_node_t *k = yaml_document_get_node(p->doc, pair->key);
+
+		if (k->type == YAML_SCALAR_NODE && strcmp(scalar(k), key) == 0)
+			return yaml_document_get_node(p->doc, pair->value);
+	}
+	return NULL;
+}
+
+/* A scalar, or NULL when absent, empty or null. */
+static int
+str_key(struct wparse *p, yaml_node_t *map, const char *key,
+    const char **out)
+{
+	yaml_node_t *n = get(p, map, key);
+	int r;
+
+	*out = NULL;
+	if (n == NULL)
+		return 0;
+	if ((r = want(p, n, YAML_SCALAR_NODE, key)) < 0)
+		return r;
+	if (scalar(n)[0] != '\0' && strcmp(scalar(n), "null") != 0 &&
+	    strcmp(scalar(n), "~") != 0)
+		*out = scalar(n);
+	return 0;
+}
+
+/* Read a file named in the config (relative to its directory). */
+static int
+read_named_file(struct wparse *p, yaml_node_t *map, const char *key,
+    char **out)
+{
+	yaml_node_t *n = get(p, map, key);
+	char path[4096];
+	const char *name;
+	char *buf = NULL, *tmp;
+	size_t len = 0, cap = 0, got;
+	FILE *f;
+	int r;
+
+	if ((r = str_key(p, map, key, &name)) < 0 || name == NULL)
+		return r;
+	if (name[0] == '/' || p->dir == NULL)
+		snprintf(path, sizeof(path), "%s", name);
+	else
+		snprintf(path, sizeof(path), "%s/%s", p->dir, name);
+	if ((f = fopen(path, "re")) == NULL) {
+		r = -errno;
+		werr(p, n, "%s \"%s\": %s", key, path, strerror(-r));
+		return r;
+	}
+	for (;;) {
+		if (cap - len < 4096) {
+			cap = cap ? cap * 2 : 8192;
+			if (cap > (16u << 20) ||
+			    (tmp = realloc(buf, cap)) == NULL) {
+				free(buf);
+				fclose(f);
+				return werr(p, n, "%s \"%s\": too large or out "
+				    "of memory", key, path);
+			}
+			buf = tmp;
+		}
+		if ((got = fread(buf + len, 1, cap - len - 1, f)) == 0)
+			break;
+		len += got;
+	}
+	r = ferror(f) ? -EIO : 0;
+	fclose(f);
+	if (r < 0 || len == 0) {
+		free(buf);
+		return werr(p, n, "%s \"%s\": %s", key, path,
+		    r < 0 ? "read error" : "the file is empty");
+	}
+	buf[len] = '\0';
+	*out = buf;
+	return 0;
+}
+
+int
+webcfg_tls_version(const char *name)
+{
+	static const struct { const char *name; int v; } v[] = {
+		{ "TLS10", 0x0301 }, { "TLS11", 0x0302 },
+		{ "TLS12", 0x0303 }, { "TLS13", 0x0304 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (strcmp(name, v[i].name) == 0)
+			return v[i].v;
+	return -1;
+}
+
+/* Go's cipher suite names and their GnuTLS parts; kx NULL for TLS 1.3. */
+static const struct suite {
+	const char *go, *kx, *cipher, *mac;
+} suites[] = {
+	{ "TLS_RSA_WITH_3DES_EDE_CBC_SHA", "RSA", "3DES-CBC", "SHA1" },
+	{ "TLS_RSA_WITH_AES_128_CBC_SHA", "RSA", "AES-128-CBC", "SHA1" },
+	{ "TLS_RSA_WITH_AES_256_CBC_SHA", "RSA", "AES-256-CBC", "SHA1" },
+	{ "TLS_RSA_WITH_AES_128_CBC_SHA256", "RSA", "AES-128-CBC", "SHA256" },
+	{ "TLS_RSA_WITH_AES_128_GCM_SHA256", "RSA", "AES-128-GCM", "AEAD" },
+	{ "TLS_RSA_WITH_AES_256_GCM_SHA384", "RSA", "AES-256-GCM", "AEAD" },
+	{ "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA", "ECDHE-ECDSA", "AES-128-CBC",
+	    "SHA1" },
+	{ "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA", "ECDHE-ECDSA", "AES-256-CBC",
+	    "SHA1" },
+	{ "TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA", "ECDHE-RSA", "3DES-CBC",
+	    "SHA1" },
+	{ "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", "ECDHE-RSA", "AES-128-CBC",
+	    "SHA1" },
+	{ "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA", "ECDHE-RSA", "AES-256-CBC",
+	    "SHA1" },
+	{ "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256", "ECDHE-ECDSA",
+	    "AES-128-CBC", "SHA256" },
+	{ "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256", "ECDHE-RSA", "AES-128-CBC",
+	    "SHA256" },
+	{ "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "ECDHE-RSA", "AES-128-GCM",
+	    "AEAD" },
+	{ "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "ECDHE-ECDSA",
+	    "AES-128-GCM", "AEAD" },
+	{ "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "ECDHE-RSA", "AES-256-GCM",
+	    "AEAD" },
+	{ "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", "ECDHE-ECDSA",
+	    "AES-256-GCM", "AEAD" },
+	{ "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", "ECDHE-RSA",
+	    "CHACHA20-POLY1305", "AEAD" },
+	{ "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", "ECDHE-ECDSA",
+	    "CHACHA20-POLY1305", "AEAD" },
+	{ "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305", "ECDHE-RSA",
+	    "CHACHA20-POLY1305", "AEAD" },
+	{ "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305", "ECDHE-ECDSA",
+	    "CHACHA20-POLY1305", "AEAD" },
+	{ "TLS_AES_128_GCM_SHA256", NULL, "AES-128-GCM", "AEAD" },
+	{ "TLS_AES_256_GCM_SHA384", NULL, "AES-256-GCM", "AEAD" },
+	{ "TLS_CHACHA20_POLY1305_SHA256", NULL, "CHACHA20-POLY1305", "AEAD" },
+};
+
+/* Go's curve names and GnuTLS's groups. */
+static const struct curve {
+	const char *go, *gnutls;
+} curves[] = {
+	{ "CurveP256", "GROUP-SECP256R1" },
+	{ "CurveP384", "GROUP-SECP384R1" },
+	{ "CurveP521", "GROUP-SECP521R1" },
+	{ "X25519", "GROUP-X25519" },
+};
+
+/* Append "+name" to the priority string unless it is there already. */
+static void
+prio_add(char *buf, size_t len, const char *name)
+{
+	char tok[64];
+	size_t n = strlen(buf);
+
+	snprintf(tok, sizeof(tok), ":+%s", name);
+	if (strstr(buf, tok) == NULL || (strstr(buf, tok)[strlen(tok)] != ':' &&
+	    strstr(buf, tok)[strlen(tok)] != '\0'))
+		snprintf(buf + n, len - n, "%s", tok);
+}
+
+static int
+parse_tls(struct wparse *p, yaml_node_t *n)
+{
+	static const char *const keys[] = { "cert_file", "key_file",
+	    "client_auth_type", "client_ca_file", "cipher_suites",
+	    "curve_preferences", "min_version", "max_version",
+	    "prefer_server_cipher_suites", NULL };
+	static const char *const auth[] = {
+		[WEBCFG_NO_CLIENT_CERT] = "NoClientCert",
+		[WEBCFG_REQUEST_CLIENT_CERT] = "RequestClientCert",
+		[WEBCFG_REQUIRE_ANY_CLIENT_CERT] = "RequireAnyClientCert",
+		[WEBCFG_VERIFY_CLIENT_CERT_IF_GIVEN] = "VerifyClientCertIfGiven",
+		[WEBCFG_REQUIRE_AND_VERIFY_CLIENT_CERT] =
+		    "RequireAndVerifyClientCert",
+	};
+	struct webcfg *w = p->w;
+	yaml_node_t *c, *item;
+	yaml_node_item_t *it;
+	const char *s;
+	char prio[2048], ciphers[512] = "", macs[256] = "", kxs[256] = "";
+	char groups[256] = "";
+	int r, v, prefer = 1;
+	size_t i;
+
+	if ((r = want(p, n, YAML_MAPPING_NODE, "tls_server_config")) < 0 ||
+	    (r = keys_known(p, n, keys, "tls_server_config")) < 0)
+		return r;
+	if ((r = read_named_file(p, n, "cert_file", &w->cert_pem)) < 0 ||
+	    (r = read_named_file(p, n, "key_file", &w->key_pem)) < 0 ||
+	    (r = read_named_file(p, n, "client_ca_file",
+	    &w->client_ca_pem)) < 0)
+		return r;
+	if (!w->cert_pem != !w->key_pem)
+		return werr(p, n, "tls_server_config needs both cert_file and "
+		    "key_file (%s is missing)", w->cert_pem ? "key_file" :
+		    "cert_file");
+	w->tls = w->cert_pem != NULL;
+
+	if ((r = str_key(p, n, "client_auth_type", &s)) < 0)
+		return r;
+	if (s) {
+		for (i = 0; i < sizeof(auth) / sizeof(auth[0]); i++)
+			if (strcmp(s, auth[i]) == 0)
+				break;
+		if (i == sizeof(auth) / sizeof(auth[0]))
+			return werr(p, get(p, n, "client_auth_type"),
+			    "client_auth_type: unknown value \"%s\" "
+			    "(NoClientCert, RequestClientCert, "
+			    "RequireAnyClientCert, VerifyClientCertIfGiven, "
+			    "RequireAndVerifyClientCert)", s);
+		w->client_auth = (enum webcfg_client_auth)i;
+	}
+	if ((w->client_auth == WEBCFG_VERIFY_CLIENT_CERT_IF_GIVEN ||
+	    w->client_auth == WEBCFG_REQUIRE_AND_VERIFY_CLIENT_CERT) &&
+	    w->client_ca_pem == NULL)
+		return werr(p, get(p, n, "client_auth_type"),
+		    "client_auth_type %s needs client_ca_file",
+		    auth[w->client_auth]);
+	if (w->client_ca_pem && w->client_auth == WEBCFG_NO_CLIENT_CERT)
+		return werr(p, get(p, n, "client_ca_file"), "client_ca_file "
+		    "is set but client_auth_type is NoClientCert: set "
+		    "client_auth_type (RequireAndVerifyClientCert)");
+
+	w->min_version = 0x0303;
+	w->max_version = 0x0304;
+	if ((r = str_key(p, n, "min_version", &s)) < 0)
+		return r;
+	if (s && (w->min_version = webcfg_tls_version(s)) < 0)
+		return werr(p, get(p, n, "min_version"), "min_version: unknown "
+		    "TLS version \"%s\" (TLS10, TLS11, TLS12, TLS13)", s);
+	if ((r = str_key(p, n, "max_version", &s)) < 0)
+		return r;
+	if (s && (w->max_version = webcfg_tls_version(s)) < 0)
+		return werr(p, get(p, n, "max_version"), "max_version: unknown "
+		    "TLS version \"%s\" (TLS10, TLS11, TLS12, TLS13)", s);
+	if (w->min_version > w->max_version)
+		return werr(p, n, "min_version is above max_version");
+
+	if ((c = get(p, n, "prefer_server_cipher_suites")) != NULL) {
+		if ((r = want(p, c, YAML_SCALAR_NODE,
+		    "prefer_server_cipher_suites")) < 0)
+			return r;
+		if (strcmp(scalar(c), "true") == 0)
+			prefer = 1;
+		else if (strcmp(scalar(c), "false") == 0)
+			prefer = 0;
+		else
+			return werr(p, c, "prefer_server_cipher_suites must be "
+			    "true or false");
+	}
+	if ((c = get(p, n, "cipher_suites")) != NULL) {
+		if ((r = want(p, c, YAML_SEQUENCE_NODE, "cipher_suites")) < 0)
+			return r;
+		for (it = c->data.sequence.items.start;
+		    it < c->data.sequence.items.top; it++) {
+			item = yaml_document_get_node(p->doc, *it);
+			if ((r = want(p, item, YAML_SCALAR_NODE,
+			    "a cipher suite")) < 0)
+				return r;
+			for (i = 0; i < sizeof(suites) / sizeof(suites[0]); i++)
+				if (strcmp(scalar(item), suites[i].go) == 0)
+					break;
+			if (i == sizeof(suites) / sizeof(suites[0]))
+				return werr(p, item, "unknown cipher suite "
+				    "\"%s\" (Go's names, e.g. "
+				    "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256)",
+				    scalar(item));
+			prio_add(ciphers, sizeof(ciphers), suites[i].cipher);
+			prio_add(macs, sizeof(macs), suites[i].mac);
+			if (suites[i].kx)
+				prio_add(kxs, sizeof(kxs), suites[i].kx);
+		}
+	}
+	if ((c = get(p, n, "curve_preferences")) != NULL) {
+		if ((r = want(p, c, YAML_SEQUENCE_NODE,
+		    "curve_preferences")) < 0)
+			return r;
+		for (it = c->data.sequence.items.start;
+		    it < c->data.sequence.items.top; it++) {
+			item = yaml_document_get_node(p->doc, *it);
+			if ((r = want(p, item, YAML_SCALAR_NODE, "a curve")) < 0)
+				return r;
+			for (i = 0; i < sizeof(curves) / sizeof(curves[0]); i++)
+				if (strcmp(scalar(item), curves[i].go) == 0)
+					break;
+			if (i == sizeof(curves) / sizeof(curves[0]))
+				return werr(p, item, "unknown curve \"%s\" "
+				    "(CurveP256, CurveP384, CurveP521, X25519)",
+				    scalar(item));
+			prio_add(groups, sizeof(groups), curves[i].gnutls);
+		}
+	}
+
+	/* NORMAL, then only the versions asked for, then the lists. */
+	snprintf(prio, sizeof(prio), "NORMAL:-VERS-ALL");
+	for (v = w->max_version; v >= w->min_version; v--) {
+		char ver[32];
+
+		snprintf(ver, sizeof(ver), "VERS-TLS1.%d", v - 0x0301);
+		prio_add(prio, sizeof(prio), ver);
+	}
+	if (ciphers[0])
+		snprintf(prio + strlen(prio), sizeof(prio) - strlen(prio),
+		    ":-CIPHER-ALL%s:-MAC-ALL%s", ciphers, macs);
+	if (kxs[0])
+		snprintf(prio + strlen(prio), sizeof(prio) - strlen(prio),
+		    ":-KX-ALL%s", kxs);
+	if (groups[0])
+		snprintf(prio + strlen(prio), sizeof(prio) - strlen(prio),
+		    ":-GROUP-ALL%s", groups);
+	if (prefer)
+		snprintf(prio + strlen(prio), sizeof(prio) - strlen(prio),
+		    ":%%SERVER_PRECEDENCE");
+	if ((w->priorities = strdup(prio)) == NULL)
+		return -ENOMEM;
+	return 0;
+}
+
+/* The headers the toolkit lets a config set, with its value checks. */
+static int
+parse_headers(struct wparse *p, yaml_node_t *n)
+{
+	static const char *const allowed[] = { "Strict-Transport-Security",
+	    "X-Content-Type-Options", "X-Frame-Options", "X-XSS-Protection",
+	    "Content-Security-Policy", NULL };
+	struct webcfg *w = p->w;
+	yaml_node_pair_t *pair;
+	const char *const *a;
+	int r;
+
+	if ((r = want(p, n, YAML_MAPPING_NODE, "headers")) < 0 ||
+	    (r = keys_known(p, n, NULL, "headers")) < 0)
+		return r;
+	w->headers = calloc((size_t)(n->data.mapping.pairs.top -
+	    n->data.mapping.pairs.start) + 1, sizeof(*w->headers));
+	if (w->headers == NULL)
+		return -ENOMEM;
+	for (pair = n->data.mapping.pairs.start;
+	    pair < n->data.mapping.pairs.top; pair++) {
+		yaml_node_t *k = yaml_document_get_node(p->doc, pair->key);
+		yaml_node_t *v = yaml_document_get_node(p->doc, pair->value);
+		struct webcfg_header *h = &w->headers[w->nr_headers];
+
+		for (a = allowed; *a; a++)
+			if (strcasecmp(*a, scalar(k)) == 0)
+				break;
+		if (*a == NULL)
+			return werr(p, k, "HTTP header \"%s\" can not be "
+			    "configured (Strict-Transport-Security, "
+			    "X-Content-Type-Options, X-Frame-Options, "
+			    "X-XSS-Protection, Content-Security-Policy)",
+			    scalar(k));
+		if ((r = want(p, v, YAML_SCALAR_NODE, scalar(k))) < 0)
+			return r;
+		if (strchr(scalar(v), '\r') || strchr(scalar(v), '\n'))
+			return werr(p, v, "header %s: a value cannot span lines",
+			    *a);
+		if (strcmp(*a, "X-Content-Type-Options") == 0 &&
+		    strcasecmp(scalar(v), "nosniff") != 0)
+			return werr(p, v, "X-Content-Type-Options must be "
+			    "nosniff");
+		if (strcmp(*a, "X-Frame-Options") == 0 &&
+		    strcasecmp(scalar(v), "deny") != 0 &&
+		    strcasecmp(scalar(v), "sameorigin") != 0)
+			return werr(p, v, "X-Frame-Options must be deny or "
+			    "sameorigin");
+		if ((h->name = strdup(*a)) == NULL ||
+		    (h->value = strdup(scalar(v))) == NULL) {
+			free(h->name);
+			return -ENOMEM;
+		}
+		w->nr_headers++;
+	}
+	return 0;
+}
+
+static int
+parse_users(struct wparse *p, yaml_node_t *n)
+{
+	struct webcfg *w = p->w;
+	yaml_node_pair_t *pair;
+	int r;
+
+	if ((r = want(p, n, YAML_MAPPING_NODE, "basic_auth_users")) < 0 ||
+	    (r = keys_known(p, n, NULL, "basic_auth_users")) < 0)
+		return r;
+	w->users = calloc((size_t)(n->data.mapping.pairs.top -
+	    n->data.mapping.pairs.start) + 1, sizeof(*w->users));
+	if (w->users == NULL)
+		return -ENOMEM;
+	for (pair = n->data.mapping.pairs.start;
+	    pair < n->data.mapping.pairs.top; pair++) {
+		yaml_node_t *k = yaml_document_get_node(p->doc, pair->key);
+		yaml_node_t *v = yaml_document_get_node(p->doc, pair->value);
+		struct webcfg_user *u = &w->users[w->nr_users];
+		const char *h;
+
+		if ((r = want(p, v, YAML_SCALAR_NODE, "a password hash")) < 0)
+			return r;
+		h = scalar(v);
+		if (strchr(scalar(k), ':'))
+			return werr(p, k, "user name \"%s\" contains ':', which "
+			    "basic auth cannot carry", scalar(k));
+		if (strlen(h) != 60 || h[0] != '$' || h[1] != '2' ||
+		    (h[2] != 'a' && h[2] != 'b' && h[2] != 'y') ||
+		    h[3] != '$' || h[6] != '$')
+			return werr(p, v, "user \"%s\": the password must be a "
+			    "bcrypt hash ($2y$..., 60 characters; "
+			    "htpasswd -nbBC 10 USER PASSWORD makes one)",
+			    scalar(k));
+		if ((u->name = strdup(scalar(k))) == NULL ||
+		    (u->hash = strdup(h)) == NULL) {
+			free(u->name);
+			return -ENOMEM;
+		}
+		w->nr_users++;
+	}
+	return 0;
+}
+
+static int
+parse_web_root(struct wparse *p, yaml_node_t *root)
+{
+	static const char *const keys[] = { "tls_server_config",
+	    "http_server_config", "basic_auth_users", NULL };
+	static const char *const http_keys[] = { "http2", "headers", NULL };
+	yaml_node_t *n, *h;
+	int r;
+
+	if (root->type == YAML_SCALAR_NODE && scalar(root)[0] == '\0')
+		return 0;	/* an empty file: no TLS, no auth */
+	if ((r = want(p, root, YAML_MAPPING_NODE, "the web config")) < 0 ||
+	    (r = keys_known(p, root, keys, "the web config")) < 0)
+		return r;
+	if ((n = get(p, root, "tls_server_config")) != NULL &&
+	    (r = parse_tls(p, n)) < 0)
+		return r;
+	if (!p->w->tls && n && (get(p, n, "client_ca_file") ||
+	    get(p, n, "client_auth_type")))
+		return werr(p, n, "client certificates need TLS: set "
+		    "cert_file and key_file");
+	if ((n = get(p, root, "http_server_config")) != NULL) {
+		if ((r = want(p, n, YAML_MAPPING_NODE,
+		    "http_server_config")) < 0 ||
+		    (r = keys_known(p, n, http_keys,
+		    "http_server_config")) < 0)
+			return r;
+		/* http2: accepted and ignored: this server speaks HTTP/1.1. */
+		if ((h = get(p, n, "headers")) != NULL &&
+		    (r = parse_headers(p, h)) < 0)
+			return r;
+	}
+	if ((n = get(p, root, "basic_auth_users")) != NULL &&
+	    (r = parse_users(p, n)) < 0)
+		return r;
+	return 0;
+}
+
+int
+webcfg_parse(const char *source, const char *dir, const char *text,
+    size_t len, struct webcfg **out, char *err, size_t errlen)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_node_t *root;
+	struct wparse p = { .source = source, .dir = dir, .doc = &doc,
+	    .err = err, .errlen = errlen };
+	int r;
+
+	if ((p.w = calloc(1, sizeof(*p.w))) == NULL ||
+	    (p.w->source = strdup(source)) == NULL) {
+		free(p.w);
+		snprintf(err, errlen, "%s: out of memory", source);
+		return -ENOMEM;
+	}
+	if (!yaml_parser_initialize(&parser)) {
+		webcfg_free(p.w);
+		return -ENOMEM;
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text,
+	    len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		snprintf(err, errlen, "%s:%lu:%lu: %s%s%s", source,
+		    (unsigned long)parser.problem_mark.line + 1,
+		    (unsigned long)parser.problem_mark.column + 1,
+		    parser.problem ? parser.problem : "invalid YAML",
+		    parser.context ? " " : "",
+		    parser.context ? parser.context : "");
+		yaml_parser_delete(&parser);
+		webcfg_free(p.w);
+		return -EINVAL;
+	}
+	root = yaml_document_get_root_node(&doc);
+	r = root ? parse_web_root(&p, root) : 0;
+	if (r == -ENOMEM)
+		snprintf(err, errlen, "%s: out of memory", source);
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	if (r < 0) {
+		webcfg_free(p.w);
+		return r;
+	}
+	*out = p.w;
+	return 0;
+}
+
+int
+webcfg_load(const char *path, struct webcfg **out, char *err, size_t errlen)
+{
+	char *buf = NULL, *dir = NULL, *slash, *tmp;
+	size_t len = 0, cap = 0, n;
+	FILE *f;
+	int r;
+
+	if ((f = fopen(path, "re")) == NULL) {
+		r = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+		return r;
+	}
+	for (;;) {
+		if (cap - len < 4096) {
+			cap = cap ? cap * 2 : 8192;
+			if (cap > (4u << 20) ||
+			    (tmp = realloc(buf, cap)) == NULL) {
+				snprintf(err, errlen, "%s: file too large",
+				    path);
+				r = -EFBIG;
+				goto out;
+			}
+			buf = tmp;
+		}
+		if ((n = fread(buf + len, 1, cap - len, f)) == 0)
+			break;
+		len += n;
+	}
+	if (ferror(f)) {
+		snprintf(err, errlen, "%s: read error", path);
+		r = -EIO;
+		goto out;
+	}
+	if ((dir = strdup(path)) == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if ((slash = strrchr(dir, '/')) != NULL)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	r = webcfg_parse(path, slash ? dir : NULL, buf ? buf : "", len, out,
+	    err, errlen);
+out:
+	free(dir);
+	free(buf);
+	fclose(f);
+	return r;
+}
+
+void
+webcfg_free(struct webcfg *w)
+{
+	size_t i;
+
+	if (w == NULL)
+		return;
+	for (i = 0; i < w->nr_users; i++) {
+		free(w->users[i].name);
+		if (w->users[i].hash)
+			explicit_bzero(w->users[i].hash,
+			    strlen(w->users[i].hash));
+		free(w->users[i].hash);
+	}
+	free(w->users);
+	for (i = 0; i < w->nr_headers; i++) {
+		free(w->headers[i].name);
+		free(w->headers[i].value);
+	}
+	free(w->headers);
+	if (w->key_pem)
+		explicit_bzero(w->key_pem, strlen(w->key_pem));
+	free(w->key_pem);
+	free(w->cert_pem);
+	free(w->client_ca_pem);
+	free(w->priorities);
+	free(w->source);
+	free(w);
+}
+
+int
+webcfg_check_password(const struct webcfg *w, const char *user,
+    const char *password)
+{
+	struct crypt_data *cd;
+	const struct webcfg_user *u = NULL;
+	const char *h;
+	size_t i;
+	int ok = 0;
+
+	if (w->nr_users == 0)
+		return 0;
+	/* Look at every name, so the search takes the same time. */
+	for (i = 0; i < w->nr_users; i++)
+		if (strcmp(w->users[i].name, user) == 0)
+			u = &w->users[i];
+	if ((cd = calloc(1, sizeof(*cd))) == NULL)
+		return 0;
+	h = crypt_r(password, u ? u->hash : w->users[0].hash, cd);
+	if (u && h && h[0] != '*' && strlen(h) == strlen(u->hash)) {
+		/* Constant time: no early exit on the first difference. */
+		unsigned char diff = 0;
+
+		for (i = 0; u->hash[i]; i++)
+			diff |= (unsigned char)(h[i] ^ u->hash[i]);
+		ok = diff == 0;
+	}
+	explicit_bzero(cd, sizeof(*cd));
+	free(cd);
+	return ok;
+}
