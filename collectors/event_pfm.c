@@ -2,12 +2,16 @@
  * event_pfm.c - libpfm4 event names (see event.h), built when configure
  * finds libpfm4; event_pfm_none.c stands in otherwise.
  *
- * libpfm4 is initialised on first use.  Its own modifiers (":u", ":k",
- * ":c=2") are part of the name it parses; privilege levels default to
- * user and kernel, as perf's --pfm-events does.
+ * libpfm4 is loaded with dlopen() and initialised on first use, not linked:
+ * its event tables are over a megabyte of relocated data that every process
+ * linking it pays for at start, and most configs never name a libpfm4
+ * event.  Its own modifiers (":u", ":k", ":c=2") are part of the name it
+ * parses; privilege levels default to user and kernel, as perf's
+ * --pfm-events does.
  */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,11 +21,32 @@
 
 static int pfm_state;		/* 0 untried, 1 ready, -1 failed */
 
+/* The libpfm4 calls we make, resolved from the loaded library. */
+static struct {
+	pfm_err_t (*initialize)(void);
+	int (*get_os_event_encoding)(const char *, int, pfm_os_t, void *);
+	pfm_err_t (*get_pmu_info)(pfm_pmu_t, pfm_pmu_info_t *);
+	const char *(*strerror)(int);
+} lib;
+
 static int
 pfm_ready(void)
 {
-	if (pfm_state == 0)
-		pfm_state = pfm_initialize() == PFM_SUCCESS ? 1 : -1;
+	void *h;
+
+	if (pfm_state != 0)
+		return pfm_state > 0;
+	pfm_state = -1;
+	if ((h = dlopen("libpfm.so.4", RTLD_NOW | RTLD_LOCAL)) == NULL)
+		return 0;
+	*(void **)&lib.initialize = dlsym(h, "pfm_initialize");
+	*(void **)&lib.get_os_event_encoding = dlsym(h,
+	    "pfm_get_os_event_encoding");
+	*(void **)&lib.get_pmu_info = dlsym(h, "pfm_get_pmu_info");
+	*(void **)&lib.strerror = dlsym(h, "pfm_strerror");
+	if (lib.initialize && lib.get_os_event_encoding && lib.get_pmu_info &&
+	    lib.strerror && lib.initialize() == PFM_SUCCESS)
+		pfm_state = 1;
 	return pfm_state > 0;
 }
 
@@ -35,7 +60,8 @@ const char *
 event_pfm_version(void)
 {
 	static char v[32];
-	int n = pfm_get_version();
+	/* The header's version: asking the library would load it. */
+	int n = LIBPFM_VERSION;
 
 	if (n < 0)
 		return NULL;
@@ -57,12 +83,12 @@ event_pfm_encode(const char *s, struct event_pfm_attr *attr, char *err,
 	memset(&arg, 0, sizeof(arg));
 	arg.attr = &a;
 	arg.size = sizeof(arg);
-	r = pfm_get_os_event_encoding(s, PFM_PLM0 | PFM_PLM3,
+	r = lib.get_os_event_encoding(s, PFM_PLM0 | PFM_PLM3,
 	    PFM_OS_PERF_EVENT_EXT, &arg);
 	if (r == PFM_ERR_NOTFOUND)
 		return -ENOENT;
 	if (r != PFM_SUCCESS) {
-		snprintf(err, errlen, "%s", pfm_strerror(r));
+		snprintf(err, errlen, "%s", lib.strerror(r));
 		return -EINVAL;
 	}
 	attr->type = a.type;
@@ -90,7 +116,7 @@ event_pfm_list(void (*fn)(const char *line, void *arg), void *arg)
 	pfm_for_all_pmus(pmu) {
 		memset(&info, 0, sizeof(info));
 		info.size = sizeof(info);
-		if (pfm_get_pmu_info(pmu, &info) != PFM_SUCCESS ||
+		if (lib.get_pmu_info(pmu, &info) != PFM_SUCCESS ||
 		    !info.is_present)
 			continue;
 		snprintf(line, sizeof(line), "%s (%s): %d events", info.name,

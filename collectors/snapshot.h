@@ -62,7 +62,7 @@ struct snap_support {
 	const char *pmu;		/* the PMU the event belongs to */
 };
 
-#define SNAP_RENDER_SLOTS 4
+#define SNAP_RENDER_SLOTS 8
 
 struct snapshot {
 	atomic_int refs;

@@ -5,11 +5,12 @@
  * sockets whose fd number is >= 1024, and this daemon holds thousands of
  * perf fds.  A scrape is answered from two buffers: the body the snapshot
  * caches per variant (text or OpenMetrics, plain or gzip; see expo.h),
- * borrowed by reference, and a small tail rendered for this request (the
- * scrape counts and process_* that change with every scrape, and "# EOF").
- * MHD sends both with one sendmsg() from an iovec response whose free
- * callback drops the snapshot reference: once a snapshot's variant has
- * been rendered, no scrape copies or formats it again.
+ * borrowed by reference, and a small tail (the scrape counts and process_*,
+ * and "# EOF"), also cached per snapshot and variant and rendered by the
+ * first scrape that wants it.  MHD sends both with one sendmsg() from an
+ * iovec response whose free callback drops the snapshot reference: once a
+ * snapshot's variant has been rendered, no scrape copies or formats
+ * anything, so scrapes cost what MHD and the socket cost.
  *
  * Limits: MHD itself caps connections overall and per client address, and
  * the memory a connection may use for its request headers (beyond it the
@@ -22,10 +23,6 @@
  * and closes the connection from its own thread.  The sweeper's lock is
  * taken only when a connection opens or closes, never while a response is
  * built or written.
- *
- * process_* are read from procfs at most every 100ms: those reads cost
- * more than everything else a small scrape does, and no scrape interval
- * is that short.
  *
  * Basic auth checks bcrypt (tens of milliseconds by design) only for
  * credentials it has not yet seen succeed: a small cache of SHA-256
@@ -95,9 +92,8 @@ struct http {
 	pthread_t sweeper;
 	int sweeping, stopping;
 
-	/* process_* as last read, and when (MHD thread only). */
+	/* process_* as last read (MHD thread only). */
 	struct expo_live proc;
-	uint64_t proc_ns;
 
 	/* Digests of user:password pairs that passed bcrypt. */
 	unsigned char auth_ok[AUTH_CACHE][32];
@@ -249,34 +245,84 @@ reply_static(struct http *h, struct MHD_Connection *conn, unsigned status,
 	return r;
 }
 
-/* What a scrape's response owns: a snapshot reference and its tail. */
-struct scrape {
-	struct snapshot *s;
-	char *tail;
-};
-
+/* A response borrows the snapshot's buffers and holds a reference. */
 static void
 scrape_free(void *cls)
 {
-	struct scrape *sc = cls;
+	snapshot_unref(cls);
+}
 
-	snapshot_unref(sc->s);
-	free(sc->tail);
-	free(sc);
+/*
+ * The tail of a variant: the series that change between scrapes (scrape
+ * counts, process_*) and "# EOF" in OpenMetrics.  It is rendered once per
+ * snapshot and variant, by the first scrape that wants it, and cached like
+ * the body: every later scrape of the snapshot sends the same bytes, so a
+ * scrape does no rendering at all.  Those series are therefore as of the
+ * first scrape of each snapshot, at most one interval old.
+ */
+struct tail_arg {
+	struct http *h;
+	enum expo_format f;
+	int gz;
+	const struct snap_blob *body;
+};
+
+static int
+render_tail(struct snapshot *s, void *arg, struct snap_blob *out)
+{
+	struct tail_arg *a = arg;
+	struct http *h = a->h;
+	struct expo_buf tail = { NULL, 0, 0, 0, 0 }, zt = { NULL, 0, 0, 0, 0 };
+	struct expo_live live;
+	int i, j;
+
+	(void)s;
+	memset(&live, 0, sizeof(live));
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < 2; j++)
+			live.scrapes[i][j] = atomic_load(&h->scrapes[i][j]);
+	live.rejected = atomic_load(&h->rejected);
+	if (h->eo.exporter_metrics) {
+		/* Only MHD's thread renders tails: h->proc needs no lock. */
+		procstat_read(h->o.procfs, &h->proc);
+		live.have_process = h->proc.have_process;
+		live.cpu_seconds = h->proc.cpu_seconds;
+		live.open_fds = h->proc.open_fds;
+		live.max_fds = h->proc.max_fds;
+		live.resident_bytes = h->proc.resident_bytes;
+		live.virtual_bytes = h->proc.virtual_bytes;
+		live.virtual_max_bytes = h->proc.virtual_max_bytes;
+		live.start_time_s = h->proc.start_time_s;
+		live.threads = h->proc.threads;
+	}
+	if (expo_render_tail(&tail, a->f, &h->eo, &live) < 0)
+		return -ENOMEM;
+	if (a->gz) {
+		if (expo_gzip_tail(a->body, tail.p ? tail.p : "", tail.len,
+		    &zt) < 0) {
+			free(tail.p);
+			free(zt.p);
+			return -ENOMEM;
+		}
+		free(tail.p);
+		tail = zt;
+	}
+	out->p = tail.p;
+	out->len = tail.len;
+	return 0;
 }
 
 static MHD_Result
 reply_metrics(struct http *h, struct MHD_Connection *conn, void **req_cls)
 {
 	const char *accept, *encoding;
-	const struct snap_blob *body;
-	struct expo_buf tail = { NULL, 0, 0, 0, 0 }, zt = { NULL, 0, 0, 0, 0 };
-	struct expo_live live;
+	const struct snap_blob *body, *tail;
+	struct tail_arg ta;
 	struct MHD_IoVec iov[2];
 	struct MHD_Response *resp;
-	struct scrape *sc;
+	struct snapshot *snap;
 	enum expo_format f;
-	int gz, i, j;
+	int gz;
 	MHD_Result r;
 
 	if (h->o.max_requests && atomic_fetch_add(&h->inflight, 1) >=
@@ -297,63 +343,26 @@ reply_metrics(struct http *h, struct MHD_Connection *conn, void **req_cls)
 	f = http_wants_openmetrics(accept) ? EXPO_OPENMETRICS : EXPO_TEXT;
 	gz = http_accepts_gzip(encoding);
 
-	if ((sc = calloc(1, sizeof(*sc))) == NULL)
-		return MHD_NO;
-	if ((sc->s = h->o.snapshot(h->o.ctx)) == NULL) {
-		free(sc);
+	if ((snap = h->o.snapshot(h->o.ctx)) == NULL)
 		return reply_static(h, conn, MHD_HTTP_SERVICE_UNAVAILABLE,
 		    "text/plain", "no collection yet\n");
-	}
-	if ((body = expo_body(sc->s, f, gz, &h->eo)) == NULL)
+	if ((body = expo_body(snap, f, gz, &h->eo)) == NULL)
 		goto oom;
-
-	/* The tail: this scrape counted, then read as of now. */
+	/* This scrape counts; the tail shows counts as of its first scrape. */
 	atomic_fetch_add(&h->scrapes[f][gz], 1);
-	memset(&live, 0, sizeof(live));
-	for (i = 0; i < 2; i++)
-		for (j = 0; j < 2; j++)
-			live.scrapes[i][j] = atomic_load(&h->scrapes[i][j]);
-	live.rejected = atomic_load(&h->rejected);
-	if (h->eo.exporter_metrics) {
-		/* procfs costs more than the rest of a small scrape: read it
-		 * at most every 100ms, far below any scrape interval. */
-		uint64_t now = mono_ns();
-
-		if (!h->proc.have_process || now - h->proc_ns > 100000000ULL) {
-			procstat_read(h->o.procfs, &h->proc);
-			h->proc_ns = now;
-		}
-		live.have_process = h->proc.have_process;
-		live.cpu_seconds = h->proc.cpu_seconds;
-		live.open_fds = h->proc.open_fds;
-		live.max_fds = h->proc.max_fds;
-		live.resident_bytes = h->proc.resident_bytes;
-		live.virtual_bytes = h->proc.virtual_bytes;
-		live.virtual_max_bytes = h->proc.virtual_max_bytes;
-		live.start_time_s = h->proc.start_time_s;
-		live.threads = h->proc.threads;
-	}
-	if (expo_render_tail(&tail, f, &h->eo, &live) < 0)
+	ta = (struct tail_arg){ h, f, gz, body };
+	/* Slots 4-7: the tails, next to the bodies' 0-3. */
+	if ((tail = snapshot_blob(snap, 4 + (unsigned)f + (gz ? 2 : 0),
+	    render_tail, &ta)) == NULL)
 		goto oom;
-	if (gz) {
-		if (expo_gzip_tail(body, tail.p ? tail.p : "", tail.len,
-		    &zt) < 0) {
-			free(tail.p);
-			free(zt.p);
-			goto oom;
-		}
-		free(tail.p);
-		tail = zt;
-	}
-	sc->tail = tail.p;
 	iov[0].iov_base = body->p;
 	iov[0].iov_len = body->len;
-	iov[1].iov_base = tail.p;
-	iov[1].iov_len = tail.len;
-	resp = MHD_create_response_from_iovec(iov, tail.len ? 2 : 1,
-	    scrape_free, sc);
+	iov[1].iov_base = tail->p;
+	iov[1].iov_len = tail->len;
+	resp = MHD_create_response_from_iovec(iov, tail->len ? 2 : 1,
+	    scrape_free, snap);
 	if (resp == NULL) {
-		scrape_free(sc);
+		snapshot_unref(snap);
 		return MHD_NO;
 	}
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
@@ -368,7 +377,7 @@ reply_metrics(struct http *h, struct MHD_Connection *conn, void **req_cls)
 	MHD_destroy_response(resp);
 	return r;
 oom:
-	scrape_free(sc);
+	snapshot_unref(snap);
 	return reply_static(h, conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
 	    "text/plain", "out of memory\n");
 }
