@@ -21,8 +21,8 @@
 #include "collectors/cgroupfs.h"
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
-static void
-unescape(char *s)
+void
+cgroupfs_unescape(char *s)
 {
 	char *d = s;
 
@@ -80,7 +80,7 @@ cgroupfs_find(const char *mountinfo, char *root, size_t len, int *v2)
 		fields[11] = strtok_r(NULL, " \n", &save);
 		if (fields[10] == NULL)
 			continue;
-		unescape(fields[4]);
+		cgroupfs_unescape(fields[4]);
 		if (strcmp(fields[10], "cgroup2") == 0 && v2root[0] == '\0')
 			snprintf(v2root, sizeof(v2root), "%s", fields[4]);
 		else if (strcmp(fields[10], "cgroup") == 0 && fields[11] &&

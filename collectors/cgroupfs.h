@@ -20,6 +20,10 @@
  */
 int cgroupfs_find(const char *mountinfo, char *root, size_t len, int *v2);
 
+/* Undo mountinfo's \ooo escapes (space, tab, newline, backslash) in place;
+ * tracefs_find uses it too. */
+void cgroupfs_unescape(char *s);
+
 struct cgroup_list {
 	size_t nr, cap;
 	char **path;		/* relative to the root, each starting '/' */

@@ -396,85 +396,74 @@ group_same(const struct cfg_group *a, const struct cfg_group *b)
 }
 
 /*
- * During a reload: take over the old instance that counts the same group
- * on the same CPU for the same target, with its fds and accumulators, so
- * its series continue.  Returns 1 if dst now holds it.
+ * During a reload or rebuild: the old instance counting the same group
+ * (same name, same events, same per_cpu) on the same CPU for the same
+ * target, in any state, or NULL.
+ */
+static struct inst *
+old_inst(struct collector *c, const struct target *t,
+    const struct tgroup *tg, int cpu)
+{
+	const struct cfg_group *want = &c->cfg->groups[tg->gi];
+	size_t i, j, k;
+
+	for (i = 0; i < c->nr_adopt; i++) {
+		struct target *o = c->adopt[i];
+
+		if ((o->cgroup == NULL) != (t->cgroup == NULL) ||
+		    (o->cgroup && strcmp(o->cgroup, t->cgroup) != 0))
+			continue;
+		for (j = 0; j < o->nr_groups; j++) {
+			struct tgroup *og = &o->groups[j];
+
+			if (og->inst == NULL || og->per_cpu != tg->per_cpu ||
+			    !group_same(&c->adopt_cfg->groups[og->gi], want))
+				continue;
+			for (k = 0; k < og->cpus.nr; k++)
+				if (og->inst[k].cpu == cpu)
+					return &og->inst[k];
+		}
+		return NULL;
+	}
+	return NULL;
+}
+
+/*
+ * Take over the old instance that counts the same group on the same CPU
+ * for the same target, with its fds and accumulators, so its series
+ * continue.  Returns 1 if dst now holds it.
  */
 static int
 inst_adopt(struct collector *c, const struct target *t,
     const struct tgroup *tg, int cpu, struct inst *dst)
 {
-	const struct cfg_group *want = &c->cfg->groups[tg->gi];
-	size_t i, j, k;
+	struct inst *in = old_inst(c, t, tg, cpu);
 
-	for (i = 0; i < c->nr_adopt; i++) {
-		struct target *o = c->adopt[i];
-
-		if ((o->cgroup == NULL) != (t->cgroup == NULL) ||
-		    (o->cgroup && strcmp(o->cgroup, t->cgroup) != 0))
-			continue;
-		for (j = 0; j < o->nr_groups; j++) {
-			struct tgroup *og = &o->groups[j];
-
-			if (og->inst == NULL || og->per_cpu != tg->per_cpu ||
-			    !group_same(&c->adopt_cfg->groups[og->gi], want))
-				continue;
-			for (k = 0; k < og->cpus.nr; k++) {
-				struct inst *in = &og->inst[k];
-
-				if (in->cpu != cpu || in->state != INST_OK)
-					continue;
-				*dst = *in;
-				/* The old slot is left empty: freeing it
-				 * closes and frees nothing. */
-				memset(in, 0, sizeof(*in));
-				in->state = INST_CLOSED;
-				return 1;
-			}
-		}
+	if (in == NULL || in->state != INST_OK)
 		return 0;
-	}
-	return 0;
+	*dst = *in;
+	/* The old slot is left empty: freeing it closes and frees nothing. */
+	memset(in, 0, sizeof(*in));
+	in->state = INST_CLOSED;
+	return 1;
 }
 
 /*
- * A failed instance being reopened (same target, group and CPU) hands its
- * accumulators on, so its series continue instead of restarting at 0.
+ * A failed instance being reopened hands its accumulators on, so its
+ * series continue instead of restarting at 0.
  */
 static void
 inst_inherit(struct collector *c, const struct target *t,
     const struct tgroup *tg, struct inst *dst)
 {
-	const struct cfg_group *want = &c->cfg->groups[tg->gi];
-	size_t i, j, k;
+	struct inst *in = old_inst(c, t, tg, dst->cpu);
 
-	for (i = 0; i < c->nr_adopt; i++) {
-		struct target *o = c->adopt[i];
-
-		if ((o->cgroup == NULL) != (t->cgroup == NULL) ||
-		    (o->cgroup && strcmp(o->cgroup, t->cgroup) != 0))
-			continue;
-		for (j = 0; j < o->nr_groups; j++) {
-			struct tgroup *og = &o->groups[j];
-
-			if (og->inst == NULL || og->per_cpu != tg->per_cpu ||
-			    !group_same(&c->adopt_cfg->groups[og->gi], want))
-				continue;
-			for (k = 0; k < og->cpus.nr; k++) {
-				struct inst *in = &og->inst[k];
-
-				if (in->cpu != dst->cpu ||
-				    in->state != INST_BROKEN)
-					continue;
-				memcpy(dst->acc, in->acc,
-				    want->nr_events * sizeof(*dst->acc));
-				dst->enabled_ns = in->enabled_ns;
-				dst->running_ns = in->running_ns;
-				return;
-			}
-		}
+	if (in == NULL || in->state != INST_BROKEN)
 		return;
-	}
+	memcpy(dst->acc, in->acc,
+	    c->cfg->groups[tg->gi].nr_events * sizeof(*dst->acc));
+	dst->enabled_ns = in->enabled_ns;
+	dst->running_ns = in->running_ns;
 }
 
 /* Allocate and open every instance of t (adopting during a reload). */

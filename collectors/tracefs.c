@@ -10,25 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collectors/cgroupfs.h"
 #include "collectors/tracefs.h"
-
-/* mountinfo escapes space, tab, newline and backslash as \ooo. */
-static void
-unescape(char *s)
-{
-	char *d = s;
-
-	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
-			    (s[3] - '0'));
-			s += 4;
-		} else
-			*d++ = *s++;
-	}
-	*d = '\0';
-}
 
 int
 tracefs_find(const char *mountinfo, char *root, size_t len)
@@ -55,7 +38,7 @@ tracefs_find(const char *mountinfo, char *root, size_t len)
 		fs = strtok_r(sep + 3, " \n", &save);
 		if (mnt == NULL || fs == NULL)
 			continue;
-		unescape(mnt);
+		cgroupfs_unescape(mnt);
 		if (strcmp(fs, "tracefs") == 0) {
 			snprintf(root, len, "%s", mnt);
 			found = 1;
