@@ -20,127 +20,21 @@
 
 #include "collectors/event.h"
 #include "config/config.h"
+#include "config/yamldoc.h"
 
 struct parse {
+	struct yamldoc y;		/* source, document, error buffer */
 	const struct event_ctx *events;
-	const char *source;
-	yaml_document_t *doc;
-	char *err;
-	size_t errlen;
 	struct config *cfg;
 };
 
-static int __attribute__((format(printf, 3, 4)))
-perr(struct parse *p, const yaml_node_t *n, const char *fmt, ...)
-{
-	va_list ap;
-	int off;
-
-	off = snprintf(p->err, p->errlen, "%s:%lu:%lu: ", p->source,
-	    n ? (unsigned long)n->start_mark.line + 1 : 0UL,
-	    n ? (unsigned long)n->start_mark.column + 1 : 0UL);
-	if (off < 0 || (size_t)off >= p->errlen)
-		return -EINVAL;
-	va_start(ap, fmt);
-	vsnprintf(p->err + off, p->errlen - (size_t)off, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-static const char *
-node_kind(const yaml_node_t *n)
-{
-	switch (n->type) {
-	case YAML_SCALAR_NODE: return "a scalar";
-	case YAML_SEQUENCE_NODE: return "a list";
-	case YAML_MAPPING_NODE: return "a mapping";
-	default: return "nothing";
-	}
-}
-
-static const char *
-scalar(const yaml_node_t *n)
-{
-	return (const char *)n->data.scalar.value;
-}
-
-static int
-expect(struct parse *p, const yaml_node_t *n, yaml_node_type_t t,
-    const char *what)
-{
-	static const char *names[] = {
-		[YAML_SCALAR_NODE] = "a scalar",
-		[YAML_SEQUENCE_NODE] = "a list",
-		[YAML_MAPPING_NODE] = "a mapping",
-	};
-
-	if (n->type == t)
-		return 0;
-	return perr(p, n, "%s must be %s, not %s", what, names[t],
-	    node_kind(n));
-}
-
-/* Check a mapping's keys against the allowed ones, with a suggestion. */
-static int
-check_keys(struct parse *p, yaml_node_t *map, const char *const *allowed,
-    const char *where)
-{
-	yaml_node_pair_t *a, *b;
-	const char *const *k;
-	const char *best;
-	size_t d, bestd;
-
-	for (a = map->data.mapping.pairs.start;
-	    a < map->data.mapping.pairs.top; a++) {
-		yaml_node_t *key = yaml_document_get_node(p->doc, a->key);
-
-		if (key->type != YAML_SCALAR_NODE)
-			return perr(p, key, "keys must be scalars");
-		for (b = map->data.mapping.pairs.start; b < a; b++) {
-			yaml_node_t *prev = yaml_document_get_node(p->doc,
-			    b->key);
-
-			if (prev->type == YAML_SCALAR_NODE &&
-			    strcmp(scalar(prev), scalar(key)) == 0)
-				return perr(p, key, "duplicate key \"%s\"",
-				    scalar(key));
-		}
-		best = NULL;
-		bestd = (size_t)-1;
-		for (k = allowed; *k; k++) {
-			if (strcmp(*k, scalar(key)) == 0)
-				break;
-			d = event_distance(*k, scalar(key));
-			if (d < bestd) {
-				bestd = d;
-				best = *k;
-			}
-		}
-		if (*k)
-			continue;
-		if (best && bestd <= 2)
-			return perr(p, key, "unknown key \"%s\" in %s "
-			    "(did you mean \"%s\"?)", scalar(key), where, best);
-		return perr(p, key, "unknown key \"%s\" in %s", scalar(key),
-		    where);
-	}
-	return 0;
-}
-
-static yaml_node_t *
-lookup(struct parse *p, yaml_node_t *map, const char *key)
-{
-	yaml_node_pair_t *pair;
-
-	for (pair = map->data.mapping.pairs.start;
-	    pair < map->data.mapping.pairs.top; pair++) {
-		yaml_node_t *k = yaml_document_get_node(p->doc, pair->key);
-
-		if (k->type == YAML_SCALAR_NODE && strcmp(scalar(k), key) == 0)
-			return yaml_document_get_node(p->doc, pair->value);
-	}
-	return NULL;
-}
+/* The shared YAML helpers, under this file's short names. */
+#define perr(p, ...) yamldoc_err(&(p)->y, __VA_ARGS__)
+#define scalar(n) yamldoc_scalar(n)
+#define expect(p, n, t, what) yamldoc_expect(&(p)->y, (n), (t), (what))
+#define check_keys(p, map, allowed, where) \
+	yamldoc_check_keys(&(p)->y, (map), (allowed), (where))
+#define lookup(p, map, key) yamldoc_get(&(p)->y, (map), (key))
 
 int
 config_parse_duration(const char *s, uint64_t *ns)
@@ -331,7 +225,7 @@ parse_group(struct parse *p, yaml_node_t *n)
 		goto out;
 	for (it = events->data.sequence.items.start, i = 0;
 	    it < events->data.sequence.items.top; it++, i++) {
-		yaml_node_t *ev = yaml_document_get_node(p->doc, *it);
+		yaml_node_t *ev = yaml_document_get_node(p->y.doc, *it);
 
 		evnodes[i] = ev;
 		if ((r = expect(p, ev, YAML_SCALAR_NODE, "an event")) < 0)
@@ -420,7 +314,7 @@ parse_target_groups(struct parse *p, yaml_node_t *n, struct cfg_target *t)
 		const char *best = NULL;
 		size_t d, bestd = (size_t)-1;
 
-		g = yaml_document_get_node(p->doc, *it);
+		g = yaml_document_get_node(p->y.doc, *it);
 		if ((r = expect(p, g, YAML_SCALAR_NODE, "a group name")) < 0)
 			return r;
 		for (i = 0; i < p->cfg->nr_groups; i++) {
@@ -676,7 +570,7 @@ parse_cgroup_target(struct parse *p, yaml_node_t *n, struct cfg_target *t)
 			return -ENOMEM;
 		for (it = ex->data.sequence.items.start; nr--; it++) {
 			item = ex->type == YAML_SEQUENCE_NODE ?
-			    yaml_document_get_node(p->doc, *it) : ex;
+			    yaml_document_get_node(p->y.doc, *it) : ex;
 			if ((r = expect(p, item, YAML_SCALAR_NODE,
 			    "an exclude pattern")) < 0 ||
 			    (r = check_pattern(p, item, "exclude pattern")) < 0)
@@ -711,7 +605,7 @@ parse_cgroup_target(struct parse *p, yaml_node_t *n, struct cfg_target *t)
 			return -ENOMEM;
 		for (it = rl->data.sequence.items.start;
 		    it < rl->data.sequence.items.top; it++) {
-			item = yaml_document_get_node(p->doc, *it);
+			item = yaml_document_get_node(p->y.doc, *it);
 			if ((r = parse_relabel(p, item,
 			    &t->relabel[t->nr_relabel])) < 0)
 				return r;
@@ -779,7 +673,7 @@ parse_root(struct parse *p, yaml_node_t *root)
 		return perr(p, n, "groups is empty");
 	for (it = n->data.sequence.items.start;
 	    it < n->data.sequence.items.top; it++) {
-		item = yaml_document_get_node(p->doc, *it);
+		item = yaml_document_get_node(p->y.doc, *it);
 		/* A half-built group stays reachable for config_free. */
 		if ((r = parse_group(p, item)) < 0)
 			return r;
@@ -806,7 +700,7 @@ parse_root(struct parse *p, yaml_node_t *root)
 	if ((n = lookup(p, root, "cpus")) != NULL)
 		for (it = n->data.sequence.items.start;
 		    it < n->data.sequence.items.top; it++) {
-			item = yaml_document_get_node(p->doc, *it);
+			item = yaml_document_get_node(p->y.doc, *it);
 			r = parse_cpu_target(p, item,
 			    &cfg->targets[cfg->nr_targets++]);
 			if (r < 0)
@@ -815,7 +709,7 @@ parse_root(struct parse *p, yaml_node_t *root)
 	if ((n = lookup(p, root, "cgroups")) != NULL)
 		for (it = n->data.sequence.items.start;
 		    it < n->data.sequence.items.top; it++) {
-			item = yaml_document_get_node(p->doc, *it);
+			item = yaml_document_get_node(p->y.doc, *it);
 			r = parse_cgroup_target(p, item,
 			    &cfg->targets[cfg->nr_targets++]);
 			if (r < 0)
@@ -832,8 +726,8 @@ config_parse(const struct event_ctx *events, const char *source,
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	yaml_node_t *root;
-	struct parse p = { .events = events, .source = source, .doc = &doc,
-	    .err = err, .errlen = errlen };
+	struct parse p = { .y = { source, &doc, err, errlen },
+	    .events = events };
 	int r;
 
 	if ((p.cfg = calloc(1, sizeof(*p.cfg))) == NULL)

@@ -25,119 +25,22 @@
 #include <yaml.h>
 
 #include "collectors/event.h"
+#include "config/yamldoc.h"
 #include "daemon/webconfig.h"
 
 struct wparse {
-	const char *source;
+	struct yamldoc y;		/* source, document, error buffer */
 	const char *dir;
-	yaml_document_t *doc;
-	char *err;
-	size_t errlen;
 	struct webcfg *w;
 };
 
-static int __attribute__((format(printf, 3, 4)))
-werr(struct wparse *p, const yaml_node_t *n, const char *fmt, ...)
-{
-	va_list ap;
-	int off;
-
-	off = snprintf(p->err, p->errlen, "%s:%lu:%lu: ", p->source,
-	    n ? (unsigned long)n->start_mark.line + 1 : 0UL,
-	    n ? (unsigned long)n->start_mark.column + 1 : 0UL);
-	if (off < 0 || (size_t)off >= p->errlen)
-		return -EINVAL;
-	va_start(ap, fmt);
-	vsnprintf(p->err + off, p->errlen - (size_t)off, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-static const char *
-scalar(const yaml_node_t *n)
-{
-	return (const char *)n->data.scalar.value;
-}
-
-static int
-want(struct wparse *p, const yaml_node_t *n, yaml_node_type_t t,
-    const char *what)
-{
-	static const char *const names[] = {
-		[YAML_NO_NODE] = "nothing",
-		[YAML_SCALAR_NODE] = "a scalar",
-		[YAML_SEQUENCE_NODE] = "a list",
-		[YAML_MAPPING_NODE] = "a mapping",
-	};
-
-	if (n->type == t)
-		return 0;
-	return werr(p, n, "%s must be %s, not %s", what, names[t],
-	    names[n->type]);
-}
-
-/* Keys must be known scalars, each once; suggest the nearest name. */
-static int
-keys_known(struct wparse *p, yaml_node_t *map, const char *const *allowed,
-    const char *where)
-{
-	yaml_node_pair_t *a, *b;
-	const char *const *k;
-	const char *best;
-	size_t d, bestd;
-
-	for (a = map->data.mapping.pairs.start;
-	    a < map->data.mapping.pairs.top; a++) {
-		yaml_node_t *key = yaml_document_get_node(p->doc, a->key);
-
-		if (key->type != YAML_SCALAR_NODE)
-			return werr(p, key, "keys must be scalars");
-		for (b = map->data.mapping.pairs.start; b < a; b++) {
-			yaml_node_t *prev = yaml_document_get_node(p->doc,
-			    b->key);
-
-			if (prev->type == YAML_SCALAR_NODE &&
-			    strcmp(scalar(prev), scalar(key)) == 0)
-				return werr(p, key, "duplicate key \"%s\"",
-				    scalar(key));
-		}
-		if (allowed == NULL)
-			continue;
-		best = NULL;
-		bestd = (size_t)-1;
-		for (k = allowed; *k; k++) {
-			if (strcmp(*k, scalar(key)) == 0)
-				break;
-			if ((d = event_distance(*k, scalar(key))) < bestd) {
-				bestd = d;
-				best = *k;
-			}
-		}
-		if (*k)
-			continue;
-		if (best && bestd <= 2)
-			return werr(p, key, "unknown key \"%s\" in %s (did you "
-			    "mean \"%s\"?)", scalar(key), where, best);
-		return werr(p, key, "unknown key \"%s\" in %s", scalar(key),
-		    where);
-	}
-	return 0;
-}
-
-static yaml_node_t *
-get(struct wparse *p, yaml_node_t *map, const char *key)
-{
-	yaml_node_pair_t *pair;
-
-	for (pair = map->data.mapping.pairs.start;
-	    pair < map->data.mapping.pairs.top; pair++) {
-		yaml_node_t *k = yaml_document_get_node(p->doc, pair->key);
-
-		if (k->type == YAML_SCALAR_NODE && strcmp(scalar(k), key) == 0)
-			return yaml_document_get_node(p->doc, pair->value);
-	}
-	return NULL;
-}
+/* The shared YAML helpers, under this file's short names. */
+#define werr(p, ...) yamldoc_err(&(p)->y, __VA_ARGS__)
+#define scalar(n) yamldoc_scalar(n)
+#define want(p, n, t, what) yamldoc_expect(&(p)->y, (n), (t), (what))
+#define keys_known(p, map, allowed, where) \
+	yamldoc_check_keys(&(p)->y, (map), (allowed), (where))
+#define get(p, map, key) yamldoc_get(&(p)->y, (map), (key))
 
 /* A scalar, or NULL when absent, empty or null. */
 static int
@@ -388,7 +291,7 @@ parse_tls(struct wparse *p, yaml_node_t *n)
 			return r;
 		for (it = c->data.sequence.items.start;
 		    it < c->data.sequence.items.top; it++) {
-			item = yaml_document_get_node(p->doc, *it);
+			item = yaml_document_get_node(p->y.doc, *it);
 			if ((r = want(p, item, YAML_SCALAR_NODE,
 			    "a cipher suite")) < 0)
 				return r;
@@ -412,7 +315,7 @@ parse_tls(struct wparse *p, yaml_node_t *n)
 			return r;
 		for (it = c->data.sequence.items.start;
 		    it < c->data.sequence.items.top; it++) {
-			item = yaml_document_get_node(p->doc, *it);
+			item = yaml_document_get_node(p->y.doc, *it);
 			if ((r = want(p, item, YAML_SCALAR_NODE, "a curve")) < 0)
 				return r;
 			for (i = 0; i < sizeof(curves) / sizeof(curves[0]); i++)
@@ -472,8 +375,8 @@ parse_headers(struct wparse *p, yaml_node_t *n)
 		return -ENOMEM;
 	for (pair = n->data.mapping.pairs.start;
 	    pair < n->data.mapping.pairs.top; pair++) {
-		yaml_node_t *k = yaml_document_get_node(p->doc, pair->key);
-		yaml_node_t *v = yaml_document_get_node(p->doc, pair->value);
+		yaml_node_t *k = yaml_document_get_node(p->y.doc, pair->key);
+		yaml_node_t *v = yaml_document_get_node(p->y.doc, pair->value);
 		struct webcfg_header *h = &w->headers[w->nr_headers];
 
 		for (a = allowed; *a; a++)
@@ -525,8 +428,8 @@ parse_users(struct wparse *p, yaml_node_t *n)
 		return -ENOMEM;
 	for (pair = n->data.mapping.pairs.start;
 	    pair < n->data.mapping.pairs.top; pair++) {
-		yaml_node_t *k = yaml_document_get_node(p->doc, pair->key);
-		yaml_node_t *v = yaml_document_get_node(p->doc, pair->value);
+		yaml_node_t *k = yaml_document_get_node(p->y.doc, pair->key);
+		yaml_node_t *v = yaml_document_get_node(p->y.doc, pair->value);
 		struct webcfg_user *u = &w->users[w->nr_users];
 		const char *h;
 
@@ -598,8 +501,7 @@ webcfg_parse(const char *source, const char *dir, const char *text,
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	yaml_node_t *root;
-	struct wparse p = { .source = source, .dir = dir, .doc = &doc,
-	    .err = err, .errlen = errlen };
+	struct wparse p = { .y = { source, &doc, err, errlen }, .dir = dir };
 	int r;
 
 	if ((p.w = calloc(1, sizeof(*p.w))) == NULL ||

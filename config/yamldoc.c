@@ -1,0 +1,119 @@
+/*
+ * yamldoc.c - shared YAML checks with positions (see yamldoc.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "collectors/event.h"
+#include "config/yamldoc.h"
+
+int
+yamldoc_err(const struct yamldoc *d, const yaml_node_t *n, const char *fmt,
+    ...)
+{
+	va_list ap;
+	int off;
+
+	off = snprintf(d->err, d->errlen, "%s:%lu:%lu: ", d->source,
+	    n ? (unsigned long)n->start_mark.line + 1 : 0UL,
+	    n ? (unsigned long)n->start_mark.column + 1 : 0UL);
+	if (off < 0 || (size_t)off >= d->errlen)
+		return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(d->err + off, d->errlen - (size_t)off, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+const char *
+yamldoc_scalar(const yaml_node_t *n)
+{
+	return (const char *)n->data.scalar.value;
+}
+
+int
+yamldoc_expect(const struct yamldoc *d, const yaml_node_t *n,
+    yaml_node_type_t t, const char *what)
+{
+	static const char *const names[] = {
+		[YAML_NO_NODE] = "nothing",
+		[YAML_SCALAR_NODE] = "a scalar",
+		[YAML_SEQUENCE_NODE] = "a list",
+		[YAML_MAPPING_NODE] = "a mapping",
+	};
+
+	if (n->type == t)
+		return 0;
+	return yamldoc_err(d, n, "%s must be %s, not %s", what, names[t],
+	    names[n->type]);
+}
+
+int
+yamldoc_check_keys(const struct yamldoc *d, yaml_node_t *map,
+    const char *const *allowed, const char *where)
+{
+	yaml_node_pair_t *a, *b;
+	const char *const *k;
+	const char *best;
+	size_t dist, bestd;
+
+	for (a = map->data.mapping.pairs.start;
+	    a < map->data.mapping.pairs.top; a++) {
+		yaml_node_t *key = yaml_document_get_node(d->doc, a->key);
+
+		if (key->type != YAML_SCALAR_NODE)
+			return yamldoc_err(d, key, "keys must be scalars");
+		for (b = map->data.mapping.pairs.start; b < a; b++) {
+			yaml_node_t *prev = yaml_document_get_node(d->doc,
+			    b->key);
+
+			if (prev->type == YAML_SCALAR_NODE &&
+			    strcmp(yamldoc_scalar(prev),
+			    yamldoc_scalar(key)) == 0)
+				return yamldoc_err(d, key, "duplicate key "
+				    "\"%s\"", yamldoc_scalar(key));
+		}
+		if (allowed == NULL)
+			continue;
+		best = NULL;
+		bestd = (size_t)-1;
+		for (k = allowed; *k; k++) {
+			if (strcmp(*k, yamldoc_scalar(key)) == 0)
+				break;
+			dist = event_distance(*k, yamldoc_scalar(key));
+			if (dist < bestd) {
+				bestd = dist;
+				best = *k;
+			}
+		}
+		if (*k)
+			continue;
+		if (best && bestd <= 2)
+			return yamldoc_err(d, key, "unknown key \"%s\" in %s "
+			    "(did you mean \"%s\"?)", yamldoc_scalar(key),
+			    where, best);
+		return yamldoc_err(d, key, "unknown key \"%s\" in %s",
+		    yamldoc_scalar(key), where);
+	}
+	return 0;
+}
+
+yaml_node_t *
+yamldoc_get(const struct yamldoc *d, yaml_node_t *map, const char *key)
+{
+	yaml_node_pair_t *pair;
+
+	for (pair = map->data.mapping.pairs.start;
+	    pair < map->data.mapping.pairs.top; pair++) {
+		yaml_node_t *k = yaml_document_get_node(d->doc, pair->key);
+
+		if (k->type == YAML_SCALAR_NODE &&
+		    strcmp(yamldoc_scalar(k), key) == 0)
+			return yaml_document_get_node(d->doc, pair->value);
+	}
+	return NULL;
+}

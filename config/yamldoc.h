@@ -1,0 +1,42 @@
+/*
+ * yamldoc.h - what every YAML file of pmu_exporter is read with: errors
+ * that point at file:line:column, type checks, and keys checked against
+ * the allowed ones with a "did you mean".  config.c (the config) and
+ * daemon/webconfig.c (the web config) both parse with these.
+ */
+#ifndef PMU_YAMLDOC_H
+#define PMU_YAMLDOC_H
+
+#include <stddef.h>
+#include <yaml.h>
+
+struct yamldoc {
+	const char *source;		/* file name in messages */
+	yaml_document_t *doc;
+	char *err;			/* where a message goes */
+	size_t errlen;
+};
+
+/* Write "source:line:col: message" into d->err; returns -EINVAL. */
+int yamldoc_err(const struct yamldoc *d, const yaml_node_t *n,
+    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* A scalar node's text. */
+const char *yamldoc_scalar(const yaml_node_t *n);
+
+/* 0 if n is of type t, else "what must be a list, not a scalar". */
+int yamldoc_expect(const struct yamldoc *d, const yaml_node_t *n,
+    yaml_node_type_t t, const char *what);
+
+/*
+ * Keys must be scalars, each once, and (unless allowed is NULL) one of
+ * allowed; an unknown one is reported with the nearest allowed name.
+ */
+int yamldoc_check_keys(const struct yamldoc *d, yaml_node_t *map,
+    const char *const *allowed, const char *where);
+
+/* The value of key in map, or NULL. */
+yaml_node_t *yamldoc_get(const struct yamldoc *d, yaml_node_t *map,
+    const char *key);
+
+#endif
