@@ -723,7 +723,6 @@ config_parse(const struct event_ctx *events, const char *source,
     const char *text, size_t len, struct config **out, char *err,
     size_t errlen)
 {
-	yaml_parser_t parser;
 	yaml_document_t doc;
 	yaml_node_t *root;
 	struct parse p = { .y = { source, &doc, err, errlen },
@@ -736,21 +735,9 @@ config_parse(const struct event_ctx *events, const char *source,
 		free(p.cfg);
 		return -ENOMEM;
 	}
-	if (!yaml_parser_initialize(&parser)) {
+	if ((r = yamldoc_load(source, text, len, &doc, err, errlen)) < 0) {
 		config_free(p.cfg);
-		return -ENOMEM;
-	}
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		snprintf(err, errlen, "%s:%lu:%lu: %s%s%s", source,
-		    (unsigned long)parser.problem_mark.line + 1,
-		    (unsigned long)parser.problem_mark.column + 1,
-		    parser.problem ? parser.problem : "invalid YAML",
-		    parser.context ? " " : "",
-		    parser.context ? parser.context : "");
-		yaml_parser_delete(&parser);
-		config_free(p.cfg);
-		return -EINVAL;
+		return r;
 	}
 	root = yaml_document_get_root_node(&doc);
 	if (root == NULL) {
@@ -762,7 +749,6 @@ config_parse(const struct event_ctx *events, const char *source,
 	if (r == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", source);
 	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
 	if (r < 0) {
 		config_free(p.cfg);
 		return r;
@@ -775,44 +761,13 @@ int
 config_load(const struct event_ctx *events, const char *path,
     struct config **out, char *err, size_t errlen)
 {
-	FILE *f;
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
+	char *buf;
+	size_t len;
 	int r;
 
-	if ((f = fopen(path, "re")) == NULL) {
-		r = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+	if ((r = yamldoc_read_file(path, 64u << 20, &buf, &len, err,
+	    errlen)) < 0)
 		return r;
-	}
-	for (;;) {
-		if (cap - len < 4096) {
-			char *tmp;
-
-			cap = cap ? cap * 2 : 8192;
-			if (cap > (64u << 20) ||
-			    (tmp = realloc(buf, cap)) == NULL) {
-				snprintf(err, errlen, "%s: file too large",
-				    path);
-				free(buf);
-				fclose(f);
-				return -EFBIG;
-			}
-			buf = tmp;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	if (ferror(f)) {
-		r = -EIO;
-		snprintf(err, errlen, "%s: read error", path);
-		free(buf);
-		fclose(f);
-		return r;
-	}
-	fclose(f);
 	r = config_parse(events, path, buf, len, out, err, errlen);
 	free(buf);
 	return r;

@@ -6,10 +6,82 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "collectors/event.h"
 #include "config/yamldoc.h"
+
+int
+yamldoc_load(const char *source, const char *text, size_t len,
+    yaml_document_t *doc, char *err, size_t errlen)
+{
+	yaml_parser_t parser;
+	int r = 0;
+
+	if (!yaml_parser_initialize(&parser)) {
+		snprintf(err, errlen, "%s: out of memory", source);
+		return -ENOMEM;
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text,
+	    len);
+	if (!yaml_parser_load(&parser, doc)) {
+		snprintf(err, errlen, "%s:%lu:%lu: %s%s%s", source,
+		    (unsigned long)parser.problem_mark.line + 1,
+		    (unsigned long)parser.problem_mark.column + 1,
+		    parser.problem ? parser.problem : "invalid YAML",
+		    parser.context ? " " : "",
+		    parser.context ? parser.context : "");
+		r = -EINVAL;
+	}
+	yaml_parser_delete(&parser);
+	return r;
+}
+
+int
+yamldoc_read_file(const char *path, size_t max, char **buf, size_t *len,
+    char *err, size_t errlen)
+{
+	char *p = NULL, *tmp;
+	size_t n, used = 0, cap = 0;
+	FILE *f;
+	int r = 0;
+
+	if ((f = fopen(path, "re")) == NULL) {
+		r = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+		return r;
+	}
+	for (;;) {
+		if (cap - used < 4096) {
+			cap = cap ? cap * 2 : 8192;
+			if (cap > max + 8192 ||
+			    (tmp = realloc(p, cap + 1)) == NULL) {
+				snprintf(err, errlen, "%s: file too large",
+				    path);
+				r = -EFBIG;
+				break;
+			}
+			p = tmp;
+		}
+		if ((n = fread(p + used, 1, cap - used, f)) == 0)
+			break;
+		used += n;
+	}
+	if (r == 0 && ferror(f)) {
+		snprintf(err, errlen, "%s: read error", path);
+		r = -EIO;
+	}
+	fclose(f);
+	if (r < 0) {
+		free(p);
+		return r;
+	}
+	p[used] = '\0';
+	*buf = p;
+	*len = used;
+	return 0;
+}
 
 int
 yamldoc_err(const struct yamldoc *d, const yaml_node_t *n, const char *fmt,

@@ -17,6 +17,21 @@ struct yamldoc {
 	size_t errlen;
 };
 
+/*
+ * Parse text into doc (the caller yaml_document_delete()s it on success).
+ * A syntax error is reported as "source:line:col: problem context" in
+ * err.  0, -EINVAL or -ENOMEM.
+ */
+int yamldoc_load(const char *source, const char *text, size_t len,
+    yaml_document_t *doc, char *err, size_t errlen);
+
+/*
+ * Read a whole file of at most max bytes into a malloc'ed buffer (NUL
+ * terminated).  0, or -errno with "path: reason" in err.
+ */
+int yamldoc_read_file(const char *path, size_t max, char **buf, size_t *len,
+    char *err, size_t errlen);
+
 /* Write "source:line:col: message" into d->err; returns -EINVAL. */
 int yamldoc_err(const struct yamldoc *d, const yaml_node_t *n,
     const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -498,7 +498,6 @@ int
 webcfg_parse(const char *source, const char *dir, const char *text,
     size_t len, struct webcfg **out, char *err, size_t errlen)
 {
-	yaml_parser_t parser;
 	yaml_document_t doc;
 	yaml_node_t *root;
 	struct wparse p = { .y = { source, &doc, err, errlen }, .dir = dir };
@@ -510,29 +509,15 @@ webcfg_parse(const char *source, const char *dir, const char *text,
 		snprintf(err, errlen, "%s: out of memory", source);
 		return -ENOMEM;
 	}
-	if (!yaml_parser_initialize(&parser)) {
+	if ((r = yamldoc_load(source, text, len, &doc, err, errlen)) < 0) {
 		webcfg_free(p.w);
-		return -ENOMEM;
-	}
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text,
-	    len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		snprintf(err, errlen, "%s:%lu:%lu: %s%s%s", source,
-		    (unsigned long)parser.problem_mark.line + 1,
-		    (unsigned long)parser.problem_mark.column + 1,
-		    parser.problem ? parser.problem : "invalid YAML",
-		    parser.context ? " " : "",
-		    parser.context ? parser.context : "");
-		yaml_parser_delete(&parser);
-		webcfg_free(p.w);
-		return -EINVAL;
+		return r;
 	}
 	root = yaml_document_get_root_node(&doc);
 	r = root ? parse_web_root(&p, root) : 0;
 	if (r == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", source);
 	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
 	if (r < 0) {
 		webcfg_free(p.w);
 		return r;
@@ -544,49 +529,22 @@ webcfg_parse(const char *source, const char *dir, const char *text,
 int
 webcfg_load(const char *path, struct webcfg **out, char *err, size_t errlen)
 {
-	char *buf = NULL, *dir = NULL, *slash, *tmp;
-	size_t len = 0, cap = 0, n;
-	FILE *f;
+	char *buf, *dir, *slash;
+	size_t len;
 	int r;
 
-	if ((f = fopen(path, "re")) == NULL) {
-		r = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+	if ((r = yamldoc_read_file(path, 4u << 20, &buf, &len, err,
+	    errlen)) < 0)
 		return r;
-	}
-	for (;;) {
-		if (cap - len < 4096) {
-			cap = cap ? cap * 2 : 8192;
-			if (cap > (4u << 20) ||
-			    (tmp = realloc(buf, cap)) == NULL) {
-				snprintf(err, errlen, "%s: file too large",
-				    path);
-				r = -EFBIG;
-				goto out;
-			}
-			buf = tmp;
-		}
-		if ((n = fread(buf + len, 1, cap - len, f)) == 0)
-			break;
-		len += n;
-	}
-	if (ferror(f)) {
-		snprintf(err, errlen, "%s: read error", path);
-		r = -EIO;
-		goto out;
-	}
 	if ((dir = strdup(path)) == NULL) {
-		r = -ENOMEM;
-		goto out;
+		free(buf);
+		return -ENOMEM;
 	}
 	if ((slash = strrchr(dir, '/')) != NULL)
 		*(slash == dir ? slash + 1 : slash) = '\0';
-	r = webcfg_parse(path, slash ? dir : NULL, buf ? buf : "", len, out,
-	    err, errlen);
-out:
+	r = webcfg_parse(path, slash ? dir : NULL, buf, len, out, err, errlen);
 	free(dir);
 	free(buf);
-	fclose(f);
 	return r;
 }
 
