@@ -1063,7 +1063,7 @@ build_snapshot(struct collector *c, double duration_s)
 	const char ***names = NULL;
 	const char **gnames = NULL;
 	const char *cg;
-	size_t i, j, k, e, nrows = 0, row = 0, ne;
+	size_t i, j, k, e, nrows = 0, row = 0, ne, *base;
 	struct timespec ts;
 	unsigned char *cnt;
 	double *v;
@@ -1169,10 +1169,12 @@ build_snapshot(struct collector *c, double duration_s)
 	for (i = 0; i < cfg->nr_groups; i++)
 		ne += cfg->groups[i].nr_events;
 	s->support = snapshot_alloc(s, (ne + 1) * sizeof(*s->support));
-	if (s->support == NULL)
+	base = snapshot_alloc(s, (cfg->nr_groups + 1) * sizeof(*base));
+	if (s->support == NULL || base == NULL)
 		goto fail;
 	for (i = 0, row = 0; i < cfg->nr_groups; i++)
-		for (e = 0; e < cfg->groups[i].nr_events; e++, row++) {
+		for (base[i] = row, e = 0; e < cfg->groups[i].nr_events;
+		    e++, row++) {
 			s->support[row].group = gnames[i];
 			s->support[row].event = names[i][e];
 			s->support[row].supported = 0;
@@ -1186,13 +1188,10 @@ build_snapshot(struct collector *c, double duration_s)
 		for (j = 0; c->targets[i]->opened &&
 		    j < c->targets[i]->nr_groups; j++) {
 			struct tgroup *tg = &c->targets[i]->groups[j];
-			size_t base = 0;
 
-			for (k = 0; k < tg->gi; k++)
-				base += cfg->groups[k].nr_events;
 			for (k = 0; k < tg->cpus.nr; k++)
 				for (e = 0; e < tg->inst[k].pg.nr; e++)
-					s->support[base +
+					s->support[base[tg->gi] +
 					    tg->inst[k].pg.evidx[e]].supported = 1;
 		}
 	if (snapshot_health(c, s, gnames, names) < 0)
