@@ -2,15 +2,46 @@
 # deps.sh - install the Debian packages pmu_exporter needs to build
 # (and, with "test", to run its test suite).  Only installs what is
 # missing; needs root and apt-get.  Sourced by run.sh and check.sh.
+#
+# The test suite boots an arm64 guest with an emulated PMU (tests/vm/):
+# it needs QEMU, a cross compiler and the daemon's libraries for arm64,
+# installed the Debian multiarch way (dpkg --add-architecture arm64).
+# The guest's kernel and busybox are fetched by the rig itself with
+# `apt-get download` into the build tree; nothing arm64 runs on the host.
+
+# The runtime libraries of the -dev packages below, for arm64: the guest
+# gets them (and the arm64 libc) from the multiarch directories.
+PMU_ARM64_DEV="libmicrohttpd-dev:arm64 libyaml-dev:arm64 libsystemd-dev:arm64
+	zlib1g-dev:arm64 libcrypt-dev:arm64 libgnutls28-dev:arm64 libpfm4-dev:arm64
+	libc6-dev:arm64"
+
+# Is package $1 installed?  An unqualified name means the native
+# architecture (or arch "all"): an arm64 -dev package of the same name
+# must not count as the host's.
+pmu_installed() {
+	local native
+	case "$1" in
+	*:*)	dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q "install ok installed" ;;
+	*)	native=$(dpkg --print-architecture)
+		dpkg-query -W -f='${Status}|${Architecture}\n' "$1" 2>/dev/null |
+		    grep -q -e "install ok installed|$native\$" -e "install ok installed|all\$" ;;
+	esac
+}
+
 pmu_install_deps() {
 	local pkgs="build-essential autoconf automake autoconf-archive pkg-config
 		libmicrohttpd-dev libyaml-dev libsystemd-dev libpfm4-dev zlib1g-dev
 		libcrypt-dev libgnutls28-dev"
-	[ "${1:-}" = test ] && pkgs="$pkgs curl prometheus jq yq linux-perf util-linux valgrind procps
-		systemd man-db clang libclang-rt-dev openssl apache2-utils wrk"
+	local foreign=""
+	if [ "${1:-}" = test ]; then
+		pkgs="$pkgs curl prometheus jq yq linux-perf util-linux valgrind procps
+		systemd man-db clang libclang-rt-dev openssl apache2-utils wrk
+		qemu-system-arm gcc-aarch64-linux-gnu cpio $PMU_ARM64_DEV"
+		[ "$(dpkg --print-architecture)" = arm64 ] || foreign=arm64
+	fi
 	local missing="" p
 	for p in $pkgs; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+		pmu_installed "$p" || missing="$missing $p"
 	done
 	[ -z "$missing" ] && return 0
 	if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
@@ -19,6 +50,9 @@ pmu_install_deps() {
 	fi
 	echo "pmu_exporter: installing$missing" >&2
 	export DEBIAN_FRONTEND=noninteractive
+	if [ -n "$foreign" ] && ! dpkg --print-foreign-architectures | grep -qx "$foreign"; then
+		dpkg --add-architecture "$foreign" || return 1
+	fi
 	apt-get update -q >&2 || return 1
 	# shellcheck disable=SC2086
 	apt-get install -y -q --no-install-recommends $missing >&2

@@ -20,6 +20,34 @@
 
 #include "collectors/cgroupfs.h"
 
+int
+cgroupfs_alive(int dirfd)
+{
+	struct stat st;
+
+	return fstatat(dirfd, "cgroup.procs", &st, 0) == 0;
+}
+
+int
+cgroupfs_subtree_control(const char *root, char *buf, size_t len)
+{
+	char path[4096];
+	FILE *f;
+	size_t n;
+
+	if (len == 0)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
+	if ((f = fopen(path, "re")) == NULL)
+		return -errno;
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return 0;
+}
+
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
 void
 cgroupfs_unescape(char *s)

@@ -24,6 +24,14 @@ int cgroupfs_find(const char *mountinfo, char *root, size_t len, int *v2);
  * tracefs_find uses it too. */
 void cgroupfs_unescape(char *s);
 
+/* Does the cgroup whose directory dirfd is open still exist?  A removed
+ * cgroup's directory has no files left.  1 or 0. */
+int cgroupfs_alive(int dirfd);
+
+/* The controllers enabled in root's cgroup.subtree_control (cgroup v2),
+ * space-separated, "" for none.  0 or -errno. */
+int cgroupfs_subtree_control(const char *root, char *buf, size_t len);
+
 struct cgroup_list {
 	size_t nr, cap;
 	char **path;		/* relative to the root, each starting '/' */

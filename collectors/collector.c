@@ -50,6 +50,7 @@ struct inst {
 	uint64_t enabled_ns, running_ns;	/* sums of deltas */
 	uint64_t prev_enabled, prev_running;
 	uint64_t last_de, last_dr;	/* the last interval's deltas */
+	int no_perf_cgroup;		/* failed: the cgroup, not the events */
 };
 
 struct tgroup {
@@ -90,7 +91,7 @@ struct collector {
 	uint64_t seq;
 	uint64_t last_rescan_ns;
 	atomic_uint_fast64_t heartbeat;
-	int logged_emfile, logged_eacces;
+	int logged_emfile, logged_eacces, logged_no_perf_cgroup;
 	int *pattern_empty;		/* [cfg target]: reported matching none */
 
 	/* Discovery. */
@@ -206,6 +207,54 @@ report_open_error(struct collector *c, const struct target *t,
 	}
 }
 
+/*
+ * Every event of a group failed with ENOENT in cgroup mode on a cgroup
+ * that still exists, and a software event fails the same way: the kernel
+ * has no perf_event state for the cgroup.  On cgroup v2 that is a root
+ * whose cgroup.subtree_control was never written (systemd writes it at
+ * boot, a bare initramfs or a minimal container host may not), and
+ * perf_event_open's bare ENOENT reads like "the CPU lacks these events".
+ * Say what is wrong and what to write, once; the instance is retried at
+ * the next full rescan.
+ */
+static void
+report_no_perf_cgroup(struct collector *c, const struct target *t,
+    const struct tgroup *tg, int cpu)
+{
+	const struct cfg_group *g = &c->cfg->groups[tg->gi];
+	char ctl[256];
+
+	if (c->logged_no_perf_cgroup++) {
+		REPORT(c, 7, t->cgroup, g->name, NULL, cpu, ENOENT,
+		    "cgroup %s has no perf_event controller state either",
+		    t->cgroup);
+		return;
+	}
+	if (c->cgroot_v2 && cgroupfs_subtree_control(c->cgroot, ctl,
+	    sizeof(ctl)) == 0 && ctl[0] == '\0')
+		REPORT(c, 3, t->cgroup, g->name, NULL, cpu, ENOENT,
+		    "cgroup %s cannot be counted: perf_event_open in cgroup "
+		    "mode fails with ENOENT (%s) even for a software event, "
+		    "because the kernel has not set up the perf_event "
+		    "controller for it: %s/cgroup.subtree_control is empty, "
+		    "nothing has ever enabled a controller in this cgroup2 "
+		    "hierarchy (systemd does at boot; a bare initramfs or a "
+		    "minimal container host does not). Enable one, for "
+		    "example: echo +cpu > %s/cgroup.subtree_control; "
+		    "cgroups are tried again at the next rescan "
+		    "(cgroup_rescan_interval) or reload", t->cgroup,
+		    strerror(ENOENT), c->cgroot, c->cgroot);
+	else
+		REPORT(c, 3, t->cgroup, g->name, NULL, cpu, ENOENT,
+		    "cgroup %s cannot be counted: perf_event_open in cgroup "
+		    "mode fails with ENOENT (%s) even for a software event: "
+		    "the kernel has no perf_event controller state for it "
+		    "(cgroup2 at %s: enable a controller in its "
+		    "cgroup.subtree_control; cgroup v1: mount the perf_event "
+		    "controller); it is tried again at the next rescan",
+		    t->cgroup, strerror(ENOENT), c->cgroot);
+}
+
 /* Open one instance; unsupported events are reported once per event. */
 static int
 inst_open(struct collector *c, struct target *t, struct tgroup *tg,
@@ -217,11 +266,15 @@ inst_open(struct collector *c, struct target *t, struct tgroup *tg,
 
 	r = group_open(&in->pg, c->attrs[tg->gi], t->cgroup ? cgfd : -1,
 	    in->cpu, t->cgroup ? PERF_FLAG_PID_CGROUP : 0);
+	/* All ENOENT in cgroup mode: the events, or the cgroup? */
+	in->no_perf_cgroup = r == -ENOENT && t->cgroup && cgfd >= 0 &&
+	    cgroupfs_alive(cgfd) &&
+	    group_probe_cgroup(cgfd, in->cpu) == -ENOENT;
 	for (i = 0; i < g->nr_events; i++) {
 		int e = in->pg.err[i];
 
-		if (e == 0 || (r < 0 && (e == EMFILE || e == ENFILE ||
-		    e == EACCES || e == EPERM || e == EBADF)))
+		if (e == 0 || in->no_perf_cgroup || (r < 0 && (e == EMFILE ||
+		    e == ENFILE || e == EACCES || e == EPERM || e == EBADF)))
 			continue;
 		if (c->ev_logged[tg->gi][i]++)
 			continue;
@@ -232,10 +285,14 @@ inst_open(struct collector *c, struct target *t, struct tgroup *tg,
 		    g->events[i].name, g->name, in->cpu, strerror(e));
 	}
 	if (r < 0) {
-		report_open_error(c, t, tg, in->cpu, -r);
+		if (in->no_perf_cgroup)
+			report_no_perf_cgroup(c, t, tg, in->cpu);
+		else
+			report_open_error(c, t, tg, in->cpu, -r);
 		in->state = INST_BROKEN;
-		/* A CPU that went away while we opened: try again later. */
-		if (r == -ENODEV)
+		/* A CPU that went away while we opened, or a cgroup the
+		 * controller was not set up for yet: try again later. */
+		if (r == -ENODEV || in->no_perf_cgroup)
 			c->retry_due = 1;
 		return r;
 	}
@@ -1000,6 +1057,7 @@ snapshot_health(const struct collector *c, struct snapshot *s,
 	}
 	for (i = 0; i < c->nr_targets; i++) {
 		struct target *t = c->targets[i];
+		int no_perf = 0;
 
 		s->nr_cgroups += t->cgroup != NULL;
 		for (j = 0; j < t->nr_groups; j++) {
@@ -1023,18 +1081,22 @@ snapshot_health(const struct collector *c, struct snapshot *s,
 						    s->open_errors[n].event ==
 						    names[tg->gi][e] &&
 						    s->open_errors[n].err ==
-						    in->pg.err[e])
+						    in->pg.err[e] &&
+						    s->open_errors[n].no_perf_cgroup
+						    == in->no_perf_cgroup)
 							break;
 					oe = &s->open_errors[n];
 					if (n == s->nr_open_errors) {
 						*oe = (struct snap_open_error){
 						    gnames[tg->gi],
 						    names[tg->gi][e],
-						    in->pg.err[e], 0 };
+						    in->pg.err[e],
+						    in->no_perf_cgroup, 0 };
 						s->nr_open_errors++;
 					}
 					oe->count++;
 				}
+				no_perf |= in->no_perf_cgroup;
 				if (in->state != INST_OK)
 					continue;
 				h->instances++;
@@ -1048,6 +1110,7 @@ snapshot_health(const struct collector *c, struct snapshot *s,
 					    (double)in->last_de;
 			}
 		}
+		s->cgroups_no_perf += (size_t)no_perf;
 	}
 	for (n = 0; n < c->online.nr; n++)
 		s->nr_cpus += (size_t)cpus[n];
@@ -1204,7 +1267,8 @@ build_snapshot(struct collector *c, double duration_s)
 	s->seq = c->seq;
 	s->open_fds = collector_open_fds(c);
 	s->cgroups_matched = c->cg_matched;
-	s->cgroups_counted = c->cg_counted;
+	s->cgroups_counted = c->cg_counted > s->cgroups_no_perf ?
+	    c->cg_counted - s->cgroups_no_perf : 0;
 	s->cgroups_skipped = c->cg_skipped;
 	pthread_mutex_lock(&c->info_lock);
 	s->reload_ok = c->reload_ok;

@@ -108,6 +108,25 @@ group_open(struct perf_group *pg, const struct perf_event_attr *attrs,
 }
 
 int
+group_probe_cgroup(int cgfd, int cpu)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_DUMMY;
+	attr.disabled = 1;
+	fd = perf_ops->open(&attr, cgfd, cpu, -1,
+	    PERF_FLAG_PID_CGROUP | PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	perf_ops->close(fd);
+	return 0;
+}
+
+int
 group_enable(struct perf_group *pg, int on)
 {
 	if (pg->nr == 0)

@@ -43,6 +43,17 @@ int group_init(struct perf_group *pg, size_t nr_events);
 int group_open(struct perf_group *pg, const struct perf_event_attr *attrs,
     pid_t pid, int cpu, unsigned long flags);
 
+/*
+ * Can perf count the cgroup at all?  Opens a software event (the dummy
+ * one) in cgroup mode on cpu and closes it.  For telling, after every
+ * event of a group failed with ENOENT, whether the events or the cgroup
+ * are at fault.  0 when it opened; -ENOENT when the kernel has no
+ * perf_event state for the cgroup (cgroup v2 on which nothing was ever
+ * written to the root's cgroup.subtree_control); other -errno as the
+ * kernel says.
+ */
+int group_probe_cgroup(int cgfd, int cpu);
+
 /* Enable (or disable) the whole group through its leader. 0 or -errno. */
 int group_enable(struct perf_group *pg, int on);
 

@@ -46,11 +46,13 @@ struct snap_group_health {
 	size_t starved;			/* enabled but never running */
 };
 
-/* Instances whose event failed to open, per (group, event, errno). */
+/* Instances whose event failed to open, per (group, event, errno,
+ * reason). */
 struct snap_open_error {
 	const char *group;
 	const char *event;
 	int err;			/* errno value */
+	int no_perf_cgroup;		/* the cgroup's fault, not the event's */
 	size_t count;
 };
 
@@ -74,6 +76,7 @@ struct snapshot {
 	size_t cgroups_matched;		/* cgroups the config names now */
 	size_t cgroups_counted;		/* ... and counted */
 	size_t cgroups_skipped;		/* ... over the fd budget */
+	size_t cgroups_no_perf;		/* ... with no perf_event state */
 	int reload_ok;			/* the last reload worked */
 	double reload_success_s;	/* when the config last loaded */
 	size_t nr_rows;

@@ -317,7 +317,11 @@ render_health(struct expo_buf *b, const struct snapshot *s)
 	}
 	family(b, "pmu_exporter_open_errors", "gauge",
 	    "Group instances in which the event could not be opened, by "
-	    "errno.");
+	    "errno and reason: reason=\"event\", the kernel refused the "
+	    "event; reason=\"cgroup_no_perf_event\", the cgroup has no "
+	    "perf_event controller state (cgroup2 whose root "
+	    "cgroup.subtree_control was never written: echo +cpu > "
+	    "ROOT/cgroup.subtree_control).");
 	for (i = 0; i < s->nr_open_errors; i++) {
 		const struct snap_open_error *e = &s->open_errors[i];
 		const char *name = strerrorname_np(e->err);
@@ -331,7 +335,9 @@ render_health(struct expo_buf *b, const struct snapshot *s)
 			expo_put_label_value(b, name);
 		else
 			put_int(b, e->err);
-		expo_puts(b, "\"} ");
+		expo_puts(b, e->no_perf_cgroup ?
+		    "\",reason=\"cgroup_no_perf_event\"} " :
+		    "\",reason=\"event\"} ");
 		put_int(b, (long long)e->count);
 		expo_puts(b, "\n");
 	}
@@ -405,6 +411,8 @@ expo_render_body(const struct snapshot *s, enum expo_format f,
 	    "Matched cgroups not counted, by reason.");
 	expo_puts(&b, "pmu_exporter_cgroups_skipped{reason=\"fd_budget\"} ");
 	expo_put_double(&b, (double)s->cgroups_skipped);
+	expo_puts(&b, "\npmu_exporter_cgroups_skipped{reason=\"no_perf_event\"} ");
+	expo_put_double(&b, (double)s->cgroups_no_perf);
 	expo_puts(&b, "\n");
 	render_health(&b, s);
 done:

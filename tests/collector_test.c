@@ -35,6 +35,7 @@ static double rate = 3.0;			/* events per ns running */
 static int zero_read_cpu = -1;			/* this CPU's reads return 0 */
 static unsigned long long missing = PERF_COUNT_HW_BUS_CYCLES;
 static int vanish;				/* cgroup opens fail EBADF */
+static int no_perf_cgroup;			/* cgroup opens fail ENOENT */
 static int fake_counters;			/* >0: bigger groups never run */
 static int max_prio_seen;
 static char logbuf[16384];
@@ -48,6 +49,22 @@ fake_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
 	int i;
 
 	CHECK(flags & PERF_FLAG_FD_CLOEXEC);
+	/* A cgroup whose perf_event controller state the kernel never set
+	 * up (cgroup2 with an empty root subtree_control): every event in
+	 * cgroup mode, the collector's software probe included, is ENOENT. */
+	if (no_perf_cgroup && (flags & PERF_FLAG_PID_CGROUP)) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (attr->type == PERF_TYPE_SOFTWARE &&
+	    attr->config == PERF_COUNT_SW_DUMMY) {
+		CHECK(flags & PERF_FLAG_PID_CGROUP);	/* only the probe */
+		for (i = 0; i < MAXFD && fds[i].used; i++)
+			;
+		fds[i].used = 1;
+		fds[i].leader = FAKE_FD(i);
+		return FAKE_FD(i);
+	}
 	CHECK(attr->read_format == (PERF_FORMAT_GROUP | PERF_FORMAT_ID |
 	    PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING));
 	/* Leaders start disabled, members enabled. */
@@ -463,6 +480,90 @@ test_vanished(const char *dir)
 }
 
 /*
+ * A cgroup2 root whose cgroup.subtree_control was never written: cgroup
+ * mode fails with ENOENT for every event.  The log says what to write
+ * (not "the CPU lacks cycles"), the open errors carry the reason, no
+ * series is exported, and once the controller is enabled the next rescan
+ * counts the cgroup.  An event the PMU really lacks, alone in a group,
+ * still gets the event message.
+ */
+static void
+test_no_perf_cgroup(const char *dir)
+{
+	char mi[8400], path[8400], want[8600];
+	struct config *cfg = NULL;
+	struct collector *c;
+	struct snapshot *s;
+	size_t i, n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "mkdir -p %s/npc/x && : > %s/npc/x/"
+	    "cgroup.procs && : > %s/npc/cgroup.subtree_control", dir, dir,
+	    dir);
+	CHECK(system(path) == 0);
+	snprintf(mi, sizeof(mi), "%s/mountinfo.npc", dir);
+	f = fopen(mi, "w");
+	fprintf(f, "41 31 0:38 / %s/npc rw,relatime - cgroup2 cgroup2 rw\n",
+	    dir);
+	fclose(f);
+	mountinfo = mi;
+	logbuf[0] = '\0';
+	max_prio_seen = 99;
+	no_perf_cgroup = 1;
+	c = make("cgroup_rescan_interval: 100ms\ngroups:\n  - name: ipc\n"
+	    "    events: [cycles, instructions]\ncgroups:\n  - path: /x\n"
+	    "    groups: [ipc]\n", &cfg, dir);
+	collector_enable(c);
+	collector_collect(c);
+	s = collector_snapshot(c);
+	/* A row that counts nothing exports no series (expo's row_counts). */
+	for (i = 0; s && i < s->nr_rows; i++)
+		CHECK(!s->rows[i].counted[0] && !s->rows[i].counted[1]);
+	CHECK(s && s->cgroups_no_perf == 1 && s->cgroups_counted == 0);
+	for (i = 0; s && i < s->nr_open_errors; i++) {
+		CHECK(s->open_errors[i].err == ENOENT);
+		CHECK(s->open_errors[i].no_perf_cgroup == 1);
+		n += s->open_errors[i].count;
+	}
+	CHECK(n == 2 * 2);		/* 2 events on 2 CPUs */
+	snapshot_unref(s);
+	CHECK(max_prio_seen == 3);
+	snprintf(want, sizeof(want), "echo +cpu > %s/npc/cgroup.subtree_control",
+	    dir);
+	CHECK(strstr(logbuf, want) != NULL);
+	CHECK(count_of(logbuf, "cannot be counted:") == 1);
+	CHECK(strstr(logbuf, "cannot be counted on cpu") == NULL);
+
+	/* Someone enables a controller: counted from the next rescan on. */
+	no_perf_cgroup = 0;
+	usleep(150 * 1000);
+	collector_collect(c);
+	s = collector_snapshot(c);
+	CHECK(s && s->nr_rows == 1 && s->cgroups_counted == 1);
+	CHECK(s && s->cgroups_no_perf == 0 && s->nr_open_errors == 0);
+	snapshot_unref(s);
+	collector_free(c);
+	config_free(cfg);
+
+	/* An event the PMU lacks: its own message, no cgroup advice. */
+	logbuf[0] = '\0';
+	c = make("groups:\n  - name: bus\n    events: [bus-cycles]\n"
+	    "cgroups:\n  - path: /x\n    groups: [bus]\n", &cfg, dir);
+	collector_enable(c);
+	collector_collect(c);
+	s = collector_snapshot(c);
+	CHECK(s && s->cgroups_no_perf == 0 && s->nr_open_errors == 1 &&
+	    s->open_errors[0].no_perf_cgroup == 0);
+	snapshot_unref(s);
+	CHECK(strstr(logbuf, "cannot be counted on cpu") != NULL);
+	CHECK(strstr(logbuf, "subtree_control") == NULL);
+	collector_free(c);
+	config_free(cfg);
+	CHECK(open_fds() == 0);
+	mountinfo = "/nonexistent";
+}
+
+/*
  * The Intel hybrid fixture: a generic group becomes one group per core
  * PMU, each opened only on that PMU's CPUs with its extended type, and
  * an uncore event opens only on its cpumask CPU, its counts scaled.
@@ -573,6 +674,7 @@ main(void)
 	test_retry(dir);
 	test_check_counters(dir);
 	test_vanished(dir);
+	test_no_perf_cgroup(dir);
 	test_pmus();
 
 	snprintf(path, sizeof(path), "rm -r %s", dir);

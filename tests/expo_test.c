@@ -72,7 +72,8 @@ test_render(void)
 	struct snap_row *rows = snapshot_alloc(s, 4 * sizeof(*rows));
 	struct snap_support *sup = snapshot_alloc(s, 2 * sizeof(*sup));
 	struct snap_group_health health = { "ipc", 3, 0.5, 0 };
-	struct snap_open_error oe = { "ipc", "instructions", ENOENT, 3 };
+	struct snap_open_error oe[2] = { { "ipc", "instructions", ENOENT, 0, 3 },
+	    { "ipc", "cycles", ENOENT, 1, 2 } };
 	const char *text;
 	size_t len;
 	static const char want[] =
@@ -136,6 +137,7 @@ test_render(void)
 "# HELP pmu_exporter_cgroups_skipped Matched cgroups not counted, by reason.\n"
 "# TYPE pmu_exporter_cgroups_skipped gauge\n"
 "pmu_exporter_cgroups_skipped{reason=\"fd_budget\"} 1\n"
+"pmu_exporter_cgroups_skipped{reason=\"no_perf_event\"} 1\n"
 "# HELP pmu_exporter_targets Targets counted: CPUs counted system-wide (kind=\"cpu\") and cgroups (kind=\"cgroup\").\n"
 "# TYPE pmu_exporter_targets gauge\n"
 "pmu_exporter_targets{kind=\"cpu\"} 1\n"
@@ -149,9 +151,10 @@ test_render(void)
 "# HELP pmu_exporter_group_starved_instances Group instances that were enabled in the last interval but never on the counters (time_running did not advance): too many events for the counters, or the PMU taken by someone else.\n"
 "# TYPE pmu_exporter_group_starved_instances gauge\n"
 "pmu_exporter_group_starved_instances{group=\"ipc\"} 0\n"
-"# HELP pmu_exporter_open_errors Group instances in which the event could not be opened, by errno.\n"
+"# HELP pmu_exporter_open_errors Group instances in which the event could not be opened, by errno and reason: reason=\"event\", the kernel refused the event; reason=\"cgroup_no_perf_event\", the cgroup has no perf_event controller state (cgroup2 whose root cgroup.subtree_control was never written: echo +cpu > ROOT/cgroup.subtree_control).\n"
 "# TYPE pmu_exporter_open_errors gauge\n"
-"pmu_exporter_open_errors{group=\"ipc\",event=\"instructions\",errno=\"ENOENT\"} 3\n";
+"pmu_exporter_open_errors{group=\"ipc\",event=\"instructions\",errno=\"ENOENT\",reason=\"event\"} 3\n"
+"pmu_exporter_open_errors{group=\"ipc\",event=\"cycles\",errno=\"ENOENT\",reason=\"cgroup_no_perf_event\"} 2\n";
 
 	/* Row 2's instructions never opened: no series, not a 0; row 3
 	 * opened nothing at all: no series of any kind. */
@@ -182,14 +185,15 @@ test_render(void)
 	s->cgroups_matched = 3;
 	s->cgroups_counted = 2;
 	s->cgroups_skipped = 1;
+	s->cgroups_no_perf = 1;
 	s->reload_ok = 0;
 	s->reload_success_s = 1699999999;
 	s->nr_cpus = 1;
 	s->nr_cgroups = 1;
 	s->health = &health;
 	s->nr_health = 1;
-	s->open_errors = &oe;
-	s->nr_open_errors = 1;
+	s->open_errors = oe;
+	s->nr_open_errors = 2;
 	text = snapshot_text(s, &len, expo_render);
 	CHECK(text != NULL && len == strlen(want));
 	CHECK_STR(text, want);

@@ -1,0 +1,134 @@
+#!/bin/bash
+# rig.sh - boot an arm64 guest with an emulated PMU and run the guest
+# tests in it; `make check` runs it once, before the tests/vm/*.vm tests,
+# which read their results from the console log it writes.
+#
+#   rig.sh SRC OUT
+#
+# SRC is a distribution tree of pmu_exporter (`make distdir`), OUT the
+# rig's directory in the build tree.  Writes OUT/console.log and exits 0
+# whatever happened: a build or boot failure is written into the log as
+# "@@@ RIG FAIL <why>" and every guest test then fails with it; a host
+# that cannot run the rig at all (no QEMU for arm64) gets "@@@ RIG SKIP".
+#
+# Why a guest: the machines this is built on have no hardware PMU, so
+# nothing could test counting cycles and instructions.  QEMU's TCG
+# emulates the Armv8 PMU (PMUv3, 6 counters and the cycle counter), and
+# with -icount shift=0 every instruction takes 1 ns of virtual time, so
+# the instruction count of a workload is exact and deterministic: a known
+# truth for every count the daemon exports.  TCG timings are not real
+# costs; only counts mean anything in there.
+#
+# What it uses, all Debian 12 packages (deps.sh installs the host side):
+# - the daemon, cross-built with gcc-aarch64-linux-gnu against the arm64
+#   -dev packages installed the multiarch way (dpkg --add-architecture
+#   arm64), configure --host=aarch64-linux-gnu with PKG_CONFIG_LIBDIR
+#   pointing at the arm64 .pc files; the spin helper linked statically,
+#   so that starting it costs few instructions besides its loop;
+# - the shared libraries it needs, found by walking DT_NEEDED from the
+#   multiarch directories (and libpfm.so.4, which it dlopens);
+# - Debian's arm64 kernel (linux-image-*-arm64-unsigned: CONFIG_ARM_PMU,
+#   CONFIG_CGROUP_PERF, CONFIG_BPF_SYSCALL all built in) and
+#   busybox-static:arm64, fetched with `apt-get download` into OUT/cache
+#   and unpacked there, never installed on the host.
+set -u
+SRC=$(cd "$1" && pwd) OUT=$2
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
+LOG=$OUT/console.log
+TRIPLE=aarch64-linux-gnu
+MULTIARCH="/lib/$TRIPLE /usr/lib/$TRIPLE"
+# One boot runs every guest test (PMU_VM_TESTS=a,b: only those); this
+# bounds it if the guest hangs.
+BOOT_TIMEOUT=${PMU_VM_TIMEOUT:-240}
+
+rig_fail() { echo "@@@ RIG FAIL $*" >> "$LOG"; exit 0; }
+rig_skip() { echo "@@@ RIG SKIP $*" >> "$LOG"; exit 0; }
+: > "$LOG"
+
+command -v qemu-system-aarch64 >/dev/null ||
+	rig_skip "qemu-system-aarch64 is not installed (apt-get install qemu-system-arm)"
+command -v "$TRIPLE-gcc" >/dev/null ||
+	rig_fail "$TRIPLE-gcc is missing: run deps.sh test (apt-get install gcc-aarch64-linux-gnu)"
+
+# ---- the kernel and busybox, as Debian ships them for arm64 ------------
+fetch() {	# fetch PACKAGE: download and unpack into OUT/cache/root
+	local pkg=$1
+	ls "$OUT/cache/$pkg"_*.deb >/dev/null 2>&1 && return 0
+	(cd "$OUT/cache" && apt-get download -q -o APT::Sandbox::User=root "$pkg:arm64") \
+	    >> "$OUT/fetch.log" 2>&1 || return 1
+	dpkg-deb -x "$OUT/cache/$pkg"_*.deb "$OUT/cache/root"
+}
+mkdir -p "$OUT/cache/root"
+kpkg=$(apt-cache depends linux-image-arm64:arm64 2>/dev/null |
+    sed -n 's/^ *Depends: \(linux-image-[0-9.]*-[0-9]*-arm64\)\(:arm64\)\?$/\1/p' | head -1)
+[ -n "$kpkg" ] || kpkg=$(ls "$OUT/cache" 2>/dev/null |
+    sed -n 's/^\(linux-image-.*-arm64\)-unsigned_.*\.deb$/\1/p' | head -1)
+[ -n "$kpkg" ] || rig_fail "cannot find Debian's arm64 kernel package: is arm64 added (dpkg --add-architecture arm64) and apt-get update done?"
+fetch "$kpkg-unsigned" || rig_fail "apt-get download $kpkg-unsigned:arm64 failed: $(tail -2 "$OUT/fetch.log")"
+fetch busybox-static || rig_fail "apt-get download busybox-static:arm64 failed: $(tail -2 "$OUT/fetch.log")"
+KERNEL=$(ls "$OUT/cache/root/boot/vmlinuz-"*-arm64 2>/dev/null | head -1)
+[ -f "$KERNEL" ] || rig_fail "no vmlinuz in $kpkg-unsigned"
+
+# ---- the daemon and helpers, cross-built from the distribution tree ----
+B=$OUT/build
+rm -rf "$B" && mkdir -p "$B"
+(cd "$B" && "$SRC/configure" -q --host=$TRIPLE --enable-werror \
+    PKG_CONFIG_LIBDIR="/usr/lib/$TRIPLE/pkgconfig:/usr/share/pkgconfig" \
+    CFLAGS="-O2" && make -s -j"$(nproc)" daemon/pmu_exporter \
+    tests/helpers/faults && make -s tests/helpers/spin LDFLAGS=-static) \
+    > "$OUT/build.log" 2>&1 ||
+	rig_fail "cross build failed: $(grep -m3 -E 'error|Error' "$OUT/build.log")"
+
+# ---- the initramfs ------------------------------------------------------
+R=$OUT/initramfs
+rm -rf "$R" && mkdir -p "$R"/{bin,dev,proc,sys,tmp,run,lib/$TRIPLE,pmu/daemon,pmu/tests/helpers,pmu/tests/vm}
+cp "$OUT/cache/root/bin/busybox" "$R/bin/"
+for f in daemon/pmu_exporter tests/helpers/spin tests/helpers/faults; do
+	"$TRIPLE-strip" -o "$R/pmu/$f" "$B/$f" || rig_fail "strip $f"
+done
+cp "$SRC/tests/lib.sh" "$SRC"/tests/*_hw.test "$R/pmu/tests/"
+cp "$SRC"/tests/vm/*.vm "$SRC/tests/vm/guest.sh" "$R/pmu/tests/vm/"
+cp "$SRC/tests/vm/guest-init" "$R/init"
+chmod 755 "$R/init"
+
+# Shared libraries: DT_NEEDED, transitively, from the multiarch dirs.
+findlib() {
+	local d
+	for d in $MULTIARCH; do
+		[ -e "$d/$1" ] && { echo "$d/$1"; return 0; }
+	done
+	return 1
+}
+needed() { LC_ALL=C readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
+todo="$(needed "$B/daemon/pmu_exporter") $(needed "$B/tests/helpers/faults") libpfm.so.4"
+done_libs=" "
+while [ -n "${todo// /}" ]; do
+	set -- $todo; lib=$1; shift; todo="$*"
+	case "$done_libs" in *" $lib "*) continue ;; esac
+	path=$(findlib "$lib") || rig_fail "arm64 library $lib not found in $MULTIARCH (run deps.sh test)"
+	cp -L "$path" "$R/lib/$TRIPLE/$lib"
+	done_libs="$done_libs$lib "
+	todo="$todo $(needed "$path")"
+done
+interp=$(LC_ALL=C readelf -l "$B/daemon/pmu_exporter" | sed -n 's/.*interpreter: \(.*\)\]/\1/p')
+mkdir -p "$R$(dirname "$interp")"
+cp -L "$(findlib "$(basename "$interp")")" "$R$interp" || rig_fail "no arm64 $interp"
+(cd "$R" && find . | cpio -o -H newc --quiet | gzip -1) > "$OUT/initrd.gz" ||
+	rig_fail "packing the initramfs failed"
+
+# ---- boot ---------------------------------------------------------------
+# -icount shift=0: one instruction per ns of virtual time, exact counts.
+# pauth=off: pointer authentication is slow under TCG and not needed.
+# nohz_full=1: no 250 Hz tick on CPU 1, where the workloads run alone,
+# so the kernel adds little to what a workload's CPU retires.
+echo "@@@ RIG BOOT $(basename "$KERNEL") $(qemu-system-aarch64 --version | head -1)" >> "$LOG"
+timeout -k 5 "$BOOT_TIMEOUT" qemu-system-aarch64 -M virt -cpu max,pauth=off \
+    -accel tcg -icount shift=0 -smp 2 -m 1024 -nic none -nographic -no-reboot \
+    -kernel "$KERNEL" -initrd "$OUT/initrd.gz" \
+    -append "console=ttyAMA0 rdinit=/init quiet panic=-1 nohz_full=1${PMU_VM_TESTS:+ pmu_tests=$PMU_VM_TESTS}" \
+    </dev/null 2>&1 |
+	tr -d '\r' >> "$LOG"
+rc=${PIPESTATUS[0]}
+[ "$rc" = 124 ] && rig_fail "the guest did not power off within ${BOOT_TIMEOUT}s"
+grep -q '^@@@ GUEST DONE' "$LOG" || rig_fail "the guest stopped before running every test (qemu exit $rc)"
+exit 0
