@@ -108,22 +108,30 @@ group_open(struct perf_group *pg, const struct perf_event_attr *attrs,
 }
 
 int
-group_probe_cgroup(int cgfd, int cpu)
+group_probe(const struct perf_event_attr *attr, pid_t pid, int cpu,
+    unsigned long flags)
 {
-	struct perf_event_attr attr;
+	struct perf_event_attr a = *attr;
 	int fd;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_DUMMY;
-	attr.disabled = 1;
-	fd = perf_ops->open(&attr, cgfd, cpu, -1,
-	    PERF_FLAG_PID_CGROUP | PERF_FLAG_FD_CLOEXEC);
+	a.size = sizeof(a);
+	a.disabled = 1;
+	fd = perf_ops->open(&a, pid, cpu, -1, flags | PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	perf_ops->close(fd);
 	return 0;
+}
+
+int
+group_probe_cgroup(int cgfd, int cpu)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_DUMMY;
+	return group_probe(&attr, cgfd, cpu, PERF_FLAG_PID_CGROUP);
 }
 
 int

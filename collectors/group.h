@@ -44,13 +44,19 @@ int group_open(struct perf_group *pg, const struct perf_event_attr *attrs,
     pid_t pid, int cpu, unsigned long flags);
 
 /*
- * Can perf count the cgroup at all?  Opens a software event (the dummy
- * one) in cgroup mode on cpu and closes it.  For telling, after every
- * event of a group failed with ENOENT, whether the events or the cgroup
- * are at fault.  0 when it opened; -ENOENT when the kernel has no
- * perf_event state for the cgroup (cgroup v2 on which nothing was ever
- * written to the root's cgroup.subtree_control); other -errno as the
- * kernel says.
+ * Can the kernel open attr for (pid, cpu, flags)?  Opens one event,
+ * disabled, outside any group, and closes it: 0, or -errno.
+ */
+int group_probe(const struct perf_event_attr *attr, pid_t pid, int cpu,
+    unsigned long flags);
+
+/*
+ * Can perf count the cgroup at all?  group_probe of the dummy software
+ * event in cgroup mode on cpu: for telling, after every event of a group
+ * failed with ENOENT, whether the events or the cgroup are at fault.  0;
+ * -ENOENT when the kernel has no perf_event state for the cgroup (cgroup
+ * v2 on which nothing was ever written to the root's
+ * cgroup.subtree_control); other -errno as the kernel says.
  */
 int group_probe_cgroup(int cgfd, int cpu);
 

@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <time.h>
 #include <linux/perf_event.h>
@@ -29,6 +28,7 @@
 
 #include "collectors/collector.h"
 #include "collectors/event_sys.h"
+#include "collectors/group.h"
 #include "config/config.h"
 #include "daemon/http.h"
 #include "daemon/log.h"
@@ -114,20 +114,13 @@ static int
 probe_hardware(void)
 {
 	struct perf_event_attr attr;
-	int fd;
 
 	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
 	attr.type = PERF_TYPE_HARDWARE;
 	attr.config = PERF_COUNT_HW_CPU_CYCLES;
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
-	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1,
-	    PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	close(fd);
-	return 0;
+	return -group_probe(&attr, 0, -1, 0);
 }
 
 static int

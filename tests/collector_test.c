@@ -423,6 +423,22 @@ test_retry(const char *sysfs)
 	CHECK(open_fds() == 0);
 }
 
+/* A scratch directory dir/name as the cgroup2 mount: mountinfo (written
+ * to mi) names it, and the collector is made to read that mountinfo. */
+static void
+scratch_mount(const char *dir, const char *name, char *mi, size_t len)
+{
+	FILE *f;
+
+	snprintf(mi, len, "%s/mountinfo.%s", dir, name);
+	f = fopen(mi, "w");
+	CHECK(f != NULL);
+	fprintf(f, "41 31 0:38 / %s/%s rw,relatime - cgroup2 cgroup2 rw\n",
+	    dir, name);
+	fclose(f);
+	mountinfo = mi;
+}
+
 /*
  * A cgroup removed between discovery and perf_event_open: one debug line,
  * nothing louder, and no series.  The cgroup "mount" is a scratch dir.
@@ -434,17 +450,10 @@ test_vanished(const char *dir)
 	struct config *cfg = NULL;
 	struct collector *c;
 	struct snapshot *s;
-	FILE *f;
 
-	snprintf(cg, sizeof(cg), "%s/cg/x", dir);
-	snprintf(mi, sizeof(mi), "mkdir -p %s", cg);
-	CHECK(system(mi) == 0);
-	snprintf(mi, sizeof(mi), "%s/mountinfo", dir);
-	f = fopen(mi, "w");
-	fprintf(f, "41 31 0:38 / %s/cg rw,relatime - cgroup2 cgroup2 rw\n",
-	    dir);
-	fclose(f);
-	mountinfo = mi;
+	snprintf(cg, sizeof(cg), "mkdir -p %s/cg/x", dir);
+	CHECK(system(cg) == 0);
+	scratch_mount(dir, "cg", mi, sizeof(mi));
 	snprintf(yaml, sizeof(yaml), "groups:\n  - name: sw\n"
 	    "    events: [cycles]\ncgroups:\n  - path: /*\n"
 	    "    groups: [sw]\n");
@@ -495,18 +504,12 @@ test_no_perf_cgroup(const char *dir)
 	struct collector *c;
 	struct snapshot *s;
 	size_t i, n = 0;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "mkdir -p %s/npc/x && : > %s/npc/x/"
 	    "cgroup.procs && : > %s/npc/cgroup.subtree_control", dir, dir,
 	    dir);
 	CHECK(system(path) == 0);
-	snprintf(mi, sizeof(mi), "%s/mountinfo.npc", dir);
-	f = fopen(mi, "w");
-	fprintf(f, "41 31 0:38 / %s/npc rw,relatime - cgroup2 cgroup2 rw\n",
-	    dir);
-	fclose(f);
-	mountinfo = mi;
+	scratch_mount(dir, "npc", mi, sizeof(mi));
 	logbuf[0] = '\0';
 	max_prio_seen = 99;
 	no_perf_cgroup = 1;
