@@ -765,7 +765,7 @@ config_load(const struct event_ctx *events, const char *path,
 	size_t len;
 	int r;
 
-	if ((r = yamldoc_read_file(path, 64u << 20, &buf, &len, err,
+	if ((r = yamldoc_read_file(path, YAMLDOC_MAX_CONFIG, &buf, &len, err,
 	    errlen)) < 0)
 		return r;
 	r = config_parse(events, path, buf, len, out, err, errlen);

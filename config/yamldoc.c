@@ -8,17 +8,68 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <stdint.h>
 
 #include "collectors/event.h"
 #include "config/yamldoc.h"
+
+/*
+ * libyaml's scanner does work proportional to the nesting depth for
+ * every token (one pending simple key per flow level), so a document
+ * that is nothing but nesting costs quadratic time: 200 KB of '[' took
+ * 18 s of CPU.  A first pass over the parser's events stops at the first
+ * node deeper than YAMLDOC_MAX_DEPTH, long before that cost builds up.
+ */
+static int
+check_depth(const char *source, const char *text, size_t len, char *err,
+    size_t errlen)
+{
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	int depth = 0, r = 0;
+
+	if (!yaml_parser_initialize(&parser)) {
+		snprintf(err, errlen, "%s: out of memory", source);
+		return -ENOMEM;
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text,
+	    len);
+	for (;;) {
+		if (!yaml_parser_parse(&parser, &ev))
+			break;		/* yaml_parser_load reports it */
+		if (ev.type == YAML_SEQUENCE_START_EVENT ||
+		    ev.type == YAML_MAPPING_START_EVENT) {
+			if (++depth > YAMLDOC_MAX_DEPTH) {
+				snprintf(err, errlen, "%s:%lu:%lu: nested more "
+				    "than %d levels deep", source,
+				    (unsigned long)ev.start_mark.line + 1,
+				    (unsigned long)ev.start_mark.column + 1,
+				    YAMLDOC_MAX_DEPTH);
+				r = -EINVAL;
+			}
+		} else if (ev.type == YAML_SEQUENCE_END_EVENT ||
+		    ev.type == YAML_MAPPING_END_EVENT)
+			depth--;
+		if (r < 0 || ev.type == YAML_STREAM_END_EVENT) {
+			yaml_event_delete(&ev);
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&parser);
+	return r;
+}
 
 int
 yamldoc_load(const char *source, const char *text, size_t len,
     yaml_document_t *doc, char *err, size_t errlen)
 {
 	yaml_parser_t parser;
-	int r = 0;
+	int r;
 
+	if ((r = check_depth(source, text, len, err, errlen)) < 0)
+		return r;
 	if (!yaml_parser_initialize(&parser)) {
 		snprintf(err, errlen, "%s: out of memory", source);
 		return -ENOMEM;
@@ -44,6 +95,7 @@ yamldoc_read_file(const char *path, size_t max, char **buf, size_t *len,
 {
 	char *p = NULL, *tmp;
 	size_t n, used = 0, cap = 0;
+	struct stat st;
 	FILE *f;
 	int r = 0;
 
@@ -52,13 +104,34 @@ yamldoc_read_file(const char *path, size_t max, char **buf, size_t *len,
 		snprintf(err, errlen, "%s: %s", path, strerror(-r));
 		return r;
 	}
-	for (;;) {
+	if (fstat(fileno(f), &st) < 0) {
+		r = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+	} else if (S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: is a directory, not a YAML file",
+		    path);
+		r = -EISDIR;
+	} else if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file (a %s)", path,
+		    S_ISFIFO(st.st_mode) ? "FIFO" : S_ISCHR(st.st_mode) ?
+		    "character device" : S_ISBLK(st.st_mode) ?
+		    "block device" : S_ISSOCK(st.st_mode) ? "socket" :
+		    "special file");
+		r = -EINVAL;
+	} else if ((uint64_t)st.st_size > max) {
+		snprintf(err, errlen, "%s: %llu bytes, more than the %zu "
+		    "bytes a YAML file here may have", path,
+		    (unsigned long long)st.st_size, max);
+		r = -EFBIG;
+	}
+	for (; r == 0;) {
 		if (cap - used < 4096) {
 			cap = cap ? cap * 2 : 8192;
 			if (cap > max + 8192 ||
 			    (tmp = realloc(p, cap + 1)) == NULL) {
-				snprintf(err, errlen, "%s: file too large",
-				    path);
+				snprintf(err, errlen, "%s: more than the %zu "
+				    "bytes a YAML file here may have", path,
+				    max);
 				r = -EFBIG;
 				break;
 			}
@@ -68,9 +141,15 @@ yamldoc_read_file(const char *path, size_t max, char **buf, size_t *len,
 			break;
 		used += n;
 	}
+	if (r == 0 && used > max) {
+		snprintf(err, errlen, "%s: more than the %zu bytes a YAML file "
+		    "here may have", path, max);
+		r = -EFBIG;
+	}
 	if (r == 0 && ferror(f)) {
-		snprintf(err, errlen, "%s: read error", path);
 		r = -EIO;
+		snprintf(err, errlen, "%s: read error: %s", path,
+		    strerror(errno ? errno : EIO));
 	}
 	fclose(f);
 	if (r < 0) {

@@ -10,6 +10,14 @@
 #include <stddef.h>
 #include <yaml.h>
 
+/* Deeper YAML is refused before libyaml's scanner, which is quadratic in
+ * the depth, spends seconds on it; no config needs more than a few. */
+#define YAMLDOC_MAX_DEPTH 64
+/* The most bytes a config file and a web config file may have: a config
+ * with thousands of entries is a few hundred KB. */
+#define YAMLDOC_MAX_CONFIG (4u << 20)
+#define YAMLDOC_MAX_WEBCONFIG (1u << 20)
+
 struct yamldoc {
 	const char *source;		/* file name in messages */
 	yaml_document_t *doc;
@@ -20,14 +28,17 @@ struct yamldoc {
 /*
  * Parse text into doc (the caller yaml_document_delete()s it on success).
  * A syntax error is reported as "source:line:col: problem context" in
- * err.  0, -EINVAL or -ENOMEM.
+ * err, and so is nesting deeper than YAMLDOC_MAX_DEPTH.  0, -EINVAL or
+ * -ENOMEM.
  */
 int yamldoc_load(const char *source, const char *text, size_t len,
     yaml_document_t *doc, char *err, size_t errlen);
 
 /*
- * Read a whole file of at most max bytes into a malloc'ed buffer (NUL
- * terminated).  0, or -errno with "path: reason" in err.
+ * Read a whole regular file of at most max bytes into a malloc'ed buffer
+ * (NUL terminated).  0, or -errno with "path: reason" in err: a
+ * directory (-EISDIR) and a FIFO or device (-EINVAL) are named as such,
+ * a larger file is -EFBIG.
  */
 int yamldoc_read_file(const char *path, size_t max, char **buf, size_t *len,
     char *err, size_t errlen);

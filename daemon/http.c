@@ -638,25 +638,41 @@ mhd_log(void *cls, const char *fmt, va_list ap)
 	log_debug("libmicrohttpd: %s", msg);
 }
 
-int
-http_listen(const char *addr, int *fd, char *err, size_t errlen)
+/*
+ * Split "[host]:port" and resolve it for a passive socket.  The port must
+ * be decimal, 1 to 65535 (getaddrinfo would take 99999 and wrap it).
+ * host[] gets the host part ("" for every address).  0, or -EINVAL with
+ * err filled.
+ */
+static int
+resolve_listen(const char *addr, char *host, size_t hostlen,
+    struct addrinfo **res, char *err, size_t errlen)
 {
-	struct addrinfo hints, *res = NULL, *ai;
-	char host[256], *port;
-	const char *colon;
-	int s = -1, r, one = 1, zero = 0;
+	struct addrinfo hints;
+	const char *colon, *port;
+	char *end;
+	unsigned long pn;
+	int r;
 
 	colon = strrchr(addr, ':');
 	if (colon == NULL || colon[1] == '\0' ||
-	    (size_t)(colon - addr) >= sizeof(host)) {
+	    (size_t)(colon - addr) >= hostlen) {
 		snprintf(err, errlen, "listen address \"%s\": expected "
 		    "[host]:port, e.g. \":10101\" or \"127.0.0.1:10101\"",
 		    addr);
 		return -EINVAL;
 	}
+	port = colon + 1;
+	errno = 0;
+	pn = strtoul(port, &end, 10);
+	if (*end != '\0' || port[0] < '0' || port[0] > '9' || errno ||
+	    pn < 1 || pn > 65535) {
+		snprintf(err, errlen, "listen address \"%s\": port \"%s\" is "
+		    "not a number from 1 to 65535", addr, port);
+		return -EINVAL;
+	}
 	memcpy(host, addr, (size_t)(colon - addr));
 	host[colon - addr] = '\0';
-	port = (char *)colon + 1;
 	if (host[0] == '[' && host[strlen(host) - 1] == ']') {
 		memmove(host, host + 1, strlen(host));
 		host[strlen(host) - 1] = '\0';
@@ -665,16 +681,61 @@ http_listen(const char *addr, int *fd, char *err, size_t errlen)
 	hints.ai_family = host[0] ? AF_UNSPEC : AF_INET6;
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-	r = getaddrinfo(host[0] ? host : NULL, port, &hints, &res);
+	r = getaddrinfo(host[0] ? host : NULL, port, &hints, res);
 	if (r != 0 && !host[0]) {
 		hints.ai_family = AF_INET;
-		r = getaddrinfo(NULL, port, &hints, &res);
+		r = getaddrinfo(NULL, port, &hints, res);
 	}
 	if (r != 0) {
 		snprintf(err, errlen, "listen address \"%s\": %s", addr,
-		    gai_strerror(r));
+		    r == EAI_NONAME ? "no such host" : gai_strerror(r));
 		return -EINVAL;
 	}
+	return 0;
+}
+
+int
+http_check(const struct http_opts *o, char *err, size_t errlen)
+{
+	struct addrinfo *res = NULL;
+	char host[256];
+	int r;
+
+	if (o->telemetry_path[0] != '/') {
+		snprintf(err, errlen, "telemetry path \"%s\" must start "
+		    "with '/'", o->telemetry_path);
+		return -EINVAL;
+	}
+	if (o->web && o->web->tls &&
+	    MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		snprintf(err, errlen, "%s: TLS is configured but this "
+		    "libmicrohttpd (%s) was built without HTTPS support",
+		    o->web->source, MHD_get_version());
+		return -ENOTSUP;
+	}
+	if (o->listen_fd >= 0)
+		return 0;	/* systemd's socket: no address of ours */
+	if ((r = resolve_listen(o->listen, host, sizeof(host), &res, err,
+	    errlen)) < 0)
+		return r;
+	freeaddrinfo(res);
+	return 0;
+}
+
+int
+http_listen(const char *addr, int *fd, char *err, size_t errlen)
+{
+	struct addrinfo hints, *res = NULL, *ai;
+	char host[256], port[8];
+	int s = -1, r, one = 1, zero = 0;
+
+	if ((r = resolve_listen(addr, host, sizeof(host), &res, err,
+	    errlen)) < 0)
+		return r;
+	snprintf(port, sizeof(port), "%s", strrchr(addr, ':') + 1);
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
 	r = -EADDRNOTAVAIL;
 	for (ai = res; ai; ai = ai->ai_next) {
 		s = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC |
@@ -743,18 +804,8 @@ http_start(const struct http_opts *o, struct http **out, char *err,
 	size_t i, n = 0;
 	int r, fd = o->listen_fd;
 
-	if (o->telemetry_path[0] != '/') {
-		snprintf(err, errlen, "telemetry path \"%s\" must start "
-		    "with '/'", o->telemetry_path);
-		return -EINVAL;
-	}
-	if (o->web && o->web->tls &&
-	    MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
-		snprintf(err, errlen, "%s: TLS is configured but this "
-		    "libmicrohttpd (%s) was built without HTTPS support",
-		    o->web->source, MHD_get_version());
-		return -ENOTSUP;
-	}
+	if ((r = http_check(o, err, errlen)) < 0)
+		return r;
 	if ((h = calloc(1, sizeof(*h))) == NULL)
 		return -ENOMEM;
 	pthread_mutex_init(&h->conn_lock, NULL);

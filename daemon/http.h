@@ -52,6 +52,13 @@ struct http;
 int http_start(const struct http_opts *o, struct http **out, char *err,
     size_t errlen);
 
+/*
+ * What http_start would refuse, checked before anything is opened: the
+ * telemetry path, TLS support, and the listen address (a decimal port from
+ * 1 to 65535, a host that resolves).  0, or -errno with err filled.
+ */
+int http_check(const struct http_opts *o, char *err, size_t errlen);
+
 /* Make a listening socket for "[host]:port". 0 / -errno with err filled. */
 int http_listen(const char *addr, int *fd, char *err, size_t errlen);
 

@@ -527,6 +527,19 @@ main(int argc, char **argv)
 
 	if (!opt.check_config)
 		listen_fd = activated_socket(&opt);
+	hopts = opt.web;
+	hopts.listen = opt.listen;
+	hopts.listen_fd = listen_fd;
+	hopts.telemetry_path = opt.telemetry_path;
+	hopts.snapshot = current_snapshot;
+	hopts.web = web;
+	hopts.procfs = opt.procfs;
+	/* Everything the user gave is checked before the first perf event,
+	 * cgroup watch or socket is opened. */
+	if ((r = http_check(&hopts, err, sizeof(err))) < 0) {
+		log_error("%s", err);
+		goto out;
+	}
 	if ((r = collector_new(cfg, &copts, &running, err, sizeof(err))) < 0) {
 		log_error("%s", err);
 		goto out;
@@ -545,13 +558,6 @@ main(int argc, char **argv)
 		goto out;
 	}
 	collector_note_reload(running, 1, wall_s());
-	hopts = opt.web;
-	hopts.listen = opt.listen;
-	hopts.listen_fd = listen_fd;
-	hopts.telemetry_path = opt.telemetry_path;
-	hopts.snapshot = current_snapshot;
-	hopts.web = web;
-	hopts.procfs = opt.procfs;
 	if ((r = http_start(&hopts, &http, err, sizeof(err))) < 0) {
 		log_error("%s", err);
 		goto out;

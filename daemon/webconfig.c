@@ -23,6 +23,7 @@
 #include <string.h>
 #include <strings.h>
 #include <yaml.h>
+#include <gnutls/gnutls.h>
 
 #include "collectors/event.h"
 #include "config/yamldoc.h"
@@ -67,11 +68,9 @@ read_named_file(struct wparse *p, yaml_node_t *map, const char *key,
     char **out)
 {
 	yaml_node_t *n = get(p, map, key);
-	char path[4096];
+	char path[4096], why[4400];
 	const char *name;
-	char *buf = NULL, *tmp;
-	size_t len = 0, cap = 0, got;
-	FILE *f;
+	size_t len;
 	int r;
 
 	if ((r = str_key(p, map, key, &name)) < 0 || name == NULL)
@@ -80,37 +79,57 @@ read_named_file(struct wparse *p, yaml_node_t *map, const char *key,
 		snprintf(path, sizeof(path), "%s", name);
 	else
 		snprintf(path, sizeof(path), "%s/%s", p->dir, name);
-	if ((f = fopen(path, "re")) == NULL) {
-		r = -errno;
-		werr(p, n, "%s \"%s\": %s", key, path, strerror(-r));
-		return r;
-	}
-	for (;;) {
-		if (cap - len < 4096) {
-			cap = cap ? cap * 2 : 8192;
-			if (cap > (16u << 20) ||
-			    (tmp = realloc(buf, cap)) == NULL) {
-				free(buf);
-				fclose(f);
-				return werr(p, n, "%s \"%s\": too large or out "
-				    "of memory", key, path);
-			}
-			buf = tmp;
-		}
-		if ((got = fread(buf + len, 1, cap - len - 1, f)) == 0)
-			break;
-		len += got;
-	}
-	r = ferror(f) ? -EIO : 0;
-	fclose(f);
-	if (r < 0 || len == 0) {
-		free(buf);
+	if ((r = yamldoc_read_file(path, WEBCFG_MAX_PEM, out, &len, why,
+	    sizeof(why))) < 0) {
+		/* why is "path: reason"; say it as key "path": reason. */
+		size_t pl = strlen(path);
+
 		return werr(p, n, "%s \"%s\": %s", key, path,
-		    r < 0 ? "read error" : "the file is empty");
+		    strncmp(why, path, pl) == 0 && why[pl] == ':' ?
+		    why + pl + 2 : why);
 	}
-	buf[len] = '\0';
-	*out = buf;
+	if (len == 0) {
+		free(*out);
+		*out = NULL;
+		return werr(p, n, "%s \"%s\": the file is empty", key, path);
+	}
 	return 0;
+}
+
+/*
+ * Load the certificate, key and client CA the way the server will, so a
+ * bad file stops the daemon before it opens anything rather than when
+ * libmicrohttpd starts.
+ */
+static int
+check_pem(struct wparse *p, yaml_node_t *n)
+{
+	struct webcfg *w = p->w;
+	gnutls_certificate_credentials_t cred;
+	gnutls_datum_t cert, key, ca;
+	int r = 0, g;
+
+	if (gnutls_certificate_allocate_credentials(&cred) < 0)
+		return werr(p, n, "out of memory");
+	cert = (gnutls_datum_t){ (unsigned char *)w->cert_pem,
+	    (unsigned)strlen(w->cert_pem) };
+	key = (gnutls_datum_t){ (unsigned char *)w->key_pem,
+	    (unsigned)strlen(w->key_pem) };
+	g = gnutls_certificate_set_x509_key_mem(cred, &cert, &key,
+	    GNUTLS_X509_FMT_PEM);
+	if (g < 0)
+		r = werr(p, n, "cert_file and key_file: %s", gnutls_strerror(g));
+	if (r == 0 && w->client_ca_pem) {
+		ca = (gnutls_datum_t){ (unsigned char *)w->client_ca_pem,
+		    (unsigned)strlen(w->client_ca_pem) };
+		g = gnutls_certificate_set_x509_trust_mem(cred, &ca,
+		    GNUTLS_X509_FMT_PEM);
+		if (g <= 0)
+			r = werr(p, n, "client_ca_file: %s", g < 0 ?
+			    gnutls_strerror(g) : "no certificate in it");
+	}
+	gnutls_certificate_free_credentials(cred);
+	return r;
 }
 
 int
@@ -233,6 +252,8 @@ parse_tls(struct wparse *p, yaml_node_t *n)
 		    "key_file (%s is missing)", w->cert_pem ? "key_file" :
 		    "cert_file");
 	w->tls = w->cert_pem != NULL;
+	if (w->tls && (r = check_pem(p, n)) < 0)
+		return r;
 
 	if ((r = str_key(p, n, "client_auth_type", &s)) < 0)
 		return r;
@@ -533,7 +554,7 @@ webcfg_load(const char *path, struct webcfg **out, char *err, size_t errlen)
 	size_t len;
 	int r;
 
-	if ((r = yamldoc_read_file(path, 4u << 20, &buf, &len, err,
+	if ((r = yamldoc_read_file(path, YAMLDOC_MAX_WEBCONFIG, &buf, &len, err,
 	    errlen)) < 0)
 		return r;
 	if ((dir = strdup(path)) == NULL) {

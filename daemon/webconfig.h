@@ -33,6 +33,9 @@ struct webcfg_header {
 	char *value;
 };
 
+/* The most bytes a certificate, key or CA file may have. */
+#define WEBCFG_MAX_PEM (1u << 20)
+
 struct webcfg {
 	char *source;			/* the file name */
 	int tls;			/* cert and key given: serve HTTPS */
