@@ -36,7 +36,7 @@
  * key=value pairs for bench/run.sh; it is left out, and the exit status
  * is 3, when a raw read failed (a CPU went offline meanwhile).
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -313,7 +313,7 @@ cmp_cgpair(const void *a, const void *b)
  * per cgroup and group).  Returns 0 or -errno.
  */
 static int
-rawset_open(struct rawset *rs, const struct config *cfg,
+rawset_open(struct rawset *rs, const struct plan *cfg,
     const struct cpumap *online, const char *cgroot)
 {
 	struct perf_event_attr **attrs;
@@ -340,10 +340,10 @@ rawset_open(struct rawset *rs, const struct config *cfg,
 			int want = 0;
 
 			for (j = 0; j < cfg->nr_targets && !want; j++) {
-				const struct cfg_target *t = &cfg->targets[j];
+				const struct plan_target *t = &cfg->targets[j];
 				size_t g;
 
-				if (t->kind != CFG_TARGET_CPU)
+				if (t->kind != PLAN_TARGET_CPU)
 					continue;
 				for (g = 0; g < t->nr_groups; g++)
 					if (t->groups[g] == i &&
@@ -361,10 +361,10 @@ rawset_open(struct rawset *rs, const struct config *cfg,
 
 	/* cgroups: expand every pattern, merge (path, group) pairs. */
 	for (j = 0; j < cfg->nr_targets && cgroot; j++) {
-		const struct cfg_target *t = &cfg->targets[j];
+		const struct plan_target *t = &cfg->targets[j];
 		struct cgroup_list l;
 
-		if (t->kind != CFG_TARGET_CGROUP)
+		if (t->kind != PLAN_TARGET_CGROUP)
 			continue;
 		if ((r = cgroupfs_expand(cgroot, t->path, t->depth,
 		    t->exclude, t->nr_exclude, &l, NULL)) < 0)
@@ -437,7 +437,7 @@ out:
  * root, both on the first online CPU.  0 or -errno.
  */
 static int
-rawset_warm(struct rawset *rs, const struct config *cfg,
+rawset_warm(struct rawset *rs, const struct plan *cfg,
     const struct cpumap *online, const char *cgroot)
 {
 	struct perf_event_attr *attrs;
@@ -482,7 +482,7 @@ rawset_read(struct rawset *rs)
 
 static int
 builtin_config(const struct opts *o, const char *cgparent_rel,
-    struct config **cfg)
+    struct plan **cfg)
 {
 	char yaml[8192], err[1024], list[2048];
 	const char *p;
@@ -579,7 +579,7 @@ main(int argc, char **argv)
 	};
 	struct testcg tcg = { "", 0 };
 	struct rawset rs = { 0, 0, NULL, 0, 0 }, warm = { 0, 0, NULL, 0, 0 };
-	struct config *cfg = NULL;
+	struct plan *cfg = NULL;
 	struct collector *c = NULL;
 	struct snapshot *snap;
 	struct cpumap online = { 0, NULL };
@@ -757,7 +757,7 @@ out:
 	rawset_free(&rs);
 	rawset_free(&warm);
 	collector_free(c);
-	config_free(cfg);
+	plan_free(cfg);
 	cpumap_free(&online);
 	free(tc);
 	free(tr);

@@ -16,7 +16,7 @@
  * no result, if the parent lost its pinning meanwhile (the CPU was taken
  * offline), since the figure would then be meaningless.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <fcntl.h>

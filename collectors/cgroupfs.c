@@ -8,7 +8,7 @@
  * can report every directory it had to read, which is exactly the set of
  * directories to watch with inotify.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <dirent.h>
 #include <errno.h>

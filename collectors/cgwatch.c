@@ -6,7 +6,7 @@
  * vanished ones removed (their watch is already gone when the directory
  * was deleted; inotify_rm_watch then fails with EINVAL, which is fine).
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -20,7 +20,7 @@
 #include <stdio.h>
 
 #include "collectors/snapshot.h"
-#include "config/config.h"
+#include "collectors/plan.h"
 
 /*
  * What a report is about, for structured logs (journal fields, logfmt
@@ -56,7 +56,7 @@ struct collector;
  * (no CPU list, no memory); per-event and per-cgroup problems are reported
  * through the log hook and do not fail.
  */
-int collector_new(const struct config *cfg, const struct collector_opts *o,
+int collector_new(const struct plan *cfg, const struct collector_opts *o,
     struct collector **out, char *err, size_t errlen);
 
 /*
@@ -73,7 +73,7 @@ int collector_start(struct collector *c);
  * must outlive the collector (or the next reload); the old config may be
  * freed when this returns 0.  -ENOMEM leaves the collector unusable.
  */
-int collector_reload(struct collector *c, const struct config *cfg);
+int collector_reload(struct collector *c, const struct plan *cfg);
 
 /* Record a reload's outcome for the self-metrics. */
 void collector_note_reload(struct collector *c, int ok, double when);

@@ -1,7 +1,7 @@
 /*
  * cpumap.c - parsing and combining CPU lists (see cpumap.h).
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -11,8 +11,13 @@
  * Errors quote the whole event and give the 1-based column of the bad
  * part, because the config reports the event's own line and column and
  * the user still has to find the spot inside a long term list.
+ *
+ * Why one file of 900 lines: it is one grammar, perf's, and its tables
+ * (generic names, the hw-cache grid and its aliases, the modifiers) are
+ * read by nothing but the parser beside them; split apart, each table
+ * would need a header that exists only for this file.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -25,6 +30,7 @@
 #include "collectors/event.h"
 #include "collectors/event_pfm.h"
 #include "collectors/tracefs.h"
+#include "util/text.h"
 
 struct event_name {
 	const char *name;
@@ -142,32 +148,6 @@ event_hwcache_name_at(size_t i, char *buf, size_t len)
 	return NULL;
 }
 
-size_t
-event_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j, prev, cur, best;
-	size_t row[64];
-
-	if (la >= 63 || lb >= 63)
-		return (size_t)-1;
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		prev = row[0];
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			cur = row[j];
-			best = prev + (a[i - 1] != b[j - 1]);
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			prev = cur;
-		}
-	}
-	return row[lb];
-}
 
 const char *
 event_suggest(const char *s)
@@ -185,14 +165,14 @@ event_suggest(const char *s)
 	base[n] = '\0';
 	limit = n < 6 ? 1 : 2 + n / 8;
 	for (i = 0; i < NR_EVENT_NAMES; i++) {
-		d = event_distance(base, event_names[i].name);
+		d = text_distance(base, event_names[i].name);
 		if (d < bestd) {
 			bestd = d;
 			best = event_names[i].name;
 		}
 	}
 	for (i = 0; event_hwcache_name_at(i, buf, sizeof(buf)); i++) {
-		d = event_distance(base, buf);
+		d = text_distance(base, buf);
 		if (d < bestd) {
 			bestd = d;
 			memcpy(hwc, buf, sizeof(hwc));
@@ -671,7 +651,7 @@ parse_pmu_syntax(struct parse *p, const char *slash, struct event *out,
 	if (t.pmu == NULL) {
 		list_pmus(l, pmus, sizeof(pmus));
 		for (i = 0; l && i < l->nr; i++)
-			if ((d = event_distance(name, l->pmu[i].name)) < best) {
+			if ((d = text_distance(name, l->pmu[i].name)) < best) {
 				best = d;
 				sugg = l->pmu[i].name;
 			}

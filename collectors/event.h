@@ -69,8 +69,6 @@ int event_parse(const struct event_ctx *ctx, const char *s,
 /* The closest known event name to s, or NULL if nothing is close. */
 const char *event_suggest(const char *s);
 
-/* Edit distance, for "did you mean" everywhere. */
-size_t event_distance(const char *a, const char *b);
 
 /* Iterate over the generic names: returns NULL past the end. */
 const char *event_name_at(size_t i, unsigned *type, unsigned long long *config);

@@ -9,7 +9,7 @@
  * parses; privilege levels default to user and kernel, as perf's
  * --pfm-events does.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -2,7 +2,7 @@
  * event_pfm_none.c - no libpfm4: no libpfm4 names (see event.h and
  * event_pfm.c, which configure builds instead when libpfm4 is there).
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 

@@ -2,7 +2,7 @@
  * event_sys.c - loading the event context and printing what it offers
  * (see event_sys.h).
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -11,7 +11,7 @@
  * event is opened again without them, as perf stat does ("switching off
  * exclude_guest, exclude_host").
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <stdlib.h>

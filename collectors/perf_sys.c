@@ -1,7 +1,7 @@
 /*
  * perf_sys.c - the real perf syscalls behind perf_ops (see perf_sys.h).
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <sys/ioctl.h>
 #include <sys/syscall.h>

@@ -7,7 +7,7 @@
  * whole and small; a file that is missing is an absence (no formats, no
  * events), never an error, because drivers differ in what they provide.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -3,7 +3,7 @@
  *
  * Kept pure and tiny so it can be tested exhaustively without a PMU.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <math.h>
 

@@ -4,7 +4,7 @@
  * it stays valid after a reload frees the config it was built from, and it
  * is freed with a handful of free() calls.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <stdlib.h>

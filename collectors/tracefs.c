@@ -1,7 +1,7 @@
 /*
  * tracefs.c - finding tracefs and reading tracepoint ids (see tracefs.h).
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -7,7 +7,7 @@
  * defined) are plain lookups.  The first error stops parsing; nothing is
  * half-applied because the caller only ever gets a complete config.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -21,11 +21,12 @@
 #include "collectors/event.h"
 #include "config/config.h"
 #include "config/yamldoc.h"
+#include "util/text.h"
 
 struct parse {
 	struct yamldoc y;		/* source, document, error buffer */
 	const struct event_ctx *events;
-	struct config *cfg;
+	struct plan *cfg;
 };
 
 /* The shared YAML helpers, under this file's short names. */
@@ -36,34 +37,6 @@ struct parse {
 	yamldoc_check_keys(&(p)->y, (map), (allowed), (where))
 #define lookup(p, map, key) yamldoc_get(&(p)->y, (map), (key))
 
-int
-config_parse_duration(const char *s, uint64_t *ns)
-{
-	char *end;
-	double v;
-	uint64_t mult;
-
-	if (!isdigit((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s)
-		return -EINVAL;
-	if (strcmp(end, "ms") == 0)
-		mult = 1000000ULL;
-	else if (strcmp(end, "s") == 0)
-		mult = 1000000000ULL;
-	else if (strcmp(end, "m") == 0)
-		mult = 60ULL * 1000000000ULL;
-	else if (strcmp(end, "h") == 0)
-		mult = 3600ULL * 1000000000ULL;
-	else
-		return -EINVAL;
-	if (!(v * (double)mult < 1e18))
-		return -EINVAL;
-	*ns = (uint64_t)(v * (double)mult);
-	return 0;
-}
 
 static int
 parse_bool(const char *s, int *out)
@@ -89,7 +62,7 @@ duration_key(struct parse *p, yaml_node_t *n, const char *key, uint64_t *ns,
 
 	if ((r = expect(p, n, YAML_SCALAR_NODE, key)) < 0)
 		return r;
-	if (config_parse_duration(scalar(n), ns) < 0)
+	if (text_parse_duration(scalar(n), ns) < 0)
 		return perr(p, n, "%s: invalid duration \"%s\" "
 		    "(expected a number with ms, s, m or h, e.g. \"1s\")",
 		    key, scalar(n));
@@ -100,10 +73,10 @@ duration_key(struct parse *p, yaml_node_t *n, const char *key, uint64_t *ns,
 }
 
 /* Append an empty group to cfg; NULL on ENOMEM. */
-static struct cfg_group *
-add_group(struct config *cfg)
+static struct plan_group *
+add_group(struct plan *cfg)
 {
-	struct cfg_group *tmp;
+	struct plan_group *tmp;
 
 	tmp = realloc(cfg->groups, (cfg->nr_groups + 1) * sizeof(*tmp));
 	if (tmp == NULL)
@@ -133,7 +106,7 @@ variant_on(const struct event *v, int nv, const char *pmu)
  * the resolved events.
  */
 static int
-fill_group(const char *name, yaml_node_t *n, struct cfg_group *g,
+fill_group(const char *name, yaml_node_t *n, struct plan_group *g,
     yaml_node_t **evnodes, struct event (*var)[EVENT_MAX_VARIANTS],
     const int *nvar, size_t nr, const char *pmu, int hybrid)
 {
@@ -151,7 +124,7 @@ fill_group(const char *name, yaml_node_t *n, struct cfg_group *g,
 	if ((g->events = calloc(nr, sizeof(*g->events))) == NULL)
 		return -ENOMEM;
 	for (i = 0; i < nr; i++) {
-		struct cfg_event *ce = &g->events[i];
+		struct plan_event *ce = &g->events[i];
 
 		e = pmu ? variant_on(var[i], nvar[i], pmu) : &var[i][0];
 		if (e->kind != EVENT_SOFTWARE && e->p)
@@ -186,7 +159,7 @@ parse_group(struct parse *p, yaml_node_t *n)
 	yaml_node_t *name, *events, **evnodes = NULL;
 	yaml_node_item_t *it;
 	struct event (*var)[EVENT_MAX_VARIANTS] = NULL;
-	struct cfg_group *g;
+	struct plan_group *g;
 	const char *pmu = NULL;
 	size_t i, j, nr, bound = 0, generic = 0;
 	int *nvar = NULL, r, k, copies = 1;
@@ -294,7 +267,7 @@ out:
 }
 
 static int
-parse_target_groups(struct parse *p, yaml_node_t *n, struct cfg_target *t)
+parse_target_groups(struct parse *p, yaml_node_t *n, struct plan_target *t)
 {
 	yaml_node_t *gl = lookup(p, n, "groups"), *g;
 	yaml_node_item_t *it;
@@ -320,7 +293,7 @@ parse_target_groups(struct parse *p, yaml_node_t *n, struct cfg_target *t)
 		for (i = 0; i < p->cfg->nr_groups; i++) {
 			if (strcmp(p->cfg->groups[i].name, scalar(g)) == 0)
 				break;
-			d = event_distance(p->cfg->groups[i].name, scalar(g));
+			d = text_distance(p->cfg->groups[i].name, scalar(g));
 			if (d < bestd) {
 				bestd = d;
 				best = p->cfg->groups[i].name;
@@ -338,7 +311,7 @@ parse_target_groups(struct parse *p, yaml_node_t *n, struct cfg_target *t)
 			if (t->groups[j] == i)
 				return perr(p, g, "group \"%s\" is listed "
 				    "twice for this target", scalar(g));
-		if (t->kind == CFG_TARGET_CGROUP && p->cfg->groups[i].uncore)
+		if (t->kind == PLAN_TARGET_CGROUP && p->cfg->groups[i].uncore)
 			return perr(p, g, "group \"%s\" counts events of the "
 			    "uncore PMU \"%s\", which counts for the whole "
 			    "package and cannot be split by cgroup: count "
@@ -359,14 +332,14 @@ parse_target_groups(struct parse *p, yaml_node_t *n, struct cfg_target *t)
 }
 
 static int
-parse_cpu_target(struct parse *p, yaml_node_t *n, struct cfg_target *t)
+parse_cpu_target(struct parse *p, yaml_node_t *n, struct plan_target *t)
 {
 	static const char *const keys[] = { "cpus", "groups", NULL };
 	yaml_node_t *c;
 	size_t pos;
 	int r;
 
-	t->kind = CFG_TARGET_CPU;
+	t->kind = PLAN_TARGET_CPU;
 	if ((r = expect(p, n, YAML_MAPPING_NODE, "a cpus entry")) < 0)
 		return r;
 	if ((r = check_keys(p, n, keys, "a cpus entry")) < 0)
@@ -414,47 +387,9 @@ label_name_ok(const char *s)
 	return 1;
 }
 
-int
-config_relabel_apply(const struct cfg_relabel *r, const char *path,
-    char *out, size_t len)
-{
-	regmatch_t m[11];
-	const char *s = r->replacement;
-	size_t o = 0;
-
-	if (len == 0 || regexec(&r->re, path, 11, m, 0) != 0)
-		return 0;
-	while (*s && o + 1 < len) {
-		int g = -1;
-
-		if (s[0] == '$' && isdigit((unsigned char)s[1])) {
-			g = s[1] - '0';
-			s += 2;
-		} else if (s[0] == '$' && s[1] == '{' &&
-		    isdigit((unsigned char)s[2]) && s[3] == '}') {
-			g = s[2] - '0';
-			s += 4;
-		}
-		if (g < 0) {
-			out[o++] = *s++;
-			continue;
-		}
-		/* Group 1 is our own anchoring group: user's $N is N+1. */
-		if (g + 1 <= 10 && m[g + 1].rm_so >= 0) {
-			size_t n = (size_t)(m[g + 1].rm_eo - m[g + 1].rm_so);
-
-			if (n > len - 1 - o)
-				n = len - 1 - o;
-			memcpy(out + o, path + m[g + 1].rm_so, n);
-			o += n;
-		}
-	}
-	out[o] = '\0';
-	return 1;
-}
 
 static int
-parse_relabel(struct parse *p, yaml_node_t *n, struct cfg_relabel *rl)
+parse_relabel(struct parse *p, yaml_node_t *n, struct plan_relabel *rl)
 {
 	static const char *const keys[] = { "source", "regex", "target_label",
 	    "replacement", NULL };
@@ -532,7 +467,7 @@ check_pattern(struct parse *p, yaml_node_t *n, const char *what)
 }
 
 static int
-parse_cgroup_target(struct parse *p, yaml_node_t *n, struct cfg_target *t)
+parse_cgroup_target(struct parse *p, yaml_node_t *n, struct plan_target *t)
 {
 	static const char *const keys[] = { "path", "groups", "per_cpu",
 	    "exclude", "depth", "relabel", NULL };
@@ -543,7 +478,7 @@ parse_cgroup_target(struct parse *p, yaml_node_t *n, struct cfg_target *t)
 	long v;
 	int r;
 
-	t->kind = CFG_TARGET_CGROUP;
+	t->kind = PLAN_TARGET_CGROUP;
 	if ((r = expect(p, n, YAML_MAPPING_NODE, "a cgroups entry")) < 0)
 		return r;
 	if ((r = check_keys(p, n, keys, "a cgroups entry")) < 0)
@@ -629,7 +564,7 @@ parse_root(struct parse *p, yaml_node_t *root)
 		"interval", "groups", "cpus", "cgroups",
 		"cgroup_rescan_interval", "max_fds", NULL
 	};
-	struct config *cfg = p->cfg;
+	struct plan *cfg = p->cfg;
 	yaml_node_t *n, *item;
 	yaml_node_item_t *it;
 	size_t nr = 0;
@@ -674,7 +609,7 @@ parse_root(struct parse *p, yaml_node_t *root)
 	for (it = n->data.sequence.items.start;
 	    it < n->data.sequence.items.top; it++) {
 		item = yaml_document_get_node(p->y.doc, *it);
-		/* A half-built group stays reachable for config_free. */
+		/* A half-built group stays reachable for plan_free. */
 		if ((r = parse_group(p, item)) < 0)
 			return r;
 	}
@@ -720,7 +655,7 @@ parse_root(struct parse *p, yaml_node_t *root)
 
 int
 config_parse(const struct event_ctx *events, const char *source,
-    const char *text, size_t len, struct config **out, char *err,
+    const char *text, size_t len, struct plan **out, char *err,
     size_t errlen)
 {
 	yaml_document_t doc;
@@ -736,7 +671,7 @@ config_parse(const struct event_ctx *events, const char *source,
 		return -ENOMEM;
 	}
 	if ((r = yamldoc_load(source, text, len, &doc, err, errlen)) < 0) {
-		config_free(p.cfg);
+		plan_free(p.cfg);
 		return r;
 	}
 	root = yaml_document_get_root_node(&doc);
@@ -750,7 +685,7 @@ config_parse(const struct event_ctx *events, const char *source,
 		snprintf(err, errlen, "%s: out of memory", source);
 	yaml_document_delete(&doc);
 	if (r < 0) {
-		config_free(p.cfg);
+		plan_free(p.cfg);
 		return r;
 	}
 	*out = p.cfg;
@@ -759,7 +694,7 @@ config_parse(const struct event_ctx *events, const char *source,
 
 int
 config_load(const struct event_ctx *events, const char *path,
-    struct config **out, char *err, size_t errlen)
+    struct plan **out, char *err, size_t errlen)
 {
 	char *buf;
 	size_t len;
@@ -773,44 +708,3 @@ config_load(const struct event_ctx *events, const char *path,
 	return r;
 }
 
-void
-config_free(struct config *cfg)
-{
-	size_t i, j;
-
-	if (cfg == NULL)
-		return;
-	for (i = 0; i < cfg->nr_groups; i++) {
-		struct cfg_group *g = &cfg->groups[i];
-
-		if (g->events)
-			for (j = 0; j < g->nr_events; j++) {
-				free(g->events[j].name);
-				free(g->events[j].pmu);
-			}
-		free(g->events);
-		free(g->name);
-		free(g->pmu);
-		cpumap_free(&g->cpus);
-	}
-	free(cfg->groups);
-	for (i = 0; i < cfg->nr_targets; i++) {
-		struct cfg_target *t = &cfg->targets[i];
-
-		cpumap_free(&t->cpus);
-		free(t->path);
-		free(t->groups);
-		for (j = 0; j < t->nr_exclude; j++)
-			free(t->exclude[j]);
-		free(t->exclude);
-		for (j = 0; j < t->nr_relabel; j++) {
-			regfree(&t->relabel[j].re);
-			free(t->relabel[j].target_label);
-			free(t->relabel[j].replacement);
-		}
-		free(t->relabel);
-	}
-	free(cfg->targets);
-	free(cfg->source);
-	free(cfg);
-}

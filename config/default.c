@@ -6,7 +6,7 @@
  * counters (most VMs) the daemon falls back to software events instead,
  * and says so, so that it still shows something true.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include "config/config.h"
 

@@ -1,7 +1,7 @@
 /*
  * yamldoc.c - shared YAML checks with positions (see yamldoc.h).
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <stdint.h>
 
-#include "collectors/event.h"
 #include "config/yamldoc.h"
+#include "util/text.h"
 
 /*
  * libyaml's scanner does work proportional to the nesting depth for
@@ -235,7 +235,7 @@ yamldoc_check_keys(const struct yamldoc *d, yaml_node_t *map,
 		for (k = allowed; *k; k++) {
 			if (strcmp(*k, yamldoc_scalar(key)) == 0)
 				break;
-			dist = event_distance(*k, yamldoc_scalar(key));
+			dist = text_distance(*k, yamldoc_scalar(key));
 			if (dist < bestd) {
 				bestd = dist;
 				best = *k;

@@ -16,7 +16,7 @@
  * never refers back into the body, so the concatenation is one valid
  * stream; crc32_combine gives the trailer without rereading the body.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <math.h>

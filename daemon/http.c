@@ -29,8 +29,14 @@
  * digests of successful user:password pairs keeps Prometheus, which sends
  * the same credentials every scrape, from paying bcrypt each time.  Only
  * the MHD thread touches the cache.
+ *
+ * Why one file of 900 lines: it is every libmicrohttpd callback and the
+ * state they share (the connection table the sweeper walks, the auth
+ * cache, the count of scrapes in flight).  What stands alone lives
+ * elsewhere: the bodies in expo.c, the web config in webconfig.c,
+ * process_* in procstat.c.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <fcntl.h>

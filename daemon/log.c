@@ -3,7 +3,7 @@
  * line on stderr, so lines from the collector and main threads never
  * interleave.  If the journal refuses a message, it goes to stderr.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <stdarg.h>

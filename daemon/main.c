@@ -10,7 +10,7 @@
  * the service restarted.  Without NOTIFY_SOCKET the sd_notify calls do
  * nothing and the daemon runs in the foreground as usual.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -33,6 +33,7 @@
 #include "daemon/http.h"
 #include "daemon/log.h"
 #include "daemon/webconfig.h"
+#include "util/text.h"
 
 struct options {
 	const char *config_file;
@@ -125,7 +126,7 @@ probe_hardware(void)
 
 static int
 load_config(const struct options *opt, const struct event_ctx *ectx,
-    struct config **cfg)
+    struct plan **cfg)
 {
 	char err[1024];
 	int e;
@@ -170,7 +171,7 @@ parse_web_limit(int which, const char *arg, struct http_opts *w)
 	if (which == 3) {
 		if (strcmp(arg, "0") == 0)
 			ns = 0;
-		else if (config_parse_duration(arg, &ns) < 0 ||
+		else if (text_parse_duration(arg, &ns) < 0 ||
 		    ns > 3600ULL * 1000000000ULL)
 			goto bad;
 		/* Whole seconds, rounded up: 0 would switch it off. */
@@ -363,9 +364,9 @@ watchdog_tick(struct watchdog *w)
 /* SIGHUP: validate the new config; keep the old one if it is bad. */
 static void
 reload(const struct options *opt, const struct event_ctx *ectx,
-    struct config **cfg)
+    struct plan **cfg)
 {
-	struct config *next = NULL;
+	struct plan *next = NULL;
 	int r;
 
 	sd_notifyf(0, "RELOADING=1\nSTATUS=reloading %s\nMONOTONIC_USEC=%llu",
@@ -384,7 +385,7 @@ reload(const struct options *opt, const struct event_ctx *ectx,
 		log_error("reload: %s; exiting", strerror(-r));
 		exit(1);
 	}
-	config_free(*cfg);
+	plan_free(*cfg);
 	*cfg = next;
 	log_info("reloaded %s: counting now", next->source);
 	notify_status("READY=1\n");
@@ -463,7 +464,7 @@ main(int argc, char **argv)
 	struct webcfg *web = NULL;
 	struct collector_opts copts;
 	struct http_opts hopts;
-	struct config *cfg = NULL;
+	struct plan *cfg = NULL;
 	struct http *http = NULL;
 	struct watchdog wd = { 0, 0, 0, 0, 0 };
 	struct timespec tick;
@@ -504,7 +505,7 @@ main(int argc, char **argv)
 	if (opt.web_config && webcfg_load(opt.web_config, &web, err,
 	    sizeof(err)) < 0) {
 		log_error("%s", err);
-		config_free(cfg);
+		plan_free(cfg);
 		event_sys_free(&es);
 		return 1;
 	}
@@ -617,7 +618,7 @@ out:
 	http_stop(http);
 	collector_free(running);
 	running = NULL;
-	config_free(cfg);
+	plan_free(cfg);
 	event_sys_free(&es);
 	webcfg_free(web);
 	return status;

@@ -8,7 +8,7 @@
  * Open fds are counted with getdents64 on /proc/self/fd, which costs one
  * system call per few hundred fds: the collector may hold thousands.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <dirent.h>
 #include <errno.h>

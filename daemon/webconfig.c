@@ -13,7 +13,7 @@
  * Passwords are checked with libxcrypt's crypt_r, which implements
  * bcrypt ($2a$, $2b$, $2y$) as Go's bcrypt package does.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <crypt.h>
 #include <errno.h>
@@ -25,7 +25,6 @@
 #include <yaml.h>
 #include <gnutls/gnutls.h>
 
-#include "collectors/event.h"
 #include "config/yamldoc.h"
 #include "daemon/webconfig.h"
 

@@ -2,7 +2,7 @@
  * cgroupfs_test.c - finding the perf cgroup mount in mountinfo files of
  * several host layouts, and expanding path patterns on a scratch tree.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
  * read returns 0 bytes, a group that is never scheduled, and that every
  * fd opened is closed again.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -19,6 +19,7 @@
 #include "collectors/collector.h"
 #include "collectors/pmu.h"
 #include "collectors/perf_sys.h"
+#include "config/config.h"
 #include "daemon/expo.h"
 #include "tests/check.h"
 
@@ -215,7 +216,7 @@ open_fds(void)
 static const char *mountinfo = "/nonexistent";
 
 static struct collector *
-make(const char *yaml, struct config **cfg, const char *sysfs)
+make(const char *yaml, struct plan **cfg, const char *sysfs)
 {
 	struct collector_opts o = { sysfs, mountinfo, capture, 0 };
 	struct collector *c = NULL;
@@ -230,7 +231,7 @@ make(const char *yaml, struct config **cfg, const char *sysfs)
 static void
 test_counting(const char *sysfs)
 {
-	struct config *cfg = NULL;
+	struct plan *cfg = NULL;
 	struct collector *c;
 	struct snapshot *s;
 	const struct snap_row *r;
@@ -321,14 +322,14 @@ test_counting(const char *sysfs)
 	zero_read_cpu = -1;
 
 	collector_free(c);
-	config_free(cfg);
+	plan_free(cfg);
 	CHECK(open_fds() == 0);
 }
 
 static void
 test_unscheduled(const char *sysfs)
 {
-	struct config *cfg = NULL;
+	struct plan *cfg = NULL;
 	struct collector *c;
 	int i;
 
@@ -346,7 +347,7 @@ test_unscheduled(const char *sysfs)
 	collector_collect(c);
 	CHECK(count_of(logbuf, "is being scheduled now") == 1);
 	collector_free(c);
-	config_free(cfg);
+	plan_free(cfg);
 	CHECK(open_fds() == 0);
 }
 
@@ -357,7 +358,7 @@ test_unscheduled(const char *sysfs)
 static void
 test_check_counters(const char *sysfs)
 {
-	struct config *cfg = NULL;
+	struct plan *cfg = NULL;
 	struct collector *c;
 	char *text = NULL;
 	size_t len = 0;
@@ -376,7 +377,7 @@ test_check_counters(const char *sysfs)
 	    "split the group");
 	free(text);
 	collector_free(c);
-	config_free(cfg);
+	plan_free(cfg);
 	fake_counters = 0;
 	CHECK(open_fds() == 0);
 }
@@ -388,7 +389,7 @@ test_check_counters(const char *sysfs)
 static void
 test_retry(const char *sysfs)
 {
-	struct config *cfg = NULL;
+	struct plan *cfg = NULL;
 	struct collector *c;
 	struct snapshot *s;
 	struct timespec ts = { 0, 120000000 };
@@ -419,7 +420,7 @@ test_retry(const char *sysfs)
 	CHECK(row(s, 0) && row(s, 0)->values[0] == 4 * 3e9);	/* untouched */
 	snapshot_unref(s);
 	collector_free(c);
-	config_free(cfg);
+	plan_free(cfg);
 	CHECK(open_fds() == 0);
 }
 
@@ -447,7 +448,7 @@ static void
 test_vanished(const char *dir)
 {
 	char mi[8400], cg[4200], yaml[512];
-	struct config *cfg = NULL;
+	struct plan *cfg = NULL;
 	struct collector *c;
 	struct snapshot *s;
 
@@ -471,7 +472,7 @@ test_vanished(const char *dir)
 	CHECK(count_of(logbuf, "vanished") == 1);
 	CHECK(open_fds() == 0);
 	collector_free(c);
-	config_free(cfg);
+	plan_free(cfg);
 
 	/* Present: counted (the fake PMU takes any cgroup fd). */
 	logbuf[0] = '\0';
@@ -483,7 +484,7 @@ test_vanished(const char *dir)
 	CHECK(s && s->rows[0].cgroup && strcmp(s->rows[0].cgroup, "/x") == 0);
 	snapshot_unref(s);
 	collector_free(c);
-	config_free(cfg);
+	plan_free(cfg);
 	CHECK(open_fds() == 0);
 	mountinfo = "/nonexistent";
 }
@@ -500,7 +501,7 @@ static void
 test_no_perf_cgroup(const char *dir)
 {
 	char mi[8400], path[8400], want[8600];
-	struct config *cfg = NULL;
+	struct plan *cfg = NULL;
 	struct collector *c;
 	struct snapshot *s;
 	size_t i, n = 0;
@@ -546,7 +547,7 @@ test_no_perf_cgroup(const char *dir)
 	CHECK(s && s->cgroups_no_perf == 0 && s->nr_open_errors == 0);
 	snapshot_unref(s);
 	collector_free(c);
-	config_free(cfg);
+	plan_free(cfg);
 
 	/* An event the PMU lacks: its own message, no cgroup advice. */
 	logbuf[0] = '\0';
@@ -561,7 +562,7 @@ test_no_perf_cgroup(const char *dir)
 	CHECK(strstr(logbuf, "cannot be counted on cpu") != NULL);
 	CHECK(strstr(logbuf, "subtree_control") == NULL);
 	collector_free(c);
-	config_free(cfg);
+	plan_free(cfg);
 	CHECK(open_fds() == 0);
 	mountinfo = "/nonexistent";
 }
@@ -578,7 +579,7 @@ test_pmus(void)
 	const char *top = getenv("top_srcdir");
 	struct pmu_list l;
 	struct event_ctx ctx = { &l, NULL, 1 };
-	struct config *cfg = NULL;
+	struct plan *cfg = NULL;
 	struct collector *c = NULL;
 	struct snapshot *s;
 	char sysfs[4096], err[1024];
@@ -652,7 +653,7 @@ test_pmus(void)
 	CHECK(s && strcmp(s->support[2].pmu, "software") == 0);
 	snapshot_unref(s);
 	collector_free(c);
-	config_free(cfg);
+	plan_free(cfg);
 	pmu_list_free(&l);
 	CHECK(open_fds() == 0);
 }

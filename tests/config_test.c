@@ -3,7 +3,7 @@
  * and every kind of mistake is reported as file:line:column with the
  * message a user can act on.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -13,13 +13,14 @@
 #include "collectors/pmu.h"
 #include "config/config.h"
 #include "tests/check.h"
+#include "util/text.h"
 
 static char err[1024];
 
-static struct config *
+static struct plan *
 parse(const char *yaml)
 {
-	struct config *cfg = NULL;
+	struct plan *cfg = NULL;
 
 	err[0] = '\0';
 	if (config_parse(NULL, "t.yaml", yaml, strlen(yaml), &cfg, err,
@@ -33,17 +34,17 @@ parse(const char *yaml)
 static void
 bad(const char *yaml, const char *want)
 {
-	struct config *cfg = parse(yaml);
+	struct plan *cfg = parse(yaml);
 
 	CHECK(cfg == NULL);
 	CHECK_STR(err, want);
-	config_free(cfg);
+	plan_free(cfg);
 }
 
 static void
 test_valid(void)
 {
-	struct config *cfg = parse(
+	struct plan *cfg = parse(
 	    "interval: 500ms\n"
 	    "cgroup_rescan_interval: 2s\n"
 	    "groups:\n"
@@ -81,36 +82,36 @@ test_valid(void)
 	CHECK(cfg->groups[0].events[1].col == 22);
 	CHECK(cfg->groups[1].nr_events == 2);
 	CHECK(cfg->nr_targets == 4);
-	CHECK(cfg->targets[0].kind == CFG_TARGET_CPU && cfg->targets[0].all_cpus);
+	CHECK(cfg->targets[0].kind == PLAN_TARGET_CPU && cfg->targets[0].all_cpus);
 	CHECK(cfg->targets[1].cpus.nr == 5 && cfg->targets[1].cpus.cpu[4] == 8);
 	CHECK(cfg->targets[1].nr_groups == 2 && cfg->targets[1].groups[0] == 1);
-	CHECK(cfg->targets[2].kind == CFG_TARGET_CGROUP);
+	CHECK(cfg->targets[2].kind == PLAN_TARGET_CGROUP);
 	CHECK_STR(cfg->targets[2].path, "/system.slice/nginx.service");
 	CHECK(cfg->targets[2].per_cpu == 1);
 	CHECK(cfg->targets[3].per_cpu == 0);
-	config_free(cfg);
+	plan_free(cfg);
 
 	/* Defaults. */
 	cfg = parse(GROUPS "cpus:\n  - cpus: all\n    groups: [ipc]\n");
 	CHECK(cfg && cfg->interval_ns == 1000000000ULL);
-	config_free(cfg);
+	plan_free(cfg);
 }
 
 static void
 test_embedded(void)
 {
-	struct config *cfg = NULL;
+	struct plan *cfg = NULL;
 
 	CHECK(config_parse(NULL, "<default>", config_default_yaml,
 	    strlen(config_default_yaml), &cfg, err, sizeof(err)) == 0);
 	CHECK(cfg && cfg->nr_groups == 1 && cfg->nr_targets == 2);
 	CHECK(cfg && strcmp(cfg->groups[0].name, "ipc") == 0);
-	config_free(cfg);
+	plan_free(cfg);
 	cfg = NULL;
 	CHECK(config_parse(NULL, "<default>", config_fallback_yaml,
 	    strlen(config_fallback_yaml), &cfg, err, sizeof(err)) == 0);
 	CHECK(cfg && cfg->groups[0].events[0].attr.type == PERF_TYPE_SOFTWARE);
-	config_free(cfg);
+	plan_free(cfg);
 }
 
 static void
@@ -168,7 +169,7 @@ static void
 test_cgroup_keys(void)
 {
 	char out[256];
-	struct config *cfg = parse(GROUPS
+	struct plan *cfg = parse(GROUPS
 	    "max_fds: 5000\n"
 	    "cgroups:\n"
 	    "  - path: /kubepods.slice/**/cri-containerd-*.scope\n"
@@ -201,21 +202,21 @@ test_cgroup_keys(void)
 	CHECK(cfg->targets[1].nr_exclude == 1);
 	CHECK_STR(cfg->targets[1].exclude[0], "/system.slice/cron.service");
 	CHECK(cfg->targets[0].nr_relabel == 2);
-	CHECK(config_relabel_apply(&cfg->targets[0].relabel[0],
+	CHECK(plan_relabel_apply(&cfg->targets[0].relabel[0],
 	    "/kubepods.slice/kubepods-pod12ab_34.slice/cri-containerd-0f3e.scope",
 	    out, sizeof(out)) == 1);
 	CHECK_STR(out, "0f3e");
-	CHECK(config_relabel_apply(&cfg->targets[0].relabel[1],
+	CHECK(plan_relabel_apply(&cfg->targets[0].relabel[1],
 	    "/kubepods.slice/kubepods-pod12ab_34.slice/cri-containerd-0f3e.scope",
 	    out, sizeof(out)) == 1);
 	CHECK_STR(out, "uid-12ab_34");
 	/* Anchored: a partial match is no match. */
-	CHECK(config_relabel_apply(&cfg->targets[1].relabel[0],
+	CHECK(plan_relabel_apply(&cfg->targets[1].relabel[0],
 	    "/other/system.slice/x.service", out, sizeof(out)) == 0);
-	CHECK(config_relabel_apply(&cfg->targets[1].relabel[0],
+	CHECK(plan_relabel_apply(&cfg->targets[1].relabel[0],
 	    "/system.slice/nginx.service", out, sizeof(out)) == 1);
 	CHECK_STR(out, "nginx.service");
-	config_free(cfg);
+	plan_free(cfg);
 
 	bad(GROUPS "cgroups:\n  - path: /a**\n    groups: [ipc]\n",
 	    "t.yaml:5:11: cgroup path \"/a**\": '**' must be a whole path component (column 3)");
@@ -242,21 +243,21 @@ test_durations(void)
 {
 	uint64_t ns;
 
-	CHECK(config_parse_duration("1s", &ns) == 0 && ns == 1000000000ULL);
-	CHECK(config_parse_duration("250ms", &ns) == 0 && ns == 250000000ULL);
-	CHECK(config_parse_duration("1.5s", &ns) == 0 && ns == 1500000000ULL);
-	CHECK(config_parse_duration("2m", &ns) == 0 && ns == 120000000000ULL);
-	CHECK(config_parse_duration("1h", &ns) == 0);
-	CHECK(config_parse_duration("1", &ns) == -EINVAL);
-	CHECK(config_parse_duration("s", &ns) == -EINVAL);
-	CHECK(config_parse_duration("-1s", &ns) == -EINVAL);
-	CHECK(config_parse_duration("1d", &ns) == -EINVAL);
+	CHECK(text_parse_duration("1s", &ns) == 0 && ns == 1000000000ULL);
+	CHECK(text_parse_duration("250ms", &ns) == 0 && ns == 250000000ULL);
+	CHECK(text_parse_duration("1.5s", &ns) == 0 && ns == 1500000000ULL);
+	CHECK(text_parse_duration("2m", &ns) == 0 && ns == 120000000000ULL);
+	CHECK(text_parse_duration("1h", &ns) == 0);
+	CHECK(text_parse_duration("1", &ns) == -EINVAL);
+	CHECK(text_parse_duration("s", &ns) == -EINVAL);
+	CHECK(text_parse_duration("-1s", &ns) == -EINVAL);
+	CHECK(text_parse_duration("1d", &ns) == -EINVAL);
 }
 
 static void
 test_load(void)
 {
-	struct config *cfg = NULL;
+	struct plan *cfg = NULL;
 
 	CHECK(config_load(NULL, "/nonexistent/pmu.yaml", &cfg, err, sizeof(err)) ==
 	    -ENOENT);
@@ -271,7 +272,7 @@ test_pmus(void)
 	const char *top = getenv("top_srcdir");
 	struct pmu_list l;
 	struct event_ctx ctx = { &l, NULL, 1 };
-	struct config *cfg = NULL;
+	struct plan *cfg = NULL;
 	char sysfs[4096];
 	int r;
 
@@ -300,7 +301,7 @@ test_pmus(void)
 		CHECK(cfg->groups[2].events[1].attr.config == 4ULL << 32);
 		CHECK(cfg->targets[0].nr_groups == 3);
 	}
-	config_free(cfg);
+	plan_free(cfg);
 
 	r = PARSE("groups:\n  - name: x\n    events: [cpu_core/mem-loads/, cpu_atom/event=1/]\n"
 	    "cpus:\n  - cpus: all\n    groups: [x]\n");

@@ -1,5 +1,5 @@
 /* cpumap_test.c - CPU list parsing, formatting and intersection. */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  * big.LITTLE, RAPL), tracepoints from a fixture tracefs, and errors that
  * point inside the string.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +16,7 @@
 #include "collectors/pmu.h"
 #include "collectors/tracefs.h"
 #include "tests/check.h"
+#include "util/text.h"
 
 static struct event ev[EVENT_MAX_VARIANTS];
 static struct perf_event_attr a;
@@ -454,6 +455,6 @@ main(void)
 	CHECK_CONTAINS(err, "did you mean \"L1-dcache-load-misses\"?");
 	CHECK_STR(event_suggest("context-switch"), "context-switches");
 	CHECK(event_suggest("zzzzzzzzzzzz") == NULL);
-	CHECK(event_distance("kitten", "sitting") == 3);
+	CHECK(text_distance("kitten", "sitting") == 3);
 	return CHECK_DONE();
 }

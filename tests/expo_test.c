@@ -2,7 +2,7 @@
  * expo_test.c - text exposition: label escaping, number formatting, and a
  * whole rendered snapshot compared byte for byte.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <errno.h>
 #include <math.h>

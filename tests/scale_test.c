@@ -3,7 +3,7 @@
  * intervals with no running time, and a property test that the
  * accumulator never decreases over random reading sequences.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <math.h>
 #include <stdint.h>

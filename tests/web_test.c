@@ -3,7 +3,7 @@
  * priority string made from Go's TLS settings, bcrypt checks) and the
  * HTTP content negotiation, without a server.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <stdlib.h>
 #include <string.h>

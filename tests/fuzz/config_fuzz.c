@@ -2,7 +2,7 @@
  * config_fuzz.c - libFuzzer target for the YAML config parser, with and
  * without the fixture PMUs that tests/fuzz.test names in PMU_FUZZ_SYSFS.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,7 +25,7 @@ unload(void)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct config *cfg = NULL;
+	struct plan *cfg = NULL;
 	char err[1024];
 
 	if (!loaded) {
@@ -40,10 +40,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (config_parse(NULL, "f.yaml", (const char *)data, size, &cfg, err,
 	    sizeof(err)) == 0)
-		config_free(cfg);
+		plan_free(cfg);
 	cfg = NULL;
 	if (config_parse(&ctx, "f.yaml", (const char *)data, size, &cfg, err,
 	    sizeof(err)) == 0)
-		config_free(cfg);
+		plan_free(cfg);
 	return 0;
 }

@@ -5,7 +5,7 @@
  * Intel hybrid fixture (formats, aliases, uncore) and the fixture tracefs
  * that tests/fuzz.test names in PMU_FUZZ_SYSFS and PMU_FUZZ_TRACEFS.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <stdint.h>
 #include <stdlib.h>

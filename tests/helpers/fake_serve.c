@@ -14,7 +14,7 @@
  * --render times ROUNDS fresh snapshots rendered in each variant, as the
  * first scrape of a snapshot does, and prints bytes and MB/s per variant.
  */
-#include "config.h"
+#include "autoconf.h"
 
 #include <signal.h>
 #include <stdio.h>

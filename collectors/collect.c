@@ -1,0 +1,147 @@
+/*
+ * collect.c - one collection (see collector_int.h): every open instance
+ * read with one read(), each interval's deltas scaled by its own
+ * enabled/running deltas and added to monotonic accumulators, then a
+ * snapshot built and published.  Nothing here allocates in the steady
+ * state; reading does not even take a lock.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collectors/cgroupfs.h"
+#include "collectors/cgwatch.h"
+#include "collectors/collector.h"
+#include "collectors/event.h"
+#include "collectors/collector_int.h"
+#include "collectors/group.h"
+
+/* ---- reading ------------------------------------------------------ */
+
+static void
+inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
+    struct inst *in)
+{
+	const struct plan_group *g = &c->cfg->groups[tg->gi];
+	size_t i, ev;
+	uint64_t de, dr;
+	int r;
+
+	if (in->state != INST_OK)
+		return;
+	r = group_read(&in->pg, in->cur);
+	if (r < 0) {
+		if (r == -ENODATA)
+			REPORT(c, 4, t->cgroup, g->name, NULL, in->cpu, 0,
+			    "group \"%s\" on cpu %d for %s is in error "
+			    "state (read returned 0 bytes); it stops counting",
+			    g->name, in->cpu, target_name(t));
+		else
+			REPORT(c, 4, t->cgroup, g->name, NULL, in->cpu, -r,
+			    "reading group \"%s\" on cpu %d for %s: "
+			    "%s; it stops counting", g->name, in->cpu,
+			    target_name(t), strerror(-r));
+		in->state = INST_BROKEN;
+		group_close(&in->pg);
+		/* Reopened at the next full rescan: a CPU that blinked
+		 * offline for less than an interval breaks reads like this. */
+		c->retry_due = 1;
+		return;
+	}
+	for (i = 0; i < in->pg.nr; i++) {
+		ev = in->pg.evidx[i];
+		scale_accumulate(&in->acc[ev], &in->prev[ev], &in->cur[ev]);
+		in->prev[ev] = in->cur[ev];
+	}
+	ev = in->pg.evidx[0];
+	de = in->cur[ev].enabled - in->prev_enabled;
+	dr = in->cur[ev].running - in->prev_running;
+	if (in->cur[ev].enabled >= in->prev_enabled &&
+	    in->cur[ev].running >= in->prev_running) {
+		in->enabled_ns += de;
+		in->running_ns += dr;
+	}
+	in->last_de = de;
+	in->last_dr = dr;
+	in->prev_enabled = in->cur[ev].enabled;
+	in->prev_running = in->cur[ev].running;
+	/* Never scheduled: enabled for a whole interval, running never. */
+	if (in->running_ns == 0 && in->enabled_ns >= c->cfg->interval_ns / 2 &&
+	    !tg->unscheduled) {
+		tg->unscheduled = 1;
+		REPORT(c, 4, t->cgroup, g->name, NULL, in->cpu, 0,
+		    "group \"%s\" for %s has not been scheduled on cpu "
+		    "%d (time_running is 0): too many events for the "
+		    "counters, or the PMU is in use by someone else",
+		    g->name, target_name(t), in->cpu);
+	} else if (in->running_ns > 0 && tg->unscheduled == 1 && dr > 0) {
+		tg->unscheduled = 2;
+		REPORT(c, 6, t->cgroup, g->name, NULL, in->cpu, 0,
+		    "group \"%s\" for %s is being scheduled now",
+		    g->name, target_name(t));
+	}
+}
+
+void
+collector_collect(struct collector *c)
+{
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC), t1;
+	struct snapshot *s;
+	size_t i, j, k;
+
+	if (target_online_changed(c)) {
+		if (target_rebuild(c, c->cfg) < 0)
+			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
+			    "reopening after a CPU change: %s",
+			    strerror(ENOMEM));
+		collector_enable(c);
+	} else if (c->retry_due && t0 - c->last_rescan_ns >=
+	    c->cfg->rescan_ns) {
+		/* The full rescan reopens what failed, keeping the rest. */
+		REPORT(c, 6, NULL, NULL, NULL, -1, 0, "reopening group "
+		    "instances that stopped counting");
+		c->retry_due = 0;
+		c->rescan_due = 0;
+		if (target_rebuild(c, c->cfg) < 0)
+			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
+			    "reopening: %s", strerror(ENOMEM));
+		collector_enable(c);
+	} else if (c->rescan_due || t0 - c->last_rescan_ns >=
+	    c->cfg->rescan_ns) {
+		c->last_rescan_ns = t0;
+		c->rescan_due = 0;
+		if (rescan_cgroups(c, 1) < 0)
+			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
+			    "cgroup rescan: %s", strerror(ENOMEM));
+	}
+	for (i = 0; i < c->nr_targets; i++)
+		for (j = 0; c->targets[i]->opened &&
+		    j < c->targets[i]->nr_groups; j++) {
+			struct tgroup *tg = &c->targets[i]->groups[j];
+
+			for (k = 0; k < tg->cpus.nr; k++)
+				inst_collect(c, c->targets[i], tg,
+				    &tg->inst[k]);
+		}
+	c->seq++;
+	t1 = now_ns(CLOCK_MONOTONIC);
+	s = snapbuild(c, (double)(t1 - t0) / 1e9);
+	if (s == NULL)
+		REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
+		    "building a snapshot: %s", strerror(ENOMEM));
+	else
+		snapshot_publish(&c->slot, s);
+	atomic_fetch_add(&c->heartbeat, 1);
+}

@@ -1,0 +1,162 @@
+/*
+ * collector_int.h - what the collector's files share, and nothing outside
+ * collectors/collector*.c, instance.c, target.c, rescan.c, collect.c,
+ * snapbuild.c and probe.c may use.  Every function here runs on the
+ * collector thread (or before it starts), which owns every perf fd.
+ *
+ * Shape of the data:
+ *
+ *   collector
+ *     target[]            system-wide (cgroup == NULL) or one cgroup
+ *       tgroup[]          one plan group counted on this target
+ *         inst[]          the group on one CPU: a perf group and its
+ *                         accumulators
+ */
+#ifndef PMU_COLLECTOR_INT_H
+#define PMU_COLLECTOR_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "collectors/cgwatch.h"
+#include "collectors/collector.h"
+#include "collectors/cpumap.h"
+#include "collectors/group.h"
+#include "collectors/scale.h"
+
+enum inst_state { INST_OK, INST_CLOSED, INST_BROKEN };
+
+struct inst {
+	int cpu;
+	enum inst_state state;
+	struct perf_group pg;
+	struct count *prev;		/* [nr_events] last reading */
+	struct count *cur;		/* [nr_events] scratch */
+	struct scaled *acc;		/* [nr_events] */
+	uint64_t enabled_ns, running_ns;	/* sums of deltas */
+	uint64_t prev_enabled, prev_running;
+	uint64_t last_de, last_dr;	/* the last interval's deltas */
+	int no_perf_cgroup;		/* failed: the cgroup, not the events */
+};
+
+struct tgroup {
+	size_t gi;			/* index into cfg->groups */
+	int per_cpu;
+	struct cpumap cpus;
+	struct inst *inst;		/* [cpus.nr] */
+	int unscheduled;		/* reported as never scheduled */
+};
+
+struct target {
+	char *cgroup;			/* NULL: system-wide */
+	size_t nr_groups;
+	struct tgroup *groups;
+	size_t nr_labels;		/* from relabel rules */
+	char **lname, **lvalue;
+	int seen;			/* rescan mark: 0 gone, 1 kept, 2 new */
+	int opened;			/* instances exist */
+	int skipped;			/* over the fd budget, reported */
+};
+
+struct collector {
+	const struct plan *cfg;
+	struct collector_opts o;
+	char cgroot[4096];
+	int cgroot_v2, have_cgroot;
+	struct cpumap online;
+	struct perf_event_attr **attrs;	/* [group][event] */
+	int **ev_logged;		/* [group][event]: reported unsupported */
+
+	struct target **targets;
+	size_t nr_targets, cap_targets;
+
+	struct snapshot_slot slot;
+	pthread_t thread;
+	int started;
+	int stopfd, timerfd;
+	uint64_t seq;
+	uint64_t last_rescan_ns;
+	atomic_uint_fast64_t heartbeat;
+	int logged_emfile, logged_eacces, logged_no_perf_cgroup;
+	int *pattern_empty;		/* [cfg target]: reported matching none */
+
+	/* Discovery. */
+	struct cgwatch *watch;		/* NULL without inotify */
+	int rescan_due;			/* inotify saw a change */
+	int retry_due;			/* instances failed: reopen at rescan */
+	int logged_watch;
+	uint64_t max_fds;
+	size_t cg_matched, cg_counted, cg_skipped;
+	int online_fd;			/* <sysfs>/devices/system/cpu/online */
+	char online_text[256];
+
+	/* During a reload: the old targets whose instances may be adopted. */
+	struct target **adopt;
+	size_t nr_adopt;
+	const struct plan *adopt_cfg;
+
+	pthread_mutex_t info_lock;	/* guards what main reports to us */
+	int reload_ok;
+	double reload_success_s;
+};
+
+#define REPORT(c, prio, cg, grp, ev, cpu, err, ...)			\
+	(c)->o.log((prio), &(const struct log_fields){ (cg), (grp), (ev),	\
+	    (cpu), (err) }, __VA_ARGS__)
+
+static inline uint64_t
+now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* instance.c */
+int inst_init(struct inst *in, int cpu, size_t nr_events);
+void inst_fini(struct inst *in);
+const char *target_name(const struct target *t);
+int inst_open(struct collector *c, struct target *t, struct tgroup *tg,
+    struct inst *in, int cgfd);
+int inst_adopt(struct collector *c, const struct target *t,
+    const struct tgroup *tg, int cpu, struct inst *dst);
+void inst_inherit(struct collector *c, const struct target *t,
+    const struct tgroup *tg, struct inst *dst);
+size_t inst_target_fds(const struct target *t);
+size_t inst_need_fds(const struct collector *c, const struct target *t);
+
+/* target.c */
+int target_cmp(const void *a, const void *b);
+void target_free(struct target *t);
+int target_add_label(struct target *t, const char *name, const char *value);
+struct target *target_new(const char *cgroup);
+int target_open(struct collector *c, struct target *t);
+void target_enable(struct target *t);
+int target_add(struct collector *c, struct target *t);
+struct target *target_find_cgroup(struct collector *c, const char *path,
+    size_t nsorted);
+int target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
+    const struct cpumap *cpus, int per_cpu);
+int target_was_counted(const struct collector *c, const char *cgroup);
+void target_last_read(struct target *t);
+int target_open_all(struct collector *c);
+uint64_t target_fd_budget(const struct plan *cfg);
+int target_rebuild(struct collector *c, const struct plan *cfg);
+void target_online_open(struct collector *c);
+int target_online_changed(struct collector *c);
+
+/* rescan.c */
+int rescan_cgroups(struct collector *c, int enable);
+
+/* snapbuild.c */
+struct snapshot *snapbuild(struct collector *c, double duration_s);
+
+/* collector.c */
+int cfgstate_init(struct collector *c, const struct plan *cfg);
+void cfgstate_fini(const struct plan *cfg, struct perf_event_attr **attrs,
+    int **ev_logged, int *pattern_empty);
+
+#endif

@@ -1,0 +1,69 @@
+/*
+ * text.c - small text helpers that the config, the web config, the event
+ * parser and the flags all use (see text.h).  They sit here, apart from
+ * config/ and collectors/, so that neither has to include the other for
+ * them.
+ */
+#include "autoconf.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/text.h"
+
+size_t
+text_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, prev, cur, best;
+	size_t row[64];
+
+	if (la >= 63 || lb >= 63)
+		return (size_t)-1;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		prev = row[0];
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			cur = row[j];
+			best = prev + (a[i - 1] != b[j - 1]);
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			prev = cur;
+		}
+	}
+	return row[lb];
+}
+int
+text_parse_duration(const char *s, uint64_t *ns)
+{
+	char *end;
+	double v;
+	uint64_t mult;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s)
+		return -EINVAL;
+	if (strcmp(end, "ms") == 0)
+		mult = 1000000ULL;
+	else if (strcmp(end, "s") == 0)
+		mult = 1000000000ULL;
+	else if (strcmp(end, "m") == 0)
+		mult = 60ULL * 1000000000ULL;
+	else if (strcmp(end, "h") == 0)
+		mult = 3600ULL * 1000000000ULL;
+	else
+		return -EINVAL;
+	if (!(v * (double)mult < 1e18))
+		return -EINVAL;
+	*ns = (uint64_t)(v * (double)mult);
+	return 0;
+}
