@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "collectors/cgroupfs.h"
+#include "util/text.h"
 
 int
 cgroupfs_alive(int dirfd)
@@ -32,20 +33,9 @@ int
 cgroupfs_subtree_control(const char *root, char *buf, size_t len)
 {
 	char path[4096];
-	FILE *f;
-	size_t n;
 
-	if (len == 0)
-		return -EINVAL;
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
-	if ((f = fopen(path, "re")) == NULL)
-		return -errno;
-	n = fread(buf, 1, len - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = '\0';
-	return 0;
+	return text_read_small(path, buf, len);
 }
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */

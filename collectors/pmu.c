@@ -19,31 +19,9 @@
 #include <strings.h>
 
 #include "collectors/pmu.h"
+#include "util/text.h"
 
 #define DEVICES "/bus/event_source/devices"
-
-/* Read a small file into buf, trailing whitespace cut.  0 or -errno. */
-static int
-read_text(const char *path, char *buf, size_t len)
-{
-	FILE *f;
-	size_t n;
-
-	if ((f = fopen(path, "re")) == NULL)
-		return -errno;
-	n = fread(buf, 1, len - 1, f);
-	if (ferror(f)) {
-		fclose(f);
-		return -EIO;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	if (strlen(buf) != n)
-		return -EINVAL;		/* a NUL inside: not a text file */
-	while (n > 0 && isspace((unsigned char)buf[n - 1]))
-		buf[--n] = '\0';
-	return 0;
-}
 
 uint64_t
 pmu_format_pack(uint64_t mask, uint64_t value)
@@ -237,7 +215,7 @@ read_formats(const char *dir, struct pmu *p)
 
 		/* A format this parser cannot use (config3) is left out. */
 		if (mkpath(path, sizeof(path), "%s/format/%s", dir,
-		    names[i]) < 0 || read_text(path, text, sizeof(text)) < 0 ||
+		    names[i]) < 0 || text_read_small(path, text, sizeof(text)) < 0 ||
 		    pmu_parse_format(text, &f->field, &f->mask) < 0)
 			continue;
 		f->name = names[i];
@@ -269,7 +247,7 @@ read_aliases(const char *dir, struct pmu *p)
 		if (strchr(names[i], '.'))	/* .scale, .unit, .snapshot... */
 			continue;
 		if (mkpath(path, sizeof(path), "%s/events/%s", dir,
-		    names[i]) < 0 || read_text(path, text, sizeof(text)) < 0)
+		    names[i]) < 0 || text_read_small(path, text, sizeof(text)) < 0)
 			continue;
 		if ((a->terms = strdup(text)) == NULL) {
 			r = -ENOMEM;
@@ -280,7 +258,7 @@ read_aliases(const char *dir, struct pmu *p)
 		a->scale = 1.0;
 		p->nr_aliases++;
 		if (mkpath(path, sizeof(path), "%s/events/%s.scale", dir,
-		    a->name) == 0 && read_text(path, text, sizeof(text)) == 0) {
+		    a->name) == 0 && text_read_small(path, text, sizeof(text)) == 0) {
 			char *end;
 			double v = strtod(text, &end);
 
@@ -289,7 +267,7 @@ read_aliases(const char *dir, struct pmu *p)
 		}
 		if (mkpath(path, sizeof(path), "%s/events/%s.unit", dir,
 		    a->name) == 0 &&
-		    read_text(path, text, sizeof(text)) == 0 && text[0] &&
+		    text_read_small(path, text, sizeof(text)) == 0 && text[0] &&
 		    (a->unit = strdup(text)) == NULL) {
 			r = -ENOMEM;
 			break;
@@ -315,7 +293,7 @@ read_pmu(const char *devices, const char *name, struct pmu *p)
 	if (mkpath(dir, sizeof(dir), "%s/%s", devices, name) < 0 ||
 	    mkpath(path, sizeof(path), "%s/type", dir) < 0)
 		return -EINVAL;
-	if ((r = read_text(path, text, sizeof(text))) < 0)
+	if ((r = text_read_small(path, text, sizeof(text))) < 0)
 		return r == -ENOMEM ? r : -EINVAL;
 	errno = 0;
 	type = strtoul(text, &end, 10);
@@ -325,10 +303,10 @@ read_pmu(const char *devices, const char *name, struct pmu *p)
 		return -ENOMEM;
 	p->type = (unsigned)type;
 	if (mkpath(path, sizeof(path), "%s/cpus", dir) == 0 &&
-	    read_text(path, text, sizeof(text)) == 0)
+	    text_read_small(path, text, sizeof(text)) == 0)
 		p->cpus_from = PMU_CPUS_FILE;
 	else if (mkpath(path, sizeof(path), "%s/cpumask", dir) == 0 &&
-	    read_text(path, text, sizeof(text)) == 0)
+	    text_read_small(path, text, sizeof(text)) == 0)
 		p->cpus_from = PMU_CPUMASK_FILE;
 	if (p->cpus_from != PMU_CPUS_ALL &&
 	    (r = cpumap_parse(text, &p->cpus, NULL)) < 0)

@@ -12,6 +12,7 @@
 
 #include "collectors/cgroupfs.h"
 #include "collectors/tracefs.h"
+#include "util/text.h"
 
 int
 tracefs_find(const char *mountinfo, char *root, size_t len)
@@ -74,20 +75,16 @@ tracefs_event_id(const char *root, const char *sys, const char *name,
 {
 	char path[4096], buf[64], *end;
 	unsigned long long v;
-	FILE *f;
-	size_t n;
+	int r;
 
 	if (!valid_name(sys) || !valid_name(name))
 		return -EINVAL;
 	snprintf(path, sizeof(path), "%s/events/%s/%s/id", root, sys, name);
-	if ((f = fopen(path, "re")) == NULL)
-		return errno == ENOTDIR ? -ENOENT : -errno;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
+	if ((r = text_read_small(path, buf, sizeof(buf))) < 0)
+		return r == -ENOTDIR ? -ENOENT : r;
 	errno = 0;
 	v = strtoull(buf, &end, 10);
-	if (errno || end == buf || (*end && *end != '\n'))
+	if (errno || end == buf || *end)
 		return -EINVAL;
 	*id = v;
 	return 0;

@@ -1,6 +1,6 @@
 /*
  * text.c - small text helpers that the config, the web config, the event
- * parser and the flags all use (see text.h).  They sit here, apart from
+ * parser, the PMU and cgroup readers and the flags all use (see text.h).  They sit here, apart from
  * config/ and collectors/, so that neither has to include the other for
  * them.
  */
@@ -8,6 +8,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,5 +66,27 @@ text_parse_duration(const char *s, uint64_t *ns)
 	if (!(v * (double)mult < 1e18))
 		return -EINVAL;
 	*ns = (uint64_t)(v * (double)mult);
+	return 0;
+}
+
+int
+text_read_small(const char *path, char *buf, size_t len)
+{
+	FILE *f;
+	size_t n;
+
+	if ((f = fopen(path, "re")) == NULL)
+		return -errno;
+	n = fread(buf, 1, len - 1, f);
+	if (ferror(f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	if (strlen(buf) != n)
+		return -EINVAL;		/* a NUL inside: not a text file */
+	while (n > 0 && isspace((unsigned char)buf[n - 1]))
+		buf[--n] = '\0';
 	return 0;
 }

@@ -15,4 +15,9 @@ size_t text_distance(const char *a, const char *b);
  * first, then a unit.  0 or -EINVAL. */
 int text_parse_duration(const char *s, uint64_t *ns);
 
+/* Read a small text file (sysfs, cgroupfs, tracefs) into buf, at most
+ * len - 1 bytes, trailing whitespace cut.  0, -EINVAL for a file with a
+ * NUL inside, or -errno. */
+int text_read_small(const char *path, char *buf, size_t len);
+
 #endif
