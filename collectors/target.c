@@ -9,24 +9,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
-#include <poll.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/resource.h>
-#include <sys/timerfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "collectors/cgroupfs.h"
-#include "collectors/cgwatch.h"
-#include "collectors/collector.h"
-#include "collectors/event.h"
 #include "collectors/collector_int.h"
-#include "collectors/group.h"
 
 /* ---- targets ------------------------------------------------------ */
 
