@@ -9,11 +9,14 @@
 # The guest's kernel and busybox are fetched by the rig itself with
 # `apt-get download` into the build tree; nothing arm64 runs on the host.
 
+# clang, llvm, bpftool and libbpf-dev build mode: bpf (configure finds
+# them; without them the daemon builds without it).
+#
 # The runtime libraries of the -dev packages below, for arm64: the guest
 # gets them (and the arm64 libc) from the multiarch directories.
 PMU_ARM64_DEV="libmicrohttpd-dev:arm64 libyaml-dev:arm64 libsystemd-dev:arm64
 	zlib1g-dev:arm64 libcrypt-dev:arm64 libgnutls28-dev:arm64 libpfm4-dev:arm64
-	libc6-dev:arm64"
+	libc6-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64"
 
 # Is package $1 installed?  An unqualified name means the native
 # architecture (or arch "all"): an arm64 -dev package of the same name
@@ -31,7 +34,7 @@ pmu_installed() {
 pmu_install_deps() {
 	local pkgs="build-essential autoconf automake autoconf-archive pkg-config
 		libmicrohttpd-dev libyaml-dev libsystemd-dev libpfm4-dev zlib1g-dev
-		libcrypt-dev libgnutls28-dev"
+		libcrypt-dev libgnutls28-dev clang llvm bpftool libbpf-dev libelf-dev"
 	local foreign=""
 	if [ "${1:-}" = test ]; then
 		pkgs="$pkgs curl prometheus jq yq linux-perf util-linux valgrind procps

@@ -11,6 +11,17 @@
  * the worst case for perf's cgroup events, which the kernel switches out
  * and in whenever the cgroup on a CPU changes.
  *
+ * With -c free neither is pinned (the scheduler spreads them over the
+ * CPUs, and each hop may go through the idle task).  With -R each side
+ * prints what it did itself between joining its cgroup and finishing,
+ * from the kernel's own accounting, as the truth for the tests of
+ * per-cgroup counting:
+ *
+ *   TRUTH side=a csw=N cpu_ns=N
+ *
+ * csw: voluntary and involuntary context switches (getrusage); cpu_ns:
+ * time on a CPU (the first field of /proc/self/schedstat).
+ *
  * Prints the wall time per round trip (two switches) in microseconds, and
  * a "RESULT us_per_roundtrip=..." line for the scripts.  Exits 3, printing
  * no result, if the parent lost its pinning meanwhile (the CPU was taken
@@ -25,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,11 +56,46 @@ join_cgroup(const char *dir)
 	return r;
 }
 
+/* This process's context switches and CPU time so far. */
+struct truth {
+	long csw;
+	unsigned long long cpu_ns;
+};
+
+static void
+truth_now(struct truth *t)
+{
+	struct rusage ru;
+	FILE *f;
+
+	getrusage(RUSAGE_SELF, &ru);
+	t->csw = ru.ru_nvcsw + ru.ru_nivcsw;
+	t->cpu_ns = 0;
+	if ((f = fopen("/proc/self/schedstat", "r")) != NULL) {
+		if (fscanf(f, "%llu", &t->cpu_ns) != 1)
+			t->cpu_ns = 0;
+		fclose(f);
+	}
+}
+
+static void
+truth_print(const char *side, const struct truth *t0)
+{
+	struct truth t1;
+
+	truth_now(&t1);
+	printf("TRUTH side=%s csw=%ld cpu_ns=%llu\n", side, t1.csw - t0->csw,
+	    t1.cpu_ns - t0->cpu_ns);
+	fflush(stdout);
+}
+
 static int
 pin(int cpu)
 {
 	cpu_set_t set;
 
+	if (cpu < 0)
+		return 0;	/* -c free */
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	return sched_setaffinity(0, sizeof(set), &set) < 0 ? -errno : 0;
@@ -59,6 +106,8 @@ still_pinned(int cpu)
 {
 	cpu_set_t set;
 
+	if (cpu < 0)
+		return 1;
 	if (sched_getaffinity(0, sizeof(set), &set) < 0)
 		return 0;
 	return CPU_COUNT(&set) == 1 && CPU_ISSET(cpu, &set);
@@ -79,8 +128,8 @@ xfer(int fd, char *b, int wr)
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: pingpong [-n ROUNDS] [-w WARMUP] [-c CPU] "
-	    "[-a CGROUP_DIR] [-b CGROUP_DIR]\n");
+	fprintf(f, "usage: pingpong [-n ROUNDS] [-w WARMUP] [-c CPU|free] "
+	    "[-a CGROUP_DIR] [-b CGROUP_DIR] [-R]\n");
 }
 
 int
@@ -88,17 +137,20 @@ main(int argc, char **argv)
 {
 	long rounds = 200000, warmup = 10000, i;
 	const char *cga = NULL, *cgb = NULL;
-	int ping[2], pong[2], cpu = 0, ch, r, wstatus;
+	int ping[2], pong[2], cpu = 0, ch, r, wstatus, report = 0;
+	struct truth base;
 	struct timespec t0, t1;
 	char b = 'x';
 	pid_t child;
 	double us;
 
-	while ((ch = getopt(argc, argv, "n:w:c:a:b:h")) != -1) {
+	while ((ch = getopt(argc, argv, "n:w:c:a:b:Rh")) != -1) {
 		switch (ch) {
 		case 'n': rounds = strtol(optarg, NULL, 10); break;
 		case 'w': warmup = strtol(optarg, NULL, 10); break;
-		case 'c': cpu = atoi(optarg); break;
+		case 'c': cpu = strcmp(optarg, "free") == 0 ? -1 :
+		    atoi(optarg); break;
+		case 'R': report = 1; break;
 		case 'a': cga = optarg; break;
 		case 'b': cgb = optarg; break;
 		case 'h': usage(stdout); return 0;
@@ -130,10 +182,13 @@ main(int argc, char **argv)
 			    cpu, strerror(-r));
 			_exit(1);
 		}
+		truth_now(&base);
 		/* Echo until the parent closes its end. */
 		while (xfer(ping[0], &b, 0) == 0)
 			if (xfer(pong[1], &b, 1) < 0)
 				_exit(1);
+		if (report)
+			truth_print("b", &base);
 		_exit(0);
 	}
 	close(ping[0]);
@@ -148,6 +203,7 @@ main(int argc, char **argv)
 		    strerror(-r));
 		goto fail;
 	}
+	truth_now(&base);
 	for (i = 0; i < warmup; i++)
 		if (xfer(ping[1], &b, 1) < 0 || xfer(pong[0], &b, 0) < 0)
 			goto broken;
@@ -156,6 +212,8 @@ main(int argc, char **argv)
 		if (xfer(ping[1], &b, 1) < 0 || xfer(pong[0], &b, 0) < 0)
 			goto broken;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (report)
+		truth_print("a", &base);
 	close(ping[1]);
 	waitpid(child, &wstatus, 0);
 	/* The kernel widens the affinity of tasks whose CPU went offline. */

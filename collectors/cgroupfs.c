@@ -11,6 +11,7 @@
 #include "autoconf.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -359,4 +360,22 @@ cgroup_list_free(struct cgroup_list *l)
 	free(l->path);
 	l->path = NULL;
 	l->nr = l->cap = 0;
+}
+
+int
+cgroupfs_id(int dirfd, uint64_t *id)
+{
+	union {
+		struct file_handle fh;
+		char buf[sizeof(struct file_handle) + sizeof(uint64_t)];
+	} h;
+	int mnt;
+
+	h.fh.handle_bytes = sizeof(uint64_t);
+	if (name_to_handle_at(dirfd, "", &h.fh, &mnt, AT_EMPTY_PATH) < 0)
+		return -errno;
+	if (h.fh.handle_bytes != sizeof(uint64_t))
+		return -EOPNOTSUPP;
+	memcpy(id, h.fh.f_handle, sizeof(*id));
+	return 0;
 }

@@ -12,6 +12,7 @@
 #define PMU_CGROUPFS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Find the mount point from a mountinfo file (normally
@@ -27,6 +28,13 @@ void cgroupfs_unescape(char *s);
 /* Does the cgroup whose directory dirfd is open still exist?  A removed
  * cgroup's directory has no files left.  1 or 0. */
 int cgroupfs_alive(int dirfd);
+
+/*
+ * The cgroup id of the cgroup2 directory dirfd is open on: what the
+ * kernel's bpf_get_current_cgroup_id() returns for its tasks (the file
+ * handle name_to_handle_at gives, as systemd reads it).  0 or -errno.
+ */
+int cgroupfs_id(int dirfd, uint64_t *id);
 
 /* The controllers enabled in root's cgroup.subtree_control (cgroup v2),
  * space-separated, "" for none.  0 or -errno. */

@@ -19,14 +19,21 @@ inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
     struct inst *in)
 {
 	const struct plan_group *g = &c->cfg->groups[tg->gi];
+	const struct perf_group *pg = &in->pg;
 	size_t i, ev;
 	uint64_t de, dr;
 	int r;
 
 	if (in->state != INST_OK)
 		return;
-	r = group_read(&in->pg, in->cur);
-	if (r < 0) {
+	if (tg->bpf) {
+		/* What the BPF program charged the cgroup on this CPU. */
+		if ((pg = in->bpg) == NULL || t->bpfm == NULL)
+			return;
+		for (i = 0; i < pg->nr; i++)
+			bpfmode_read(t->bpfm, t->bpf_slot, tg->gi,
+			    pg->evidx[i], in->cpu, &in->cur[pg->evidx[i]]);
+	} else if ((r = group_read(&in->pg, in->cur)) < 0) {
 		if (r == -ENODATA)
 			REPORT(c, 4, t->cgroup, g->name, NULL, in->cpu, 0,
 			    "group \"%s\" on cpu %d for %s is in error "
@@ -44,12 +51,12 @@ inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
 		c->retry_due = 1;
 		return;
 	}
-	for (i = 0; i < in->pg.nr; i++) {
-		ev = in->pg.evidx[i];
+	for (i = 0; i < pg->nr; i++) {
+		ev = pg->evidx[i];
 		scale_accumulate(&in->acc[ev], &in->prev[ev], &in->cur[ev]);
 		in->prev[ev] = in->cur[ev];
 	}
-	ev = in->pg.evidx[0];
+	ev = pg->evidx[0];
 	de = in->cur[ev].enabled - in->prev_enabled;
 	dr = in->cur[ev].running - in->prev_running;
 	if (in->cur[ev].enabled >= in->prev_enabled &&
@@ -110,6 +117,7 @@ collector_collect(struct collector *c)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "cgroup rescan: %s", strerror(ENOMEM));
 	}
+	bpfmode_refresh(c);
 	for (i = 0; i < c->nr_targets; i++)
 		for (j = 0; c->targets[i]->opened &&
 		    j < c->targets[i]->nr_groups; j++) {

@@ -278,8 +278,8 @@ collector_unsupported(const struct collector *c)
 					for (k = 0; k < tg->cpus.nr && !found;
 					    k++)
 						for (x = 0;
-						    x < tg->inst[k].pg.nr; x++)
-							if (tg->inst[k].pg.evidx[x] == e)
+						    x < inst_pg(&tg->inst[k])->nr; x++)
+							if (inst_pg(&tg->inst[k])->evidx[x] == e)
 								found = 1;
 				}
 			n += !found;
@@ -298,6 +298,7 @@ collector_free(struct collector *c)
 	for (i = 0; i < c->nr_targets; i++)
 		target_free(c->targets[i]);
 	free(c->targets);
+	bpfmode_unref(c->bpf);
 	cfgstate_fini(c->cfg, c->attrs, c->ev_logged, c->pattern_empty);
 	cpumap_free(&c->online);
 	cgwatch_free(c->watch);

@@ -39,11 +39,15 @@ struct inst {
 	uint64_t prev_enabled, prev_running;
 	uint64_t last_de, last_dr;	/* the last interval's deltas */
 	int no_perf_cgroup;		/* failed: the cgroup, not the events */
+	/* mode: bpf: no fds of its own; the counters it is charged from. */
+	const struct perf_group *bpg;	/* NULL: none opened on this CPU */
+	uint64_t bpf_gen;		/* the BPF object prev[] came from */
 };
 
 struct tgroup {
 	size_t gi;			/* index into cfg->groups */
 	int per_cpu;
+	int bpf;			/* charged by the BPF program */
 	struct cpumap cpus;
 	struct inst *inst;		/* [cpus.nr] */
 	int unscheduled;		/* reported as never scheduled */
@@ -58,7 +62,12 @@ struct target {
 	int seen;			/* rescan mark: 0 gone, 1 kept, 2 new */
 	int opened;			/* instances exist */
 	int skipped;			/* over the fd budget, reported */
+	int bpf_full;			/* no BPF slot left, reported */
+	struct bpfmode *bpfm;		/* mode: bpf: the object it is in */
+	uint32_t bpf_slot;
 };
+
+struct bpfmode;
 
 struct collector {
 	const struct plan *cfg;
@@ -97,6 +106,13 @@ struct collector {
 	size_t nr_adopt;
 	const struct plan *adopt_cfg;
 
+	/* mode: bpf (bpfmode.c). */
+	struct bpfmode *bpf;		/* NULL: none asked for, or failed */
+	int bpf_wanted;			/* some cgroups entry asks for it */
+	char bpf_why[512];		/* why it is not running */
+	size_t cg_bpf_full;		/* cgroups without a BPF slot */
+	size_t cg_bpf_refused;		/* ... not counted: bpf_fallback: refuse */
+
 	pthread_mutex_t info_lock;	/* guards what main reports to us */
 	int reload_ok;
 	double reload_success_s;
@@ -125,6 +141,14 @@ int inst_adopt(struct collector *c, const struct target *t,
     const struct tgroup *tg, int cpu, struct inst *dst);
 void inst_inherit(struct collector *c, const struct target *t,
     const struct tgroup *tg, struct inst *dst);
+void inst_bpf(struct collector *c, const struct tgroup *tg, struct inst *in);
+
+/* The counters an instance reads: its own, or the BPF program's. */
+static inline const struct perf_group *
+inst_pg(const struct inst *in)
+{
+	return in->bpg ? in->bpg : &in->pg;
+}
 size_t inst_target_fds(const struct target *t);
 size_t inst_need_fds(const struct collector *c, const struct target *t);
 
@@ -139,7 +163,7 @@ int target_add(struct collector *c, struct target *t);
 struct target *target_find_cgroup(struct collector *c, const char *path,
     size_t nsorted);
 int target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
-    const struct cpumap *cpus, int per_cpu);
+    const struct cpumap *cpus, int per_cpu, int bpf);
 int target_was_counted(const struct collector *c, const char *cgroup);
 void target_last_read(struct target *t);
 int target_open_all(struct collector *c);
@@ -153,6 +177,22 @@ int rescan_cgroups(struct collector *c, int enable);
 
 /* snapbuild.c */
 struct snapshot *snapbuild(struct collector *c, double duration_s);
+
+/* bpfmode.c */
+int bpfmode_setup(struct collector *c);
+void bpfmode_unref(struct bpfmode *b);
+struct bpfmode *bpfmode_ref(struct bpfmode *b);
+int bpfmode_track(struct bpfmode *b, uint64_t cgid, uint32_t *slot);
+void bpfmode_untrack(struct bpfmode *b, uint32_t slot);
+const struct perf_group *bpfmode_events(const struct bpfmode *b, size_t gi,
+    int cpu);
+void bpfmode_read(const struct bpfmode *b, uint32_t slot, size_t gi,
+    size_t ev, int cpu, struct count *out);
+uint64_t bpfmode_gen(const struct bpfmode *b);
+void bpfmode_refresh(struct collector *c);
+size_t bpfmode_fds(const struct bpfmode *b);
+struct bpfcg_stats;
+void bpfmode_stats(const struct bpfmode *b, struct bpfcg_stats *st);
 
 /* collector.c */
 int cfgstate_init(struct collector *c, const struct plan *cfg);

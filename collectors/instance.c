@@ -216,6 +216,7 @@ old_inst(struct collector *c, const struct target *t,
 			struct tgroup *og = &o->groups[j];
 
 			if (og->inst == NULL || og->per_cpu != tg->per_cpu ||
+			    og->bpf != tg->bpf ||
 			    !group_same(&c->adopt_cfg->groups[og->gi], want))
 				continue;
 			for (k = 0; k < og->cpus.nr; k++)
@@ -277,6 +278,24 @@ inst_target_fds(const struct target *t)
 	return n;
 }
 
+/*
+ * mode: bpf: the instance reads the counts the BPF program charged; a new
+ * BPF object starts them at 0 again.
+ */
+void
+inst_bpf(struct collector *c, const struct tgroup *tg, struct inst *in)
+{
+	size_t ne = c->cfg->groups[tg->gi].nr_events;
+
+	in->state = INST_OK;
+	in->bpg = bpfmode_events(c->bpf, tg->gi, in->cpu);
+	if (in->bpf_gen != bpfmode_gen(c->bpf)) {
+		in->bpf_gen = bpfmode_gen(c->bpf);
+		memset(in->prev, 0, ne * sizeof(*in->prev));
+		in->prev_enabled = in->prev_running = 0;
+	}
+}
+
 /* Perf fds a target will need. */
 size_t
 inst_need_fds(const struct collector *c, const struct target *t)
@@ -284,8 +303,9 @@ inst_need_fds(const struct collector *c, const struct target *t)
 	size_t i, n = 0;
 
 	for (i = 0; i < t->nr_groups; i++)
-		n += c->cfg->groups[t->groups[i].gi].nr_events *
-		    t->groups[i].cpus.nr;
+		if (!t->groups[i].bpf)
+			n += c->cfg->groups[t->groups[i].gi].nr_events *
+			    t->groups[i].cpus.nr;
 	return n;
 }
 
@@ -294,7 +314,7 @@ inst_need_fds(const struct collector *c, const struct target *t)
 size_t
 collector_open_fds(const struct collector *c)
 {
-	size_t n = 0, i, j, k;
+	size_t n = bpfmode_fds(c->bpf), i, j, k;
 
 	for (i = 0; i < c->nr_targets; i++)
 		for (j = 0; j < c->targets[i]->nr_groups; j++) {

@@ -68,6 +68,9 @@ struct plan_target {
 	struct plan_relabel *relabel;
 	size_t nr_groups;
 	size_t *groups;			/* indices into config.groups */
+	int bpf;			/* cgroup: mode: bpf */
+	int bpf_refuse;			/* ... and not perf mode without it */
+	int mode_line, mode_col;	/* where mode: is written */
 	int line, col;
 };
 
@@ -76,6 +79,7 @@ struct plan {
 	uint64_t interval_ns;
 	uint64_t rescan_ns;		/* full cgroup rescan, besides inotify */
 	uint64_t max_fds;		/* perf fd budget; 0: a share of the limit */
+	size_t bpf_max_cgroups;		/* cgroups mode: bpf can track */
 	size_t nr_groups;
 	struct plan_group *groups;
 	size_t nr_targets;

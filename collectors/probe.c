@@ -73,13 +73,31 @@ collector_check(struct collector *c, FILE *out, unsigned wait_ms)
 
 	collector_enable(c);
 	nanosleep(&ts, NULL);
+	if (c->bpf_wanted && c->bpf)
+		fprintf(out, "mode: bpf: the BPF program is loaded and "
+		    "attached (%zu fds in all, whatever the number of "
+		    "cgroups)\n", bpfmode_fds(c->bpf));
+	else if (c->bpf_wanted) {
+		fprintf(out, "mode: bpf: not available: %s\n", c->bpf_why);
+		problems++;
+	}
 	for (i = 0; i < c->nr_targets; i++) {
 		struct target *t = c->targets[i];
 
 		if (!t->opened) {
-			fprintf(out, "%s: not counted (over the fd budget of "
-			    "%llu)\n", target_name(t),
-			    (unsigned long long)c->max_fds);
+			if (t->bpf_full)
+				fprintf(out, "%s: not counted (mode: bpf "
+				    "tracks bpf_max_cgroups = %zu cgroups "
+				    "already)\n", target_name(t),
+				    cfg->bpf_max_cgroups);
+			else if (t->nr_groups == 0)
+				fprintf(out, "%s: not counted (mode: bpf is "
+				    "not available and bpf_fallback is "
+				    "refuse)\n", target_name(t));
+			else
+				fprintf(out, "%s: not counted (over the fd "
+				    "budget of %llu)\n", target_name(t),
+				    (unsigned long long)c->max_fds);
 			problems++;
 			continue;
 		}
@@ -109,7 +127,8 @@ collector_check(struct collector *c, FILE *out, unsigned wait_ms)
 				if (in->state != INST_OK)
 					continue;
 				ok_inst++;
-				if (group_read(&in->pg, in->cur) == 0 &&
+				if (!tg->bpf &&
+				    group_read(&in->pg, in->cur) == 0 &&
 				    in->cur[in->pg.evidx[0]].enabled > 0 &&
 				    in->cur[in->pg.evidx[0]].running == 0) {
 					unsched++;
@@ -117,10 +136,10 @@ collector_check(struct collector *c, FILE *out, unsigned wait_ms)
 				}
 			}
 			fprintf(out, "%s group %s%s%s on CPUs %s: %zu of %zu "
-			    "instances open\n", target_name(t), g->name,
+			    "instances open%s\n", target_name(t), g->name,
 			    g->hybrid ? " pmu " : "", g->hybrid ? g->pmu : "",
 			    cpumap_format(&tg->cpus, cpus, sizeof(cpus)),
-			    ok_inst, tg->cpus.nr);
+			    ok_inst, tg->cpus.nr, tg->bpf ? " (mode: bpf)" : "");
 			if (ok_inst < tg->cpus.nr)
 				problems++;
 			if (unsched) {
@@ -155,8 +174,9 @@ collector_check(struct collector *c, FILE *out, unsigned wait_ms)
 				int errnum = 0;
 
 				for (k = 0; k < tg->cpus.nr; k++)
-					if (tg->inst[k].pg.err[e])
-						errnum = tg->inst[k].pg.err[e];
+					if (inst_pg(&tg->inst[k])->err[e])
+						errnum =
+						    inst_pg(&tg->inst[k])->err[e];
 				if (errnum) {
 					fprintf(out, "  %-24s unsupported: %s\n",
 					    g->events[e].name, strerror(errnum));

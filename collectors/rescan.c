@@ -78,9 +78,12 @@ rescan_cgroups(struct collector *c, int enable)
 				/* New, or skipped before: planned afresh. */
 				t->seen = 2;
 			}
-			for (k = 0; k < ct->nr_groups; k++)
+			/* mode: bpf unavailable, and perf mode refused. */
+			for (k = 0; k < ct->nr_groups &&
+			    !(ct->bpf && ct->bpf_refuse && c->bpf == NULL); k++)
 				if (target_add_pmu_group(c, t, ct->groups[k],
-				    &c->online, ct->per_cpu) < 0) {
+				    &c->online, ct->per_cpu,
+				    ct->bpf && c->bpf != NULL) < 0) {
 					cgroup_list_free(&l);
 					goto nomem;
 				}
@@ -101,6 +104,7 @@ rescan_cgroups(struct collector *c, int enable)
 	/* Close what vanished, open what is new, keep the order stable. */
 	fds = collector_open_fds(c);
 	c->cg_matched = c->cg_counted = c->cg_skipped = 0;
+	c->cg_bpf_full = c->cg_bpf_refused = 0;
 	for (i = 0, j = 0; i < c->nr_targets; i++) {
 		t = c->targets[i];
 		if (!t->seen) {
@@ -115,6 +119,12 @@ rescan_cgroups(struct collector *c, int enable)
 		}
 		if (t->cgroup)
 			c->cg_matched++;
+		if (t->seen == 2 && t->nr_groups == 0) {
+			/* Every entry matching it is mode: bpf, refused. */
+			c->cg_bpf_refused++;
+			c->targets[j++] = t;
+			continue;
+		}
 		if (t->seen == 2) {
 			size_t need = inst_need_fds(c, t);
 
@@ -135,6 +145,12 @@ rescan_cgroups(struct collector *c, int enable)
 			r = target_open(c, t);
 			if (r == -ENOMEM)
 				goto nomem;
+			if (r == -ENOSPC && t->bpf_full) {
+				/* No BPF slot: tried again at the next rescan. */
+				c->cg_bpf_full++;
+				c->targets[j++] = t;
+				continue;
+			}
 			if (r < 0) {
 				target_free(t);	/* vanished meanwhile */
 				c->cg_matched--;

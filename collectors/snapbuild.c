@@ -212,8 +212,8 @@ snapbuild(struct collector *c, double duration_s)
 				for (e = 0; e < ne; e++)
 					v[e] += scale_value(&in->acc[e]) *
 					    cfg->groups[tg->gi].events[e].scale;
-				for (e = 0; e < in->pg.nr; e++)
-					cnt[in->pg.evidx[e]] = 1;
+				for (e = 0; e < inst_pg(in)->nr; e++)
+					cnt[inst_pg(in)->evidx[e]] = 1;
 				r->enabled_s += (double)in->enabled_ns / 1e9;
 				r->running_s += (double)in->running_ns / 1e9;
 			}
@@ -247,9 +247,10 @@ snapbuild(struct collector *c, double duration_s)
 			struct tgroup *tg = &c->targets[i]->groups[j];
 
 			for (k = 0; k < tg->cpus.nr; k++)
-				for (e = 0; e < tg->inst[k].pg.nr; e++)
+				for (e = 0; e < inst_pg(&tg->inst[k])->nr; e++)
 					s->support[base[tg->gi] +
-					    tg->inst[k].pg.evidx[e]].supported = 1;
+					    inst_pg(&tg->inst[k])->evidx[e]].supported
+					    = 1;
 		}
 	if (snapshot_health(c, s, gnames, names) < 0)
 		goto fail;
@@ -264,6 +265,11 @@ snapbuild(struct collector *c, double duration_s)
 	s->cgroups_counted = c->cg_counted > s->cgroups_no_perf ?
 	    c->cg_counted - s->cgroups_no_perf : 0;
 	s->cgroups_skipped = c->cg_skipped;
+	s->cgroups_bpf_full = c->cg_bpf_full;
+	s->cgroups_bpf_refused = c->cg_bpf_refused;
+	s->bpf_wanted = c->bpf_wanted;
+	s->bpf_active = c->bpf != NULL;
+	bpfmode_stats(c->bpf, &s->bpf);
 	pthread_mutex_lock(&c->info_lock);
 	s->reload_ok = c->reload_ok;
 	s->reload_success_s = c->reload_success_s;

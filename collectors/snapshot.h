@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collectors/bpfcg.h"
+
 /* One (target, group) row: a group on one CPU, or on a cgroup. */
 struct snap_row {
 	const char *cgroup;		/* NULL for CPU targets */
@@ -77,6 +79,11 @@ struct snapshot {
 	size_t cgroups_counted;		/* ... and counted */
 	size_t cgroups_skipped;		/* ... over the fd budget */
 	size_t cgroups_no_perf;		/* ... with no perf_event state */
+	size_t cgroups_bpf_full;	/* ... with no BPF slot left */
+	size_t cgroups_bpf_refused;	/* ... mode: bpf unavailable, refused */
+	int bpf_wanted;			/* a cgroups entry asks for mode: bpf */
+	int bpf_active;			/* ... and the BPF program runs */
+	struct bpfcg_stats bpf;		/* its statistics */
 	int reload_ok;			/* the last reload worked */
 	double reload_success_s;	/* when the config last loaded */
 	size_t nr_rows;

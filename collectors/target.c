@@ -26,6 +26,10 @@ target_free(struct target *t)
 
 	if (t == NULL)
 		return;
+	if (t->bpfm) {
+		bpfmode_untrack(t->bpfm, t->bpf_slot);
+		bpfmode_unref(t->bpfm);
+	}
 	for (i = 0; i < t->nr_groups; i++) {
 		for (j = 0; j < t->groups[i].cpus.nr && t->groups[i].inst; j++)
 			inst_fini(&t->groups[i].inst[j]);
@@ -99,15 +103,17 @@ target_find_group(struct target *t, size_t gi)
 /* Add group gi on cpus to t, or widen its CPUs to the union. */
 static int
 target_add_group(struct target *t, size_t gi, const struct cpumap *cpus,
-    int per_cpu)
+    int per_cpu, int bpf)
 {
 	struct tgroup *tg = target_find_group(t, gi), *tmp;
 	struct cpumap u;
 	size_t i, n;
 
 	if (tg) {
-		/* Any entry asking for the per-CPU split gets it. */
+		/* Any entry asking for the per-CPU split gets it; one
+		 * asking for perf mode gets it. */
 		tg->per_cpu |= per_cpu;
+		tg->bpf &= bpf;
 		u.cpu = malloc((tg->cpus.nr + cpus->nr + 1) * sizeof(int));
 		if (u.cpu == NULL)
 			return -ENOMEM;
@@ -143,11 +149,48 @@ target_add_group(struct target *t, size_t gi, const struct cpumap *cpus,
 	memset(tg, 0, sizeof(*tg));
 	tg->gi = gi;
 	tg->per_cpu = per_cpu;
+	tg->bpf = bpf;
 	if ((tg->cpus.cpu = malloc((cpus->nr + 1) * sizeof(int))) == NULL)
 		return -ENOMEM;
 	memcpy(tg->cpus.cpu, cpus->cpu, cpus->nr * sizeof(int));
 	tg->cpus.nr = cpus->nr;
 	t->nr_groups++;
+	return 0;
+}
+
+/*
+ * mode: bpf: give t a slot in the BPF program, which charges the cgroup
+ * from now on.  -ENOSPC when bpf_max_cgroups are tracked (reported once
+ * per cgroup; tried again at every rescan).
+ */
+static int
+target_track(struct collector *c, struct target *t, int cgfd)
+{
+	uint64_t id;
+	size_t i;
+	int r, any = 0;
+
+	for (i = 0; i < t->nr_groups; i++)
+		any |= t->groups[i].bpf;
+	if (!any || t->bpfm)
+		return 0;
+	if ((r = cgroupfs_id(cgfd, &id)) < 0) {
+		REPORT(c, 4, t->cgroup, NULL, NULL, -1, -r, "cgroup %s: "
+		    "reading its id (name_to_handle_at): %s", t->cgroup,
+		    strerror(-r));
+		return r;
+	}
+	if ((r = bpfmode_track(c->bpf, id, &t->bpf_slot)) < 0) {
+		if (r == -ENOSPC && !t->bpf_full)
+			REPORT(c, 4, t->cgroup, NULL, NULL, -1, ENOSPC,
+			    "cgroup %s is not counted: mode: bpf tracks "
+			    "%zu cgroups already (raise bpf_max_cgroups)",
+			    t->cgroup, c->cfg->bpf_max_cgroups);
+		t->bpf_full = r == -ENOSPC;
+		return r;
+	}
+	t->bpf_full = 0;
+	t->bpfm = bpfmode_ref(c->bpf);
 	return 0;
 }
 
@@ -170,6 +213,8 @@ target_open(struct collector *c, struct target *t)
 			    strerror(-r));
 			return r;
 		}
+		if ((r = target_track(c, t, cgfd)) < 0)
+			goto out;
 	}
 	for (i = 0; i < t->nr_groups; i++) {
 		struct tgroup *tg = &t->groups[i];
@@ -183,11 +228,20 @@ target_open(struct collector *c, struct target *t)
 		}
 		for (j = 0; j < tg->cpus.nr; j++) {
 			if (c->adopt && inst_adopt(c, t, tg, tg->cpus.cpu[j],
-			    &tg->inst[j]))
+			    &tg->inst[j])) {
+				if (tg->bpf)
+					inst_bpf(c, tg, &tg->inst[j]);
 				continue;
+			}
 			if ((r = inst_init(&tg->inst[j], tg->cpus.cpu[j],
 			    ne)) < 0)
 				goto out;
+			if (tg->bpf) {
+				inst_bpf(c, tg, &tg->inst[j]);
+				if (c->adopt)
+					inst_inherit(c, t, tg, &tg->inst[j]);
+				continue;
+			}
 			r = inst_open(c, t, tg, &tg->inst[j], cgfd);
 			if (r == -EBADF && t->cgroup)
 				goto out;	/* the cgroup went away */
@@ -211,7 +265,7 @@ target_enable(struct target *t)
 	if (!t->opened)
 		return;
 	for (i = 0; i < t->nr_groups; i++)
-		for (j = 0; j < t->groups[i].cpus.nr; j++)
+		for (j = 0; !t->groups[i].bpf && j < t->groups[i].cpus.nr; j++)
 			if (t->groups[i].inst[j].state == INST_OK)
 				group_enable(&t->groups[i].inst[j].pg, 1);
 }
@@ -274,7 +328,7 @@ target_find_cgroup(struct collector *c, const char *path,
  */
 int
 target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
-    const struct cpumap *cpus, int per_cpu)
+    const struct cpumap *cpus, int per_cpu, int bpf)
 {
 	const struct plan_group *g = &c->cfg->groups[gi];
 	struct cpumap m;
@@ -282,7 +336,7 @@ target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
 	int r;
 
 	if (!g->pmu_cpus)
-		return target_add_group(t, gi, cpus, per_cpu);
+		return target_add_group(t, gi, cpus, per_cpu, bpf);
 	if ((r = cpumap_intersect(cpus, &g->cpus, &m)) < 0)
 		return r;
 	if (m.nr == 0 && t->cgroup == NULL)
@@ -292,7 +346,7 @@ target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
 		    "counted there", c->cfg->source, g->line, g->col, g->name,
 		    g->pmu, cpumap_format(&g->cpus, have, sizeof(have)),
 		    cpumap_format(cpus, want, sizeof(want)));
-	r = m.nr ? target_add_group(t, gi, &m, per_cpu) : 0;
+	r = m.nr ? target_add_group(t, gi, &m, per_cpu, bpf) : 0;
 	cpumap_free(&m);
 	return r;
 }
@@ -337,7 +391,8 @@ build_cpu_target(struct collector *c, struct target **out)
 			}
 		}
 		for (j = 0; j < ct->nr_groups && r == 0; j++)
-			r = target_add_pmu_group(c, t, ct->groups[j], &m, 1);
+			r = target_add_pmu_group(c, t, ct->groups[j], &m, 1,
+			    0);
 		cpumap_free(&m);
 		if (r < 0)
 			goto fail;
@@ -374,7 +429,7 @@ target_last_read(struct target *t)
 		for (k = 0; k < t->groups[i].cpus.nr; k++) {
 			struct inst *in = &t->groups[i].inst[k];
 
-			if (in->state == INST_OK)
+			if (in->state == INST_OK && !t->groups[i].bpf)
 				group_read(&in->pg, in->cur);
 		}
 }
@@ -402,6 +457,8 @@ target_open_all(struct collector *c)
 		else
 			c->have_cgroot = 1;
 	}
+	if ((r = bpfmode_setup(c)) < 0)
+		return r;
 	if ((r = build_cpu_target(c, &sys)) < 0)
 		return r;
 	if (sys) {

@@ -18,6 +18,7 @@
 #include <strings.h>
 #include <yaml.h>
 
+#include "collectors/bpfcg.h"
 #include "collectors/event.h"
 #include "config/config.h"
 #include "config/yamldoc.h"
@@ -466,11 +467,78 @@ check_pattern(struct parse *p, yaml_node_t *n, const char *what)
 	return 0;
 }
 
+/*
+ * mode: perf (one perf event per event, CPU and cgroup) or bpf (the
+ * groups opened once per CPU, cgroups charged by a BPF program), and what
+ * bpf mode does when the machine cannot run it: bpf_fallback: perf (the
+ * default: count in perf mode, logged and shown in pmu_exporter_bpf_active)
+ * or refuse (the config is refused).  The bpf-mode groups of every entry
+ * share one set of counters per CPU: at most BPFCG_MAX_EVENTS events.
+ */
+static int
+parse_mode(struct parse *p, yaml_node_t *n, struct plan_target *t)
+{
+	yaml_node_t *md = lookup(p, n, "mode"), *fb = lookup(p, n,
+	    "bpf_fallback");
+	size_t i, j, k, nev = 0;
+	int r;
+
+	if (md == NULL) {
+		if (fb != NULL)
+			return perr(p, fb, "bpf_fallback applies to mode: bpf, "
+			    "and this entry has no mode");
+		return 0;
+	}
+	if ((r = expect(p, md, YAML_SCALAR_NODE, "mode")) < 0)
+		return r;
+	if (strcmp(scalar(md), "perf") == 0) {
+		if (fb != NULL)
+			return perr(p, fb, "bpf_fallback applies to mode: bpf, "
+			    "not mode: perf");
+		return 0;
+	}
+	if (strcmp(scalar(md), "bpf") != 0)
+		return perr(p, md, "mode must be perf or bpf, not \"%s\"",
+		    scalar(md));
+	if (!bpfcg_built())
+		return perr(p, md, "mode: bpf: this pmu_exporter was built "
+		    "without BPF support (configure --enable-bpf, which needs "
+		    "clang, bpftool and libbpf-dev); use mode: perf");
+	t->bpf = 1;
+	t->mode_line = (int)md->start_mark.line + 1;
+	t->mode_col = (int)md->start_mark.column + 1;
+	if (fb != NULL) {
+		if ((r = expect(p, fb, YAML_SCALAR_NODE, "bpf_fallback")) < 0)
+			return r;
+		if (strcmp(scalar(fb), "refuse") == 0)
+			t->bpf_refuse = 1;
+		else if (strcmp(scalar(fb), "perf") != 0)
+			return perr(p, fb, "bpf_fallback must be perf or "
+			    "refuse, not \"%s\"", scalar(fb));
+	}
+	/* This entry is the last one parsed: count the union so far. */
+	for (i = 0; i < p->cfg->nr_groups; i++) {
+		int used = 0;
+
+		for (j = 0; j < p->cfg->nr_targets && !used; j++)
+			for (k = 0; p->cfg->targets[j].bpf &&
+			    k < p->cfg->targets[j].nr_groups; k++)
+				used |= p->cfg->targets[j].groups[k] == i;
+		nev += used ? p->cfg->groups[i].nr_events : 0;
+	}
+	if (nev > BPFCG_MAX_EVENTS)
+		return perr(p, md, "mode: bpf: the groups of the bpf-mode "
+		    "entries have %zu events in all, and bpf mode counts at "
+		    "most %d per CPU; use fewer, or mode: perf for some",
+		    nev, BPFCG_MAX_EVENTS);
+	return 0;
+}
+
 static int
 parse_cgroup_target(struct parse *p, yaml_node_t *n, struct plan_target *t)
 {
 	static const char *const keys[] = { "path", "groups", "per_cpu",
-	    "exclude", "depth", "relabel", NULL };
+	    "exclude", "depth", "relabel", "mode", "bpf_fallback", NULL };
 	yaml_node_t *path, *pc, *ex, *dp, *rl, *item;
 	yaml_node_item_t *it;
 	size_t nr;
@@ -554,7 +622,9 @@ parse_cgroup_target(struct parse *p, yaml_node_t *n, struct plan_target *t)
 			return perr(p, pc, "per_cpu must be true or false, "
 			    "not \"%s\"", scalar(pc));
 	}
-	return parse_target_groups(p, n, t);
+	if ((r = parse_target_groups(p, n, t)) < 0)
+		return r;
+	return parse_mode(p, n, t);
 }
 
 static int
@@ -562,7 +632,7 @@ parse_root(struct parse *p, yaml_node_t *root)
 {
 	static const char *const keys[] = {
 		"interval", "groups", "cpus", "cgroups",
-		"cgroup_rescan_interval", "max_fds", NULL
+		"cgroup_rescan_interval", "max_fds", "bpf_max_cgroups", NULL
 	};
 	struct plan *cfg = p->cfg;
 	yaml_node_t *n, *item;
@@ -598,6 +668,21 @@ parse_root(struct parse *p, yaml_node_t *root)
 			return perr(p, n, "max_fds must be a positive whole "
 			    "number, not \"%s\"", scalar(n));
 		cfg->max_fds = v;
+	}
+	cfg->bpf_max_cgroups = 1024;
+	if ((n = lookup(p, root, "bpf_max_cgroups")) != NULL) {
+		char *end;
+		unsigned long long v;
+
+		if ((r = expect(p, n, YAML_SCALAR_NODE, "bpf_max_cgroups")) < 0)
+			return r;
+		errno = 0;
+		v = strtoull(scalar(n), &end, 10);
+		if (errno || *end || end == scalar(n) || v < 1 ||
+		    v > 1000000 || scalar(n)[0] == '-')
+			return perr(p, n, "bpf_max_cgroups must be a whole "
+			    "number from 1 to 1000000, not \"%s\"", scalar(n));
+		cfg->bpf_max_cgroups = (size_t)v;
 	}
 	if ((n = lookup(p, root, "groups")) == NULL)
 		return perr(p, root, "the config defines no \"groups\"");

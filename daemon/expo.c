@@ -343,6 +343,43 @@ render_health(struct expo_buf *b, const struct snapshot *s)
 	}
 }
 
+/* mode: bpf: is the BPF program running, and how it is doing. */
+static void
+render_bpf(struct expo_buf *b, const struct snapshot *s)
+{
+	const struct bpfcg_stats *st = &s->bpf;
+
+	single(b, "pmu_exporter_bpf_active", "gauge",
+	    "1 while the BPF program counts the mode: bpf cgroups; 0 when "
+	    "it could not be loaded (the log says why) and they are counted "
+	    "in perf mode (bpf_fallback: perf) or not at all (refuse).",
+	    s->bpf_active ? 1.0 : 0.0);
+	single(b, "pmu_exporter_bpf_cgroups", "gauge",
+	    "cgroups the BPF program charges now (map entries).",
+	    (double)st->entries);
+	single(b, "pmu_exporter_bpf_cgroups_max", "gauge",
+	    "cgroups it can charge at most (bpf_max_cgroups).",
+	    (double)st->capacity);
+	single(b, "pmu_exporter_bpf_map_full_total", "counter",
+	    "Times a cgroup found no free map entry (raise "
+	    "bpf_max_cgroups).", (double)st->full);
+	family(b, "pmu_exporter_bpf_program_runs_total", "counter",
+	    "Runs of the BPF program: at a context switch, or on each CPU "
+	    "at a collection.");
+	expo_puts(b, "pmu_exporter_bpf_program_runs_total{trigger=\"switch\"} ");
+	expo_put_double(b, (double)st->switch_runs);
+	expo_puts(b, "\npmu_exporter_bpf_program_runs_total{trigger=\"collection\"} ");
+	expo_put_double(b, (double)(st->runs - st->switch_runs));
+	expo_puts(b, "\n");
+	single(b, "pmu_exporter_bpf_program_misses_total", "counter",
+	    "Context switches the program did not run for (the kernel's "
+	    "recursion guard: bpf_prog_info.recursion_misses); their time "
+	    "went to the next cgroup to switch out.", (double)st->prog_misses);
+	single(b, "pmu_exporter_bpf_read_errors_total", "counter",
+	    "Counter reads in the program that failed (an event not open "
+	    "on that CPU).", (double)st->read_errors);
+}
+
 char *
 expo_render_body(const struct snapshot *s, enum expo_format f,
     const struct expo_opts *o, size_t *len)
@@ -414,6 +451,14 @@ expo_render_body(const struct snapshot *s, enum expo_format f,
 	expo_puts(&b, "\npmu_exporter_cgroups_skipped{reason=\"no_perf_event\"} ");
 	expo_put_double(&b, (double)s->cgroups_no_perf);
 	expo_puts(&b, "\n");
+	if (s->bpf_wanted) {
+		expo_puts(&b, "pmu_exporter_cgroups_skipped{reason=\"bpf_map_full\"} ");
+		expo_put_double(&b, (double)s->cgroups_bpf_full);
+		expo_puts(&b, "\npmu_exporter_cgroups_skipped{reason=\"bpf_refused\"} ");
+		expo_put_double(&b, (double)s->cgroups_bpf_refused);
+		expo_puts(&b, "\n");
+		render_bpf(&b, s);
+	}
 	render_health(&b, s);
 done:
 	expo_reserve(&b, 1);

@@ -136,6 +136,13 @@ load_config(const struct options *opt, const struct event_ctx *ectx,
 			log_error("%s", err);
 			return -1;
 		}
+		/* mode: bpf with bpf_fallback: refuse, where it cannot run. */
+		if (collector_bpf_check(*cfg, err, sizeof(err)) < 0) {
+			log_error("%s", err);
+			plan_free(*cfg);
+			*cfg = NULL;
+			return -1;
+		}
 		return 0;
 	}
 	e = probe_hardware();

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "collectors/pmu.h"
+#include "collectors/bpfcg.h"
 #include "config/config.h"
 #include "tests/check.h"
 #include "util/text.h"
@@ -238,6 +239,70 @@ test_cgroup_keys(void)
 	    "t.yaml:4:10: max_fds must be a positive whole number, not \"-3\"");
 }
 
+/* mode: bpf and its keys; without a BPF build, mode: bpf is an error. */
+static void
+test_bpf_keys(void)
+{
+	struct plan *cfg;
+	char many[4096];
+	size_t n, i;
+
+	cfg = parse(GROUPS "bpf_max_cgroups: 5\ncgroups:\n"
+	    "  - path: /a/*\n    groups: [ipc]\n    mode: bpf\n"
+	    "    bpf_fallback: refuse\n"
+	    "  - path: /b/*\n    groups: [ipc]\n    mode: perf\n"
+	    "  - path: /c/*\n    groups: [ipc]\n");
+	if (!bpfcg_built()) {
+		CHECK(cfg == NULL);
+		CHECK_STR(err, "t.yaml:8:11: mode: bpf: this pmu_exporter was "
+		    "built without BPF support (configure --enable-bpf, which "
+		    "needs clang, bpftool and libbpf-dev); use mode: perf");
+		return;
+	}
+	CHECK(cfg != NULL);
+	if (cfg == NULL) {
+		fprintf(stderr, "%s\n", err);
+		return;
+	}
+	CHECK(cfg->bpf_max_cgroups == 5);
+	CHECK(cfg->targets[0].bpf == 1 && cfg->targets[0].bpf_refuse == 1);
+	CHECK(cfg->targets[0].mode_line == 8 && cfg->targets[0].mode_col == 11);
+	CHECK(cfg->targets[1].bpf == 0 && cfg->targets[2].bpf == 0);
+	plan_free(cfg);
+	cfg = parse(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n"
+	    "    mode: bpf\n");
+	CHECK(cfg != NULL && cfg->bpf_max_cgroups == 1024 &&
+	    cfg->targets[0].bpf_refuse == 0);
+	plan_free(cfg);
+
+	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    mode: bfp\n",
+	    "t.yaml:7:11: mode must be perf or bpf, not \"bfp\"");
+	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    bpf_fallback: perf\n",
+	    "t.yaml:7:19: bpf_fallback applies to mode: bpf, and this entry has no mode");
+	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    mode: perf\n    bpf_fallback: refuse\n",
+	    "t.yaml:8:19: bpf_fallback applies to mode: bpf, not mode: perf");
+	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    mode: bpf\n    bpf_fallback: never\n",
+	    "t.yaml:8:19: bpf_fallback must be perf or refuse, not \"never\"");
+	bad(GROUPS "bpf_max_cgroups: 0\ncgroups:\n  - path: /a\n    groups: [ipc]\n",
+	    "t.yaml:4:18: bpf_max_cgroups must be a whole number from 1 to 1000000, not \"0\"");
+	/* 33 raw events over two bpf-mode entries: one too many. */
+	n = (size_t)snprintf(many, sizeof(many), "groups:\n  - name: a\n    events: [");
+	for (i = 1; i <= 17; i++)
+		n += (size_t)snprintf(many + n, sizeof(many) - n, "%sr%zx",
+		    i > 1 ? ", " : "", i);
+	n += (size_t)snprintf(many + n, sizeof(many) - n,
+	    "]\n  - name: b\n    events: [");
+	for (i = 18; i <= 33; i++)
+		n += (size_t)snprintf(many + n, sizeof(many) - n, "%sr%zx",
+		    i > 18 ? ", " : "", i);
+	snprintf(many + n, sizeof(many) - n, "]\ncgroups:\n"
+	    "  - path: /a\n    groups: [a]\n    mode: bpf\n"
+	    "  - path: /b\n    groups: [b]\n    mode: bpf\n");
+	bad(many, "t.yaml:12:11: mode: bpf: the groups of the bpf-mode entries "
+	    "have 33 events in all, and bpf mode counts at most 32 per CPU; "
+	    "use fewer, or mode: perf for some");
+}
+
 static void
 test_durations(void)
 {
@@ -343,6 +408,7 @@ main(void)
 	test_errors();
 	test_cgroup_keys();
 	test_durations();
+	test_bpf_keys();
 	test_load();
 	return CHECK_DONE();
 }

@@ -7,10 +7,22 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "collectors/bpfcg.h"
 #include "collectors/pmu.h"
 #include "config/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/*
+ * The parser asks whether mode: bpf was built; the fuzzer links the
+ * parser alone, without libbpf, and says yes so that the whole of the
+ * mode: bpf checks is fuzzed.
+ */
+int
+bpfcg_built(void)
+{
+	return 1;
+}
 
 static struct pmu_list pmus;
 static struct event_ctx ctx;

@@ -1,0 +1,137 @@
+#!/bin/bash
+# bpf_bench.sh - perf mode against mode: bpf for 10, 100 and 1,000
+# cgroups, side by side in one run.  For each number of cgroups N and each
+# mode, a fresh daemon counts {context-switches, task-clock} in the N
+# cgroups (software events: this machine has no PMU; a cgroup-mode perf
+# event is switched in and out with its cgroup the same way whatever its
+# PMU), and we measure:
+#
+#   fds       pmu_exporter_open_fds
+#   open_ms   from starting the daemon until /-/ready answers (everything
+#             is opened before it does)
+#   rss_kb    the daemon's VmRSS after 5 collections
+#   cpu_us    the daemon's CPU time (every thread, /proc/PID/task/*/
+#             schedstat) per collection, over 25 collections at 200 ms
+#   pp_us     a pipe ping-pong (bench/pingpong, pinned on one CPU) between
+#             two of the N cgroups, us per round trip
+#
+# and, in the same rounds, the ping-pong with nothing counting (none) and
+# under `perf stat -a -G` counting the same two events in the two
+# ping-pong cgroups only (perf).  Each condition runs REPS times,
+# interleaved; medians are reported.
+#
+#   bench/bpf_bench.sh     (as root; NS="10 100 1000" REPS=3 ROUNDS=100000 CPU=1)
+#
+# Targets: bpf mode's fds flat in N; its ping-pong cost no higher than
+# perf mode's.  The cgroups are made under pmu_bench_<pid> at the root of
+# the hierarchy and removed at exit.
+set -u
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+trap bench_cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+NS=${NS:-10 100 1000}
+REPS=${REPS:-3}
+ROUNDS=${ROUNDS:-100000}
+CPU=${CPU:-$(( $(nproc) > 1 ? 1 : 0 ))}
+
+[ "$(id -u)" = 0 ] || bench_die "must run as root (cgroups, perf, BPF)"
+for t in perf curl ss; do
+	command -v $t >/dev/null || bench_die "$t not found"
+done
+[ -x "$PMU_EXPORTER" ] || bench_die "$PMU_EXPORTER is not built (make)"
+[ -x "$BENCH_BIN/pingpong" ] || bench_die "$BENCH_BIN/pingpong is not built (make bench)"
+CGROOT=$(bench_cgroot)
+[ -n "$CGROOT" ] || bench_die "no cgroup hierarchy for perf in mountinfo"
+P=pmu_bench_$$
+bench_mkcg "$CGROOT/$P"
+
+echo "== bpf_bench: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -r), $(nproc) CPUs, cpu $CPU, $ROUNDS round trips, $REPS reps, N in $NS"
+others=$(bench_perf_users)
+[ -z "$others" ] || echo "WARNING: other processes hold perf events: $others"
+
+pp() {	# pp [COMMAND PREFIX...]: one ping-pong between c1 and c2, us
+	"$@" "$BENCH_BIN/pingpong" -n "$ROUNDS" -c "$CPU" -a "$CGROOT/$P/c1" \
+	    -b "$CGROOT/$P/c2" >"$BENCH_TMP/pp.out" 2>"$BENCH_TMP/pp.err" ||
+		bench_die "pingpong: $(cat "$BENCH_TMP/pp.err")"
+	sed -n 's/^RESULT us_per_roundtrip=\([0-9.]*\).*/\1/p' "$BENCH_TMP/pp.out"
+}
+
+task_cpu_ns() {	# the CPU time of every thread of PID $1, ns
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'
+}
+
+metric() { awk -v s="$2" '$1 == s { print $2 }' "$1"; }
+
+run_daemon() {	# run_daemon MODE N: one fresh daemon; appends to $BENCH_TMP/MODE.N
+	local mode=$1 n=$2 port t0 t1 pid c0 c1 k0 k1 fds rss us
+	cat >"$BENCH_TMP/c.yaml" <<YAML
+interval: 200ms
+bpf_max_cgroups: 1024
+groups:
+  - name: sw
+    events: [context-switches, task-clock]
+cgroups:
+  - path: /$P/*
+    groups: [sw]
+    mode: $mode
+    bpf_fallback: refuse
+YAML
+	port=$(bench_free_port)
+	t0=$(date +%s%N)
+	bench_spawn "$PMU_EXPORTER" --config.file="$BENCH_TMP/c.yaml" \
+	    --web.listen-address="127.0.0.1:$port" --log.level=warn 2>>"$BENCH_TMP/pmu.log"
+	pid=$BENCH_LAST
+	bench_wait_http "http://127.0.0.1:$port/-/ready" 60 ||
+		bench_die "pmu_exporter did not come up: $(tail -5 "$BENCH_TMP/pmu.log")"
+	t1=$(date +%s%N)
+	sleep 1
+	curl -fs "http://127.0.0.1:$port/metrics" >"$BENCH_TMP/m"
+	[ "$(metric "$BENCH_TMP/m" pmu_exporter_cgroups_counted)" = "$n" ] ||
+		bench_die "$mode: $(metric "$BENCH_TMP/m" pmu_exporter_cgroups_counted) of $n cgroups counted"
+	fds=$(metric "$BENCH_TMP/m" pmu_exporter_open_fds)
+	rss=$(bench_rss_kb "$pid")
+	k0=$(metric "$BENCH_TMP/m" pmu_exporter_collections_total)
+	c0=$(task_cpu_ns "$pid")
+	sleep 5
+	c1=$(task_cpu_ns "$pid")
+	curl -fs "http://127.0.0.1:$port/metrics" >"$BENCH_TMP/m"
+	k1=$(metric "$BENCH_TMP/m" pmu_exporter_collections_total)
+	us=$(pp)
+	echo "$fds $(( (t1 - t0) / 1000000 )) $rss $(( (c1 - c0) / 1000 / (k1 - k0) )) $us" >>"$BENCH_TMP/$mode.$n"
+	bench_stop "$pid"
+}
+
+col_median() {	# col_median FILE COLUMN
+	awk -v c="$2" '{ print $c }' "$1" | bench_median
+}
+
+for n in $NS; do
+	for i in $(seq 1 "$n"); do
+		[ -d "$CGROOT/$P/c$i" ] || bench_mkcg "$CGROOT/$P/c$i"
+	done
+	: >"$BENCH_TMP/none.$n"; : >"$BENCH_TMP/perfstat.$n"
+	for rep in $(seq 1 "$REPS"); do
+		pp >>"$BENCH_TMP/none.$n"
+		run_daemon perf "$n"
+		run_daemon bpf "$n"
+		pp perf stat -a -x, -o "$BENCH_TMP/perf.out" \
+		    -e 'context-switches,task-clock,context-switches,task-clock' \
+		    -G "$P/c1,$P/c1,$P/c2,$P/c2" -- >>"$BENCH_TMP/perfstat.$n"
+		echo "  N=$n rep $rep: none $(tail -1 "$BENCH_TMP/none.$n") us;" \
+		    "perf mode [fds open_ms rss_kb cpu_us pp_us] $(tail -1 "$BENCH_TMP/perf.$n");" \
+		    "bpf mode $(tail -1 "$BENCH_TMP/bpf.$n"); perf stat $(tail -1 "$BENCH_TMP/perfstat.$n") us"
+	done
+	for mode in perf bpf; do
+		echo "RESULT bpf_bench n=$n mode=$mode fds=$(col_median "$BENCH_TMP/$mode.$n" 1)" \
+		    "open_ms=$(col_median "$BENCH_TMP/$mode.$n" 2) rss_kb=$(col_median "$BENCH_TMP/$mode.$n" 3)" \
+		    "cpu_us_per_collection=$(col_median "$BENCH_TMP/$mode.$n" 4)" \
+		    "pp_us=$(col_median "$BENCH_TMP/$mode.$n" 5)" \
+		    "none_us=$(bench_median <"$BENCH_TMP/none.$n")" \
+		    "perfstat_us=$(bench_median <"$BENCH_TMP/perfstat.$n")"
+	done
+done
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+others=$(bench_perf_users)
+echo "other perf users at the end: ${others:-none}"

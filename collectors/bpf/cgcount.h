@@ -1,0 +1,50 @@
+/*
+ * cgcount.h - what the BPF program collectors/bpf/cgcount.bpf.c and its
+ * loader collectors/bpfcg.c agree on: limits, the layout of the maps'
+ * values and the statistics the program keeps.  Included by both sides,
+ * so only fixed-width kernel types.
+ */
+#ifndef PMU_CGCOUNT_H
+#define PMU_CGCOUNT_H
+
+#include <linux/types.h>
+
+/*
+ * Counters per CPU across every bpf-mode group: the program's per-CPU
+ * state holds their last readings, and 32 is four times what any PMU can
+ * count at once.
+ */
+#define CGC_MAX_EVENTS 32
+
+/*
+ * Levels of the running task's cgroup path the program looks up: a cgroup
+ * at level L (the root is 0) is charged for its descendants down to level
+ * CGC_MAX_LEVELS - 1.  Container runtimes nest 4 to 6 levels deep.
+ */
+#define CGC_MAX_LEVELS 32
+
+/* One (cgroup, event) on one CPU, charged at each cgroup switch. */
+struct cgc_value {
+	__u64 counter;
+	__u64 enabled;
+	__u64 running;
+};
+
+/* Statistics, per CPU. */
+enum {
+	CGC_STAT_RUNS,		/* program runs: switches and triggers */
+	CGC_STAT_SWITCH_RUNS,	/* ... of them at a cgroup switch */
+	CGC_STAT_READ_ERRORS,	/* bpf_perf_event_read_value failed */
+	CGC_STAT_CHARGES,	/* (run, tracked cgroup) pairs charged */
+	CGC_STAT_NR
+};
+
+/* The program's per-CPU state: one lookup a run. */
+struct cgc_cpu {
+	__u64 primed;				/* last[] holds a reading */
+	__u64 stat[CGC_STAT_NR];
+	struct cgc_value last[CGC_MAX_EVENTS];	/* the previous reading */
+	struct cgc_value delta[CGC_MAX_EVENTS];	/* since then */
+};
+
+#endif
