@@ -52,6 +52,9 @@ struct bpfcg {
 	size_t nr_trig;
 	int *trig_cpu;			/* CPUs to run on at a refresh */
 	struct bpf_link *link;
+	unsigned flags;
+	struct bpf_link **cglink;	/* BPFCG_CGROUP_SWITCHES: [nr_trig] */
+	int *cgfd;			/* ... their events (the links own them) */
 	struct bpfcg_stats st;
 };
 
@@ -106,8 +109,8 @@ explain_load(int e, char *why, size_t len)
 }
 
 int
-bpfcg_open(size_t nr_events, size_t max_cgroups, struct bpfcg **out,
-    char *why, size_t len)
+bpfcg_open(size_t nr_events, size_t max_cgroups, unsigned flags,
+    struct bpfcg **out, char *why, size_t len)
 {
 	struct bpfcg *b;
 	int r;
@@ -125,6 +128,7 @@ bpfcg_open(size_t nr_events, size_t max_cgroups, struct bpfcg **out,
 		return -ENOMEM;
 	b->nr_events = nr_events;
 	b->max_slots = max_cgroups;
+	b->flags = flags;
 	if ((b->ncpus = libbpf_num_possible_cpus()) <= 0) {
 		r = b->ncpus < 0 ? b->ncpus : -EINVAL;
 		snprintf(why, len, "counting the possible CPUs: %s",
@@ -147,6 +151,10 @@ bpfcg_open(size_t nr_events, size_t max_cgroups, struct bpfcg **out,
 		goto fail;
 	}
 	b->skel->rodata->nr_events = (__u32)nr_events;
+	bpf_program__set_autoload(b->skel->progs.on_cgroup_switch,
+	    (flags & BPFCG_CGROUP_SWITCHES) != 0);
+	bpf_program__set_autoload(b->skel->progs.on_switch,
+	    (flags & BPFCG_CGROUP_SWITCHES) == 0);
 	if ((r = bpf_map__set_max_entries(b->skel->maps.counters,
 	    (__u32)((size_t)b->ncpus * nr_events))) < 0 ||
 	    (r = bpf_map__set_max_entries(b->skel->maps.slots,
@@ -195,6 +203,48 @@ run_on(struct bpfcg *b, int cpu)
 	return 0;
 }
 
+/* BPFCG_CGROUP_SWITCHES: a sampling cgroup-switches event per CPU. */
+static int
+attach_cgroup_switches(struct bpfcg *b, char *why, size_t len)
+{
+	struct perf_event_attr a;
+	size_t i;
+	int fd, e;
+
+	b->cglink = calloc(b->nr_trig + 1, sizeof(*b->cglink));
+	b->cgfd = calloc(b->nr_trig + 1, sizeof(*b->cgfd));
+	if (!b->cglink || !b->cgfd)
+		return -ENOMEM;
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.size = sizeof(a);
+	a.config = PERF_COUNT_SW_CGROUP_SWITCHES;
+	a.sample_period = 1;
+	a.disabled = 1;
+	for (i = 0; i < b->nr_trig; i++) {
+		fd = (int)syscall(__NR_perf_event_open, &a, -1, b->trig_cpu[i],
+		    -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			e = errno;
+			snprintf(why, len, "cgroup-switches on cpu %d: %s "
+			    "(Linux 5.13 or later)", b->trig_cpu[i],
+			    strerror(e));
+			return -e;
+		}
+		b->cglink[i] = bpf_program__attach_perf_event(
+		    b->skel->progs.on_cgroup_switch, fd);
+		if (b->cglink[i] == NULL) {
+			e = errno;
+			close(fd);
+			snprintf(why, len, "attaching to cgroup-switches on "
+			    "cpu %d: %s", b->trig_cpu[i], strerror(e));
+			return -e;
+		}
+		b->cgfd[i] = fd;
+	}
+	return 0;
+}
+
 int
 bpfcg_attach(struct bpfcg *b, const struct cpumap *cpus, char *why,
     size_t len)
@@ -208,15 +258,20 @@ bpfcg_attach(struct bpfcg *b, const struct cpumap *cpus, char *why,
 	}
 	for (i = 0; i < cpus->nr; i++)
 		b->trig_cpu[b->nr_trig++] = cpus->cpu[i];
-	libbpf_said[0] = '\0';
-	b->link = bpf_program__attach_raw_tracepoint(b->skel->progs.on_switch,
-	    "sched_switch");
-	if (b->link == NULL) {
-		e = errno;
-		snprintf(why, len, "attaching the BPF program to the "
-		    "sched_switch tracepoint: %s%s%s", strerror(e),
-		    libbpf_said[0] ? "; libbpf: " : "", libbpf_said);
-		return -e;
+	if (b->flags & BPFCG_CGROUP_SWITCHES) {
+		if ((e = attach_cgroup_switches(b, why, len)) < 0)
+			return e;
+	} else {
+		libbpf_said[0] = '\0';
+		b->link = bpf_program__attach_raw_tracepoint(
+		    b->skel->progs.on_switch, "sched_switch");
+		if (b->link == NULL) {
+			e = errno;
+			snprintf(why, len, "attaching the BPF program to the "
+			    "sched_switch tracepoint: %s%s%s", strerror(e),
+			    libbpf_said[0] ? "; libbpf: " : "", libbpf_said);
+			return -e;
+		}
 	}
 	/* The starting point on each CPU. */
 	for (i = 0; i < cpus->nr; i++)
@@ -354,6 +409,13 @@ bpfcg_refresh(struct bpfcg *b)
 			st.read_errors += s[CGC_STAT_READ_ERRORS];
 			st.charges += s[CGC_STAT_CHARGES];
 		}
+	for (i = 0; b->cgfd && i < b->nr_trig; i++) {
+		uint64_t n;
+
+		if (b->cglink[i] && read(b->cgfd[i], &n, sizeof(n)) ==
+		    (ssize_t)sizeof(n))
+			st.switches += n;
+	}
 	/* The kernel's own count of runs its recursion guard skipped. */
 	{
 		struct bpf_prog_info info;
@@ -361,7 +423,9 @@ bpfcg_refresh(struct bpfcg *b)
 
 		memset(&info, 0, sizeof(info));
 		if (bpf_obj_get_info_by_fd(bpf_program__fd(
-		    b->skel->progs.on_switch), &info, &ilen) == 0)
+		    b->flags & BPFCG_CGROUP_SWITCHES ?
+		    b->skel->progs.on_cgroup_switch : b->skel->progs.on_switch),
+		    &info, &ilen) == 0)
 			st.prog_misses = info.recursion_misses;
 	}
 	st.full = b->full;
@@ -404,17 +468,23 @@ bpfcg_fds(const struct bpfcg *b)
 	if (b == NULL || b->skel == NULL)
 		return 0;
 	/* counters, slots, counts, state, .rodata; two programs; the
-	 * link. */
-	n = 5 + 2 + (b->link != NULL);
+	 * link (or a link and an event per CPU). */
+	n = 5 + 2 + (b->link != NULL) + (b->cglink ? 2 * b->nr_trig : 0);
 	return n;
 }
 
 void
 bpfcg_close(struct bpfcg *b)
 {
+	size_t i;
+
 	if (b == NULL)
 		return;
 	bpf_link__destroy(b->link);
+	for (i = 0; b->cglink && i < b->nr_trig; i++)
+		bpf_link__destroy(b->cglink[i]);	/* closes cgfd[i] */
+	free(b->cglink);
+	free(b->cgfd);
 	cgcount__destroy(b->skel);
 	free(b->trig_cpu);
 	free(b->slot);

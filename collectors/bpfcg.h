@@ -25,6 +25,8 @@ struct bpfcg;
 
 struct bpfcg_stats {
 	uint64_t runs;			/* program runs */
+	uint64_t switches;		/* BPFCG_CGROUP_SWITCHES: how many the
+					   kernel counted; else 0 */
 	uint64_t switch_runs;		/* ... at a context switch */
 	uint64_t read_errors;		/* counter reads that failed */
 	uint64_t charges;		/* (run, tracked cgroup) pairs */
@@ -37,13 +39,20 @@ struct bpfcg_stats {
 /* Was the daemon built with BPF support? */
 int bpfcg_built(void);
 
+/* bpfcg_open flags. */
+enum {
+	/* Run at cgroup switches (perf's bperf trigger) instead of at every
+	 * context switch: for bench/bpf_trigger, which compares the two. */
+	BPFCG_CGROUP_SWITCHES = 1
+};
+
 /*
  * Load the program for nr_events counters per CPU (at most
  * CGC_MAX_EVENTS) and up to max_cgroups cgroups.  0, or -errno with the
  * reason (what is missing: privilege, kernel support) in why.
  */
-int bpfcg_open(size_t nr_events, size_t max_cgroups, struct bpfcg **out,
-    char *why, size_t len);
+int bpfcg_open(size_t nr_events, size_t max_cgroups, unsigned flags,
+    struct bpfcg **out, char *why, size_t len);
 
 /* Counter ev on cpu is the perf event fd (kept by the caller). */
 int bpfcg_set_counter(struct bpfcg *b, int cpu, size_t ev, int fd);

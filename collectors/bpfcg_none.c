@@ -19,11 +19,12 @@ bpfcg_built(void)
 }
 
 int
-bpfcg_open(size_t nr_events, size_t max_cgroups, struct bpfcg **out,
-    char *why, size_t len)
+bpfcg_open(size_t nr_events, size_t max_cgroups, unsigned flags,
+    struct bpfcg **out, char *why, size_t len)
 {
 	(void)nr_events;
 	(void)max_cgroups;
+	(void)flags;
 	*out = NULL;
 	snprintf(why, len, "this pmu_exporter was built without BPF support "
 	    "(configure --enable-bpf needs clang, bpftool and libbpf-dev)");

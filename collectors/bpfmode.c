@@ -260,7 +260,7 @@ build(struct collector *c, const unsigned char *want, size_t nwant,
 				goto nomem;
 		}
 	}
-	if ((r = bpfcg_open(nev, b->max_cgroups, &b->cg, why, len)) < 0)
+	if ((r = bpfcg_open(nev, b->max_cgroups, 0, &b->cg, why, len)) < 0)
 		goto fail;
 	for (i = 0; i < b->nr_groups; i++)
 		if ((r = open_counters(c, b, &b->g[i], why, len)) < 0)
@@ -456,7 +456,7 @@ collector_bpf_check(const struct plan *cfg, char *err, size_t len)
 	} else {
 		one.nr = online.nr ? 1 : 0;
 		one.cpu = online.cpu;
-		if ((r = bpfcg_open(1, 1, &b, why, sizeof(why))) == 0)
+		if ((r = bpfcg_open(1, 1, 0, &b, why, sizeof(why))) == 0)
 			r = bpfcg_attach(b, &one, why, sizeof(why));
 		bpfcg_close(b);
 		cpumap_free(&online);

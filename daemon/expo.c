@@ -437,7 +437,8 @@ expo_render_body(const struct snapshot *s, enum expo_format f,
 	    "When the last collection finished, in seconds since the epoch.",
 	    s->timestamp_s);
 	single(&b, "pmu_exporter_open_fds", "gauge",
-	    "Perf event file descriptors held by the collector.",
+	    "Perf event file descriptors held by the collector, with mode: "
+	    "bpf its BPF maps, programs and link too.",
 	    (double)s->open_fds);
 	single(&b, "pmu_exporter_cgroups_matched", "gauge",
 	    "cgroups the configured paths match now.",

@@ -125,7 +125,7 @@ test_render(void)
 "# HELP pmu_exporter_last_collection_timestamp_seconds When the last collection finished, in seconds since the epoch.\n"
 "# TYPE pmu_exporter_last_collection_timestamp_seconds gauge\n"
 "pmu_exporter_last_collection_timestamp_seconds 1700000000.5\n"
-"# HELP pmu_exporter_open_fds Perf event file descriptors held by the collector.\n"
+"# HELP pmu_exporter_open_fds Perf event file descriptors held by the collector, with mode: bpf its BPF maps, programs and link too.\n"
 "# TYPE pmu_exporter_open_fds gauge\n"
 "pmu_exporter_open_fds 4\n"
 "# HELP pmu_exporter_cgroups_matched cgroups the configured paths match now.\n"

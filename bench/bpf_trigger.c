@@ -1,0 +1,152 @@
+/*
+ * bpf_trigger.c - which event should run the BPF cgroup counter?  The
+ * daemon's (the sched_switch raw tracepoint: every context switch) or
+ * perf's bperf's (the cgroup-switches software event: only when the cgroup
+ * changes).  Loads collectors/bpf/cgcount.bpf.c with one or the other,
+ * counts {context-switches, task-clock} on every CPU, tracks two cgroups,
+ * runs a ping-pong between them (bench/pingpong -c free -R, which prints
+ * each side's own context switches), and prints what each side was
+ * charged and how often the program ran:
+ *
+ *   bpf_trigger [-c] PINGPONG ROUNDS CGROUP_DIR_A CGROUP_DIR_B
+ *
+ *   -c    the cgroup-switches trigger (default: sched_switch)
+ *
+ *   TRUTH side=a csw=N cpu_ns=N          (from pingpong)
+ *   CHARGED side=a csw=N task_ns=N
+ *   STATS switch_runs=N switches=N misses=N
+ *
+ * switches: cgroup switches the kernel counted (-c only).  misses: runs
+ * the kernel skipped (bpf_prog_info.recursion_misses).
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+
+#include "collectors/bpfcg.h"
+#include "collectors/cgroupfs.h"
+
+static int
+open_counter(int cpu, int config, int group)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.size = sizeof(a);
+	a.config = (__u64)config;
+	a.disabled = group < 0;
+	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+	    PERF_FORMAT_TOTAL_TIME_RUNNING;
+	return (int)syscall(__NR_perf_event_open, &a, -1, cpu, group,
+	    PERF_FLAG_FD_CLOEXEC);
+}
+
+static int
+track(struct bpfcg *b, const char *dir, uint32_t *slot)
+{
+	uint64_t id;
+	int fd, r;
+
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
+	r = cgroupfs_id(fd, &id);
+	close(fd);
+	return r < 0 ? r : bpfcg_track(b, id, slot);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct bpfcg_stats st;
+	struct bpfcg *b;
+	struct cpumap cpus;
+	struct count v;
+	uint32_t slot[2];
+	char why[512], *a;
+	int c = 0, ncpu, cpu, lead, fd, status;
+	size_t k;
+	pid_t pid;
+
+	if (argc > 1 && strcmp(argv[1], "-c") == 0) {
+		c = 1;
+		argv++;
+		argc--;
+	}
+	if (argc != 5) {
+		fprintf(stderr, "usage: bpf_trigger [-c] PINGPONG ROUNDS "
+		    "CGROUP_DIR_A CGROUP_DIR_B\n");
+		return 2;
+	}
+	if (cpumap_online("/sys", &cpus) < 0)
+		return 1;
+	if (bpfcg_open(2, 16, c ? BPFCG_CGROUP_SWITCHES : 0, &b, why,
+	    sizeof(why)) < 0) {
+		fprintf(stderr, "bpf_trigger: %s\n", why);
+		return 1;
+	}
+	for (k = 0; k < cpus.nr; k++) {
+		cpu = cpus.cpu[k];
+		lead = open_counter(cpu, PERF_COUNT_SW_CONTEXT_SWITCHES, -1);
+		fd = lead < 0 ? -1 :
+		    open_counter(cpu, PERF_COUNT_SW_TASK_CLOCK, lead);
+		if (fd < 0 || bpfcg_set_counter(b, cpu, 0, lead) < 0 ||
+		    bpfcg_set_counter(b, cpu, 1, fd) < 0) {
+			perror("bpf_trigger: counters");
+			return 1;
+		}
+		ioctl(lead, PERF_EVENT_IOC_ENABLE, 0);
+	}
+	if (bpfcg_attach(b, &cpus, why, sizeof(why)) < 0) {
+		fprintf(stderr, "bpf_trigger: %s\n", why);
+		return 1;
+	}
+	if (track(b, argv[3], &slot[0]) < 0 || track(b, argv[4], &slot[1]) < 0) {
+		fprintf(stderr, "bpf_trigger: tracking the cgroups failed\n");
+		return 1;
+	}
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		execl(argv[1], argv[1], "-n", argv[2], "-c", "free", "-R", "-a",
+		    argv[3], "-b", argv[4], (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "bpf_trigger: pingpong failed\n");
+		return 1;
+	}
+	bpfcg_refresh(b);
+	for (k = 0; k < 2; k++) {
+		double csw = 0, ns = 0;
+		size_t i;
+
+		for (i = 0; i < cpus.nr; i++) {
+			bpfcg_read(b, slot[k], 0, cpus.cpu[i], &v);
+			csw += (double)v.value;
+			bpfcg_read(b, slot[k], 1, cpus.cpu[i], &v);
+			ns += (double)v.value;
+		}
+		a = k ? "b" : "a";
+		printf("CHARGED side=%s csw=%.0f task_ns=%.0f\n", a, csw, ns);
+	}
+	bpfcg_get_stats(b, &st);
+	ncpu = (int)cpus.nr;
+	printf("STATS trigger=%s cpus=%d switch_runs=%llu switches=%llu "
+	    "misses=%llu\n", c ? "cgroup-switches" : "sched_switch", ncpu,
+	    (unsigned long long)st.switch_runs,
+	    (unsigned long long)st.switches,
+	    (unsigned long long)st.prog_misses);
+	bpfcg_close(b);
+	cpumap_free(&cpus);
+	return 0;
+}
