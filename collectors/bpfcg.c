@@ -4,10 +4,12 @@
  * `bpftool gen skeleton` made from it at build time.
  *
  * Slots: each tracked cgroup owns a slot, whose counts live at keys
- * slot * nr_events + event of the per-CPU `counts` map.  A freed slot is
- * removed from the `slots` hash at once but reused only after the next
- * refresh, when no program run that found it can still be adding to it;
- * it is zeroed when it is handed out again.
+ * slot * nr_events + event of the per-CPU `counts` map.  A freed slot's
+ * hash entry is deleted at the start of the next refresh, which then runs
+ * the program on every CPU: that run waits for any program still holding
+ * the entry (it runs with interrupts off), so only after it can the hash
+ * hand the element out again, and only then is the slot reused.  It is
+ * zeroed when it is handed out again.
  */
 #include "autoconf.h"
 
@@ -26,11 +28,13 @@
 
 #include "collectors/bpf/cgcount.h"
 #include "collectors/bpfcg.h"
+#include "util/text.h"
 #include "cgcount.skel.h"
 
 struct bpfslot {
 	uint64_t cgid;
 	unsigned refs;
+	int pending;			/* its hash entry is still to delete */
 	uint64_t freed_gen;		/* reusable once gen is past it */
 };
 
@@ -47,6 +51,7 @@ struct bpfcg {
 	struct cgc_value *vals;		/* [hi * nr_events * ncpus] */
 	size_t vals_keys;		/* keys vals has room for */
 	size_t vals_valid;		/* keys read by the last refresh */
+	int stale;			/* the last refresh failed */
 	__u32 *keys;
 	struct cgc_cpu *cpu_state;	/* [ncpus] */
 	size_t nr_trig;
@@ -59,7 +64,7 @@ struct bpfcg {
 };
 
 /* libbpf's own words for the last failure, for the reason we give. */
-static char libbpf_said[512];
+static __thread char libbpf_said[512];
 static pthread_once_t print_once = PTHREAD_ONCE_INIT;
 
 static int
@@ -108,6 +113,26 @@ explain_load(int e, char *why, size_t len)
 		    libbpf_said);
 }
 
+/* Are the possible CPUs exactly 0..n-1? 0, or -EINVAL. */
+static int
+possible_dense(int n)
+{
+	struct cpumap m;
+	char buf[4096];
+	size_t i;
+	int r;
+
+	if (text_read_small("/sys/devices/system/cpu/possible", buf,
+	    sizeof(buf)) < 0 || cpumap_parse(buf, &m, NULL) < 0)
+		return 0;	/* cannot tell: libbpf read it already */
+	r = m.nr == (size_t)n ? 0 : -EINVAL;
+	for (i = 0; r == 0 && i < m.nr; i++)
+		if (m.cpu[i] != (int)i)
+			r = -EINVAL;
+	cpumap_free(&m);
+	return r;
+}
+
 int
 bpfcg_open(size_t nr_events, size_t max_cgroups, unsigned flags,
     struct bpfcg **out, char *why, size_t len)
@@ -133,6 +158,14 @@ bpfcg_open(size_t nr_events, size_t max_cgroups, unsigned flags,
 		r = b->ncpus < 0 ? b->ncpus : -EINVAL;
 		snprintf(why, len, "counting the possible CPUs: %s",
 		    strerror(-r));
+		goto fail;
+	}
+	/* Per-CPU values come in possible-CPU order, read here by CPU
+	 * number: the same only when the possible CPUs are 0..n-1. */
+	if ((r = possible_dense(b->ncpus)) < 0) {
+		snprintf(why, len, "/sys/devices/system/cpu/possible has gaps "
+		    "(%d possible CPUs): mode: bpf needs them numbered from 0 "
+		    "without gaps", b->ncpus);
 		goto fail;
 	}
 	b->slot = calloc(max_cgroups, sizeof(*b->slot));
@@ -291,13 +324,20 @@ bpfcg_track(struct bpfcg *b, uint64_t cgid, uint32_t *slot)
 	__u32 key, val;
 
 	for (i = 0; i < b->hi; i++)
-		if (b->slot[i].refs && b->slot[i].cgid == cgid) {
-			b->slot[i].refs++;
+		if ((b->slot[i].refs || b->slot[i].pending) &&
+		    b->slot[i].cgid == cgid) {
+			/* Tracked, or freed but still in the hash: its counts
+			 * go on; the caller takes them as they are now. */
+			if (b->slot[i].refs++ == 0) {
+				b->slot[i].pending = 0;
+				b->entries++;
+			}
 			*slot = (uint32_t)i;
-			return 0;
+			return 1;
 		}
 	for (i = 0; i < b->hi && pick == b->max_slots; i++)
-		if (b->slot[i].refs == 0 && b->slot[i].freed_gen < b->gen)
+		if (b->slot[i].refs == 0 && !b->slot[i].pending &&
+		    b->slot[i].freed_gen < b->gen)
 			pick = i;
 	if (pick == b->max_slots && b->hi < b->max_slots)
 		pick = b->hi;
@@ -334,12 +374,20 @@ bpfcg_untrack(struct bpfcg *b, uint32_t slot)
 	s = &b->slot[slot];
 	if (--s->refs > 0)
 		return;
-	bpf_map_delete_elem(bpf_map__fd(b->skel->maps.slots), &s->cgid);
-	s->freed_gen = b->gen;
+	s->pending = 1;			/* deleted at the next refresh */
 	b->entries--;
-	while (b->hi > 0 && b->slot[b->hi - 1].refs == 0 &&
-	    b->slot[b->hi - 1].freed_gen < b->gen)
-		b->hi--;
+}
+
+/* Freed slots still in the hash or not yet past a refresh. */
+size_t
+bpfcg_pending(const struct bpfcg *b)
+{
+	size_t i, n = 0;
+
+	for (i = 0; b && i < b->hi; i++)
+		n += b->slot[i].refs == 0 && (b->slot[i].pending ||
+		    b->slot[i].freed_gen >= b->gen);
+	return n;
 }
 
 /* Read keys [0, n) of the per-CPU counts map into b->vals. */
@@ -362,9 +410,10 @@ fetch_counts(struct bpfcg *b, size_t n)
 			return -ENOMEM;
 		b->vals_keys = n;
 	}
-	b->vals_valid = 0;
-	if (n == 0)
+	if (n == 0) {
+		b->vals_valid = 0;
 		return 0;
+	}
 	r = bpf_map_lookup_batch(fd, NULL, &out_batch, b->keys, b->vals,
 	    &count, NULL);
 	if (r == 0 || (r < 0 && errno == ENOENT && count == n)) {
@@ -391,14 +440,26 @@ bpfcg_refresh(struct bpfcg *b)
 	size_t i;
 	int r, c;
 
+	for (i = 0; i < b->hi; i++)
+		if (b->slot[i].pending) {
+			bpf_map_delete_elem(bpf_map__fd(b->skel->maps.slots),
+			    &b->slot[i].cgid);
+			b->slot[i].pending = 0;
+			b->slot[i].freed_gen = b->gen;
+		}
+	/* Also the barrier for the deletes above. */
 	for (i = 0; i < b->nr_trig; i++)
 		run_on(b, b->trig_cpu[i]);	/* -ENXIO: went offline */
 	b->gen++;
 	/* Freed slots at the top are not read any more. */
-	while (b->hi > 0 && b->slot[b->hi - 1].refs == 0)
+	while (b->hi > 0 && b->slot[b->hi - 1].refs == 0 &&
+	    !b->slot[b->hi - 1].pending)
 		b->hi--;
-	if ((r = fetch_counts(b, b->hi * b->nr_events)) < 0)
+	if ((r = fetch_counts(b, b->hi * b->nr_events)) < 0) {
+		b->stale = 1;
 		return r;
+	}
+	b->stale = 0;
 	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.state), &zero,
 	    b->cpu_state) == 0)
 		for (c = 0; c < b->ncpus; c++) {
@@ -435,7 +496,7 @@ bpfcg_refresh(struct bpfcg *b)
 	return 0;
 }
 
-void
+int
 bpfcg_read(const struct bpfcg *b, uint32_t slot, size_t ev, int cpu,
     struct count *out)
 {
@@ -443,13 +504,16 @@ bpfcg_read(const struct bpfcg *b, uint32_t slot, size_t ev, int cpu,
 	const struct cgc_value *v;
 
 	memset(out, 0, sizeof(*out));
+	if (b->stale)
+		return -EAGAIN;
 	if (key >= b->vals_valid || cpu < 0 || cpu >= b->ncpus ||
 	    ev >= b->nr_events)
-		return;
+		return 0;
 	v = &b->vals[key * (size_t)b->ncpus + (size_t)cpu];
 	out->value = v->counter;
 	out->enabled = v->enabled;
 	out->running = v->running;
+	return 0;
 }
 
 void
@@ -468,8 +532,9 @@ bpfcg_fds(const struct bpfcg *b)
 	if (b == NULL || b->skel == NULL)
 		return 0;
 	/* counters, slots, counts, state, .rodata; two programs; the
-	 * link (or a link and an event per CPU). */
-	n = 5 + 2 + (b->link != NULL) + (b->cglink ? 2 * b->nr_trig : 0);
+	 * object's BTF; the link (or a link and an event per CPU). */
+	n = 5 + 2 + (bpf_object__btf_fd(b->skel->obj) >= 0) +
+	    (b->link != NULL) + (b->cglink ? 2 * b->nr_trig : 0);
 	return n;
 }
 

@@ -1,8 +1,8 @@
 /*
  * bpfcg_none.c - bpfcg.h when the daemon was built without BPF support
- * (configure found no clang, bpftool or libbpf, or --disable-bpf): every
- * bpfcg_open fails with the reason, so "mode: bpf" falls back or is
- * refused as the config asks.
+ * (configure found no clang, bpftool or libbpf, or --disable-bpf): the
+ * config parser asks bpfcg_built() and refuses "mode: bpf", and every
+ * bpfcg_open fails with the reason.
  */
 #include "autoconf.h"
 
@@ -67,6 +67,13 @@ bpfcg_untrack(struct bpfcg *b, uint32_t slot)
 	(void)slot;
 }
 
+size_t
+bpfcg_pending(const struct bpfcg *b)
+{
+	(void)b;
+	return 0;
+}
+
 int
 bpfcg_refresh(struct bpfcg *b)
 {
@@ -74,7 +81,7 @@ bpfcg_refresh(struct bpfcg *b)
 	return -ENOTSUP;
 }
 
-void
+int
 bpfcg_read(const struct bpfcg *b, uint32_t slot, size_t ev, int cpu,
     struct count *out)
 {
@@ -83,6 +90,7 @@ bpfcg_read(const struct bpfcg *b, uint32_t slot, size_t ev, int cpu,
 	(void)ev;
 	(void)cpu;
 	memset(out, 0, sizeof(*out));
+	return -ENOTSUP;
 }
 
 void

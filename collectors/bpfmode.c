@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "collectors/bpfcg.h"
+#include "collectors/cgroupfs.h"
 #include "collectors/collector_int.h"
 
 /* One bpf-mode group: a copy of what identifies it, and its counters. */
@@ -322,7 +323,15 @@ bpfmode_setup(struct collector *c)
 	bpfmode_unref(c->bpf);
 	c->bpf = NULL;
 	why[0] = '\0';
-	r = build(c, want, nwant, &b, why, sizeof(why));
+	if (!c->cgroot_v2) {
+		/* The program sees cgroup2 ids only; v1 ids are another
+		 * numbering and would match the wrong cgroups. */
+		snprintf(why, sizeof(why), "the cgroups are counted in the "
+		    "cgroup v1 perf_event hierarchy at %.300s, and the BPF "
+		    "program sees cgroup2 ids only", c->cgroot);
+		r = -EOPNOTSUPP;
+	} else
+		r = build(c, want, nwant, &b, why, sizeof(why));
 	free(want);
 	if (r == -ENOMEM)
 		return r;
@@ -385,7 +394,7 @@ bpfmode_events(const struct bpfmode *b, size_t gi, int cpu)
 	return NULL;
 }
 
-void
+int
 bpfmode_read(const struct bpfmode *b, uint32_t slot, size_t gi, size_t ev,
     int cpu, struct count *out)
 {
@@ -393,9 +402,9 @@ bpfmode_read(const struct bpfmode *b, uint32_t slot, size_t gi, size_t ev,
 
 	if (g == NULL) {
 		memset(out, 0, sizeof(*out));
-		return;
+		return -ENOENT;
 	}
-	bpfcg_read(b->cg, slot, g->base + ev, cpu, out);
+	return bpfcg_read(b->cg, slot, g->base + ev, cpu, out);
 }
 
 /* At each collection, before the instances are read. */
@@ -440,9 +449,9 @@ collector_bpf_check(const struct plan *cfg, char *err, size_t len)
 	const struct plan_target *t = NULL;
 	struct bpfcg *b = NULL;
 	struct cpumap online, one;
-	char why[512];
+	char why[512], root[4096];
 	size_t i;
-	int r;
+	int r, v2 = 1;
 
 	for (i = 0; i < cfg->nr_targets && t == NULL; i++)
 		if (cfg->targets[i].bpf && cfg->targets[i].bpf_refuse)
@@ -450,7 +459,13 @@ collector_bpf_check(const struct plan *cfg, char *err, size_t len)
 	if (t == NULL)
 		return 0;
 	why[0] = '\0';
-	if ((r = cpumap_online("/sys", &online)) < 0) {
+	if (cgroupfs_find("/proc/self/mountinfo", root, sizeof(root), &v2) == 0 &&
+	    !v2) {
+		snprintf(why, sizeof(why), "the cgroups are counted in the "
+		    "cgroup v1 perf_event hierarchy at %.300s, and the BPF "
+		    "program sees cgroup2 ids only", root);
+		r = -EOPNOTSUPP;
+	} else if ((r = cpumap_online("/sys", &online)) < 0) {
 		snprintf(why, sizeof(why), "/sys/devices/system/cpu/online: %s",
 		    strerror(-r));
 	} else {
@@ -467,4 +482,10 @@ collector_bpf_check(const struct plan *cfg, char *err, size_t len)
 	    "and mode: bpf cannot run here: %s", cfg->source, t->mode_line,
 	    t->mode_col, why);
 	return -1;
+}
+
+size_t
+bpfmode_pending(const struct bpfmode *b)
+{
+	return b ? bpfcg_pending(b->cg) : 0;
 }

@@ -31,8 +31,18 @@ inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
 		if ((pg = in->bpg) == NULL || t->bpfm == NULL)
 			return;
 		for (i = 0; i < pg->nr; i++)
-			bpfmode_read(t->bpfm, t->bpf_slot, tg->gi,
-			    pg->evidx[i], in->cpu, &in->cur[pg->evidx[i]]);
+			if (bpfmode_read(t->bpfm, t->bpf_slot, tg->gi,
+			    pg->evidx[i], in->cpu, &in->cur[pg->evidx[i]]) < 0)
+				return;	/* no reading this interval */
+		if (in->bpf_baseline) {
+			/* The slot's counts so far are not this instance's. */
+			for (i = 0; i < pg->nr; i++)
+				in->prev[pg->evidx[i]] = in->cur[pg->evidx[i]];
+			in->prev_enabled = in->cur[pg->evidx[0]].enabled;
+			in->prev_running = in->cur[pg->evidx[0]].running;
+			in->bpf_baseline = 0;
+			return;
+		}
 	} else if ((r = group_read(&in->pg, in->cur)) < 0) {
 		if (r == -ENODATA)
 			REPORT(c, 4, t->cgroup, g->name, NULL, in->cpu, 0,

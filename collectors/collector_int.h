@@ -42,6 +42,7 @@ struct inst {
 	/* mode: bpf: no fds of its own; the counters it is charged from. */
 	const struct perf_group *bpg;	/* NULL: none opened on this CPU */
 	uint64_t bpf_gen;		/* the BPF object prev[] came from */
+	int bpf_baseline;		/* first read only sets prev[] */
 };
 
 struct tgroup {
@@ -63,6 +64,8 @@ struct target {
 	int opened;			/* instances exist */
 	int skipped;			/* over the fd budget, reported */
 	int bpf_full;			/* no BPF slot left, reported */
+	int bpf_refused;		/* mode: bpf unavailable, refuse */
+	int bpf_existing;		/* its slot had counts: baseline */
 	struct bpfmode *bpfm;		/* mode: bpf: the object it is in */
 	uint32_t bpf_slot;
 };
@@ -141,7 +144,8 @@ int inst_adopt(struct collector *c, const struct target *t,
     const struct tgroup *tg, int cpu, struct inst *dst);
 void inst_inherit(struct collector *c, const struct target *t,
     const struct tgroup *tg, struct inst *dst);
-void inst_bpf(struct collector *c, const struct tgroup *tg, struct inst *in);
+void inst_bpf(struct collector *c, const struct target *t,
+    const struct tgroup *tg, struct inst *in, int fresh);
 
 /* The counters an instance reads: its own, or the BPF program's. */
 static inline const struct perf_group *
@@ -186,8 +190,9 @@ int bpfmode_track(struct bpfmode *b, uint64_t cgid, uint32_t *slot);
 void bpfmode_untrack(struct bpfmode *b, uint32_t slot);
 const struct perf_group *bpfmode_events(const struct bpfmode *b, size_t gi,
     int cpu);
-void bpfmode_read(const struct bpfmode *b, uint32_t slot, size_t gi,
+int bpfmode_read(const struct bpfmode *b, uint32_t slot, size_t gi,
     size_t ev, int cpu, struct count *out);
+size_t bpfmode_pending(const struct bpfmode *b);
 uint64_t bpfmode_gen(const struct bpfmode *b);
 void bpfmode_refresh(struct collector *c);
 size_t bpfmode_fds(const struct bpfmode *b);

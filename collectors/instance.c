@@ -279,20 +279,25 @@ inst_target_fds(const struct target *t)
 }
 
 /*
- * mode: bpf: the instance reads the counts the BPF program charged; a new
- * BPF object starts them at 0 again.
+ * mode: bpf: the instance reads the counts the BPF program charged to its
+ * target's slot.  A new slot starts at 0 (so does every slot of a new BPF
+ * object); a new instance on a slot that already has counts (its group
+ * newly counted for a cgroup counted before) takes them as its starting
+ * point at its first read.
  */
 void
-inst_bpf(struct collector *c, const struct tgroup *tg, struct inst *in)
+inst_bpf(struct collector *c, const struct target *t, const struct tgroup *tg,
+    struct inst *in, int fresh)
 {
 	size_t ne = c->cfg->groups[tg->gi].nr_events;
 
 	in->state = INST_OK;
 	in->bpg = bpfmode_events(c->bpf, tg->gi, in->cpu);
-	if (in->bpf_gen != bpfmode_gen(c->bpf)) {
+	if (in->bpf_gen != bpfmode_gen(c->bpf) || fresh) {
 		in->bpf_gen = bpfmode_gen(c->bpf);
 		memset(in->prev, 0, ne * sizeof(*in->prev));
 		in->prev_enabled = in->prev_running = 0;
+		in->bpf_baseline = t->bpf_existing;
 	}
 }
 

@@ -90,7 +90,7 @@ collector_check(struct collector *c, FILE *out, unsigned wait_ms)
 				    "tracks bpf_max_cgroups = %zu cgroups "
 				    "already)\n", target_name(t),
 				    cfg->bpf_max_cgroups);
-			else if (t->nr_groups == 0)
+			else if (t->bpf_refused)
 				fprintf(out, "%s: not counted (mode: bpf is "
 				    "not available and bpf_fallback is "
 				    "refuse)\n", target_name(t));

@@ -79,6 +79,8 @@ rescan_cgroups(struct collector *c, int enable)
 				t->seen = 2;
 			}
 			/* mode: bpf unavailable, and perf mode refused. */
+			if (ct->bpf && ct->bpf_refuse && c->bpf == NULL)
+				t->bpf_refused = 1;
 			for (k = 0; k < ct->nr_groups &&
 			    !(ct->bpf && ct->bpf_refuse && c->bpf == NULL); k++)
 				if (target_add_pmu_group(c, t, ct->groups[k],
@@ -119,7 +121,7 @@ rescan_cgroups(struct collector *c, int enable)
 		}
 		if (t->cgroup)
 			c->cg_matched++;
-		if (t->seen == 2 && t->nr_groups == 0) {
+		if (t->seen == 2 && t->nr_groups == 0 && t->bpf_refused) {
 			/* Every entry matching it is mode: bpf, refused. */
 			c->cg_bpf_refused++;
 			c->targets[j++] = t;
@@ -128,7 +130,7 @@ rescan_cgroups(struct collector *c, int enable)
 		if (t->seen == 2) {
 			size_t need = inst_need_fds(c, t);
 
-			if (fds + need > c->max_fds) {
+			if (need > 0 && fds + need > c->max_fds) {
 				if (!t->skipped)
 					REPORT(c, 4, t->cgroup, NULL, NULL, -1,
 					    0, "cgroup %s is not counted: it "

@@ -181,6 +181,10 @@ target_track(struct collector *c, struct target *t, int cgfd)
 		return r;
 	}
 	if ((r = bpfmode_track(c->bpf, id, &t->bpf_slot)) < 0) {
+		/* A slot freed this interval is reusable after the next
+		 * refresh: rescan then, not a whole rescan interval later. */
+		if (r == -ENOSPC && bpfmode_pending(c->bpf))
+			c->rescan_due = 1;
 		if (r == -ENOSPC && !t->bpf_full)
 			REPORT(c, 4, t->cgroup, NULL, NULL, -1, ENOSPC,
 			    "cgroup %s is not counted: mode: bpf tracks "
@@ -190,6 +194,7 @@ target_track(struct collector *c, struct target *t, int cgfd)
 		return r;
 	}
 	t->bpf_full = 0;
+	t->bpf_existing = r == 1;
 	t->bpfm = bpfmode_ref(c->bpf);
 	return 0;
 }
@@ -230,14 +235,14 @@ target_open(struct collector *c, struct target *t)
 			if (c->adopt && inst_adopt(c, t, tg, tg->cpus.cpu[j],
 			    &tg->inst[j])) {
 				if (tg->bpf)
-					inst_bpf(c, tg, &tg->inst[j]);
+					inst_bpf(c, t, tg, &tg->inst[j], 0);
 				continue;
 			}
 			if ((r = inst_init(&tg->inst[j], tg->cpus.cpu[j],
 			    ne)) < 0)
 				goto out;
 			if (tg->bpf) {
-				inst_bpf(c, tg, &tg->inst[j]);
+				inst_bpf(c, t, tg, &tg->inst[j], 1);
 				if (c->adopt)
 					inst_inherit(c, t, tg, &tg->inst[j]);
 				continue;
