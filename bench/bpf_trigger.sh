@@ -14,12 +14,7 @@ trap bench_cleanup EXIT
 trap 'exit 130' INT TERM HUP
 REPS=${REPS:-3}
 ROUNDS=${ROUNDS:-50000}
-[ "$(id -u)" = 0 ] || bench_die "must run as root (cgroups, BPF)"
-for p in bpf_trigger pingpong; do
-	[ -x "$BENCH_BIN/$p" ] || bench_die "$BENCH_BIN/$p is not built (make bench)"
-done
-CGROOT=$(bench_cgroot)
-[ -n "$CGROOT" ] || bench_die "no cgroup hierarchy for perf in mountinfo"
+bench_require "" "bpf_trigger pingpong"
 P=$CGROOT/pmu_bench_$$
 bench_mkcg "$P"; bench_mkcg "$P/a"; bench_mkcg "$P/b"
 echo "== bpf_trigger: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -r), $(nproc) CPUs, $ROUNDS round trips, $REPS reps"

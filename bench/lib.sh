@@ -71,6 +71,28 @@ bench_cgroot() {
 	} END { print (v1 != "" ? v1 : v2) }' /proc/self/mountinfo
 }
 
+# What a ping-pong benchmark needs, or die saying what is missing: root,
+# the commands named, the programs named (under $BENCH_BIN, plus the daemon
+# when "pmu_exporter" is among them), and a cgroup hierarchy, whose mount
+# is left in CGROOT.
+#   bench_require "perf curl ss" "pmu_exporter pingpong"
+bench_require() {
+	local t
+	[ "$(id -u)" = 0 ] || bench_die "must run as root (cgroups, perf, BPF)"
+	for t in $1; do
+		command -v "$t" >/dev/null || bench_die "$t not found"
+	done
+	for t in $2; do
+		if [ "$t" = pmu_exporter ]; then
+			[ -x "$PMU_EXPORTER" ] || bench_die "$PMU_EXPORTER is not built (make)"
+		else
+			[ -x "$BENCH_BIN/$t" ] || bench_die "$BENCH_BIN/$t is not built (make bench)"
+		fi
+	done
+	CGROOT=$(bench_cgroot)
+	[ -n "$CGROOT" ] || bench_die "no cgroup hierarchy for perf in mountinfo"
+}
+
 bench_mkcg() {
 	mkdir "$1" || bench_die "mkdir $1 failed"
 	BENCH_CGROUPS="$BENCH_CGROUPS $1"

@@ -28,14 +28,7 @@ ROUNDS=${ROUNDS:-100000}
 CPU=${CPU:-$(( $(nproc) > 1 ? 1 : 0 ))}
 EVENTS=task-clock,context-switches,cpu-migrations,page-faults
 
-[ "$(id -u)" = 0 ] || bench_die "must run as root (cgroups, perf)"
-for t in perf curl ss; do
-	command -v $t >/dev/null || bench_die "$t not found"
-done
-[ -x "$PMU_EXPORTER" ] || bench_die "$PMU_EXPORTER is not built (make)"
-[ -x "$BENCH_BIN/pingpong" ] || bench_die "$BENCH_BIN/pingpong is not built (make bench)"
-CGROOT=$(bench_cgroot)
-[ -n "$CGROOT" ] || bench_die "no cgroup hierarchy for perf in mountinfo"
+bench_require "perf curl ss" "pmu_exporter pingpong"
 
 A=pmu_bench_$$_a
 B=pmu_bench_$$_b

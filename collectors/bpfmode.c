@@ -28,10 +28,7 @@
 
 /* One bpf-mode group: a copy of what identifies it, and its counters. */
 struct bgroup {
-	char *name;
-	size_t nr_events;
-	char **evname;			/* [nr_events] */
-	struct perf_event_attr *attr;	/* [nr_events] */
+	struct plan_group id;		/* name, events' names and attrs only */
 	size_t gi;			/* index in the current plan */
 	size_t base;			/* first counter index in the program */
 	struct perf_group *pg;		/* [cpus.nr] */
@@ -45,6 +42,7 @@ struct bpfmode {
 	struct bgroup *g;
 	struct cpumap cpus;
 	size_t max_cgroups;
+	int incomplete;			/* a CPU said ENODEV: build again */
 };
 
 static uint64_t next_gen = 1;
@@ -63,11 +61,10 @@ bpfmode_free(struct bpfmode *b)
 		for (k = 0; g->pg && k < b->cpus.nr; k++)
 			group_fini(&g->pg[k]);
 		free(g->pg);
-		for (j = 0; g->evname && j < g->nr_events; j++)
-			free(g->evname[j]);
-		free(g->evname);
-		free(g->attr);
-		free(g->name);
+		for (j = 0; g->id.events && j < g->id.nr_events; j++)
+			free(g->id.events[j].name);
+		free(g->id.events);
+		free(g->id.name);
 	}
 	free(b->g);
 	cpumap_free(&b->cpus);
@@ -121,21 +118,6 @@ wanted_groups(const struct collector *c, unsigned char *want)
 	return n;
 }
 
-static int
-bgroup_is(const struct bgroup *g, const struct plan_group *pg)
-{
-	size_t e;
-
-	if (strcmp(g->name, pg->name) != 0 || g->nr_events != pg->nr_events)
-		return 0;
-	for (e = 0; e < g->nr_events; e++)
-		if (strcmp(g->evname[e], pg->events[e].name) != 0 ||
-		    memcmp(&g->attr[e], &pg->events[e].attr,
-		    sizeof(g->attr[e])) != 0)
-			return 0;
-	return 1;
-}
-
 /*
  * Can b serve the plan as it is?  Then its groups are pointed at the
  * plan's indices.
@@ -147,13 +129,14 @@ still_fits(struct collector *c, struct bpfmode *b,
 	const struct plan *cfg = c->cfg;
 	size_t i, k, found = 0;
 
-	if (b->max_cgroups != max_cgroups(cfg) || b->nr_groups != nwant ||
+	if (b->incomplete || b->max_cgroups != max_cgroups(cfg) ||
+	    b->nr_groups != nwant ||
 	    b->cpus.nr != c->online.nr || memcmp(b->cpus.cpu, c->online.cpu,
 	    b->cpus.nr * sizeof(int)) != 0)
 		return 0;
 	for (i = 0; i < cfg->nr_groups; i++)
 		for (k = 0; want[i] && k < b->nr_groups; k++)
-			if (bgroup_is(&b->g[k], &cfg->groups[i])) {
+			if (inst_group_same(&b->g[k].id, &cfg->groups[i])) {
 				found++;
 				break;
 			}
@@ -161,7 +144,7 @@ still_fits(struct collector *c, struct bpfmode *b,
 		return 0;
 	for (i = 0; i < cfg->nr_groups; i++)
 		for (k = 0; want[i] && k < b->nr_groups; k++)
-			if (bgroup_is(&b->g[k], &cfg->groups[i]))
+			if (inst_group_same(&b->g[k].id, &cfg->groups[i]))
 				b->g[k].gi = i;
 	return 1;
 }
@@ -180,7 +163,7 @@ open_counters(struct collector *c, struct bpfmode *b, struct bgroup *g,
 	for (k = 0; k < b->cpus.nr; k++) {
 		int cpu = b->cpus.cpu[k];
 
-		if ((r = group_init(&g->pg[k], g->nr_events)) < 0)
+		if ((r = group_init(&g->pg[k], g->id.nr_events)) < 0)
 			return r;
 		if (pg->pmu_cpus && !cpumap_has(&pg->cpus, cpu))
 			continue;	/* a hybrid PMU's other CPUs */
@@ -188,29 +171,35 @@ open_counters(struct collector *c, struct bpfmode *b, struct bgroup *g,
 		if (r == -EACCES || r == -EPERM || r == -EMFILE ||
 		    r == -ENFILE || r == -ENOMEM) {
 			snprintf(why, len, "opening group \"%s\" on cpu %d: "
-			    "%s%s", g->name, cpu, strerror(-r), r == -EACCES ||
-			    r == -EPERM ? ": it needs CAP_PERFMON, or root" :
-			    "");
+			    "%s%s", g->id.name, cpu, strerror(-r),
+			    r == -EACCES || r == -EPERM ? ": it needs "
+			    "CAP_PERFMON, or root" : "");
 			return r;
 		}
-		for (i = 0; i < g->nr_events; i++) {
+		if (r == -ENODEV) {
+			/* Online but not ready for perf yet: again soon. */
+			b->incomplete = 1;
+			c->retry_soon = 1;
+			continue;
+		}
+		for (i = 0; i < g->id.nr_events; i++) {
 			int e = g->pg[k].err[i];
 
 			if (e == 0 || c->ev_logged[g->gi][i]++)
 				continue;
-			REPORT(c, 4, NULL, g->name, g->evname[i], cpu, e,
-			    "%s:%d:%d: event \"%s\" in group \"%s\" cannot "
+			REPORT(c, 4, NULL, pg->name, pg->events[i].name, cpu,
+			    e, "%s:%d:%d: event \"%s\" in group \"%s\" cannot "
 			    "be counted on cpu %d: %s; the rest keep counting",
 			    c->cfg->source, pg->events[i].line,
-			    pg->events[i].col, g->evname[i], g->name, cpu,
-			    strerror(e));
+			    pg->events[i].col, pg->events[i].name, pg->name,
+			    cpu, strerror(e));
 		}
 		for (i = 0; i < g->pg[k].nr; i++)
 			if ((r = bpfcg_set_counter(b->cg, cpu, g->base +
 			    g->pg[k].evidx[i], g->pg[k].fd[i])) < 0) {
 				snprintf(why, len, "putting the counters of "
 				    "group \"%s\" on cpu %d in the BPF map: %s",
-				    g->name, cpu, strerror(-r));
+				    g->id.name, cpu, strerror(-r));
 				return r;
 			}
 	}
@@ -248,16 +237,16 @@ build(struct collector *c, const unsigned char *want, size_t nwant,
 		b->nr_groups = ++n;
 		g->gi = i;
 		g->base = nev;
-		g->nr_events = pg->nr_events;
+		g->id.nr_events = pg->nr_events;
 		nev += pg->nr_events;
-		g->name = strdup(pg->name);
-		g->evname = calloc(pg->nr_events, sizeof(*g->evname));
-		g->attr = calloc(pg->nr_events, sizeof(*g->attr));
-		if (!g->name || !g->evname || !g->attr)
+		g->id.name = strdup(pg->name);
+		g->id.events = calloc(pg->nr_events, sizeof(*g->id.events));
+		if (!g->id.name || !g->id.events)
 			goto nomem;
 		for (e = 0; e < pg->nr_events; e++) {
-			g->attr[e] = pg->events[e].attr;
-			if ((g->evname[e] = strdup(pg->events[e].name)) == NULL)
+			g->id.events[e].attr = pg->events[e].attr;
+			if ((g->id.events[e].name = strdup(pg->events[e].name)) ==
+			    NULL)
 				goto nomem;
 		}
 	}

@@ -103,13 +103,19 @@ collector_collect(struct collector *c)
 	size_t i, j, k;
 
 	if (target_online_changed(c)) {
+		c->soon_tries = 0;
+		c->retry_soon = 0;
 		if (target_rebuild(c, c->cfg) < 0)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "reopening after a CPU change: %s",
 			    strerror(ENOMEM));
 		collector_enable(c);
-	} else if (c->retry_due && t0 - c->last_rescan_ns >=
-	    c->cfg->rescan_ns) {
+	} else if ((c->retry_soon && c->soon_tries < 10) ||
+	    (c->retry_due && t0 - c->last_rescan_ns >= c->cfg->rescan_ns)) {
+		/* ENODEV on a CPU just online: again at the next collection,
+		 * 10 times at most; other failures at the full rescan. */
+		c->soon_tries += c->retry_soon;
+		c->retry_soon = 0;
 		/* The full rescan reopens what failed, keeping the rest. */
 		REPORT(c, 6, NULL, NULL, NULL, -1, 0, "reopening group "
 		    "instances that stopped counting");

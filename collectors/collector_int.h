@@ -51,6 +51,9 @@ struct tgroup {
 	int bpf;			/* charged by the BPF program */
 	struct cpumap cpus;
 	struct inst *inst;		/* [cpus.nr] */
+	struct scaled *gone;		/* [nr_events] summed cgroup series:
+					   the counts of CPUs gone offline */
+	uint64_t gone_enabled_ns, gone_running_ns;
 	int unscheduled;		/* reported as never scheduled */
 };
 
@@ -98,6 +101,9 @@ struct collector {
 	struct cgwatch *watch;		/* NULL without inotify */
 	int rescan_due;			/* inotify saw a change */
 	int retry_due;			/* instances failed: reopen at rescan */
+	int retry_soon;			/* ... on a CPU just online (ENODEV):
+					   at the next collection */
+	unsigned soon_tries;		/* such retries since the CPU change */
 	int logged_watch;
 	uint64_t max_fds;
 	size_t cg_matched, cg_counted, cg_skipped;
@@ -144,6 +150,8 @@ int inst_adopt(struct collector *c, const struct target *t,
     const struct tgroup *tg, int cpu, struct inst *dst);
 void inst_inherit(struct collector *c, const struct target *t,
     const struct tgroup *tg, struct inst *dst);
+int inst_carry_gone(struct collector *c, const struct target *t,
+    struct tgroup *tg);
 void inst_bpf(struct collector *c, const struct target *t,
     const struct tgroup *tg, struct inst *in, int fresh);
 
@@ -154,6 +162,7 @@ inst_pg(const struct inst *in)
 	return in->bpg ? in->bpg : &in->pg;
 }
 size_t inst_target_fds(const struct target *t);
+int inst_group_same(const struct plan_group *a, const struct plan_group *b);
 size_t inst_need_fds(const struct collector *c, const struct target *t);
 
 /* target.c */

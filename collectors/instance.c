@@ -170,6 +170,10 @@ inst_open(struct collector *c, struct target *t, struct tgroup *tg,
 		 * controller was not set up for yet: try again later. */
 		if (r == -ENODEV || in->no_perf_cgroup)
 			c->retry_due = 1;
+		/* A CPU whose online bit is set before perf can open events
+		 * on it: a moment later it can. */
+		if (r == -ENODEV)
+			c->retry_soon = 1;
 		return r;
 	}
 	memset(in->prev, 0, g->nr_events * sizeof(*in->prev));
@@ -179,8 +183,8 @@ inst_open(struct collector *c, struct target *t, struct tgroup *tg,
 }
 
 /* Same name and the very same events: a group a reload may keep. */
-static int
-group_same(const struct plan_group *a, const struct plan_group *b)
+int
+inst_group_same(const struct plan_group *a, const struct plan_group *b)
 {
 	size_t i;
 
@@ -199,12 +203,12 @@ group_same(const struct plan_group *a, const struct plan_group *b)
  * (same name, same events, same per_cpu) on the same CPU for the same
  * target, in any state, or NULL.
  */
-static struct inst *
-old_inst(struct collector *c, const struct target *t,
-    const struct tgroup *tg, int cpu)
+static struct tgroup *
+old_tgroup(struct collector *c, const struct target *t,
+    const struct tgroup *tg)
 {
 	const struct plan_group *want = &c->cfg->groups[tg->gi];
-	size_t i, j, k;
+	size_t i, j;
 
 	for (i = 0; i < c->nr_adopt; i++) {
 		struct target *o = c->adopt[i];
@@ -215,17 +219,61 @@ old_inst(struct collector *c, const struct target *t,
 		for (j = 0; j < o->nr_groups; j++) {
 			struct tgroup *og = &o->groups[j];
 
-			if (og->inst == NULL || og->per_cpu != tg->per_cpu ||
-			    og->bpf != tg->bpf ||
-			    !group_same(&c->adopt_cfg->groups[og->gi], want))
-				continue;
-			for (k = 0; k < og->cpus.nr; k++)
-				if (og->inst[k].cpu == cpu)
-					return &og->inst[k];
+			if (og->inst != NULL && og->per_cpu == tg->per_cpu &&
+			    og->bpf == tg->bpf &&
+			    inst_group_same(&c->adopt_cfg->groups[og->gi], want))
+				return og;
 		}
 		return NULL;
 	}
 	return NULL;
+}
+
+static struct inst *
+old_inst(struct collector *c, const struct target *t,
+    const struct tgroup *tg, int cpu)
+{
+	struct tgroup *og = old_tgroup(c, t, tg);
+	size_t k;
+
+	for (k = 0; og && k < og->cpus.nr; k++)
+		if (og->inst[k].cpu == cpu)
+			return &og->inst[k];
+	return NULL;
+}
+
+/*
+ * During a rebuild: a cgroup series summed over CPUs keeps the counts of
+ * the CPUs it no longer has (gone offline), so that it does not go back.
+ */
+int
+inst_carry_gone(struct collector *c, const struct target *t,
+    struct tgroup *tg)
+{
+	struct tgroup *og;
+	size_t ne = c->cfg->groups[tg->gi].nr_events, k, e;
+
+	if (t->cgroup == NULL || tg->per_cpu ||
+	    (og = old_tgroup(c, t, tg)) == NULL)
+		return 0;
+	if (tg->gone == NULL && (tg->gone = calloc(ne, sizeof(*tg->gone))) ==
+	    NULL)
+		return -ENOMEM;
+	for (e = 0; og->gone && e < ne; e++)
+		scale_add(&tg->gone[e], &og->gone[e]);
+	tg->gone_enabled_ns += og->gone_enabled_ns;
+	tg->gone_running_ns += og->gone_running_ns;
+	for (k = 0; k < og->cpus.nr; k++) {
+		const struct inst *in = &og->inst[k];
+
+		if (cpumap_has(&tg->cpus, in->cpu) || in->acc == NULL)
+			continue;
+		for (e = 0; e < ne; e++)
+			scale_add(&tg->gone[e], &in->acc[e]);
+		tg->gone_enabled_ns += in->enabled_ns;
+		tg->gone_running_ns += in->running_ns;
+	}
+	return 0;
 }
 
 /*

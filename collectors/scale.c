@@ -57,3 +57,17 @@ scale_value(const struct scaled *acc)
 {
 	return (double)acc->total + acc->frac;
 }
+
+void
+scale_add(struct scaled *acc, const struct scaled *more)
+{
+	double f = acc->frac + more->frac;
+
+	if (more->total >= UINT64_MAX - acc->total) {
+		acc->total = UINT64_MAX;
+		acc->frac = 0.0;
+		return;
+	}
+	acc->total += more->total + (uint64_t)floor(f);
+	acc->frac = f - floor(f);
+}

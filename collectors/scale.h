@@ -41,6 +41,9 @@ double scale_delta(const struct count *prev, const struct count *cur,
 void scale_accumulate(struct scaled *acc, const struct count *prev,
     const struct count *cur);
 
+/* Add one accumulator to another (saturating, never decreasing). */
+void scale_add(struct scaled *acc, const struct scaled *more);
+
 /* The accumulator's value as a float, for export. */
 double scale_value(const struct scaled *acc);
 

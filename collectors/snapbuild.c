@@ -202,6 +202,17 @@ snapbuild(struct collector *c, double duration_s)
 					r->values = v;
 					r->counted = cnt;
 					r->enabled_s = r->running_s = 0;
+					/* CPUs gone offline, still summed. */
+					for (e = 0; !split && tg->gone &&
+					    e < ne; e++)
+						v[e] += scale_value(&tg->gone[e]) *
+						    cfg->groups[tg->gi].events[e].scale;
+					if (!split && tg->gone) {
+						r->enabled_s += (double)
+						    tg->gone_enabled_ns / 1e9;
+						r->running_s += (double)
+						    tg->gone_running_ns / 1e9;
+					}
 					r->pmu = cfg->groups[tg->gi].hybrid ?
 					    snapshot_strdup(s,
 					    cfg->groups[tg->gi].pmu) : NULL;

@@ -34,6 +34,7 @@ target_free(struct target *t)
 		for (j = 0; j < t->groups[i].cpus.nr && t->groups[i].inst; j++)
 			inst_fini(&t->groups[i].inst[j]);
 		free(t->groups[i].inst);
+		free(t->groups[i].gone);
 		cpumap_free(&t->groups[i].cpus);
 	}
 	free(t->groups);
@@ -253,6 +254,8 @@ target_open(struct collector *c, struct target *t)
 			if (r == 0 && c->adopt)
 				inst_inherit(c, t, tg, &tg->inst[j]);
 		}
+		if (c->adopt && (r = inst_carry_gone(c, t, tg)) < 0)
+			goto out;
 	}
 	t->opened = 1;
 	r = 0;
