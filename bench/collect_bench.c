@@ -662,9 +662,9 @@ main(int argc, char **argv)
 		render_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 		if (text == NULL)
 			text_len = 0;
+		collector_summary(snap, summary, sizeof(summary));
 		snapshot_unref(snap);
 	}
-	collector_summary(c, summary, sizeof(summary));
 	ncoll_fds = collector_open_fds(c);
 	rss_c = status_kb("VmRSS");
 

@@ -2,8 +2,9 @@
  * collect.c - one collection (see collector_int.h): every open instance
  * read with one read(), each interval's deltas scaled by its own
  * enabled/running deltas and added to monotonic accumulators, then a
- * snapshot built and published.  Nothing here allocates in the steady
- * state; reading does not even take a lock.
+ * snapshot built and published.  Reading allocates nothing and takes no
+ * lock; the snapshot is new memory every interval (one arena, freed by
+ * its last reader), since readers may hold the previous one.
  */
 #include "autoconf.h"
 

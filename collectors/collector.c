@@ -41,19 +41,109 @@ nolog(int prio, const struct log_fields *f, const char *fmt, ...)
 	(void)fmt;
 }
 
+/*
+ * Point the inotify watch at the plan's cgroup entries: made when the
+ * first plan with cgroups: arrives (at start or at a reload), kept after.
+ */
+static void
+watch_ensure(struct collector *c, const struct plan *cfg)
+{
+	size_t i;
+	int r;
+
+	if (c->watch)
+		return;
+	for (i = 0; i < cfg->nr_targets; i++)
+		if (cfg->targets[i].kind == PLAN_TARGET_CGROUP)
+			break;
+	if (i == cfg->nr_targets)
+		return;
+	/* Before the targets are built: their rescan fills the watch set. */
+	if ((r = cgwatch_new(&c->watch)) < 0)
+		REPORT(c, 4, NULL, NULL, NULL, -1, -r, "inotify: %s; new "
+		    "cgroups are found only by the rescan every %llus",
+		    strerror(-r), (unsigned long long)(cfg->rescan_ns /
+		    1000000000ULL));
+}
+
+static int
+timer_arm(struct collector *c)
+{
+	struct itimerspec its;
+
+	its.it_interval.tv_sec = (time_t)(c->cfg->interval_ns / 1000000000ULL);
+	its.it_interval.tv_nsec = (long)(c->cfg->interval_ns % 1000000000ULL);
+	its.it_value = its.it_interval;
+	return timerfd_settime(c->timerfd, 0, &its, NULL) < 0 ? -errno : 0;
+}
+
+/* Apply a new plan: what a reload asks the thread (or, before the thread
+ * starts, the caller) to do. */
+static int
+apply_plan(struct collector *c, const struct plan *cfg)
+{
+	int r;
+
+	watch_ensure(c, cfg);
+	if ((r = target_rebuild(c, cfg)) < 0)
+		return r;
+	collector_enable(c);
+	return 0;
+}
+
+/* On the thread: take the pending request, carry it out, reply. */
+static void
+serve_request(struct collector *c)
+{
+	struct collector_req *q;
+	uint64_t n;
+	int r = 0;
+
+	if (read(c->reqfd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		REPORT(c, 3, NULL, NULL, NULL, -1, errno, "collector "
+		    "request: %s", strerror(errno));
+	pthread_mutex_lock(&c->req_lock);
+	q = c->req;
+	c->req = NULL;
+	pthread_mutex_unlock(&c->req_lock);
+	if (q == NULL)
+		return;
+	c->reload_ok = q->ok;
+	if (q->ok)
+		c->reload_success_s = q->when;
+	if (q->cfg) {
+		uint64_t old_interval = c->cfg->interval_ns;
+
+		if ((r = apply_plan(c, q->cfg)) == 0 &&
+		    c->cfg->interval_ns != old_interval)
+			r = timer_arm(c);
+	}
+	/* The reply follows a collection (of the new plan, or showing the
+	 * failed reload), so that what the caller reports next is true. */
+	if (r == 0 && !(c->o.hang_after && c->seq >= c->o.hang_after))
+		collector_collect(c);
+	pthread_mutex_lock(&c->req_lock);
+	q->result = r;
+	q->done = 1;
+	pthread_cond_broadcast(&c->req_done);
+	pthread_mutex_unlock(&c->req_lock);
+}
+
 static void *
 collector_main(void *arg)
 {
 	struct collector *c = arg;
-	struct pollfd pfd[3] = {
-		{ .fd = c->timerfd, .events = POLLIN },
-		{ .fd = c->stopfd, .events = POLLIN },
-		{ .fd = c->watch ? cgwatch_fd(c->watch) : -1, .events = POLLIN },
-	};
+	struct pollfd pfd[4];
 	uint64_t expirations;
 
+	pfd[0] = (struct pollfd){ .fd = c->timerfd, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = c->stopfd, .events = POLLIN };
+	pfd[2] = (struct pollfd){ .fd = c->reqfd, .events = POLLIN };
 	for (;;) {
-		if (poll(pfd, 3, -1) < 0) {
+		/* A reload may have made the watch. */
+		pfd[3] = (struct pollfd){ .fd = c->watch ?
+		    cgwatch_fd(c->watch) : -1, .events = POLLIN };
+		if (poll(pfd, 4, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			REPORT(c, 3, NULL, NULL, NULL, -1, errno,
@@ -62,8 +152,10 @@ collector_main(void *arg)
 		}
 		if (pfd[1].revents)
 			break;
+		if (pfd[2].revents)
+			serve_request(c);
 		/* A cgroup came or went: rescan at the next collection. */
-		if (pfd[2].revents && cgwatch_drain(c->watch) != 0)
+		if (pfd[3].revents && c->watch && cgwatch_drain(c->watch) != 0)
 			c->rescan_due = 1;
 		if (pfd[0].revents &&
 		    read(c->timerfd, &expirations, sizeof(expirations)) ==
@@ -125,7 +217,6 @@ collector_new(const struct plan *cfg, const struct collector_opts *o,
     struct collector **out, char *err, size_t errlen)
 {
 	struct collector *c;
-	size_t i;
 	int r;
 
 	if ((c = calloc(1, sizeof(*c))) == NULL)
@@ -138,11 +229,14 @@ collector_new(const struct plan *cfg, const struct collector_opts *o,
 		c->o.sysfs = "/sys";
 	if (c->o.mountinfo == NULL)
 		c->o.mountinfo = "/proc/self/mountinfo";
-	c->stopfd = c->timerfd = -1;
+	c->stopfd = c->timerfd = c->reqfd = -1;
 	snapshot_slot_init(&c->slot);
 	atomic_init(&c->heartbeat, 0);
-	pthread_mutex_init(&c->info_lock, NULL);
+	pthread_mutex_init(&c->req_lock, NULL);
+	pthread_cond_init(&c->req_done, NULL);
+	/* The config just loaded is the last successful load. */
 	c->reload_ok = 1;
+	c->reload_success_s = (double)now_ns(CLOCK_REALTIME) / 1e9;
 
 	if ((r = cpumap_online(c->o.sysfs, &c->online)) < 0) {
 		snprintf(err, errlen, "%s/devices/system/cpu/online: %s",
@@ -150,19 +244,11 @@ collector_new(const struct plan *cfg, const struct collector_opts *o,
 		goto fail;
 	}
 	target_online_open(c);
-	for (i = 0; i < cfg->nr_targets; i++)
-		if (cfg->targets[i].kind == PLAN_TARGET_CGROUP &&
-		    (r = cgwatch_new(&c->watch)) < 0) {
-			REPORT(c, 4, NULL, NULL, NULL, -1, -r,
-			    "inotify: %s; new cgroups are found only by the "
-			    "rescan every %llus", strerror(-r),
-			    (unsigned long long)(cfg->rescan_ns /
-			    1000000000ULL));
-			break;
-		} else if (c->watch)
-			break;
 	c->max_fds = target_fd_budget(cfg);
-	if ((r = cfgstate_init(c, cfg)) < 0 || (r = target_open_all(c)) < 0)
+	if ((r = cfgstate_init(c, cfg)) < 0)
+		goto nomem;
+	watch_ensure(c, cfg);
+	if ((r = target_open_all(c)) < 0)
 		goto nomem;
 	*out = c;
 	return 0;
@@ -186,7 +272,6 @@ collector_enable(struct collector *c)
 int
 collector_start(struct collector *c)
 {
-	struct itimerspec its;
 	int r;
 
 	collector_enable(c);
@@ -196,14 +281,15 @@ collector_start(struct collector *c)
 	if (c->stopfd < 0 &&
 	    (c->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
 		return -errno;
+	if (c->reqfd < 0 &&
+	    (c->reqfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
+		return -errno;
 	if (c->timerfd < 0 && (c->timerfd = timerfd_create(CLOCK_MONOTONIC,
 	    TFD_CLOEXEC | TFD_NONBLOCK)) < 0)
 		return -errno;
-	its.it_interval.tv_sec = (time_t)(c->cfg->interval_ns / 1000000000ULL);
-	its.it_interval.tv_nsec = (long)(c->cfg->interval_ns % 1000000000ULL);
-	its.it_value = its.it_interval;
-	if (timerfd_settime(c->timerfd, 0, &its, NULL) < 0)
-		return -errno;
+	if ((r = timer_arm(c)) < 0)
+		return r;
+	/* From here on the thread owns every target, instance and fd. */
 	if ((r = pthread_create(&c->thread, NULL, collector_main, c)) != 0)
 		return -r;
 	c->started = 1;
@@ -228,27 +314,45 @@ collector_stop(struct collector *c)
 	c->started = 0;
 }
 
-int
-collector_reload(struct collector *c, const struct plan *cfg)
+/*
+ * A request to the thread, and the wait for its reply.  Before the thread
+ * starts (and after it stops) the caller owns everything and does it
+ * itself.
+ */
+static int
+request(struct collector *c, const struct plan *cfg, int ok, double when)
 {
-	int was_started = c->started, r;
+	struct collector_req q = { cfg, ok, when, 0, 0 };
+	uint64_t one = 1;
 
-	collector_stop(c);
-	if ((r = target_rebuild(c, cfg)) < 0)
-		return r;
-	if (was_started)
-		return collector_start(c);
-	return 0;
+	if (!c->started) {
+		c->reload_ok = ok;
+		if (ok)
+			c->reload_success_s = when;
+		return cfg ? apply_plan(c, cfg) : 0;
+	}
+	pthread_mutex_lock(&c->req_lock);
+	c->req = &q;
+	pthread_mutex_unlock(&c->req_lock);
+	if (write(c->reqfd, &one, sizeof(one)) < 0)
+		return -errno;
+	pthread_mutex_lock(&c->req_lock);
+	while (!q.done)
+		pthread_cond_wait(&c->req_done, &c->req_lock);
+	pthread_mutex_unlock(&c->req_lock);
+	return q.result;
+}
+
+int
+collector_reload(struct collector *c, const struct plan *cfg, double when)
+{
+	return request(c, cfg, 1, when);
 }
 
 void
-collector_note_reload(struct collector *c, int ok, double when)
+collector_reload_failed(struct collector *c)
 {
-	pthread_mutex_lock(&c->info_lock);
-	c->reload_ok = ok;
-	if (ok)
-		c->reload_success_s = when;
-	pthread_mutex_unlock(&c->info_lock);
+	request(c, NULL, 0, 0);
 }
 
 int
@@ -304,10 +408,13 @@ collector_free(struct collector *c)
 	cgwatch_free(c->watch);
 	if (c->online_fd >= 0)
 		close(c->online_fd);
-	pthread_mutex_destroy(&c->info_lock);
+	pthread_mutex_destroy(&c->req_lock);
+	pthread_cond_destroy(&c->req_done);
 	snapshot_slot_fini(&c->slot);
 	if (c->stopfd >= 0)
 		close(c->stopfd);
+	if (c->reqfd >= 0)
+		close(c->reqfd);
 	if (c->timerfd >= 0)
 		close(c->timerfd);
 	free(c);
@@ -326,29 +433,16 @@ collector_heartbeat(struct collector *c)
 }
 
 void
-collector_summary(const struct collector *c, char *buf, size_t len)
+collector_summary(const struct snapshot *s, char *buf, size_t len)
 {
-	size_t i, j, k, ncg = 0, ncpu = 0, unsup;
-
-	for (i = 0; i < c->nr_targets; i++)
-		if (c->targets[i]->cgroup && c->targets[i]->opened)
-			ncg++;
-	/* CPUs covered by any instance (system-wide or cgroup). */
-	for (k = 0; k < c->online.nr; k++) {
-		int cpu = c->online.cpu[k], found = 0;
-
-		for (i = 0; i < c->nr_targets && !found; i++)
-			for (j = 0; j < c->targets[i]->nr_groups && !found;
-			    j++)
-				found = c->targets[i]->opened &&
-				    cpumap_has(&c->targets[i]->groups[j].cpus,
-				    cpu);
-		ncpu += found;
+	if (s == NULL) {
+		snprintf(buf, len, "nothing yet");
+		return;
 	}
-	unsup = collector_unsupported(c);
 	snprintf(buf, len, "%zu group%s on %zu CPU%s and %zu cgroup%s "
-	    "(%zu perf fds); %zu event%s unsupported", c->cfg->nr_groups,
-	    c->cfg->nr_groups == 1 ? "" : "s", ncpu, ncpu == 1 ? "" : "s",
-	    ncg, ncg == 1 ? "" : "s", collector_open_fds(c), unsup,
-	    unsup == 1 ? "" : "s");
+	    "(%zu perf fds); %zu event%s unsupported", s->nr_groups,
+	    s->nr_groups == 1 ? "" : "s", s->cpus_covered,
+	    s->cpus_covered == 1 ? "" : "s", s->cgroups_opened,
+	    s->cgroups_opened == 1 ? "" : "s", s->open_fds, s->nr_unsupported,
+	    s->nr_unsupported == 1 ? "" : "s");
 }

@@ -69,17 +69,17 @@ int collector_start(struct collector *c);
  * Switch to a new config.  Every (target, group, CPU) instance whose group
  * is unchanged (same name, same events) keeps its fds and its counters, so
  * its series continue; changed ones are reopened, removed ones closed.
- * The thread is stopped meanwhile and restarted if it was running.  cfg
- * must outlive the collector (or the next reload); the old config may be
- * freed when this returns 0.  -ENOMEM leaves the collector unusable.
+ * A request to the collector thread when it runs, answered after it has
+ * collected once with the new config (so the next snapshot shows it);
+ * `when` (wall clock) is what the self-metrics give as the last successful
+ * load.  cfg must outlive the collector (or the next reload); the old
+ * config may be freed when this returns 0.  -ENOMEM leaves the collector
+ * unusable.
  */
-int collector_reload(struct collector *c, const struct plan *cfg);
+int collector_reload(struct collector *c, const struct plan *cfg, double when);
 
-/* Record a reload's outcome for the self-metrics. */
-void collector_note_reload(struct collector *c, int ok, double when);
-
-/* (group, event) pairs that opened on no instance. */
-size_t collector_unsupported(const struct collector *c);
+/* A reload that failed before it reached us: the self-metrics say so. */
+void collector_reload_failed(struct collector *c);
 
 /*
  * Run one collection now and publish its snapshot.  The collector thread
@@ -110,14 +110,21 @@ uint64_t collector_heartbeat(struct collector *c);
  */
 int collector_check(struct collector *c, FILE *out, unsigned wait_ms);
 
-/* Did perf_event_open refuse us for lack of privilege (EACCES/EPERM)? */
+/*
+ * Before collector_start only (after it, the thread owns this and the
+ * snapshot tells): did perf_event_open refuse us for lack of privilege
+ * (EACCES/EPERM)?
+ */
 int collector_denied(const struct collector *c);
 
-/* Perf fds held. */
+/* Before collector_start only (after it, see snapshot->open_fds). */
 size_t collector_open_fds(const struct collector *c);
 
-/* What is being counted, for logs: "3 groups on 2 CPUs and 41 cgroups". */
-void collector_summary(const struct collector *c, char *buf, size_t len);
+/*
+ * What a snapshot says is being counted, for logs and the status line:
+ * "3 groups on 2 CPUs and 41 cgroups (...)".  Any thread.
+ */
+void collector_summary(const struct snapshot *s, char *buf, size_t len);
 
 /*
  * Can the plan run as it asks?  Where a cgroups entry asks for mode: bpf

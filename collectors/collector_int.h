@@ -107,6 +107,8 @@ struct collector {
 	int logged_watch;
 	uint64_t max_fds;
 	size_t cg_matched, cg_counted, cg_skipped;
+	size_t cg_skipped_logged;	/* ... as last reported */
+	size_t cg_bpf_full_logged;
 	int online_fd;			/* <sysfs>/devices/system/cpu/online */
 	char online_text[256];
 
@@ -122,9 +124,21 @@ struct collector {
 	size_t cg_bpf_full;		/* cgroups without a BPF slot */
 	size_t cg_bpf_refused;		/* ... not counted: bpf_fallback: refuse */
 
-	pthread_mutex_t info_lock;	/* guards what main reports to us */
-	int reload_ok;
+	/* Requests to the thread (collector.c): one at a time. */
+	int reqfd;			/* eventfd: a request is pending */
+	pthread_mutex_t req_lock;	/* guards req and its reply */
+	pthread_cond_t req_done;
+	struct collector_req *req;
+	int reload_ok;			/* the last reload worked */
 	double reload_success_s;
+};
+
+/* A reload (cfg) or a failed reload's note (cfg NULL), and the reply. */
+struct collector_req {
+	const struct plan *cfg;
+	int ok;
+	double when;
+	int done, result;
 };
 
 #define REPORT(c, prio, cg, grp, ev, cpu, err, ...)			\
@@ -177,6 +191,7 @@ struct target *target_find_cgroup(struct collector *c, const char *path,
     size_t nsorted);
 int target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
     const struct cpumap *cpus, int per_cpu, int bpf);
+struct target *target_old(const struct collector *c, const char *cgroup);
 int target_was_counted(const struct collector *c, const char *cgroup);
 void target_last_read(struct target *t);
 int target_open_all(struct collector *c);
@@ -209,6 +224,7 @@ struct bpfcg_stats;
 void bpfmode_stats(const struct bpfmode *b, struct bpfcg_stats *st);
 
 /* collector.c */
+size_t collector_unsupported(const struct collector *c);
 int cfgstate_init(struct collector *c, const struct plan *cfg);
 void cfgstate_fini(const struct plan *cfg, struct perf_event_attr **attrs,
     int **ev_logged, int *pattern_empty);

@@ -208,23 +208,16 @@ old_tgroup(struct collector *c, const struct target *t,
     const struct tgroup *tg)
 {
 	const struct plan_group *want = &c->cfg->groups[tg->gi];
-	size_t i, j;
+	struct target *o = target_old(c, t->cgroup);
+	size_t j;
 
-	for (i = 0; i < c->nr_adopt; i++) {
-		struct target *o = c->adopt[i];
+	for (j = 0; o && j < o->nr_groups; j++) {
+		struct tgroup *og = &o->groups[j];
 
-		if ((o->cgroup == NULL) != (t->cgroup == NULL) ||
-		    (o->cgroup && strcmp(o->cgroup, t->cgroup) != 0))
-			continue;
-		for (j = 0; j < o->nr_groups; j++) {
-			struct tgroup *og = &o->groups[j];
-
-			if (og->inst != NULL && og->per_cpu == tg->per_cpu &&
-			    og->bpf == tg->bpf &&
-			    inst_group_same(&c->adopt_cfg->groups[og->gi], want))
-				return og;
-		}
-		return NULL;
+		if (og->inst != NULL && og->per_cpu == tg->per_cpu &&
+		    og->bpf == tg->bpf &&
+		    inst_group_same(&c->adopt_cfg->groups[og->gi], want))
+			return og;
 	}
 	return NULL;
 }

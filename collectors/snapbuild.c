@@ -26,7 +26,7 @@ snapshot_health(const struct collector *c, struct snapshot *s,
 	const struct plan *cfg = c->cfg;
 	struct snap_open_error *oe;
 	size_t i, j, k, e, n, cap = 0;
-	int *cpus;
+	int *cpus, *cov;
 
 	s->health = snapshot_alloc(s, (cfg->nr_groups + 1) * sizeof(*s->health));
 	if (s->health == NULL)
@@ -45,8 +45,10 @@ snapshot_health(const struct collector *c, struct snapshot *s,
 		}
 	s->open_errors = snapshot_alloc(s, (cap + 1) * sizeof(*oe));
 	cpus = calloc((size_t)c->online.nr + 1, sizeof(*cpus));
-	if (s->open_errors == NULL || cpus == NULL) {
+	cov = calloc((size_t)c->online.nr + 1, sizeof(*cov));
+	if (s->open_errors == NULL || cpus == NULL || cov == NULL) {
 		free(cpus);
+		free(cov);
 		return -ENOMEM;
 	}
 	for (i = 0; i < c->nr_targets; i++) {
@@ -54,6 +56,7 @@ snapshot_health(const struct collector *c, struct snapshot *s,
 		int no_perf = 0;
 
 		s->nr_cgroups += t->cgroup != NULL;
+		s->cgroups_opened += t->cgroup != NULL && t->opened;
 		for (j = 0; j < t->nr_groups; j++) {
 			struct tgroup *tg = &t->groups[j];
 			struct snap_group_health *h = &s->health[tg->gi];
@@ -61,10 +64,11 @@ snapshot_health(const struct collector *c, struct snapshot *s,
 			for (k = 0; k < tg->cpus.nr && tg->inst; k++) {
 				struct inst *in = &tg->inst[k];
 
-				if (t->cgroup == NULL)
-					for (n = 0; n < c->online.nr; n++)
-						if (c->online.cpu[n] == in->cpu)
-							cpus[n] = 1;
+				for (n = 0; t->opened && n < c->online.nr; n++)
+					if (c->online.cpu[n] == in->cpu) {
+						cov[n] = 1;
+						cpus[n] |= t->cgroup == NULL;
+					}
 				for (e = 0; in->pg.err &&
 				    e < cfg->groups[tg->gi].nr_events; e++) {
 					if (in->pg.err[e] == 0)
@@ -106,9 +110,12 @@ snapshot_health(const struct collector *c, struct snapshot *s,
 		}
 		s->cgroups_no_perf += (size_t)no_perf;
 	}
-	for (n = 0; n < c->online.nr; n++)
+	for (n = 0; n < c->online.nr; n++) {
 		s->nr_cpus += (size_t)cpus[n];
+		s->cpus_covered += (size_t)cov[n];
+	}
 	free(cpus);
+	free(cov);
 	return 0;
 }
 
@@ -281,10 +288,12 @@ snapbuild(struct collector *c, double duration_s)
 	s->bpf_wanted = c->bpf_wanted;
 	s->bpf_active = c->bpf != NULL;
 	bpfmode_stats(c->bpf, &s->bpf);
-	pthread_mutex_lock(&c->info_lock);
 	s->reload_ok = c->reload_ok;
 	s->reload_success_s = c->reload_success_s;
-	pthread_mutex_unlock(&c->info_lock);
+	s->nr_groups = cfg->nr_groups;
+	s->denied = c->logged_eacces > 0;
+	for (i = 0; i < s->nr_support; i++)
+		s->nr_unsupported += !s->support[i].supported;
 	return s;
 fail:
 	snapshot_unref(s);

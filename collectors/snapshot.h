@@ -92,6 +92,12 @@ struct snapshot {
 	struct snap_support *support;
 	size_t nr_cgroups;		/* cgroup targets counted */
 	size_t nr_cpus;			/* CPUs counted system-wide */
+	/* For the status line (collector_summary). */
+	size_t nr_groups;		/* config groups */
+	size_t cpus_covered;		/* online CPUs any instance counts on */
+	size_t cgroups_opened;		/* cgroup targets with instances */
+	size_t nr_unsupported;		/* (group, event) opened nowhere */
+	int denied;			/* perf_event_open said EACCES/EPERM */
 	size_t nr_health;
 	struct snap_group_health *health;	/* one per config group */
 	size_t nr_open_errors;

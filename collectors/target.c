@@ -161,8 +161,8 @@ target_add_group(struct target *t, size_t gi, const struct cpumap *cpus,
 
 /*
  * mode: bpf: give t a slot in the BPF program, which charges the cgroup
- * from now on.  -ENOSPC when bpf_max_cgroups are tracked (reported once
- * per cgroup; tried again at every rescan).
+ * from now on.  -ENOSPC when bpf_max_cgroups are tracked (tried again at
+ * every rescan).
  */
 static int
 target_track(struct collector *c, struct target *t, int cgfd)
@@ -182,15 +182,7 @@ target_track(struct collector *c, struct target *t, int cgfd)
 		return r;
 	}
 	if ((r = bpfmode_track(c->bpf, id, &t->bpf_slot)) < 0) {
-		/* A slot freed this interval is reusable after the next
-		 * refresh: rescan then, not a whole rescan interval later. */
-		if (r == -ENOSPC && bpfmode_pending(c->bpf))
-			c->rescan_due = 1;
-		if (r == -ENOSPC && !t->bpf_full)
-			REPORT(c, 4, t->cgroup, NULL, NULL, -1, ENOSPC,
-			    "cgroup %s is not counted: mode: bpf tracks "
-			    "%zu cgroups already (raise bpf_max_cgroups)",
-			    t->cgroup, c->cfg->bpf_max_cgroups);
+		/* Reported with the others left out, by the rescan. */
 		t->bpf_full = r == -ENOSPC;
 		return r;
 	}
@@ -412,17 +404,27 @@ fail:
 	return r;
 }
 
+/*
+ * During a reload: the old target for the same cgroup (NULL: system-wide),
+ * by binary search (the old set is sorted), or NULL.
+ */
+struct target *
+target_old(const struct collector *c, const char *cgroup)
+{
+	struct target key = { .cgroup = (char *)cgroup }, *kp = &key, **f;
+
+	f = c->nr_adopt ? bsearch(&kp, c->adopt, c->nr_adopt,
+	    sizeof(*c->adopt), target_cmp) : NULL;
+	return f ? *f : NULL;
+}
+
 /* During a reload: was this cgroup counted before it? */
 int
 target_was_counted(const struct collector *c, const char *cgroup)
 {
-	size_t i;
+	const struct target *o = target_old(c, cgroup);
 
-	for (i = 0; i < c->nr_adopt; i++)
-		if (c->adopt[i]->cgroup && strcmp(c->adopt[i]->cgroup,
-		    cgroup) == 0)
-			return 1;
-	return 0;
+	return o != NULL && o->opened;
 }
 
 /* A vanished cgroup: one last read, then its fds are closed. */
@@ -517,6 +519,9 @@ target_rebuild(struct collector *c, const struct plan *cfg)
 	c->attrs = NULL;
 	c->ev_logged = NULL;
 	c->pattern_empty = NULL;
+	/* Sorted already (every rescan leaves them so); adoption searches. */
+	if (nr_old > 1)
+		qsort(old, nr_old, sizeof(*old), target_cmp);
 	c->adopt = old;
 	c->nr_adopt = nr_old;
 	c->adopt_cfg = old_cfg;

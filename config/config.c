@@ -211,6 +211,17 @@ parse_group(struct parse *p, yaml_node_t *n)
 			goto out;
 		}
 		nvar[i] = r;
+		/* The kernel pins groups, not members (perf_event_open:
+		 * EINVAL for a pinned event with a group_fd). */
+		if (i > 0 && var[i][0].attr.pinned) {
+			r = perr(p, ev, "event \"%s\" in group \"%s\" is "
+			    "pinned (:D), but only a group's leader can be: "
+			    "perf_event_open refuses a pinned member "
+			    "(EINVAL), as perf stat does; put :D on the "
+			    "leader (\"%s\"), which pins the whole group",
+			    scalar(ev), scalar(name), scalar(evnodes[0]));
+			goto out;
+		}
 		for (j = 0; j < i; j++)
 			if (strcmp(scalar(evnodes[j]), scalar(ev)) == 0) {
 				r = perr(p, ev, "event \"%s\" is listed twice "

@@ -327,9 +327,11 @@ wall_s(void)
 static void
 notify_status(const char *state)
 {
+	struct snapshot *s = collector_snapshot(running);
 	char summary[256];
 
-	collector_summary(running, summary, sizeof(summary));
+	collector_summary(s, summary, sizeof(summary));
+	snapshot_unref(s);
 	sd_notifyf(0, "%sSTATUS=counting %s", state, summary);
 }
 
@@ -381,13 +383,13 @@ reload(const struct options *opt, const struct event_ctx *ectx,
 	    (unsigned long long)(mono_ns() / 1000));
 	if (load_config(opt, ectx, &next) < 0) {
 		log_error("reload failed: still running the previous config");
-		collector_note_reload(running, 0, 0);
+		collector_reload_failed(running);
 		notify_status("READY=1\n");
 		return;
 	}
-	/* Noted first: the reload's own collection publishes it. */
-	collector_note_reload(running, 1, wall_s());
-	if ((r = collector_reload(running, next)) < 0) {
+	/* A request to the collector thread, answered after it collected
+	 * with the new config. */
+	if ((r = collector_reload(running, next, wall_s())) < 0) {
 		/* Only ENOMEM gets here; nothing sane is left to run. */
 		log_error("reload: %s; exiting", strerror(-r));
 		exit(1);
@@ -565,7 +567,6 @@ main(int argc, char **argv)
 		explain_denied(opt.procfs);
 		goto out;
 	}
-	collector_note_reload(running, 1, wall_s());
 	if ((r = http_start(&hopts, &http, err, sizeof(err))) < 0) {
 		log_error("%s", err);
 		goto out;
@@ -574,7 +575,12 @@ main(int argc, char **argv)
 		log_error("starting the collector: %s", strerror(-r));
 		goto out;
 	}
-	collector_summary(running, summary, sizeof(summary));
+	{
+		struct snapshot *snap = collector_snapshot(running);
+
+		collector_summary(snap, summary, sizeof(summary));
+		snapshot_unref(snap);
+	}
 	log_info("pmu_exporter %s listening on %s (%s%s), path %s, counting "
 	    "%s, config %s", PACKAGE_VERSION, listen_fd >= 0 ?
 	    "the socket from systemd" : opt.listen,

@@ -136,6 +136,9 @@ test_errors(void)
 	    "t.yaml:3:13: events must be a list, not a scalar");
 	bad("groups:\n  - name: x\n    events: [cycles, cycles]\n",
 	    "t.yaml:3:22: event \"cycles\" is listed twice in group \"x\"");
+	/* Pinning is a group's, through its leader (as perf stat says). */
+	bad("groups:\n  - name: x\n    events: [cycles, instructions:D]\n",
+	    "t.yaml:3:22: event \"instructions:D\" in group \"x\" is pinned (:D), but only a group's leader can be: perf_event_open refuses a pinned member (EINVAL), as perf stat does; put :D on the leader (\"cycles\"), which pins the whole group");
 	bad("groups:\n  - name: x\n", "t.yaml:2:5: group \"x\" has no \"events\"");
 	bad("groups:\n  - events: [cycles]\n", "t.yaml:2:5: group has no \"name\"");
 	bad("interval: 1 second\n" GROUPS,
