@@ -32,8 +32,8 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
-#include "collectors/bpfcg.h"
-#include "collectors/cgroupfs.h"
+#include "collectors/bpf/bpfcg.h"
+#include "collectors/cgroup/cgroupfs.h"
 
 static int
 open_counter(int cpu, int config, int group)

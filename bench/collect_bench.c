@@ -51,10 +51,10 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
-#include "collectors/cgroupfs.h"
-#include "collectors/collector.h"
-#include "collectors/cpumap.h"
-#include "collectors/group.h"
+#include "collectors/cgroup/cgroupfs.h"
+#include "collectors/collector/collector.h"
+#include "collectors/perf/cpumap.h"
+#include "collectors/perf/group.h"
 #include "config/config.h"
 #include "daemon/expo.h"
 

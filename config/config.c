@@ -18,8 +18,8 @@
 #include <strings.h>
 #include <yaml.h>
 
-#include "collectors/bpfcg.h"
-#include "collectors/event.h"
+#include "collectors/bpf/bpfcg.h"
+#include "collectors/events/event.h"
 #include "config/config.h"
 #include "config/yamldoc.h"
 #include "util/text.h"

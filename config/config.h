@@ -1,6 +1,6 @@
 /*
  * config.h - the YAML config, parsed and validated into a plan
- * (collectors/plan.h): the groups with their events resolved to
+ * (collectors/collector/plan.h): the groups with their events resolved to
  * perf_event_attr, and the targets.
  *
  * Everything a user can get wrong is caught here, before anything is
@@ -17,9 +17,9 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 
-#include "collectors/event.h"
+#include "collectors/events/event.h"
 
-#include "collectors/plan.h"
+#include "collectors/collector/plan.h"
 #include "util/text.h"
 
 /* The embedded defaults: hardware IPC, and a software-only fallback. */

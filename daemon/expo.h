@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collectors/snapshot.h"
+#include "collectors/collector/snapshot.h"
 
 struct expo_buf {
 	char *p;

@@ -56,7 +56,7 @@
 #include <gnutls/gnutls.h>
 #include <microhttpd.h>
 
-#include "collectors/event_pfm.h"
+#include "collectors/events/event_pfm.h"
 #include "daemon/expo.h"
 #include "daemon/http.h"
 #include "daemon/log.h"

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "collectors/snapshot.h"
+#include "collectors/collector/snapshot.h"
 #include "daemon/webconfig.h"
 
 struct http_opts {

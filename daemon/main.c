@@ -26,9 +26,9 @@
 #include <microhttpd.h>
 #include <systemd/sd-daemon.h>
 
-#include "collectors/collector.h"
-#include "collectors/event_sys.h"
-#include "collectors/group.h"
+#include "collectors/collector/collector.h"
+#include "collectors/events/event_sys.h"
+#include "collectors/perf/group.h"
 #include "config/config.h"
 #include "daemon/http.h"
 #include "daemon/log.h"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "collectors/cgroupfs.h"
+#include "collectors/cgroup/cgroupfs.h"
 #include "tests/check.h"
 
 static const char *srcdir;

@@ -16,9 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collectors/collector.h"
-#include "collectors/pmu.h"
-#include "collectors/perf_sys.h"
+#include "collectors/collector/collector.h"
+#include "collectors/events/pmu.h"
+#include "collectors/perf/perf_sys.h"
 #include "config/config.h"
 #include "daemon/expo.h"
 #include "tests/check.h"

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collectors/pmu.h"
-#include "collectors/bpfcg.h"
+#include "collectors/events/pmu.h"
+#include "collectors/bpf/bpfcg.h"
 #include "config/config.h"
 #include "tests/check.h"
 #include "util/text.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "collectors/cpumap.h"
+#include "collectors/perf/cpumap.h"
 #include "tests/check.h"
 
 int

@@ -11,10 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "collectors/event.h"
-#include "collectors/event_pfm.h"
-#include "collectors/pmu.h"
-#include "collectors/tracefs.h"
+#include "collectors/events/event.h"
+#include "collectors/events/event_pfm.h"
+#include "collectors/events/pmu.h"
+#include "collectors/events/tracefs.h"
 #include "tests/check.h"
 #include "util/text.h"
 

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "collectors/scale.h"
+#include "collectors/perf/scale.h"
 #include "tests/check.h"
 
 static void

@@ -1,7 +1,7 @@
 /*
  * cgcount.bpf.c - count hardware events per cgroup with one set of
  * counters per CPU, whatever the number of cgroups (the config's
- * "mode: bpf"; the loader is collectors/bpfcg.c).
+ * "mode: bpf"; the loader is collectors/bpf/bpfcg.c).
  *
  * User space opens each bpf-mode group once per CPU, system-wide, and
  * puts every counter's fd in `counters` at cpu * nr_events + event.  This

@@ -1,6 +1,6 @@
 /*
  * cgcount.h - what the BPF program collectors/bpf/cgcount.bpf.c and its
- * loader collectors/bpfcg.c agree on: limits, the layout of the maps'
+ * loader collectors/bpf/bpfcg.c agree on: limits, the layout of the maps'
  * values and the statistics the program keeps.  Included by both sides,
  * so only fixed-width kernel types.
  */

@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "collectors/bpfcg.h"
-#include "collectors/pmu.h"
+#include "collectors/bpf/bpfcg.h"
+#include "collectors/events/pmu.h"
 #include "config/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collectors/event.h"
-#include "collectors/pmu.h"
+#include "collectors/events/event.h"
+#include "collectors/events/pmu.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,0 +1,561 @@
+/*
+ * bpfcg.c - load and drive the BPF cgroup counter (see bpfcg.h and
+ * collectors/bpf/cgcount.bpf.c) through libbpf and the skeleton that
+ * `bpftool gen skeleton` made from it at build time.
+ *
+ * Slots: each tracked cgroup owns a slot, whose counts live at keys
+ * slot * nr_events + event of the per-CPU `counts` map.  A freed slot's
+ * hash entry is deleted at the start of the next refresh, which then runs
+ * the program on every CPU: that run waits for any program still holding
+ * the entry (it runs with interrupts off), so only after it can the hash
+ * hand the element out again, and only then is the slot reused.  It is
+ * zeroed when it is handed out again.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "collectors/bpf/cgcount.h"
+#include "collectors/bpf/bpfcg.h"
+#include "util/text.h"
+#include "cgcount.skel.h"
+
+struct bpfslot {
+	uint64_t cgid;
+	unsigned refs;
+	int pending;			/* its hash entry is still to delete */
+	uint64_t freed_gen;		/* reusable once gen is past it */
+};
+
+struct bpfcg {
+	struct cgcount *skel;
+	size_t nr_events, max_slots;
+	int ncpus;			/* possible CPUs: values per key */
+	struct bpfslot *slot;		/* [max_slots] */
+	size_t hi;			/* slots ever used: [0, hi) */
+	size_t entries;
+	uint64_t gen;			/* refreshes so far */
+	uint64_t full;
+	struct cgc_value *zero;		/* [ncpus] */
+	struct cgc_value *vals;		/* [hi * nr_events * ncpus] */
+	size_t vals_keys;		/* keys vals has room for */
+	size_t vals_valid;		/* keys read by the last refresh */
+	int stale;			/* the last refresh failed */
+	__u32 *keys;
+	struct cgc_cpu *cpu_state;	/* [ncpus] */
+	size_t nr_trig;
+	int *trig_cpu;			/* CPUs to run on at a refresh */
+	struct bpf_link *link;
+	unsigned flags;
+	struct bpf_link **cglink;	/* BPFCG_CGROUP_SWITCHES: [nr_trig] */
+	int *cgfd;			/* ... their events (the links own them) */
+	struct bpfcg_stats st;
+};
+
+/* libbpf's own words for the last failure, for the reason we give. */
+static __thread char libbpf_said[512];
+static pthread_once_t print_once = PTHREAD_ONCE_INIT;
+
+static int
+libbpf_capture(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	size_t n;
+
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	vsnprintf(libbpf_said, sizeof(libbpf_said), fmt, ap);
+	if (strncmp(libbpf_said, "libbpf: ", 8) == 0)
+		memmove(libbpf_said, libbpf_said + 8, strlen(libbpf_said + 8) + 1);
+	n = strlen(libbpf_said);
+	while (n > 0 && libbpf_said[n - 1] == '\n')
+		libbpf_said[--n] = '\0';
+	return 0;
+}
+
+static void
+set_print(void)
+{
+	libbpf_set_print(libbpf_capture);
+}
+
+int
+bpfcg_built(void)
+{
+	return 1;
+}
+
+static void
+explain_load(int e, char *why, size_t len)
+{
+	if (e == EPERM || e == EACCES)
+		snprintf(why, len, "loading the BPF program: %s: it needs "
+		    "CAP_BPF and CAP_PERFMON (Linux 5.8 or later; "
+		    "CAP_SYS_ADMIN before), or root%s%s", strerror(e),
+		    libbpf_said[0] ? "; libbpf: " : "", libbpf_said);
+	else if (e == ENOSYS)
+		snprintf(why, len, "loading the BPF program: %s: the kernel "
+		    "has no bpf(2) (CONFIG_BPF_SYSCALL)", strerror(e));
+	else
+		snprintf(why, len, "the kernel refused the BPF program: %s "
+		    "(it needs Linux 5.13 or later with CONFIG_BPF_EVENTS)%s%s",
+		    strerror(e), libbpf_said[0] ? "; libbpf: " : "",
+		    libbpf_said);
+}
+
+/* Are the possible CPUs exactly 0..n-1? 0, or -EINVAL. */
+static int
+possible_dense(int n)
+{
+	struct cpumap m;
+	char buf[4096];
+	size_t i;
+	int r;
+
+	if (text_read_small("/sys/devices/system/cpu/possible", buf,
+	    sizeof(buf)) < 0 || cpumap_parse(buf, &m, NULL) < 0)
+		return 0;	/* cannot tell: libbpf read it already */
+	r = m.nr == (size_t)n ? 0 : -EINVAL;
+	for (i = 0; r == 0 && i < m.nr; i++)
+		if (m.cpu[i] != (int)i)
+			r = -EINVAL;
+	cpumap_free(&m);
+	return r;
+}
+
+int
+bpfcg_open(size_t nr_events, size_t max_cgroups, unsigned flags,
+    struct bpfcg **out, char *why, size_t len)
+{
+	struct bpfcg *b;
+	int r;
+
+	pthread_once(&print_once, set_print);
+	libbpf_said[0] = '\0';
+	if (nr_events == 0 || nr_events > CGC_MAX_EVENTS || max_cgroups == 0 ||
+	    max_cgroups > (size_t)UINT32_MAX / CGC_MAX_EVENTS) {
+		snprintf(why, len, "%zu counters per CPU and %zu cgroups: "
+		    "bpf mode takes 1 to %d counters", nr_events, max_cgroups,
+		    CGC_MAX_EVENTS);
+		return -EINVAL;
+	}
+	if ((b = calloc(1, sizeof(*b))) == NULL)
+		return -ENOMEM;
+	b->nr_events = nr_events;
+	b->max_slots = max_cgroups;
+	b->flags = flags;
+	if ((b->ncpus = libbpf_num_possible_cpus()) <= 0) {
+		r = b->ncpus < 0 ? b->ncpus : -EINVAL;
+		snprintf(why, len, "counting the possible CPUs: %s",
+		    strerror(-r));
+		goto fail;
+	}
+	/* Per-CPU values come in possible-CPU order, read here by CPU
+	 * number: the same only when the possible CPUs are 0..n-1. */
+	if ((r = possible_dense(b->ncpus)) < 0) {
+		snprintf(why, len, "/sys/devices/system/cpu/possible has gaps "
+		    "(%d possible CPUs): mode: bpf needs them numbered from 0 "
+		    "without gaps", b->ncpus);
+		goto fail;
+	}
+	b->slot = calloc(max_cgroups, sizeof(*b->slot));
+	b->zero = calloc((size_t)b->ncpus, sizeof(*b->zero));
+	b->cpu_state = calloc((size_t)b->ncpus, sizeof(*b->cpu_state));
+	if (!b->slot || !b->zero || !b->cpu_state) {
+		r = -ENOMEM;
+		snprintf(why, len, "%s", strerror(ENOMEM));
+		goto fail;
+	}
+	if ((b->skel = cgcount__open()) == NULL) {
+		r = -errno;
+		snprintf(why, len, "opening the BPF object: %s%s%s",
+		    strerror(-r), libbpf_said[0] ? "; libbpf: " : "",
+		    libbpf_said);
+		goto fail;
+	}
+	b->skel->rodata->nr_events = (__u32)nr_events;
+	bpf_program__set_autoload(b->skel->progs.on_cgroup_switch,
+	    (flags & BPFCG_CGROUP_SWITCHES) != 0);
+	bpf_program__set_autoload(b->skel->progs.on_switch,
+	    (flags & BPFCG_CGROUP_SWITCHES) == 0);
+	if ((r = bpf_map__set_max_entries(b->skel->maps.counters,
+	    (__u32)((size_t)b->ncpus * nr_events))) < 0 ||
+	    (r = bpf_map__set_max_entries(b->skel->maps.slots,
+	    (__u32)max_cgroups)) < 0 ||
+	    (r = bpf_map__set_max_entries(b->skel->maps.counts,
+	    (__u32)(max_cgroups * nr_events))) < 0) {
+		snprintf(why, len, "sizing the BPF maps: %s", strerror(-r));
+		goto fail;
+	}
+	if ((r = cgcount__load(b->skel)) < 0) {
+		explain_load(-r, why, len);
+		goto fail;
+	}
+	b->st.capacity = max_cgroups;
+	*out = b;
+	return 0;
+fail:
+	bpfcg_close(b);
+	return r;
+}
+
+int
+bpfcg_set_counter(struct bpfcg *b, int cpu, size_t ev, int fd)
+{
+	__u32 key = (__u32)((size_t)cpu * b->nr_events + ev);
+	__u32 val = (__u32)fd;
+
+	if (cpu < 0 || cpu >= b->ncpus || ev >= b->nr_events)
+		return -EINVAL;
+	if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.counters), &key,
+	    &val, BPF_ANY) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Run on_demand on cpu: charge what is pending there. */
+static int
+run_on(struct bpfcg *b, int cpu)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o, .flags = BPF_F_TEST_RUN_ON_CPU,
+	    .cpu = (__u32)cpu);
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(b->skel->progs.on_demand),
+	    &o) < 0)
+		return -errno;
+	return 0;
+}
+
+/* BPFCG_CGROUP_SWITCHES: a sampling cgroup-switches event per CPU. */
+static int
+attach_cgroup_switches(struct bpfcg *b, char *why, size_t len)
+{
+	struct perf_event_attr a;
+	size_t i;
+	int fd, e;
+
+	b->cglink = calloc(b->nr_trig + 1, sizeof(*b->cglink));
+	b->cgfd = calloc(b->nr_trig + 1, sizeof(*b->cgfd));
+	if (!b->cglink || !b->cgfd)
+		return -ENOMEM;
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_SOFTWARE;
+	a.size = sizeof(a);
+	a.config = PERF_COUNT_SW_CGROUP_SWITCHES;
+	a.sample_period = 1;
+	a.disabled = 1;
+	for (i = 0; i < b->nr_trig; i++) {
+		fd = (int)syscall(__NR_perf_event_open, &a, -1, b->trig_cpu[i],
+		    -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			e = errno;
+			snprintf(why, len, "cgroup-switches on cpu %d: %s "
+			    "(Linux 5.13 or later)", b->trig_cpu[i],
+			    strerror(e));
+			return -e;
+		}
+		b->cglink[i] = bpf_program__attach_perf_event(
+		    b->skel->progs.on_cgroup_switch, fd);
+		if (b->cglink[i] == NULL) {
+			e = errno;
+			close(fd);
+			snprintf(why, len, "attaching to cgroup-switches on "
+			    "cpu %d: %s", b->trig_cpu[i], strerror(e));
+			return -e;
+		}
+		b->cgfd[i] = fd;
+	}
+	return 0;
+}
+
+int
+bpfcg_attach(struct bpfcg *b, const struct cpumap *cpus, char *why,
+    size_t len)
+{
+	size_t i;
+	int e;
+
+	if ((b->trig_cpu = calloc(cpus->nr + 1, sizeof(int))) == NULL) {
+		snprintf(why, len, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	for (i = 0; i < cpus->nr; i++)
+		b->trig_cpu[b->nr_trig++] = cpus->cpu[i];
+	if (b->flags & BPFCG_CGROUP_SWITCHES) {
+		if ((e = attach_cgroup_switches(b, why, len)) < 0)
+			return e;
+	} else {
+		libbpf_said[0] = '\0';
+		b->link = bpf_program__attach_raw_tracepoint(
+		    b->skel->progs.on_switch, "sched_switch");
+		if (b->link == NULL) {
+			e = errno;
+			snprintf(why, len, "attaching the BPF program to the "
+			    "sched_switch tracepoint: %s%s%s", strerror(e),
+			    libbpf_said[0] ? "; libbpf: " : "", libbpf_said);
+			return -e;
+		}
+	}
+	/* The starting point on each CPU. */
+	for (i = 0; i < cpus->nr; i++)
+		if ((e = run_on(b, cpus->cpu[i])) < 0) {
+			snprintf(why, len, "running the BPF program on cpu %d "
+			    "(BPF_PROG_TEST_RUN): %s", cpus->cpu[i],
+			    strerror(-e));
+			return e;
+		}
+	return 0;
+}
+
+int
+bpfcg_track(struct bpfcg *b, uint64_t cgid, uint32_t *slot)
+{
+	size_t i, e, pick = b->max_slots;
+	__u32 key, val;
+
+	for (i = 0; i < b->hi; i++)
+		if ((b->slot[i].refs || b->slot[i].pending) &&
+		    b->slot[i].cgid == cgid) {
+			/* Tracked, or freed but still in the hash: its counts
+			 * go on; the caller takes them as they are now. */
+			if (b->slot[i].refs++ == 0) {
+				b->slot[i].pending = 0;
+				b->entries++;
+			}
+			*slot = (uint32_t)i;
+			return 1;
+		}
+	for (i = 0; i < b->hi && pick == b->max_slots; i++)
+		if (b->slot[i].refs == 0 && !b->slot[i].pending &&
+		    b->slot[i].freed_gen < b->gen)
+			pick = i;
+	if (pick == b->max_slots && b->hi < b->max_slots)
+		pick = b->hi;
+	if (pick == b->max_slots) {
+		b->full++;
+		return -ENOSPC;
+	}
+	for (e = 0; e < b->nr_events; e++) {
+		key = (__u32)(pick * b->nr_events + e);
+		if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.counts),
+		    &key, b->zero, BPF_ANY) < 0)
+			return -errno;
+	}
+	val = (__u32)pick;
+	if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.slots), &cgid, &val,
+	    BPF_NOEXIST) < 0)
+		return errno == E2BIG ? -ENOSPC : -errno;
+	b->slot[pick].cgid = cgid;
+	b->slot[pick].refs = 1;
+	if (pick == b->hi)
+		b->hi++;
+	b->entries++;
+	*slot = (uint32_t)pick;
+	return 0;
+}
+
+void
+bpfcg_untrack(struct bpfcg *b, uint32_t slot)
+{
+	struct bpfslot *s;
+
+	if (b == NULL || slot >= b->hi || b->slot[slot].refs == 0)
+		return;
+	s = &b->slot[slot];
+	if (--s->refs > 0)
+		return;
+	s->pending = 1;			/* deleted at the next refresh */
+	b->entries--;
+}
+
+/* Freed slots still in the hash or not yet past a refresh. */
+size_t
+bpfcg_pending(const struct bpfcg *b)
+{
+	size_t i, n = 0;
+
+	for (i = 0; b && i < b->hi; i++)
+		n += b->slot[i].refs == 0 && (b->slot[i].pending ||
+		    b->slot[i].freed_gen >= b->gen);
+	return n;
+}
+
+/* Read keys [0, n) of the per-CPU counts map into b->vals. */
+static int
+fetch_counts(struct bpfcg *b, size_t n)
+{
+	int fd = bpf_map__fd(b->skel->maps.counts), r;
+	size_t stride = (size_t)b->ncpus, i;
+	__u32 count = (__u32)n, out_batch;
+
+	if (n > b->vals_keys) {
+		struct cgc_value *v = realloc(b->vals, n * stride * sizeof(*v));
+		__u32 *k = realloc(b->keys, n * sizeof(*k));
+
+		if (v)
+			b->vals = v;
+		if (k)
+			b->keys = k;
+		if (!v || !k)
+			return -ENOMEM;
+		b->vals_keys = n;
+	}
+	if (n == 0) {
+		b->vals_valid = 0;
+		return 0;
+	}
+	r = bpf_map_lookup_batch(fd, NULL, &out_batch, b->keys, b->vals,
+	    &count, NULL);
+	if (r == 0 || (r < 0 && errno == ENOENT && count == n)) {
+		/* A batch fills keys in order from 0 for an array. */
+		b->vals_valid = count;
+		return 0;
+	}
+	/* Kernels before 5.6 have no batch: one lookup a key. */
+	for (i = 0; i < n; i++) {
+		__u32 key = (__u32)i;
+
+		if (bpf_map_lookup_elem(fd, &key, b->vals + i * stride) < 0)
+			return -errno;
+	}
+	b->vals_valid = n;
+	return 0;
+}
+
+int
+bpfcg_refresh(struct bpfcg *b)
+{
+	struct bpfcg_stats st = { 0 };
+	__u32 zero = 0;
+	size_t i;
+	int r, c;
+
+	for (i = 0; i < b->hi; i++)
+		if (b->slot[i].pending) {
+			bpf_map_delete_elem(bpf_map__fd(b->skel->maps.slots),
+			    &b->slot[i].cgid);
+			b->slot[i].pending = 0;
+			b->slot[i].freed_gen = b->gen;
+		}
+	/* Also the barrier for the deletes above. */
+	for (i = 0; i < b->nr_trig; i++)
+		run_on(b, b->trig_cpu[i]);	/* -ENXIO: went offline */
+	b->gen++;
+	/* Freed slots at the top are not read any more. */
+	while (b->hi > 0 && b->slot[b->hi - 1].refs == 0 &&
+	    !b->slot[b->hi - 1].pending)
+		b->hi--;
+	if ((r = fetch_counts(b, b->hi * b->nr_events)) < 0) {
+		b->stale = 1;
+		return r;
+	}
+	b->stale = 0;
+	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.state), &zero,
+	    b->cpu_state) == 0)
+		for (c = 0; c < b->ncpus; c++) {
+			const __u64 *s = b->cpu_state[c].stat;
+
+			st.runs += s[CGC_STAT_RUNS];
+			st.switch_runs += s[CGC_STAT_SWITCH_RUNS];
+			st.read_errors += s[CGC_STAT_READ_ERRORS];
+			st.charges += s[CGC_STAT_CHARGES];
+		}
+	for (i = 0; b->cgfd && i < b->nr_trig; i++) {
+		uint64_t n;
+
+		if (b->cglink[i] && read(b->cgfd[i], &n, sizeof(n)) ==
+		    (ssize_t)sizeof(n))
+			st.switches += n;
+	}
+	/* The kernel's own count of runs its recursion guard skipped. */
+	{
+		struct bpf_prog_info info;
+		__u32 ilen = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(
+		    b->flags & BPFCG_CGROUP_SWITCHES ?
+		    b->skel->progs.on_cgroup_switch : b->skel->progs.on_switch),
+		    &info, &ilen) == 0)
+			st.prog_misses = info.recursion_misses;
+	}
+	st.full = b->full;
+	st.entries = b->entries;
+	st.capacity = b->max_slots;
+	b->st = st;
+	return 0;
+}
+
+int
+bpfcg_read(const struct bpfcg *b, uint32_t slot, size_t ev, int cpu,
+    struct count *out)
+{
+	size_t key = (size_t)slot * b->nr_events + ev;
+	const struct cgc_value *v;
+
+	memset(out, 0, sizeof(*out));
+	if (b->stale)
+		return -EAGAIN;
+	if (key >= b->vals_valid || cpu < 0 || cpu >= b->ncpus ||
+	    ev >= b->nr_events)
+		return 0;
+	v = &b->vals[key * (size_t)b->ncpus + (size_t)cpu];
+	out->value = v->counter;
+	out->enabled = v->enabled;
+	out->running = v->running;
+	return 0;
+}
+
+void
+bpfcg_get_stats(const struct bpfcg *b, struct bpfcg_stats *st)
+{
+	*st = b->st;
+	st->entries = b->entries;
+	st->full = b->full;
+}
+
+size_t
+bpfcg_fds(const struct bpfcg *b)
+{
+	size_t n;
+
+	if (b == NULL || b->skel == NULL)
+		return 0;
+	/* counters, slots, counts, state, .rodata; two programs; the
+	 * object's BTF; the link (or a link and an event per CPU). */
+	n = 5 + 2 + (bpf_object__btf_fd(b->skel->obj) >= 0) +
+	    (b->link != NULL) + (b->cglink ? 2 * b->nr_trig : 0);
+	return n;
+}
+
+void
+bpfcg_close(struct bpfcg *b)
+{
+	size_t i;
+
+	if (b == NULL)
+		return;
+	bpf_link__destroy(b->link);
+	for (i = 0; b->cglink && i < b->nr_trig; i++)
+		bpf_link__destroy(b->cglink[i]);	/* closes cgfd[i] */
+	free(b->cglink);
+	free(b->cgfd);
+	cgcount__destroy(b->skel);
+	free(b->trig_cpu);
+	free(b->slot);
+	free(b->zero);
+	free(b->vals);
+	free(b->keys);
+	free(b->cpu_state);
+	free(b);
+}

@@ -1,0 +1,102 @@
+/*
+ * bpfcg.h - the BPF cgroup counter (collectors/bpf/cgcount.bpf.c) as
+ * user space sees it: load it, give it this CPU's counters, attach it to
+ * context switches, tell it which cgroups to charge, and read what they
+ * were charged.  It knows nothing of plans or targets; the collector's
+ * bpfmode.c decides what to count with it.
+ *
+ * Built from bpfcg.c when configure found clang, bpftool and libbpf
+ * (--enable-bpf); otherwise bpfcg_none.c, whose bpfcg_open says so.
+ */
+#ifndef PMU_BPFCG_H
+#define PMU_BPFCG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collectors/bpf/cgcount.h"
+#include "collectors/perf/cpumap.h"
+#include "collectors/perf/scale.h"
+
+struct bpfcg;
+
+/* Counters per CPU across every bpf-mode group. */
+#define BPFCG_MAX_EVENTS CGC_MAX_EVENTS
+
+struct bpfcg_stats {
+	uint64_t runs;			/* program runs */
+	uint64_t switches;		/* BPFCG_CGROUP_SWITCHES: how many the
+					   kernel counted; else 0 */
+	uint64_t switch_runs;		/* ... at a context switch */
+	uint64_t read_errors;		/* counter reads that failed */
+	uint64_t charges;		/* (run, tracked cgroup) pairs */
+	uint64_t prog_misses;		/* runs the kernel skipped */
+	uint64_t full;			/* cgroups refused: no free slot */
+	size_t entries;			/* cgroups tracked now */
+	size_t capacity;		/* ... at most */
+};
+
+/* Was the daemon built with BPF support? */
+int bpfcg_built(void);
+
+/* bpfcg_open flags. */
+enum {
+	/* Run at cgroup switches (perf's bperf trigger) instead of at every
+	 * context switch: for bench/bpf_trigger, which compares the two. */
+	BPFCG_CGROUP_SWITCHES = 1
+};
+
+/*
+ * Load the program for nr_events counters per CPU (at most
+ * CGC_MAX_EVENTS) and up to max_cgroups cgroups.  0, or -errno with the
+ * reason (what is missing: privilege, kernel support) in why.
+ */
+int bpfcg_open(size_t nr_events, size_t max_cgroups, unsigned flags,
+    struct bpfcg **out, char *why, size_t len);
+
+/* Counter ev on cpu is the perf event fd (kept by the caller). */
+int bpfcg_set_counter(struct bpfcg *b, int cpu, size_t ev, int fd);
+
+/*
+ * Run the program at every context switch, and once on each of cpus at
+ * every bpfcg_refresh.  0, or -errno with the reason in why.
+ */
+int bpfcg_attach(struct bpfcg *b, const struct cpumap *cpus, char *why,
+    size_t len);
+
+/*
+ * Charge the cgroup with this id (and so its descendants' tasks) from now
+ * on.  0: a new slot, its counts zero; 1: the id's slot already (another
+ * reference), whose counts are what they are; -ENOSPC when max_cgroups
+ * are tracked.
+ */
+int bpfcg_track(struct bpfcg *b, uint64_t cgid, uint32_t *slot);
+
+/* Drop a reference; the last one stops charging and frees the slot. */
+void bpfcg_untrack(struct bpfcg *b, uint32_t slot);
+
+/* Freed slots not reusable yet (until the next refresh). */
+size_t bpfcg_pending(const struct bpfcg *b);
+
+/*
+ * Charge every CPU's pending counts to whatever runs there now, then read
+ * every tracked cgroup's totals (one batch read).  0 or -errno; on an
+ * error bpfcg_read goes on giving the previous values.
+ */
+int bpfcg_refresh(struct bpfcg *b);
+
+/*
+ * After a refresh: what slot was charged for counter ev on cpu so far.
+ * 0, or -EAGAIN when the last refresh failed (nothing to read: not 0).
+ */
+int bpfcg_read(const struct bpfcg *b, uint32_t slot, size_t ev, int cpu,
+    struct count *out);
+
+void bpfcg_get_stats(const struct bpfcg *b, struct bpfcg_stats *st);
+
+/* File descriptors the program holds: maps, programs, switch events. */
+size_t bpfcg_fds(const struct bpfcg *b);
+
+void bpfcg_close(struct bpfcg *b);
+
+#endif

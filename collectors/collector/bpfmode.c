@@ -1,0 +1,480 @@
+/*
+ * bpfmode.c - the config's "mode: bpf" (see collector_int.h): the groups
+ * of every bpf-mode cgroups entry are opened once per online CPU,
+ * system-wide, and handed to the BPF program (collectors/bpf/bpfcg.h), which
+ * charges them to the tracked cgroups at every context switch.  A cgroup
+ * then costs a map entry, not events x CPUs perf events.
+ *
+ * The object is kept across a reload, a rescan or a retry as long as the
+ * same groups (same names, same events), the same online CPUs and the
+ * same bpf_max_cgroups are asked for, so counts continue; otherwise a new
+ * one is built and the old one goes when its last target does.  Targets
+ * hold a reference and a slot; instances of bpf-mode groups hold no fds
+ * and read their counts from the object at each collection.
+ *
+ * When the machine cannot run it (no privilege, an old kernel, a build
+ * without BPF), the reason is logged once and the entries' cgroups are
+ * counted in perf mode (bpf_fallback: perf) or not at all (refuse).
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectors/bpf/bpfcg.h"
+#include "collectors/cgroup/cgroupfs.h"
+#include "collectors/collector/collector_int.h"
+
+/* One bpf-mode group: a copy of what identifies it, and its counters. */
+struct bgroup {
+	struct plan_group id;		/* name, events' names and attrs only */
+	size_t gi;			/* index in the current plan */
+	size_t base;			/* first counter index in the program */
+	struct perf_group *pg;		/* [cpus.nr] */
+};
+
+struct bpfmode {
+	unsigned refs;
+	uint64_t gen;			/* unique per object */
+	struct bpfcg *cg;
+	size_t nr_groups;
+	struct bgroup *g;
+	struct cpumap cpus;
+	size_t max_cgroups;
+	int incomplete;			/* a CPU said ENODEV: build again */
+};
+
+static uint64_t next_gen = 1;
+
+static void
+bpfmode_free(struct bpfmode *b)
+{
+	size_t i, j, k;
+
+	if (b == NULL)
+		return;
+	bpfcg_close(b->cg);	/* before the counters it reads */
+	for (i = 0; i < b->nr_groups; i++) {
+		struct bgroup *g = &b->g[i];
+
+		for (k = 0; g->pg && k < b->cpus.nr; k++)
+			group_fini(&g->pg[k]);
+		free(g->pg);
+		for (j = 0; g->id.events && j < g->id.nr_events; j++)
+			free(g->id.events[j].name);
+		free(g->id.events);
+		free(g->id.name);
+	}
+	free(b->g);
+	cpumap_free(&b->cpus);
+	free(b);
+}
+
+struct bpfmode *
+bpfmode_ref(struct bpfmode *b)
+{
+	b->refs++;
+	return b;
+}
+
+void
+bpfmode_unref(struct bpfmode *b)
+{
+	if (b != NULL && --b->refs == 0)
+		bpfmode_free(b);
+}
+
+uint64_t
+bpfmode_gen(const struct bpfmode *b)
+{
+	return b->gen;
+}
+
+static size_t
+max_cgroups(const struct plan *cfg)
+{
+	return cfg->bpf_max_cgroups ? cfg->bpf_max_cgroups : 1024;
+}
+
+/* The plan groups bpf-mode entries count: want[gi] = 1.  How many. */
+static size_t
+wanted_groups(const struct collector *c, unsigned char *want)
+{
+	const struct plan *cfg = c->cfg;
+	size_t i, k, n = 0;
+
+	for (i = 0; i < cfg->nr_targets; i++) {
+		const struct plan_target *t = &cfg->targets[i];
+
+		if (t->kind != PLAN_TARGET_CGROUP || !t->bpf)
+			continue;
+		for (k = 0; k < t->nr_groups; k++)
+			if (!want[t->groups[k]]++)
+				n++;
+	}
+	for (i = 0; i < cfg->nr_groups; i++)
+		want[i] = want[i] != 0;
+	return n;
+}
+
+/*
+ * Can b serve the plan as it is?  Then its groups are pointed at the
+ * plan's indices.
+ */
+static int
+still_fits(struct collector *c, struct bpfmode *b,
+    const unsigned char *want, size_t nwant)
+{
+	const struct plan *cfg = c->cfg;
+	size_t i, k, found = 0;
+
+	if (b->incomplete || b->max_cgroups != max_cgroups(cfg) ||
+	    b->nr_groups != nwant ||
+	    b->cpus.nr != c->online.nr || memcmp(b->cpus.cpu, c->online.cpu,
+	    b->cpus.nr * sizeof(int)) != 0)
+		return 0;
+	for (i = 0; i < cfg->nr_groups; i++)
+		for (k = 0; want[i] && k < b->nr_groups; k++)
+			if (inst_group_same(&b->g[k].id, &cfg->groups[i])) {
+				found++;
+				break;
+			}
+	if (found != nwant)
+		return 0;
+	for (i = 0; i < cfg->nr_groups; i++)
+		for (k = 0; want[i] && k < b->nr_groups; k++)
+			if (inst_group_same(&b->g[k].id, &cfg->groups[i]))
+				b->g[k].gi = i;
+	return 1;
+}
+
+/* Open group g on every CPU; report events the CPUs lack, once. */
+static int
+open_counters(struct collector *c, struct bpfmode *b, struct bgroup *g,
+    char *why, size_t len)
+{
+	const struct plan_group *pg = &c->cfg->groups[g->gi];
+	size_t k, i;
+	int r;
+
+	if ((g->pg = calloc(b->cpus.nr + 1, sizeof(*g->pg))) == NULL)
+		return -ENOMEM;
+	for (k = 0; k < b->cpus.nr; k++) {
+		int cpu = b->cpus.cpu[k];
+
+		if ((r = group_init(&g->pg[k], g->id.nr_events)) < 0)
+			return r;
+		if (pg->pmu_cpus && !cpumap_has(&pg->cpus, cpu))
+			continue;	/* a hybrid PMU's other CPUs */
+		r = group_open(&g->pg[k], c->attrs[g->gi], -1, cpu, 0);
+		if (r == -EACCES || r == -EPERM || r == -EMFILE ||
+		    r == -ENFILE || r == -ENOMEM) {
+			snprintf(why, len, "opening group \"%s\" on cpu %d: "
+			    "%s%s", g->id.name, cpu, strerror(-r),
+			    r == -EACCES || r == -EPERM ? ": it needs "
+			    "CAP_PERFMON, or root" : "");
+			return r;
+		}
+		if (r == -ENODEV) {
+			/* Online but not ready for perf yet: again soon. */
+			b->incomplete = 1;
+			c->retry_soon = 1;
+			continue;
+		}
+		for (i = 0; i < g->id.nr_events; i++) {
+			int e = g->pg[k].err[i];
+
+			if (e == 0 || c->ev_logged[g->gi][i]++)
+				continue;
+			REPORT(c, 4, NULL, pg->name, pg->events[i].name, cpu,
+			    e, "%s:%d:%d: event \"%s\" in group \"%s\" cannot "
+			    "be counted on cpu %d: %s; the rest keep counting",
+			    c->cfg->source, pg->events[i].line,
+			    pg->events[i].col, pg->events[i].name, pg->name,
+			    cpu, strerror(e));
+		}
+		for (i = 0; i < g->pg[k].nr; i++)
+			if ((r = bpfcg_set_counter(b->cg, cpu, g->base +
+			    g->pg[k].evidx[i], g->pg[k].fd[i])) < 0) {
+				snprintf(why, len, "putting the counters of "
+				    "group \"%s\" on cpu %d in the BPF map: %s",
+				    g->id.name, cpu, strerror(-r));
+				return r;
+			}
+	}
+	return 0;
+}
+
+/* A new object for the plan's bpf-mode groups; the reason in why. */
+static int
+build(struct collector *c, const unsigned char *want, size_t nwant,
+    struct bpfmode **out, char *why, size_t len)
+{
+	const struct plan *cfg = c->cfg;
+	struct bpfmode *b;
+	size_t i, e, n = 0, nev = 0;
+	int r;
+
+	if ((b = calloc(1, sizeof(*b))) == NULL ||
+	    (b->g = calloc(nwant + 1, sizeof(*b->g))) == NULL ||
+	    (b->cpus.cpu = malloc((c->online.nr + 1) * sizeof(int))) ==
+	    NULL) {
+		bpfmode_free(b);
+		return -ENOMEM;
+	}
+	b->refs = 1;
+	b->gen = next_gen++;
+	b->max_cgroups = max_cgroups(cfg);
+	memcpy(b->cpus.cpu, c->online.cpu, c->online.nr * sizeof(int));
+	b->cpus.nr = c->online.nr;
+	for (i = 0; i < cfg->nr_groups; i++) {
+		const struct plan_group *pg = &cfg->groups[i];
+		struct bgroup *g = &b->g[n];
+
+		if (!want[i])
+			continue;
+		b->nr_groups = ++n;
+		g->gi = i;
+		g->base = nev;
+		g->id.nr_events = pg->nr_events;
+		nev += pg->nr_events;
+		g->id.name = strdup(pg->name);
+		g->id.events = calloc(pg->nr_events, sizeof(*g->id.events));
+		if (!g->id.name || !g->id.events)
+			goto nomem;
+		for (e = 0; e < pg->nr_events; e++) {
+			g->id.events[e].attr = pg->events[e].attr;
+			if ((g->id.events[e].name = strdup(pg->events[e].name)) ==
+			    NULL)
+				goto nomem;
+		}
+	}
+	if ((r = bpfcg_open(nev, b->max_cgroups, 0, &b->cg, why, len)) < 0)
+		goto fail;
+	for (i = 0; i < b->nr_groups; i++)
+		if ((r = open_counters(c, b, &b->g[i], why, len)) < 0)
+			goto fail;
+	for (i = 0, n = 0; i < b->nr_groups; i++)
+		for (e = 0; e < b->cpus.nr; e++)
+			n += b->g[i].pg[e].nr;
+	if (n == 0) {
+		/* Nothing to charge: no program on every context switch. */
+		snprintf(why, len, "no event of the bpf-mode groups could be "
+		    "opened on any CPU");
+		r = -ENOENT;
+		goto fail;
+	}
+	if ((r = bpfcg_attach(b->cg, &b->cpus, why, len)) < 0)
+		goto fail;
+	for (i = 0; i < b->nr_groups; i++)
+		for (e = 0; e < b->cpus.nr; e++)
+			if (b->g[i].pg[e].nr)
+				group_enable(&b->g[i].pg[e], 1);
+	*out = b;
+	return 0;
+nomem:
+	r = -ENOMEM;
+	snprintf(why, len, "%s", strerror(ENOMEM));
+fail:
+	bpfmode_free(b);
+	return r;
+}
+
+/*
+ * Before the targets are built: make c->bpf serve the plan's bpf-mode
+ * entries, or say why it cannot.  -ENOMEM only; any other failure leaves
+ * c->bpf NULL with the reason in c->bpf_why.
+ */
+int
+bpfmode_setup(struct collector *c)
+{
+	const struct plan *cfg = c->cfg;
+	unsigned char *want;
+	struct bpfmode *b = NULL;
+	char why[sizeof(c->bpf_why)];
+	size_t nwant, i;
+	int r, refuse = 0;
+
+	if ((want = calloc(cfg->nr_groups + 1, 1)) == NULL)
+		return -ENOMEM;
+	nwant = c->have_cgroot ? wanted_groups(c, want) : 0;
+	c->bpf_wanted = nwant > 0;
+	if (nwant == 0 || (c->bpf && still_fits(c, c->bpf, want, nwant))) {
+		if (nwant == 0) {
+			bpfmode_unref(c->bpf);
+			c->bpf = NULL;
+			c->bpf_why[0] = '\0';
+		}
+		free(want);
+		return 0;
+	}
+	bpfmode_unref(c->bpf);
+	c->bpf = NULL;
+	why[0] = '\0';
+	if (!c->cgroot_v2) {
+		/* The program sees cgroup2 ids only; v1 ids are another
+		 * numbering and would match the wrong cgroups. */
+		snprintf(why, sizeof(why), "the cgroups are counted in the "
+		    "cgroup v1 perf_event hierarchy at %.300s, and the BPF "
+		    "program sees cgroup2 ids only", c->cgroot);
+		r = -EOPNOTSUPP;
+	} else
+		r = build(c, want, nwant, &b, why, sizeof(why));
+	free(want);
+	if (r == -ENOMEM)
+		return r;
+	for (i = 0; i < cfg->nr_targets; i++)
+		refuse |= cfg->targets[i].bpf && cfg->targets[i].bpf_refuse;
+	if (r < 0) {
+		/* Said once per reason, not at every rescan. */
+		if (strcmp(why, c->bpf_why) != 0)
+			REPORT(c, refuse ? 3 : 4, NULL, NULL, NULL, -1, -r,
+			    "mode: bpf is not available: %s; %s", why,
+			    refuse ? "the cgroups of the entries with "
+			    "bpf_fallback: refuse are not counted, the others "
+			    "are counted in perf mode" : "their cgroups are "
+			    "counted in perf mode instead (bpf_fallback: "
+			    "perf)");
+		snprintf(c->bpf_why, sizeof(c->bpf_why), "%s", why);
+		return 0;
+	}
+	c->bpf_why[0] = '\0';
+	c->bpf = b;
+	REPORT(c, 6, NULL, NULL, NULL, -1, 0, "mode: bpf: %zu group%s opened "
+	    "once on each of %zu CPUs, charged by a BPF program to up to %zu "
+	    "cgroups", b->nr_groups, b->nr_groups == 1 ? "" : "s",
+	    b->cpus.nr, b->max_cgroups);
+	return 0;
+}
+
+int
+bpfmode_track(struct bpfmode *b, uint64_t cgid, uint32_t *slot)
+{
+	return bpfcg_track(b->cg, cgid, slot);
+}
+
+void
+bpfmode_untrack(struct bpfmode *b, uint32_t slot)
+{
+	bpfcg_untrack(b->cg, slot);
+}
+
+static const struct bgroup *
+find_group(const struct bpfmode *b, size_t gi)
+{
+	size_t i;
+
+	for (i = 0; i < b->nr_groups; i++)
+		if (b->g[i].gi == gi)
+			return &b->g[i];
+	return NULL;
+}
+
+const struct perf_group *
+bpfmode_events(const struct bpfmode *b, size_t gi, int cpu)
+{
+	const struct bgroup *g = find_group(b, gi);
+	size_t k;
+
+	for (k = 0; g && k < b->cpus.nr; k++)
+		if (b->cpus.cpu[k] == cpu)
+			return g->pg[k].nr ? &g->pg[k] : NULL;
+	return NULL;
+}
+
+int
+bpfmode_read(const struct bpfmode *b, uint32_t slot, size_t gi, size_t ev,
+    int cpu, struct count *out)
+{
+	const struct bgroup *g = find_group(b, gi);
+
+	if (g == NULL) {
+		memset(out, 0, sizeof(*out));
+		return -ENOENT;
+	}
+	return bpfcg_read(b->cg, slot, g->base + ev, cpu, out);
+}
+
+/* At each collection, before the instances are read. */
+void
+bpfmode_refresh(struct collector *c)
+{
+	int r;
+
+	if (c->bpf == NULL)
+		return;
+	if ((r = bpfcg_refresh(c->bpf->cg)) < 0)
+		REPORT(c, 4, NULL, NULL, NULL, -1, -r, "reading the BPF "
+		    "program's counts: %s", strerror(-r));
+}
+
+size_t
+bpfmode_fds(const struct bpfmode *b)
+{
+	size_t n, i, k;
+
+	if (b == NULL)
+		return 0;
+	n = bpfcg_fds(b->cg);
+	for (i = 0; i < b->nr_groups; i++)
+		for (k = 0; k < b->cpus.nr; k++)
+			n += b->g[i].pg[k].nr;
+	return n;
+}
+
+void
+bpfmode_stats(const struct bpfmode *b, struct bpfcg_stats *st)
+{
+	if (b == NULL)
+		memset(st, 0, sizeof(*st));
+	else
+		bpfcg_get_stats(b->cg, st);
+}
+
+int
+collector_bpf_check(const struct plan *cfg, char *err, size_t len)
+{
+	const struct plan_target *t = NULL;
+	struct bpfcg *b = NULL;
+	struct cpumap online, one;
+	char why[512], root[4096];
+	size_t i;
+	int r, v2 = 1;
+
+	for (i = 0; i < cfg->nr_targets && t == NULL; i++)
+		if (cfg->targets[i].bpf && cfg->targets[i].bpf_refuse)
+			t = &cfg->targets[i];
+	if (t == NULL)
+		return 0;
+	why[0] = '\0';
+	if (cgroupfs_find("/proc/self/mountinfo", root, sizeof(root), &v2) == 0 &&
+	    !v2) {
+		snprintf(why, sizeof(why), "the cgroups are counted in the "
+		    "cgroup v1 perf_event hierarchy at %.300s, and the BPF "
+		    "program sees cgroup2 ids only", root);
+		r = -EOPNOTSUPP;
+	} else if ((r = cpumap_online("/sys", &online)) < 0) {
+		snprintf(why, sizeof(why), "/sys/devices/system/cpu/online: %s",
+		    strerror(-r));
+	} else {
+		one.nr = online.nr ? 1 : 0;
+		one.cpu = online.cpu;
+		if ((r = bpfcg_open(1, 1, 0, &b, why, sizeof(why))) == 0)
+			r = bpfcg_attach(b, &one, why, sizeof(why));
+		bpfcg_close(b);
+		cpumap_free(&online);
+	}
+	if (r == 0)
+		return 0;
+	snprintf(err, len, "%s:%d:%d: mode: bpf with bpf_fallback: refuse, "
+	    "and mode: bpf cannot run here: %s", cfg->source, t->mode_line,
+	    t->mode_col, why);
+	return -1;
+}
+
+size_t
+bpfmode_pending(const struct bpfmode *b)
+{
+	return b ? bpfcg_pending(b->cg) : 0;
+}

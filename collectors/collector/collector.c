@@ -1,0 +1,452 @@
+/*
+ * collector.c - the collector's life: creating it from a plan, the
+ * thread (a timerfd loop that collects, beats a heartbeat and takes
+ * reloads), and the public API of collector.h.
+ *
+ * Shape of the data:
+ *
+ *   collector
+ *     target[]            system-wide (cgroup == NULL) or one cgroup
+ *       tgroup[]          one config group counted on this target
+ *         inst[]          the group on one CPU: a perf group and its
+ *                         accumulators
+ *
+ * The thread wakes on a timerfd, reads every instance with one read(),
+ * adds the scaled deltas to monotonic accumulators, and builds a snapshot
+ * that owns copies of everything it shows.  Nothing here formats text.
+ *
+ * Other threads talk to it only through requests (a reload, a failed
+ * reload's note; collector_stop) and read only published snapshots.
+ *
+ * The rest lives beside it, one job a file, all on the collector thread
+ * and sharing collector_int.h: interval.c (one collection: reading and
+ * scaling), target.c (the target set, reload), instance.c (group
+ * instances), discovery.c (cgroup patterns and inotify), hotplug.c (the
+ * online CPUs), bpfmode.c (mode: bpf), snapbuild.c (snapshots), probe.c
+ * (--check-config).
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "collectors/collector/collector_int.h"
+
+static void
+nolog(int prio, const struct log_fields *f, const char *fmt, ...)
+{
+	(void)prio;
+	(void)f;
+	(void)fmt;
+}
+
+/*
+ * Point the inotify watch at the plan's cgroup entries: made when the
+ * first plan with cgroups: arrives (at start or at a reload), kept after.
+ */
+static void
+watch_ensure(struct collector *c, const struct plan *cfg)
+{
+	size_t i;
+	int r;
+
+	if (c->watch)
+		return;
+	for (i = 0; i < cfg->nr_targets; i++)
+		if (cfg->targets[i].kind == PLAN_TARGET_CGROUP)
+			break;
+	if (i == cfg->nr_targets)
+		return;
+	/* Before the targets are built: their rescan fills the watch set. */
+	if ((r = cgwatch_new(&c->watch)) < 0)
+		REPORT(c, 4, NULL, NULL, NULL, -1, -r, "inotify: %s; new "
+		    "cgroups are found only by the rescan every %llus",
+		    strerror(-r), (unsigned long long)(cfg->rescan_ns /
+		    1000000000ULL));
+}
+
+static int
+timer_arm(struct collector *c)
+{
+	struct itimerspec its;
+
+	its.it_interval.tv_sec = (time_t)(c->cfg->interval_ns / 1000000000ULL);
+	its.it_interval.tv_nsec = (long)(c->cfg->interval_ns % 1000000000ULL);
+	its.it_value = its.it_interval;
+	return timerfd_settime(c->timerfd, 0, &its, NULL) < 0 ? -errno : 0;
+}
+
+/* Apply a new plan: what a reload asks the thread (or, before the thread
+ * starts, the caller) to do. */
+static int
+apply_plan(struct collector *c, const struct plan *cfg)
+{
+	int r;
+
+	watch_ensure(c, cfg);
+	if ((r = target_rebuild(c, cfg)) < 0)
+		return r;
+	collector_enable(c);
+	return 0;
+}
+
+/* On the thread: take the pending request, carry it out, reply. */
+static void
+serve_request(struct collector *c)
+{
+	struct collector_req *q;
+	uint64_t n;
+	int r = 0;
+
+	if (read(c->reqfd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		REPORT(c, 3, NULL, NULL, NULL, -1, errno, "collector "
+		    "request: %s", strerror(errno));
+	pthread_mutex_lock(&c->req_lock);
+	q = c->req;
+	c->req = NULL;
+	pthread_mutex_unlock(&c->req_lock);
+	if (q == NULL)
+		return;
+	c->reload_ok = q->ok;
+	if (q->ok)
+		c->reload_success_s = q->when;
+	if (q->cfg) {
+		uint64_t old_interval = c->cfg->interval_ns;
+
+		if ((r = apply_plan(c, q->cfg)) == 0 &&
+		    c->cfg->interval_ns != old_interval)
+			r = timer_arm(c);
+	}
+	/* The reply follows a collection (of the new plan, or showing the
+	 * failed reload), so that what the caller reports next is true. */
+	if (r == 0 && !(c->o.hang_after && c->seq >= c->o.hang_after))
+		collector_collect(c);
+	pthread_mutex_lock(&c->req_lock);
+	q->result = r;
+	q->done = 1;
+	pthread_cond_broadcast(&c->req_done);
+	pthread_mutex_unlock(&c->req_lock);
+}
+
+static void *
+collector_main(void *arg)
+{
+	struct collector *c = arg;
+	struct pollfd pfd[4];
+	uint64_t expirations;
+
+	pfd[0] = (struct pollfd){ .fd = c->timerfd, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = c->stopfd, .events = POLLIN };
+	pfd[2] = (struct pollfd){ .fd = c->reqfd, .events = POLLIN };
+	for (;;) {
+		/* A reload may have made the watch. */
+		pfd[3] = (struct pollfd){ .fd = c->watch ?
+		    cgwatch_fd(c->watch) : -1, .events = POLLIN };
+		if (poll(pfd, 4, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			REPORT(c, 3, NULL, NULL, NULL, -1, errno,
+			    "collector poll: %s", strerror(errno));
+			break;
+		}
+		if (pfd[1].revents)
+			break;
+		if (pfd[2].revents)
+			serve_request(c);
+		/* A cgroup came or went: rescan at the next collection. */
+		if (pfd[3].revents && c->watch && cgwatch_drain(c->watch) != 0)
+			c->rescan_due = 1;
+		if (pfd[0].revents &&
+		    read(c->timerfd, &expirations, sizeof(expirations)) ==
+		    (ssize_t)sizeof(expirations) &&
+		    !(c->o.hang_after && c->seq >= c->o.hang_after))
+			collector_collect(c);
+	}
+	return NULL;
+}
+
+/* ---- config-dependent state ------------------------------------- */
+
+/* The per-config tables: attrs per group, what was reported. */
+int
+cfgstate_init(struct collector *c, const struct plan *cfg)
+{
+	size_t i, e;
+
+	c->cfg = cfg;
+	c->attrs = calloc(cfg->nr_groups, sizeof(*c->attrs));
+	c->ev_logged = calloc(cfg->nr_groups, sizeof(*c->ev_logged));
+	c->pattern_empty = calloc(cfg->nr_targets + 1, sizeof(int));
+	if (!c->attrs || !c->ev_logged || !c->pattern_empty)
+		return -ENOMEM;
+	for (i = 0; i < cfg->nr_groups; i++) {
+		size_t ne = cfg->groups[i].nr_events;
+
+		c->attrs[i] = calloc(ne, sizeof(**c->attrs));
+		c->ev_logged[i] = calloc(ne, sizeof(**c->ev_logged));
+		if (!c->attrs[i] || !c->ev_logged[i])
+			return -ENOMEM;
+		for (e = 0; e < ne; e++)
+			c->attrs[i][e] = cfg->groups[i].events[e].attr;
+	}
+	return 0;
+}
+
+void
+cfgstate_fini(const struct plan *cfg, struct perf_event_attr **attrs,
+    int **ev_logged, int *pattern_empty)
+{
+	size_t i;
+
+	for (i = 0; cfg && i < cfg->nr_groups; i++) {
+		if (attrs)
+			free(attrs[i]);
+		if (ev_logged)
+			free(ev_logged[i]);
+	}
+	free(attrs);
+	free(ev_logged);
+	free(pattern_empty);
+}
+
+/* ---- public ------------------------------------------------------- */
+
+int
+collector_new(const struct plan *cfg, const struct collector_opts *o,
+    struct collector **out, char *err, size_t errlen)
+{
+	struct collector *c;
+	int r;
+
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		return -ENOMEM;
+	c->o = *o;
+	c->online_fd = -1;
+	if (c->o.log == NULL)
+		c->o.log = nolog;
+	if (c->o.sysfs == NULL)
+		c->o.sysfs = "/sys";
+	if (c->o.mountinfo == NULL)
+		c->o.mountinfo = "/proc/self/mountinfo";
+	c->stopfd = c->timerfd = c->reqfd = -1;
+	snapshot_slot_init(&c->slot);
+	atomic_init(&c->heartbeat, 0);
+	pthread_mutex_init(&c->req_lock, NULL);
+	pthread_cond_init(&c->req_done, NULL);
+	/* The config just loaded is the last successful load. */
+	c->reload_ok = 1;
+	c->reload_success_s = (double)now_ns(CLOCK_REALTIME) / 1e9;
+
+	if ((r = cpumap_online(c->o.sysfs, &c->online)) < 0) {
+		snprintf(err, errlen, "%s/devices/system/cpu/online: %s",
+		    c->o.sysfs, strerror(-r));
+		goto fail;
+	}
+	hotplug_open(c);
+	c->max_fds = target_fd_budget(cfg);
+	if ((r = cfgstate_init(c, cfg)) < 0)
+		goto nomem;
+	watch_ensure(c, cfg);
+	if ((r = target_open_all(c)) < 0)
+		goto nomem;
+	*out = c;
+	return 0;
+nomem:
+	snprintf(err, errlen, "out of memory");
+	r = -ENOMEM;
+fail:
+	collector_free(c);
+	return r;
+}
+
+void
+collector_enable(struct collector *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_targets; i++)
+		target_enable(c->targets[i]);
+}
+
+int
+collector_start(struct collector *c)
+{
+	int r;
+
+	collector_enable(c);
+	/* The first collection, so that readiness means real readings. */
+	collector_collect(c);
+
+	if (c->stopfd < 0 &&
+	    (c->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
+		return -errno;
+	if (c->reqfd < 0 &&
+	    (c->reqfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
+		return -errno;
+	if (c->timerfd < 0 && (c->timerfd = timerfd_create(CLOCK_MONOTONIC,
+	    TFD_CLOEXEC | TFD_NONBLOCK)) < 0)
+		return -errno;
+	if ((r = timer_arm(c)) < 0)
+		return r;
+	/* From here on the thread owns every target, instance and fd. */
+	if ((r = pthread_create(&c->thread, NULL, collector_main, c)) != 0)
+		return -r;
+	c->started = 1;
+	return 0;
+}
+
+void
+collector_stop(struct collector *c)
+{
+	uint64_t one = 1;
+
+	if (c == NULL || !c->started)
+		return;
+	if (write(c->stopfd, &one, sizeof(one)) < 0)
+		REPORT(c, 3, NULL, NULL, NULL, -1, errno,
+		    "stopping the collector: %s", strerror(errno));
+	pthread_join(c->thread, NULL);
+	/* Drain the stop request so that the thread can be started again. */
+	if (read(c->stopfd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		REPORT(c, 3, NULL, NULL, NULL, -1, errno,
+		    "stopping the collector: %s", strerror(errno));
+	c->started = 0;
+}
+
+/*
+ * A request to the thread, and the wait for its reply.  Before the thread
+ * starts (and after it stops) the caller owns everything and does it
+ * itself.
+ */
+static int
+request(struct collector *c, const struct plan *cfg, int ok, double when)
+{
+	struct collector_req q = { cfg, ok, when, 0, 0 };
+	uint64_t one = 1;
+
+	if (!c->started) {
+		c->reload_ok = ok;
+		if (ok)
+			c->reload_success_s = when;
+		return cfg ? apply_plan(c, cfg) : 0;
+	}
+	pthread_mutex_lock(&c->req_lock);
+	c->req = &q;
+	pthread_mutex_unlock(&c->req_lock);
+	if (write(c->reqfd, &one, sizeof(one)) < 0)
+		return -errno;
+	pthread_mutex_lock(&c->req_lock);
+	while (!q.done)
+		pthread_cond_wait(&c->req_done, &c->req_lock);
+	pthread_mutex_unlock(&c->req_lock);
+	return q.result;
+}
+
+int
+collector_reload(struct collector *c, const struct plan *cfg, double when)
+{
+	return request(c, cfg, 1, when);
+}
+
+void
+collector_reload_failed(struct collector *c)
+{
+	request(c, NULL, 0, 0);
+}
+
+int
+collector_denied(const struct collector *c)
+{
+	return c->logged_eacces > 0;
+}
+
+size_t
+collector_unsupported(const struct collector *c)
+{
+	const struct plan *cfg = c->cfg;
+	size_t gi, e, i, j, k, x, n = 0;
+
+	for (gi = 0; gi < cfg->nr_groups; gi++)
+		for (e = 0; e < cfg->groups[gi].nr_events; e++) {
+			int found = 0;
+
+			for (i = 0; i < c->nr_targets && !found; i++)
+				for (j = 0; j < c->targets[i]->nr_groups &&
+				    !found; j++) {
+					struct tgroup *tg =
+					    &c->targets[i]->groups[j];
+
+					if (tg->gi != gi || tg->inst == NULL)
+						continue;
+					for (k = 0; k < tg->cpus.nr && !found;
+					    k++)
+						for (x = 0;
+						    x < inst_pg(&tg->inst[k])->nr; x++)
+							if (inst_pg(&tg->inst[k])->evidx[x] == e)
+								found = 1;
+				}
+			n += !found;
+		}
+	return n;
+}
+
+void
+collector_free(struct collector *c)
+{
+	size_t i;
+
+	if (c == NULL)
+		return;
+	collector_stop(c);
+	for (i = 0; i < c->nr_targets; i++)
+		target_free(c->targets[i]);
+	free(c->targets);
+	bpfmode_unref(c->bpf);
+	cfgstate_fini(c->cfg, c->attrs, c->ev_logged, c->pattern_empty);
+	cpumap_free(&c->online);
+	cgwatch_free(c->watch);
+	if (c->online_fd >= 0)
+		close(c->online_fd);
+	pthread_mutex_destroy(&c->req_lock);
+	pthread_cond_destroy(&c->req_done);
+	snapshot_slot_fini(&c->slot);
+	if (c->stopfd >= 0)
+		close(c->stopfd);
+	if (c->reqfd >= 0)
+		close(c->reqfd);
+	if (c->timerfd >= 0)
+		close(c->timerfd);
+	free(c);
+}
+
+struct snapshot *
+collector_snapshot(struct collector *c)
+{
+	return snapshot_get(&c->slot);
+}
+
+uint64_t
+collector_heartbeat(struct collector *c)
+{
+	return atomic_load(&c->heartbeat);
+}
+
+void
+collector_summary(const struct snapshot *s, char *buf, size_t len)
+{
+	if (s == NULL) {
+		snprintf(buf, len, "nothing yet");
+		return;
+	}
+	snprintf(buf, len, "%zu group%s on %zu CPU%s and %zu cgroup%s "
+	    "(%zu perf fds); %zu event%s unsupported", s->nr_groups,
+	    s->nr_groups == 1 ? "" : "s", s->cpus_covered,
+	    s->cpus_covered == 1 ? "" : "s", s->cgroups_opened,
+	    s->cgroups_opened == 1 ? "" : "s", s->open_fds, s->nr_unsupported,
+	    s->nr_unsupported == 1 ? "" : "s");
+}

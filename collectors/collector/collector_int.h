@@ -1,0 +1,235 @@
+/*
+ * collector_int.h - what the files of collectors/collector/ share, and
+ * nothing outside that folder may use.  Every function here runs on the
+ * collector thread (or before it starts), which owns every perf fd, BPF
+ * object, target, instance and CPU map; other threads see only published
+ * snapshots and replies to their requests.
+ *
+ * Shape of the data:
+ *
+ *   collector
+ *     target[]            system-wide (cgroup == NULL) or one cgroup
+ *       tgroup[]          one plan group counted on this target
+ *         inst[]          the group on one CPU: a perf group and its
+ *                         accumulators
+ */
+#ifndef PMU_COLLECTOR_INT_H
+#define PMU_COLLECTOR_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "collectors/cgroup/cgwatch.h"
+#include "collectors/collector/collector.h"
+#include "collectors/perf/cpumap.h"
+#include "collectors/perf/group.h"
+#include "collectors/perf/scale.h"
+
+enum inst_state { INST_OK, INST_CLOSED, INST_BROKEN };
+
+struct inst {
+	int cpu;
+	enum inst_state state;
+	struct perf_group pg;
+	struct count *prev;		/* [nr_events] last reading */
+	struct count *cur;		/* [nr_events] scratch */
+	struct scaled *acc;		/* [nr_events] */
+	uint64_t enabled_ns, running_ns;	/* sums of deltas */
+	uint64_t prev_enabled, prev_running;
+	uint64_t last_de, last_dr;	/* the last interval's deltas */
+	int no_perf_cgroup;		/* failed: the cgroup, not the events */
+	/* mode: bpf: no fds of its own; the counters it is charged from. */
+	const struct perf_group *bpg;	/* NULL: none opened on this CPU */
+	uint64_t bpf_gen;		/* the BPF object prev[] came from */
+	int bpf_baseline;		/* first read only sets prev[] */
+};
+
+struct tgroup {
+	size_t gi;			/* index into cfg->groups */
+	int per_cpu;
+	int bpf;			/* charged by the BPF program */
+	struct cpumap cpus;
+	struct inst *inst;		/* [cpus.nr] */
+	struct scaled *gone;		/* [nr_events] summed cgroup series:
+					   the counts of CPUs gone offline */
+	uint64_t gone_enabled_ns, gone_running_ns;
+	int unscheduled;		/* reported as never scheduled */
+};
+
+struct target {
+	char *cgroup;			/* NULL: system-wide */
+	size_t nr_groups;
+	struct tgroup *groups;
+	size_t nr_labels;		/* from relabel rules */
+	char **lname, **lvalue;
+	int seen;			/* rescan mark: 0 gone, 1 kept, 2 new */
+	int opened;			/* instances exist */
+	int skipped;			/* over the fd budget, reported */
+	int bpf_full;			/* no BPF slot left, reported */
+	int bpf_refused;		/* mode: bpf unavailable, refuse */
+	int bpf_existing;		/* its slot had counts: baseline */
+	struct bpfmode *bpfm;		/* mode: bpf: the object it is in */
+	uint32_t bpf_slot;
+};
+
+struct bpfmode;
+
+struct collector {
+	const struct plan *cfg;
+	struct collector_opts o;
+	char cgroot[4096];
+	int cgroot_v2, have_cgroot;
+	struct cpumap online;
+	struct perf_event_attr **attrs;	/* [group][event] */
+	int **ev_logged;		/* [group][event]: reported unsupported */
+
+	struct target **targets;
+	size_t nr_targets, cap_targets;
+
+	struct snapshot_slot slot;
+	pthread_t thread;
+	int started;
+	int stopfd, timerfd;
+	uint64_t seq;
+	uint64_t last_rescan_ns;
+	atomic_uint_fast64_t heartbeat;
+	int logged_emfile, logged_eacces, logged_no_perf_cgroup;
+	int *pattern_empty;		/* [cfg target]: reported matching none */
+
+	/* Discovery. */
+	struct cgwatch *watch;		/* NULL without inotify */
+	int rescan_due;			/* inotify saw a change */
+	int retry_due;			/* instances failed: reopen at rescan */
+	int retry_soon;			/* ... on a CPU just online (ENODEV):
+					   at the next collection */
+	unsigned soon_tries;		/* such retries since the CPU change */
+	int logged_watch;
+	uint64_t max_fds;
+	size_t cg_matched, cg_counted, cg_skipped;
+	size_t cg_skipped_logged;	/* ... as last reported */
+	size_t cg_bpf_full_logged;
+	int online_fd;			/* <sysfs>/devices/system/cpu/online */
+	char online_text[256];
+
+	/* During a reload: the old targets whose instances may be adopted. */
+	struct target **adopt;
+	size_t nr_adopt;
+	const struct plan *adopt_cfg;
+
+	/* mode: bpf (bpfmode.c). */
+	struct bpfmode *bpf;		/* NULL: none asked for, or failed */
+	int bpf_wanted;			/* some cgroups entry asks for it */
+	char bpf_why[512];		/* why it is not running */
+	size_t cg_bpf_full;		/* cgroups without a BPF slot */
+	size_t cg_bpf_refused;		/* ... not counted: bpf_fallback: refuse */
+
+	/* Requests to the thread (collector.c): one at a time. */
+	int reqfd;			/* eventfd: a request is pending */
+	pthread_mutex_t req_lock;	/* guards req and its reply */
+	pthread_cond_t req_done;
+	struct collector_req *req;
+	int reload_ok;			/* the last reload worked */
+	double reload_success_s;
+};
+
+/* A reload (cfg) or a failed reload's note (cfg NULL), and the reply. */
+struct collector_req {
+	const struct plan *cfg;
+	int ok;
+	double when;
+	int done, result;
+};
+
+#define REPORT(c, prio, cg, grp, ev, cpu, err, ...)			\
+	(c)->o.log((prio), &(const struct log_fields){ (cg), (grp), (ev),	\
+	    (cpu), (err) }, __VA_ARGS__)
+
+static inline uint64_t
+now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* instance.c */
+int inst_init(struct inst *in, int cpu, size_t nr_events);
+void inst_fini(struct inst *in);
+const char *target_name(const struct target *t);
+int inst_open(struct collector *c, struct target *t, struct tgroup *tg,
+    struct inst *in, int cgfd);
+int inst_adopt(struct collector *c, const struct target *t,
+    const struct tgroup *tg, int cpu, struct inst *dst);
+void inst_inherit(struct collector *c, const struct target *t,
+    const struct tgroup *tg, struct inst *dst);
+int inst_carry_gone(struct collector *c, const struct target *t,
+    struct tgroup *tg);
+void inst_bpf(struct collector *c, const struct target *t,
+    const struct tgroup *tg, struct inst *in, int fresh);
+
+/* The counters an instance reads: its own, or the BPF program's. */
+static inline const struct perf_group *
+inst_pg(const struct inst *in)
+{
+	return in->bpg ? in->bpg : &in->pg;
+}
+size_t inst_target_fds(const struct target *t);
+int inst_group_same(const struct plan_group *a, const struct plan_group *b);
+size_t inst_need_fds(const struct collector *c, const struct target *t);
+
+/* target.c */
+int target_cmp(const void *a, const void *b);
+void target_free(struct target *t);
+int target_add_label(struct target *t, const char *name, const char *value);
+struct target *target_new(const char *cgroup);
+int target_open(struct collector *c, struct target *t);
+void target_enable(struct target *t);
+int target_add(struct collector *c, struct target *t);
+struct target *target_find_cgroup(struct collector *c, const char *path,
+    size_t nsorted);
+int target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
+    const struct cpumap *cpus, int per_cpu, int bpf);
+struct target *target_old(const struct collector *c, const char *cgroup);
+int target_was_counted(const struct collector *c, const char *cgroup);
+void target_last_read(struct target *t);
+int target_open_all(struct collector *c);
+uint64_t target_fd_budget(const struct plan *cfg);
+int target_rebuild(struct collector *c, const struct plan *cfg);
+
+/* hotplug.c */
+void hotplug_open(struct collector *c);
+int hotplug_changed(struct collector *c);
+
+/* discovery.c */
+int rescan_cgroups(struct collector *c, int enable);
+
+/* snapbuild.c */
+struct snapshot *snapbuild(struct collector *c, double duration_s);
+
+/* bpfmode.c */
+int bpfmode_setup(struct collector *c);
+void bpfmode_unref(struct bpfmode *b);
+struct bpfmode *bpfmode_ref(struct bpfmode *b);
+int bpfmode_track(struct bpfmode *b, uint64_t cgid, uint32_t *slot);
+void bpfmode_untrack(struct bpfmode *b, uint32_t slot);
+const struct perf_group *bpfmode_events(const struct bpfmode *b, size_t gi,
+    int cpu);
+int bpfmode_read(const struct bpfmode *b, uint32_t slot, size_t gi,
+    size_t ev, int cpu, struct count *out);
+size_t bpfmode_pending(const struct bpfmode *b);
+uint64_t bpfmode_gen(const struct bpfmode *b);
+void bpfmode_refresh(struct collector *c);
+size_t bpfmode_fds(const struct bpfmode *b);
+struct bpfcg_stats;
+void bpfmode_stats(const struct bpfmode *b, struct bpfcg_stats *st);
+
+/* collector.c */
+size_t collector_unsupported(const struct collector *c);
+int cfgstate_init(struct collector *c, const struct plan *cfg);
+void cfgstate_fini(const struct plan *cfg, struct perf_event_attr **attrs,
+    int **ev_logged, int *pattern_empty);
+
+#endif

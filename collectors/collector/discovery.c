@@ -1,0 +1,382 @@
+/*
+ * discovery.c - matching the plan's cgroup patterns against the hierarchy
+ * (see collector_int.h): new cgroups become targets and are opened,
+ * vanished ones are closed at once and their series dropped, and the
+ * inotify watch set follows the directories where matches can appear.
+ * Runs on the collector thread when inotify says something changed and
+ * at every cgroup_rescan_interval.
+ *
+ * The new target set is built aside and swapped in only when it is
+ * complete: running out of memory halfway leaves the running set as it
+ * was (sorted, nothing freed twice, no cgroup counted twice).  Every
+ * entry's matches are sorted once and merged with the sorted targets, so
+ * a rescan costs O(n log n) in the cgroups, not a search per match.
+ *
+ * What a user must act on (cgroups over the fd budget, no BPF slot left)
+ * is said as one line per change, with the count, the first few paths
+ * and the key to raise, never one line per cgroup.  A cgroup counted or
+ * gone is one info line each: the audit trail of a churning node.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectors/cgroup/cgroupfs.h"
+#include "collectors/collector/collector_int.h"
+
+/* Paths named in one line about many cgroups. */
+#define NAMED 3
+
+/* One cgroup matched by one cgroups: entry. */
+struct match {
+	const char *path;	/* owned by the entry's list */
+	size_t entry;		/* index in cfg->targets */
+};
+
+static int
+match_cmp(const void *a, const void *b)
+{
+	const struct match *x = a, *y = b;
+	int d = strcmp(x->path, y->path);
+
+	if (d)
+		return d;
+	return (x->entry > y->entry) - (x->entry < y->entry);
+}
+
+/* A list of cgroups for one line: "a, b, c and 9 more". */
+struct namelist {
+	size_t n;
+	char text[3 * 256];
+};
+
+static void
+namelist_add(struct namelist *l, const char *path)
+{
+	size_t len = strlen(l->text);
+
+	if (l->n++ < NAMED)
+		snprintf(l->text + len, sizeof(l->text) - len, "%s%.250s",
+		    len ? ", " : "", path);
+}
+
+static const char *
+namelist_str(const struct namelist *l, char *buf, size_t len)
+{
+	if (l->n > NAMED)
+		snprintf(buf, len, "%s and %zu more", l->text, l->n - NAMED);
+	else
+		snprintf(buf, len, "%s", l->text);
+	return buf;
+}
+
+/* Plan target t for entry ct: its groups and relabelled labels. */
+static int
+plan_entry(struct collector *c, struct target *t,
+    const struct plan_target *ct)
+{
+	char value[1024];
+	size_t k;
+	int refused = ct->bpf && ct->bpf_refuse && c->bpf == NULL;
+
+	/* mode: bpf unavailable, and perf mode refused. */
+	if (refused)
+		t->bpf_refused = 1;
+	for (k = 0; k < ct->nr_groups && !refused; k++)
+		if (target_add_pmu_group(c, t, ct->groups[k], &c->online,
+		    ct->per_cpu, ct->bpf && c->bpf != NULL) < 0)
+			return -ENOMEM;
+	for (k = 0; k < ct->nr_relabel; k++)
+		if (plan_relabel_apply(&ct->relabel[k], t->cgroup, value,
+		    sizeof(value)) && value[0] && target_add_label(t,
+		    ct->relabel[k].target_label, value) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+/*
+ * Expand every cgroups: entry into lists[i] (and the directories read
+ * into dirs), then into one sorted array of matches.  0 or -ENOMEM.
+ */
+static int
+expand_all(struct collector *c, struct cgroup_list *lists,
+    struct cgroup_list *dirs, struct match **out, size_t *nout)
+{
+	const struct plan *cfg = c->cfg;
+	struct match *m;
+	size_t i, j, n = 0;
+	int r;
+
+	for (i = 0; i < cfg->nr_targets; i++) {
+		const struct plan_target *ct = &cfg->targets[i];
+
+		if (ct->kind != PLAN_TARGET_CGROUP)
+			continue;
+		r = cgroupfs_expand(c->cgroot, ct->path, ct->depth,
+		    ct->exclude, ct->nr_exclude, &lists[i],
+		    c->watch ? dirs : NULL);
+		if (r < 0) {
+			REPORT(c, 4, ct->path, NULL, NULL, -1, -r,
+			    "%s:%d:%d: cgroup path %s: %s",
+			    cfg->source, ct->line, ct->col, ct->path,
+			    strerror(-r));
+			if (r == -ENOMEM)
+				return r;
+			continue;
+		}
+		if (lists[i].nr == 0 && !c->pattern_empty[i]) {
+			c->pattern_empty[i] = 1;
+			REPORT(c, 4, ct->path, NULL, NULL, -1, 0,
+			    "%s:%d:%d: cgroup path %s matches no "
+			    "cgroup under %s (yet); it is counted as soon as "
+			    "it appears", cfg->source, ct->line, ct->col,
+			    ct->path, c->cgroot);
+		} else if (lists[i].nr > 0)
+			c->pattern_empty[i] = 0;
+		n += lists[i].nr;
+	}
+	if ((m = malloc((n + 1) * sizeof(*m))) == NULL)
+		return -ENOMEM;
+	for (i = 0, n = 0; i < cfg->nr_targets; i++)
+		for (j = 0; j < lists[i].nr; j++)
+			m[n++] = (struct match){ lists[i].path[j], i };
+	qsort(m, n, sizeof(*m), match_cmp);
+	*out = m;
+	*nout = n;
+	return 0;
+}
+
+/* The old target for path, by binary search: targets are kept sorted. */
+static struct target *
+find_old(struct target **v, size_t n, const char *path)
+{
+	struct target key = { .cgroup = (char *)path }, *kp = &key, **f;
+
+	f = n ? bsearch(&kp, v, n, sizeof(*v), target_cmp) : NULL;
+	return f ? *f : NULL;
+}
+
+/* What one pass found, reported and published only if it completes. */
+struct tally {
+	size_t matched, counted, skipped, bpf_full, bpf_refused;
+	struct namelist skip, full;
+	size_t fds_in_use;
+};
+
+/* Say what changed, once per change (see the header). */
+static void
+report_tally(struct collector *c, const struct tally *t)
+{
+	char names[1024];
+
+	if (t->skipped != c->cg_skipped_logged) {
+		if (t->skipped)
+			REPORT(c, 4, NULL, NULL, NULL, -1, 0, "%zu cgroup%s "
+			    "not counted: over the fd budget (max_fds %llu, "
+			    "%zu perf fds in use): %s; raise max_fds and "
+			    "LimitNOFILE=", t->skipped, t->skipped == 1 ?
+			    " is" : "s are", (unsigned long long)c->max_fds,
+			    t->fds_in_use, namelist_str(&t->skip, names,
+			    sizeof(names)));
+		else
+			REPORT(c, 6, NULL, NULL, NULL, -1, 0, "every cgroup "
+			    "skipped for the fd budget is counted now");
+		c->cg_skipped_logged = t->skipped;
+	}
+	if (t->bpf_full != c->cg_bpf_full_logged) {
+		if (t->bpf_full)
+			REPORT(c, 4, NULL, NULL, NULL, -1, ENOSPC, "%zu "
+			    "cgroup%s not counted: mode: bpf tracks %zu "
+			    "cgroups already: %s; raise bpf_max_cgroups",
+			    t->bpf_full, t->bpf_full == 1 ? " is" : "s are",
+			    c->cfg->bpf_max_cgroups ? c->cfg->bpf_max_cgroups :
+			    (size_t)1024, namelist_str(&t->full, names,
+			    sizeof(names)));
+		else
+			REPORT(c, 6, NULL, NULL, NULL, -1, 0, "every cgroup "
+			    "left out for want of a BPF slot is counted now");
+		c->cg_bpf_full_logged = t->bpf_full;
+	}
+}
+
+/*
+ * Open a target that is new, or was left unopened before (over the
+ * budget, no BPF slot).  1 if it is counted now, 0 if it stays unopened
+ * (and stays in the set), -ENOENT if it vanished, -ENOMEM.
+ */
+static int
+open_one(struct collector *c, struct target *t, struct tally *ty,
+    int enable)
+{
+	size_t need = inst_need_fds(c, t);
+	int r;
+
+	if (t->nr_groups == 0 && t->bpf_refused) {
+		/* Every entry matching it is mode: bpf, refused. */
+		ty->bpf_refused++;
+		return 0;
+	}
+	if (need > 0 && ty->fds_in_use + need > c->max_fds) {
+		t->skipped = 1;
+		ty->skipped++;
+		namelist_add(&ty->skip, t->cgroup);
+		return 0;
+	}
+	r = target_open(c, t);
+	if (r == -ENOMEM)
+		return r;
+	if (r == -ENOSPC && t->bpf_full) {
+		/* No BPF slot: tried again at the next rescan. */
+		ty->bpf_full++;
+		namelist_add(&ty->full, t->cgroup);
+		return 0;
+	}
+	if (r < 0)
+		return -ENOENT;		/* vanished meanwhile */
+	t->skipped = 0;
+	ty->fds_in_use += inst_target_fds(t);
+	if (!target_was_counted(c, t->cgroup))
+		REPORT(c, 6, t->cgroup, NULL, NULL, -1, 0, "counting cgroup "
+		    "%s", t->cgroup);
+	if (enable)
+		target_enable(t);
+	return 1;
+}
+
+/*
+ * Expand every cgroups: entry; open targets for new cgroups (within the fd
+ * budget) and close the ones that are gone; then point the inotify
+ * watches at the directories the expansion read.  0 or -ENOMEM, which
+ * leaves the target set as it was.
+ */
+int
+rescan_cgroups(struct collector *c, int enable)
+{
+	const struct plan *cfg = c->cfg;
+	struct cgroup_list *lists, dirs = { 0, 0, NULL };
+	struct target **next = NULL, **fresh = NULL, *t;
+	struct match *m = NULL;
+	struct tally ty;
+	size_t i, j, nm = 0, nnext = 0, nfresh = 0, any = 0;
+	int r = -ENOMEM;
+
+	for (i = 0; i < cfg->nr_targets; i++)
+		any |= cfg->targets[i].kind == PLAN_TARGET_CGROUP;
+	if (!any || !c->have_cgroot)
+		return 0;
+	if ((lists = calloc(cfg->nr_targets + 1, sizeof(*lists))) == NULL)
+		return -ENOMEM;
+	if (expand_all(c, lists, &dirs, &m, &nm) < 0)
+		goto out;
+	next = malloc((c->nr_targets + nm + 1) * sizeof(*next));
+	fresh = malloc((nm + 1) * sizeof(*fresh));
+	if (next == NULL || fresh == NULL)
+		goto out;
+
+	/* The new set: the system-wide target, then one per matched path,
+	 * in path order (so it comes out sorted). */
+	memset(&ty, 0, sizeof(ty));
+	ty.fds_in_use = collector_open_fds(c);
+	for (i = 0; i < c->nr_targets; i++)
+		c->targets[i]->seen = c->targets[i]->cgroup == NULL;
+	if (c->nr_targets && c->targets[0]->cgroup == NULL)
+		next[nnext++] = c->targets[0];
+	for (i = 0; i < nm; i = j) {
+		t = find_old(c->targets, c->nr_targets, m[i].path);
+		if (t == NULL) {
+			if ((t = target_new(m[i].path)) == NULL)
+				goto out;
+			fresh[nfresh++] = t;
+		}
+		t->seen = 1;
+		for (j = i; j < nm && strcmp(m[j].path, m[i].path) == 0; j++)
+			if (!t->opened &&
+			    plan_entry(c, t, &cfg->targets[m[j].entry]) < 0)
+				goto out;
+		next[nnext++] = t;
+	}
+
+	/* What vanished is closed below, on success: its fds are not in
+	 * the budget's way. */
+	for (i = 0; i < c->nr_targets; i++)
+		if (!c->targets[i]->seen)
+			ty.fds_in_use -= inst_target_fds(c->targets[i]);
+
+	/* Open what is new or was left out: the old set stays valid (an
+	 * old target opened here is complete), so this may still fail. */
+	for (i = 0, j = 0; i < nnext; i++) {
+		t = next[i];
+		if (t->cgroup && !t->opened) {
+			r = open_one(c, t, &ty, enable);
+			if (r == -ENOMEM)
+				goto out;
+			if (r == -ENOENT) {
+				t->seen = 0;	/* dropped below */
+				continue;
+			}
+		}
+		if (t->cgroup) {
+			ty.matched++;
+			ty.counted += t->opened;
+		}
+		next[j++] = t;
+	}
+	nnext = j;
+
+	/* Complete: swap it in, then close what vanished. */
+	for (i = 0; i < c->nr_targets; i++) {
+		t = c->targets[i];
+		if (t->seen)
+			continue;
+		if (t->opened)
+			REPORT(c, 6, t->cgroup, NULL, NULL, -1, 0, "cgroup %s "
+			    "is gone; its series are dropped", t->cgroup);
+		target_last_read(t);
+		target_free(t);
+	}
+	for (i = 0; i < nfresh; i++)
+		if (!fresh[i]->seen)
+			target_free(fresh[i]);	/* vanished while opening */
+	nfresh = 0;
+	free(c->targets);
+	c->targets = next;
+	c->nr_targets = c->cap_targets = nnext;
+	next = NULL;
+	c->cg_matched = ty.matched;
+	c->cg_counted = ty.counted;
+	c->cg_skipped = ty.skipped;
+	c->cg_bpf_full = ty.bpf_full;
+	c->cg_bpf_refused = ty.bpf_refused;
+	report_tally(c, &ty);
+	/* A slot freed this interval is reusable after the next refresh:
+	 * rescan then, not a whole rescan interval later. */
+	if (ty.bpf_full && bpfmode_pending(c->bpf))
+		c->rescan_due = 1;
+
+	r = 0;
+	if (c->watch) {
+		cgroup_list_sort_unique(&dirs);
+		r = cgwatch_set(c->watch, c->cgroot, &dirs);
+		if (r == -ENOSPC && !c->logged_watch++)
+			REPORT(c, 4, NULL, NULL, NULL, -1, ENOSPC,
+			    "inotify watch limit reached (fs.inotify."
+			    "max_user_watches): some new cgroups are found "
+			    "only by the rescan every %llus",
+			    (unsigned long long)(cfg->rescan_ns / 1000000000ULL));
+		r = r == -ENOMEM ? r : 0;
+	}
+out:
+	/* On failure the targets made here go; the old set is untouched. */
+	for (i = 0; i < nfresh; i++)
+		target_free(fresh[i]);
+	free(fresh);
+	free(next);
+	free(m);
+	for (i = 0; i < cfg->nr_targets; i++)
+		cgroup_list_free(&lists[i]);
+	free(lists);
+	cgroup_list_free(&dirs);
+	return r;
+}

@@ -1,0 +1,59 @@
+/*
+ * hotplug.c - CPU hotplug as the collector sees it: the online-CPUs file
+ * is kept open, and one pread() per interval tells whether the set
+ * changed.  When it did, the collection rebuilds the targets the way a
+ * reload does (target_rebuild), so instances on CPUs that stay keep their
+ * counters, summed cgroup series keep the counts of CPUs gone offline,
+ * and new CPUs are opened (retried at once on ENODEV).
+ */
+#include "autoconf.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collectors/collector/collector_int.h"
+
+/* Keep the online-CPUs file open: one pread per interval tells changes. */
+void
+hotplug_open(struct collector *c)
+{
+	char path[4096];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/online",
+	    c->o.sysfs);
+	c->online_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (c->online_fd >= 0 && (n = pread(c->online_fd, c->online_text,
+	    sizeof(c->online_text) - 1, 0)) > 0)
+		c->online_text[n] = '\0';
+}
+
+/* Did the set of online CPUs change?  Then c->online is updated. */
+int
+hotplug_changed(struct collector *c)
+{
+	char buf[sizeof(c->online_text)];
+	struct cpumap m;
+	ssize_t n;
+
+	if (c->online_fd < 0)
+		return 0;
+	n = pread(c->online_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if (strcmp(buf, c->online_text) == 0 ||
+	    cpumap_parse(buf, &m, NULL) < 0)
+		return 0;
+	buf[strcspn(buf, "\n")] = '\0';
+	REPORT(c, 6, NULL, NULL, NULL, -1, 0, "online CPUs are now %s: "
+	    "reopening what changed", buf);
+	memcpy(c->online_text, buf, sizeof(buf));
+	c->online_text[strlen(buf)] = '\n';
+	c->online_text[strlen(buf) + 1] = '\0';
+	cpumap_free(&c->online);
+	c->online = m;
+	return 1;
+}

@@ -1,0 +1,373 @@
+/*
+ * instance.c - group instances: one config group on one CPU for one
+ * target (see collector_int.h).  Opening one, reporting why it could
+ * not be (an event the CPU lacks, a cgroup without perf_event state, no
+ * fds or no privilege), adopting an unchanged one across a reload and
+ * inheriting a failed one's counts when it is reopened, and counting the
+ * perf fds the instances hold.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "collectors/cgroup/cgroupfs.h"
+#include "collectors/collector/collector_int.h"
+
+/* ---- instances ---------------------------------------------------- */
+
+int
+inst_init(struct inst *in, int cpu, size_t nr_events)
+{
+	memset(in, 0, sizeof(*in));
+	in->cpu = cpu;
+	in->state = INST_CLOSED;
+	in->prev = calloc(nr_events, sizeof(*in->prev));
+	in->cur = calloc(nr_events, sizeof(*in->cur));
+	in->acc = calloc(nr_events, sizeof(*in->acc));
+	if (!in->prev || !in->cur || !in->acc)
+		return -ENOMEM;
+	return group_init(&in->pg, nr_events);
+}
+
+void
+inst_fini(struct inst *in)
+{
+	group_fini(&in->pg);
+	free(in->prev);
+	free(in->cur);
+	free(in->acc);
+}
+
+const char *
+target_name(const struct target *t)
+{
+	return t->cgroup ? t->cgroup : "system-wide";
+}
+
+static void
+report_open_error(struct collector *c, const struct target *t,
+    const struct tgroup *tg, int cpu, int e)
+{
+	const struct plan_group *g = &c->cfg->groups[tg->gi];
+	struct rlimit rl;
+
+	if (e == EMFILE || e == ENFILE) {
+		if (c->logged_emfile++)
+			return;
+		getrlimit(RLIMIT_NOFILE, &rl);
+		REPORT(c, 3, t->cgroup, g->name, NULL, cpu, e,
+		    "cannot open group \"%s\" on cpu %d for %s: %s; "
+		    "the open-files limit is %llu: raise it (LimitNOFILE= "
+		    "in the unit, or ulimit -n) or count fewer targets",
+		    g->name, cpu, target_name(t), strerror(e),
+		    (unsigned long long)rl.rlim_cur);
+	} else if (e == EACCES || e == EPERM) {
+		if (c->logged_eacces++)
+			return;
+		REPORT(c, 3, t->cgroup, g->name, NULL, cpu, e,
+		    "perf_event_open for group \"%s\" on cpu %d: %s: "
+		    "run as root, or grant CAP_PERFMON (CAP_SYS_ADMIN before "
+		    "Linux 5.8), or lower kernel.perf_event_paranoid",
+		    g->name, cpu, strerror(e));
+	} else if (t->cgroup && (e == EBADF || e == ENOENT)) {
+		REPORT(c, 7, t->cgroup, g->name, NULL, cpu, e,
+		    "cgroup %s vanished while opening group \"%s\"",
+		    t->cgroup, g->name);
+	} else {
+		REPORT(c, 4, t->cgroup, g->name, NULL, cpu, e,
+		    "cannot open group \"%s\" on cpu %d for %s: %s",
+		    g->name, cpu, target_name(t), strerror(e));
+	}
+}
+
+/*
+ * Every event of a group failed with ENOENT in cgroup mode on a cgroup
+ * that still exists, and a software event fails the same way: the kernel
+ * has no perf_event state for the cgroup.  On cgroup v2 that is a root
+ * whose cgroup.subtree_control was never written (systemd writes it at
+ * boot, a bare initramfs or a minimal container host may not), and
+ * perf_event_open's bare ENOENT reads like "the CPU lacks these events".
+ * Say what is wrong and what to write, once; the instance is retried at
+ * the next full rescan.
+ */
+static void
+report_no_perf_cgroup(struct collector *c, const struct target *t,
+    const struct tgroup *tg, int cpu)
+{
+	const struct plan_group *g = &c->cfg->groups[tg->gi];
+	char ctl[256];
+
+	if (c->logged_no_perf_cgroup++) {
+		REPORT(c, 7, t->cgroup, g->name, NULL, cpu, ENOENT,
+		    "cgroup %s has no perf_event controller state either",
+		    t->cgroup);
+		return;
+	}
+	if (c->cgroot_v2 && cgroupfs_subtree_control(c->cgroot, ctl,
+	    sizeof(ctl)) == 0 && ctl[0] == '\0')
+		REPORT(c, 3, t->cgroup, g->name, NULL, cpu, ENOENT,
+		    "cgroup %s cannot be counted: perf_event_open in cgroup "
+		    "mode fails with ENOENT (%s) even for a software event, "
+		    "because the kernel has not set up the perf_event "
+		    "controller for it: %s/cgroup.subtree_control is empty, "
+		    "nothing has ever enabled a controller in this cgroup2 "
+		    "hierarchy (systemd does at boot; a bare initramfs or a "
+		    "minimal container host does not). Enable one, for "
+		    "example: echo +cpu > %s/cgroup.subtree_control; "
+		    "cgroups are tried again at the next rescan "
+		    "(cgroup_rescan_interval) or reload", t->cgroup,
+		    strerror(ENOENT), c->cgroot, c->cgroot);
+	else
+		REPORT(c, 3, t->cgroup, g->name, NULL, cpu, ENOENT,
+		    "cgroup %s cannot be counted: perf_event_open in cgroup "
+		    "mode fails with ENOENT (%s) even for a software event: "
+		    "the kernel has no perf_event controller state for it "
+		    "(cgroup2 at %s: enable a controller in its "
+		    "cgroup.subtree_control; cgroup v1: mount the perf_event "
+		    "controller); it is tried again at the next rescan",
+		    t->cgroup, strerror(ENOENT), c->cgroot);
+}
+
+/* Open one instance; unsupported events are reported once per event. */
+int
+inst_open(struct collector *c, struct target *t, struct tgroup *tg,
+    struct inst *in, int cgfd)
+{
+	const struct plan_group *g = &c->cfg->groups[tg->gi];
+	size_t i;
+	int r;
+
+	r = group_open(&in->pg, c->attrs[tg->gi], t->cgroup ? cgfd : -1,
+	    in->cpu, t->cgroup ? PERF_FLAG_PID_CGROUP : 0);
+	/* All ENOENT in cgroup mode: the events, or the cgroup? */
+	in->no_perf_cgroup = r == -ENOENT && t->cgroup && cgfd >= 0 &&
+	    cgroupfs_alive(cgfd) &&
+	    group_probe_cgroup(cgfd, in->cpu) == -ENOENT;
+	for (i = 0; i < g->nr_events; i++) {
+		int e = in->pg.err[i];
+
+		if (e == 0 || in->no_perf_cgroup || (r < 0 && (e == EMFILE ||
+		    e == ENFILE || e == EACCES || e == EPERM || e == EBADF)))
+			continue;
+		if (c->ev_logged[tg->gi][i]++)
+			continue;
+		REPORT(c, 4, t->cgroup, g->name, g->events[i].name, in->cpu, e,
+		    "%s:%d:%d: event \"%s\" in group \"%s\" cannot be "
+		    "counted on cpu %d: %s; the rest keep counting",
+		    c->cfg->source, g->events[i].line, g->events[i].col,
+		    g->events[i].name, g->name, in->cpu, strerror(e));
+	}
+	if (r < 0) {
+		if (in->no_perf_cgroup)
+			report_no_perf_cgroup(c, t, tg, in->cpu);
+		else
+			report_open_error(c, t, tg, in->cpu, -r);
+		in->state = INST_BROKEN;
+		/* A CPU that went away while we opened, or a cgroup the
+		 * controller was not set up for yet: try again later. */
+		if (r == -ENODEV || in->no_perf_cgroup)
+			c->retry_due = 1;
+		/* A CPU whose online bit is set before perf can open events
+		 * on it: a moment later it can. */
+		if (r == -ENODEV)
+			c->retry_soon = 1;
+		return r;
+	}
+	memset(in->prev, 0, g->nr_events * sizeof(*in->prev));
+	in->prev_enabled = in->prev_running = 0;
+	in->state = INST_OK;
+	return 0;
+}
+
+/* Same name and the very same events: a group a reload may keep. */
+int
+inst_group_same(const struct plan_group *a, const struct plan_group *b)
+{
+	size_t i;
+
+	if (strcmp(a->name, b->name) != 0 || a->nr_events != b->nr_events)
+		return 0;
+	for (i = 0; i < a->nr_events; i++)
+		if (strcmp(a->events[i].name, b->events[i].name) != 0 ||
+		    memcmp(&a->events[i].attr, &b->events[i].attr,
+		    sizeof(a->events[i].attr)) != 0)
+			return 0;
+	return 1;
+}
+
+/*
+ * During a reload or rebuild: the old instance counting the same group
+ * (same name, same events, same per_cpu) on the same CPU for the same
+ * target, in any state, or NULL.
+ */
+static struct tgroup *
+old_tgroup(struct collector *c, const struct target *t,
+    const struct tgroup *tg)
+{
+	const struct plan_group *want = &c->cfg->groups[tg->gi];
+	struct target *o = target_old(c, t->cgroup);
+	size_t j;
+
+	for (j = 0; o && j < o->nr_groups; j++) {
+		struct tgroup *og = &o->groups[j];
+
+		if (og->inst != NULL && og->per_cpu == tg->per_cpu &&
+		    og->bpf == tg->bpf &&
+		    inst_group_same(&c->adopt_cfg->groups[og->gi], want))
+			return og;
+	}
+	return NULL;
+}
+
+static struct inst *
+old_inst(struct collector *c, const struct target *t,
+    const struct tgroup *tg, int cpu)
+{
+	struct tgroup *og = old_tgroup(c, t, tg);
+	size_t k;
+
+	for (k = 0; og && k < og->cpus.nr; k++)
+		if (og->inst[k].cpu == cpu)
+			return &og->inst[k];
+	return NULL;
+}
+
+/*
+ * During a rebuild: a cgroup series summed over CPUs keeps the counts of
+ * the CPUs it no longer has (gone offline), so that it does not go back.
+ */
+int
+inst_carry_gone(struct collector *c, const struct target *t,
+    struct tgroup *tg)
+{
+	struct tgroup *og;
+	size_t ne = c->cfg->groups[tg->gi].nr_events, k, e;
+
+	if (t->cgroup == NULL || tg->per_cpu ||
+	    (og = old_tgroup(c, t, tg)) == NULL)
+		return 0;
+	if (tg->gone == NULL && (tg->gone = calloc(ne, sizeof(*tg->gone))) ==
+	    NULL)
+		return -ENOMEM;
+	for (e = 0; og->gone && e < ne; e++)
+		scale_add(&tg->gone[e], &og->gone[e]);
+	tg->gone_enabled_ns += og->gone_enabled_ns;
+	tg->gone_running_ns += og->gone_running_ns;
+	for (k = 0; k < og->cpus.nr; k++) {
+		const struct inst *in = &og->inst[k];
+
+		if (cpumap_has(&tg->cpus, in->cpu) || in->acc == NULL)
+			continue;
+		for (e = 0; e < ne; e++)
+			scale_add(&tg->gone[e], &in->acc[e]);
+		tg->gone_enabled_ns += in->enabled_ns;
+		tg->gone_running_ns += in->running_ns;
+	}
+	return 0;
+}
+
+/*
+ * Take over the old instance that counts the same group on the same CPU
+ * for the same target, with its fds and accumulators, so its series
+ * continue.  Returns 1 if dst now holds it.
+ */
+int
+inst_adopt(struct collector *c, const struct target *t,
+    const struct tgroup *tg, int cpu, struct inst *dst)
+{
+	struct inst *in = old_inst(c, t, tg, cpu);
+
+	if (in == NULL || in->state != INST_OK)
+		return 0;
+	*dst = *in;
+	/* The old slot is left empty: freeing it closes and frees nothing. */
+	memset(in, 0, sizeof(*in));
+	in->state = INST_CLOSED;
+	return 1;
+}
+
+/*
+ * A failed instance being reopened hands its accumulators on, so its
+ * series continue instead of restarting at 0.
+ */
+void
+inst_inherit(struct collector *c, const struct target *t,
+    const struct tgroup *tg, struct inst *dst)
+{
+	struct inst *in = old_inst(c, t, tg, dst->cpu);
+
+	if (in == NULL || in->state != INST_BROKEN)
+		return;
+	memcpy(dst->acc, in->acc,
+	    c->cfg->groups[tg->gi].nr_events * sizeof(*dst->acc));
+	dst->enabled_ns = in->enabled_ns;
+	dst->running_ns = in->running_ns;
+}
+
+/* Perf fds a target holds. */
+size_t
+inst_target_fds(const struct target *t)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; t->opened && i < t->nr_groups; i++)
+		for (k = 0; k < t->groups[i].cpus.nr; k++)
+			n += t->groups[i].inst[k].pg.nr;
+	return n;
+}
+
+/*
+ * mode: bpf: the instance reads the counts the BPF program charged to its
+ * target's slot.  A new slot starts at 0 (so does every slot of a new BPF
+ * object); a new instance on a slot that already has counts (its group
+ * newly counted for a cgroup counted before) takes them as its starting
+ * point at its first read.
+ */
+void
+inst_bpf(struct collector *c, const struct target *t, const struct tgroup *tg,
+    struct inst *in, int fresh)
+{
+	size_t ne = c->cfg->groups[tg->gi].nr_events;
+
+	in->state = INST_OK;
+	in->bpg = bpfmode_events(c->bpf, tg->gi, in->cpu);
+	if (in->bpf_gen != bpfmode_gen(c->bpf) || fresh) {
+		in->bpf_gen = bpfmode_gen(c->bpf);
+		memset(in->prev, 0, ne * sizeof(*in->prev));
+		in->prev_enabled = in->prev_running = 0;
+		in->bpf_baseline = t->bpf_existing;
+	}
+}
+
+/* Perf fds a target will need. */
+size_t
+inst_need_fds(const struct collector *c, const struct target *t)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->nr_groups; i++)
+		if (!t->groups[i].bpf)
+			n += c->cfg->groups[t->groups[i].gi].nr_events *
+			    t->groups[i].cpus.nr;
+	return n;
+}
+
+/* ---- snapshots ---------------------------------------------------- */
+
+size_t
+collector_open_fds(const struct collector *c)
+{
+	size_t n = bpfmode_fds(c->bpf), i, j, k;
+
+	for (i = 0; i < c->nr_targets; i++)
+		for (j = 0; j < c->targets[i]->nr_groups; j++) {
+			struct tgroup *tg = &c->targets[i]->groups[j];
+
+			for (k = 0; k < tg->cpus.nr && tg->inst; k++)
+				n += tg->inst[k].pg.nr;
+		}
+	return n;
+}

@@ -1,0 +1,93 @@
+/*
+ * plan.c - applying a plan's relabel rules, and freeing a plan (see
+ * plan.h).
+ */
+#include "autoconf.h"
+
+#include <ctype.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectors/collector/plan.h"
+
+int
+plan_relabel_apply(const struct plan_relabel *r, const char *path,
+    char *out, size_t len)
+{
+	regmatch_t m[11];
+	const char *s = r->replacement;
+	size_t o = 0;
+
+	if (len == 0 || regexec(&r->re, path, 11, m, 0) != 0)
+		return 0;
+	while (*s && o + 1 < len) {
+		int g = -1;
+
+		if (s[0] == '$' && isdigit((unsigned char)s[1])) {
+			g = s[1] - '0';
+			s += 2;
+		} else if (s[0] == '$' && s[1] == '{' &&
+		    isdigit((unsigned char)s[2]) && s[3] == '}') {
+			g = s[2] - '0';
+			s += 4;
+		}
+		if (g < 0) {
+			out[o++] = *s++;
+			continue;
+		}
+		/* Group 1 is our own anchoring group: user's $N is N+1. */
+		if (g + 1 <= 10 && m[g + 1].rm_so >= 0) {
+			size_t n = (size_t)(m[g + 1].rm_eo - m[g + 1].rm_so);
+
+			if (n > len - 1 - o)
+				n = len - 1 - o;
+			memcpy(out + o, path + m[g + 1].rm_so, n);
+			o += n;
+		}
+	}
+	out[o] = '\0';
+	return 1;
+}
+
+void
+plan_free(struct plan *cfg)
+{
+	size_t i, j;
+
+	if (cfg == NULL)
+		return;
+	for (i = 0; i < cfg->nr_groups; i++) {
+		struct plan_group *g = &cfg->groups[i];
+
+		if (g->events)
+			for (j = 0; j < g->nr_events; j++) {
+				free(g->events[j].name);
+				free(g->events[j].pmu);
+			}
+		free(g->events);
+		free(g->name);
+		free(g->pmu);
+		cpumap_free(&g->cpus);
+	}
+	free(cfg->groups);
+	for (i = 0; i < cfg->nr_targets; i++) {
+		struct plan_target *t = &cfg->targets[i];
+
+		cpumap_free(&t->cpus);
+		free(t->path);
+		free(t->groups);
+		for (j = 0; j < t->nr_exclude; j++)
+			free(t->exclude[j]);
+		free(t->exclude);
+		for (j = 0; j < t->nr_relabel; j++) {
+			regfree(&t->relabel[j].re);
+			free(t->relabel[j].target_label);
+			free(t->relabel[j].replacement);
+		}
+		free(t->relabel);
+	}
+	free(cfg->targets);
+	free(cfg->source);
+	free(cfg);
+}

@@ -1,0 +1,99 @@
+/*
+ * plan.h - what the collector is asked to count: groups of events, each
+ * event already resolved to its perf_event_attr, and targets (CPUs,
+ * cgroup patterns) naming the groups they count.  A plain, immutable
+ * struct that config/ builds from the YAML; the collector only reads it,
+ * and frees it with plan_free.  Keeping it here, with the code that
+ * counts, lets collectors/ know nothing of YAML.
+ */
+#ifndef PMU_PLAN_H
+#define PMU_PLAN_H
+
+#include <stddef.h>
+#include <regex.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+#include "collectors/perf/cpumap.h"
+
+struct plan_event {
+	char *name;			/* as written, becomes label event= */
+	struct perf_event_attr attr;
+	char *pmu;			/* "cpu", "software", "power"... */
+	double scale;			/* sysfs .scale (RAPL: to joules), else 1 */
+	int line, col;
+};
+
+/*
+ * A group holds events of at most one hardware PMU plus software events.
+ * On a hybrid machine a group of generic events is expanded into one
+ * plan_group per core PMU: same name, consecutive, hybrid set, each opened
+ * only on its PMU's CPUs and exported with a pmu label.
+ */
+struct plan_group {
+	char *name;			/* label group= */
+	size_t nr_events;
+	struct plan_event *events;
+	char *pmu;			/* its hardware PMU, NULL if software only */
+	int hybrid;			/* one of several per-core-PMU copies */
+	int uncore;			/* an uncore/RAPL PMU: CPU targets only */
+	int pmu_cpus;			/* the PMU covers only the CPUs in cpus */
+	struct cpumap cpus;
+	int line, col;
+};
+
+/*
+ * One relabel rule: if the cgroup path fully matches regex, the series get
+ * target_label="replacement" with $1..$9 (or ${1}) filled from the groups.
+ */
+struct plan_relabel {
+	regex_t re;			/* "^(" regex ")$", POSIX ERE */
+	char *target_label;
+	char *replacement;
+	int line, col;
+};
+
+enum plan_target_kind { PLAN_TARGET_CPU, PLAN_TARGET_CGROUP };
+
+struct plan_target {
+	enum plan_target_kind kind;
+	int all_cpus;			/* cpus: all */
+	struct cpumap cpus;		/* otherwise the listed CPUs */
+	char *path;			/* cgroup path or pattern, from the root */
+	int per_cpu;			/* cgroup: export a cpu label */
+	unsigned depth;			/* levels "**" may span; 0: any */
+	size_t nr_exclude;
+	char **exclude;			/* patterns of cgroups left out */
+	size_t nr_relabel;
+	struct plan_relabel *relabel;
+	size_t nr_groups;
+	size_t *groups;			/* indices into config.groups */
+	int bpf;			/* cgroup: mode: bpf */
+	int bpf_refuse;			/* ... and not perf mode without it */
+	int mode_line, mode_col;	/* where mode: is written */
+	int line, col;
+};
+
+struct plan {
+	char *source;			/* file name, or "<default>" */
+	uint64_t interval_ns;
+	uint64_t rescan_ns;		/* full cgroup rescan, besides inotify */
+	uint64_t max_fds;		/* perf fd budget; 0: a share of the limit */
+	size_t bpf_max_cgroups;		/* cgroups mode: bpf can track */
+	size_t nr_groups;
+	struct plan_group *groups;
+	size_t nr_targets;
+	struct plan_target *targets;
+};
+
+/*
+ * Apply rule r to a cgroup path: 1 and the label value in out if the path
+ * matches (the value may be empty: then no label), 0 if it does not.
+ */
+int plan_relabel_apply(const struct plan_relabel *r, const char *path,
+    char *out, size_t len);
+
+/* Free a plan and everything in it; NULL is fine. */
+void plan_free(struct plan *plan);
+
+#endif

@@ -1,0 +1,191 @@
+/*
+ * probe.c - --check-config (see collector.h): open every group once on
+ * this machine, say per event whether it can be counted, note a cgroup
+ * counted together with its descendant, and for a group the kernel never
+ * schedules find how many counters the PMU really has by opening ever
+ * larger groups of its first hardware event.
+ */
+#include "autoconf.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "collectors/collector/collector_int.h"
+
+#define PROBE_MAX 32		/* counters probed for at most */
+
+/* Does the event take a PMU counter (not software, tracepoint...)? */
+static int
+uses_counter(const struct perf_event_attr *a)
+{
+	return a->type != PERF_TYPE_SOFTWARE &&
+	    a->type != PERF_TYPE_TRACEPOINT && a->type != PERF_TYPE_BREAKPOINT;
+}
+
+/*
+ * How many copies of attr the PMU schedules at once on cpu: open groups of
+ * 1, 2, ... copies and keep the largest one that gets running time (or that
+ * the kernel accepts at all: some PMUs refuse an impossible group at open).
+ * sysfs does not tell the number of counters, so this asks the PMU itself.
+ * Returns the count, or -1 if not even one copy could be measured.
+ */
+static int
+probe_counters(const struct perf_event_attr *attr, int cpu)
+{
+	struct perf_event_attr copies[PROBE_MAX];
+	struct timespec ts = { 0, 20000000 };
+	struct perf_group pg;
+	struct count cur[PROBE_MAX];
+	int k, fits = -1;
+	size_t i;
+
+	for (i = 0; i < PROBE_MAX; i++)
+		copies[i] = *attr;
+	for (k = 1; k <= PROBE_MAX; k++) {
+		if (group_init(&pg, (size_t)k) < 0)
+			break;
+		if (group_open(&pg, copies, -1, cpu, 0) < 0 ||
+		    pg.nr != (size_t)k) {
+			group_fini(&pg);
+			break;
+		}
+		group_enable(&pg, 1);
+		nanosleep(&ts, NULL);
+		if (group_read(&pg, cur) < 0 || cur[0].running == 0) {
+			group_fini(&pg);
+			break;
+		}
+		group_fini(&pg);
+		fits = k;
+	}
+	return fits;
+}
+
+int
+collector_check(struct collector *c, FILE *out, unsigned wait_ms)
+{
+	const struct plan *cfg = c->cfg;
+	struct timespec ts = { wait_ms / 1000, (long)(wait_ms % 1000) * 1000000L };
+	char cpus[256];
+	size_t i, j, k, e;
+	int problems = 0;
+
+	collector_enable(c);
+	nanosleep(&ts, NULL);
+	if (c->bpf_wanted && c->bpf)
+		fprintf(out, "mode: bpf: the BPF program is loaded and "
+		    "attached (%zu fds in all, whatever the number of "
+		    "cgroups)\n", bpfmode_fds(c->bpf));
+	else if (c->bpf_wanted) {
+		fprintf(out, "mode: bpf: not available: %s\n", c->bpf_why);
+		problems++;
+	}
+	for (i = 0; i < c->nr_targets; i++) {
+		struct target *t = c->targets[i];
+
+		if (!t->opened) {
+			if (t->bpf_full)
+				fprintf(out, "%s: not counted (mode: bpf "
+				    "tracks bpf_max_cgroups = %zu cgroups "
+				    "already)\n", target_name(t),
+				    cfg->bpf_max_cgroups);
+			else if (t->bpf_refused)
+				fprintf(out, "%s: not counted (mode: bpf is "
+				    "not available and bpf_fallback is "
+				    "refuse)\n", target_name(t));
+			else
+				fprintf(out, "%s: not counted (over the fd "
+				    "budget of %llu)\n", target_name(t),
+				    (unsigned long long)c->max_fds);
+			problems++;
+			continue;
+		}
+		/* Targets are sorted: descendants follow their ancestor. */
+		for (j = i + 1; t->cgroup && j < c->nr_targets; j++) {
+			const char *d = c->targets[j]->cgroup;
+			size_t n = strlen(t->cgroup);
+
+			if (strcmp(t->cgroup, "/") != 0 &&
+			    (strncmp(d, t->cgroup, n) != 0 || d[n] != '/'))
+				break;
+			fprintf(out, "note: %s is counted and so is its "
+			    "descendant %s: a perf cgroup event counts "
+			    "descendants too, so %s's work is in both, and "
+			    "both compete for counters\n", t->cgroup, d, d);
+		}
+
+		for (j = 0; j < t->nr_groups; j++) {
+			struct tgroup *tg = &t->groups[j];
+			const struct plan_group *g = &cfg->groups[tg->gi];
+			size_t ok_inst = 0, unsched = 0, nhw = 0;
+			int ucpu = -1;
+
+			for (k = 0; k < tg->cpus.nr; k++) {
+				struct inst *in = &tg->inst[k];
+
+				if (in->state != INST_OK)
+					continue;
+				ok_inst++;
+				if (!tg->bpf &&
+				    group_read(&in->pg, in->cur) == 0 &&
+				    in->cur[in->pg.evidx[0]].enabled > 0 &&
+				    in->cur[in->pg.evidx[0]].running == 0) {
+					unsched++;
+					ucpu = in->cpu;
+				}
+			}
+			fprintf(out, "%s group %s%s%s on CPUs %s: %zu of %zu "
+			    "instances open%s\n", target_name(t), g->name,
+			    g->hybrid ? " pmu " : "", g->hybrid ? g->pmu : "",
+			    cpumap_format(&tg->cpus, cpus, sizeof(cpus)),
+			    ok_inst, tg->cpus.nr, tg->bpf ? " (mode: bpf)" : "");
+			if (ok_inst < tg->cpus.nr)
+				problems++;
+			if (unsched) {
+				const struct perf_event_attr *hw = NULL;
+				int n = -1;
+
+				for (e = 0; e < g->nr_events; e++)
+					if (uses_counter(&g->events[e].attr)) {
+						nhw++;
+						if (hw == NULL)
+							hw = &c->attrs[tg->gi][e];
+					}
+				if (hw)
+					n = probe_counters(hw, ucpu);
+				if (n >= 0 && (size_t)n < nhw)
+					fprintf(out, "  never scheduled on %zu "
+					    "CPUs: the group has %zu hardware "
+					    "events and the PMU showed %d "
+					    "counters for them (cpu %d): split "
+					    "the group\n", unsched, nhw, n,
+					    ucpu);
+				else
+					fprintf(out, "  never scheduled on %zu "
+					    "CPUs: the PMU showed %d counters "
+					    "for its %zu hardware events (cpu "
+					    "%d), so it is busy: pinned events "
+					    "or another user hold them\n",
+					    unsched, n, nhw, ucpu);
+				problems++;
+			}
+			for (e = 0; e < g->nr_events; e++) {
+				int errnum = 0;
+
+				for (k = 0; k < tg->cpus.nr; k++)
+					if (inst_pg(&tg->inst[k])->err[e])
+						errnum =
+						    inst_pg(&tg->inst[k])->err[e];
+				if (errnum) {
+					fprintf(out, "  %-24s unsupported: %s\n",
+					    g->events[e].name, strerror(errnum));
+					problems++;
+				} else
+					fprintf(out, "  %-24s supported\n",
+					    g->events[e].name);
+			}
+		}
+	}
+	return problems;
+}

@@ -1,0 +1,301 @@
+/*
+ * snapbuild.c - turning the collector's state into an immutable snapshot
+ * (collectors/collector/snapshot.h) that owns copies of everything it shows: the
+ * rows of counts, which events opened anywhere, and the collector's
+ * health for the self-metrics.  The HTTP side renders only snapshots.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectors/collector/collector_int.h"
+
+/*
+ * The collector's health for the self-metrics: targets, and per group its
+ * open instances, the worst running/enabled ratio of the last interval,
+ * the instances that were enabled but never ran (the PMU taken by someone
+ * else, or too many events), and open errors per (group, event, errno).
+ */
+static int
+snapshot_health(const struct collector *c, struct snapshot *s,
+    const char **gnames, const char ***names)
+{
+	const struct plan *cfg = c->cfg;
+	struct snap_open_error *oe;
+	size_t i, j, k, e, n, cap = 0;
+	int *cpus, *cov;
+
+	s->health = snapshot_alloc(s, (cfg->nr_groups + 1) * sizeof(*s->health));
+	if (s->health == NULL)
+		return -ENOMEM;
+	for (i = 0; i < cfg->nr_groups; i++)
+		s->health[i] = (struct snap_group_health){ gnames[i], 0, NAN, 0 };
+	s->nr_health = cfg->nr_groups;
+	for (i = 0; i < c->nr_targets; i++)
+		for (j = 0; j < c->targets[i]->nr_groups; j++) {
+			struct tgroup *tg = &c->targets[i]->groups[j];
+
+			for (k = 0; k < tg->cpus.nr && tg->inst; k++)
+				for (e = 0; tg->inst[k].pg.err &&
+				    e < cfg->groups[tg->gi].nr_events; e++)
+					cap += tg->inst[k].pg.err[e] != 0;
+		}
+	s->open_errors = snapshot_alloc(s, (cap + 1) * sizeof(*oe));
+	cpus = calloc((size_t)c->online.nr + 1, sizeof(*cpus));
+	cov = calloc((size_t)c->online.nr + 1, sizeof(*cov));
+	if (s->open_errors == NULL || cpus == NULL || cov == NULL) {
+		free(cpus);
+		free(cov);
+		return -ENOMEM;
+	}
+	for (i = 0; i < c->nr_targets; i++) {
+		struct target *t = c->targets[i];
+		int no_perf = 0;
+
+		s->nr_cgroups += t->cgroup != NULL;
+		s->cgroups_opened += t->cgroup != NULL && t->opened;
+		for (j = 0; j < t->nr_groups; j++) {
+			struct tgroup *tg = &t->groups[j];
+			struct snap_group_health *h = &s->health[tg->gi];
+
+			for (k = 0; k < tg->cpus.nr && tg->inst; k++) {
+				struct inst *in = &tg->inst[k];
+
+				for (n = 0; t->opened && n < c->online.nr; n++)
+					if (c->online.cpu[n] == in->cpu) {
+						cov[n] = 1;
+						cpus[n] |= t->cgroup == NULL;
+					}
+				for (e = 0; in->pg.err &&
+				    e < cfg->groups[tg->gi].nr_events; e++) {
+					if (in->pg.err[e] == 0)
+						continue;
+					for (n = 0; n < s->nr_open_errors; n++)
+						if (s->open_errors[n].group ==
+						    gnames[tg->gi] &&
+						    s->open_errors[n].event ==
+						    names[tg->gi][e] &&
+						    s->open_errors[n].err ==
+						    in->pg.err[e] &&
+						    s->open_errors[n].no_perf_cgroup
+						    == in->no_perf_cgroup)
+							break;
+					oe = &s->open_errors[n];
+					if (n == s->nr_open_errors) {
+						*oe = (struct snap_open_error){
+						    gnames[tg->gi],
+						    names[tg->gi][e],
+						    in->pg.err[e],
+						    in->no_perf_cgroup, 0 };
+						s->nr_open_errors++;
+					}
+					oe->count++;
+				}
+				no_perf |= in->no_perf_cgroup;
+				if (in->state != INST_OK)
+					continue;
+				h->instances++;
+				if (in->last_de == 0)
+					continue;
+				if (in->last_dr == 0)
+					h->starved++;
+				if (!(h->worst_ratio <= (double)in->last_dr /
+				    (double)in->last_de))
+					h->worst_ratio = (double)in->last_dr /
+					    (double)in->last_de;
+			}
+		}
+		s->cgroups_no_perf += (size_t)no_perf;
+	}
+	for (n = 0; n < c->online.nr; n++) {
+		s->nr_cpus += (size_t)cpus[n];
+		s->cpus_covered += (size_t)cov[n];
+	}
+	free(cpus);
+	free(cov);
+	return 0;
+}
+
+struct snapshot *
+snapbuild(struct collector *c, double duration_s)
+{
+	const struct plan *cfg = c->cfg;
+	struct snapshot *s = snapshot_new();
+	const char ***names = NULL;
+	const char **gnames = NULL;
+	const char *cg;
+	size_t i, j, k, e, nrows = 0, row = 0, ne, *base;
+	struct timespec ts;
+	unsigned char *cnt;
+	double *v;
+
+	if (s == NULL)
+		return NULL;
+	names = snapshot_alloc(s, cfg->nr_groups * sizeof(*names));
+	gnames = snapshot_alloc(s, cfg->nr_groups * sizeof(*gnames));
+	if (!names || !gnames)
+		goto fail;
+	for (i = 0; i < cfg->nr_groups; i++) {
+		ne = cfg->groups[i].nr_events;
+		gnames[i] = snapshot_strdup(s, cfg->groups[i].name);
+		names[i] = snapshot_alloc(s, ne * sizeof(**names));
+		if (!gnames[i] || !names[i])
+			goto fail;
+		for (e = 0; e < ne; e++)
+			if ((names[i][e] = snapshot_strdup(s,
+			    cfg->groups[i].events[e].name)) == NULL)
+				goto fail;
+	}
+	for (i = 0; i < c->nr_targets; i++)
+		for (j = 0; c->targets[i]->opened &&
+		    j < c->targets[i]->nr_groups; j++) {
+			struct tgroup *tg = &c->targets[i]->groups[j];
+
+			nrows += (c->targets[i]->cgroup == NULL ||
+			    tg->per_cpu) ? tg->cpus.nr : 1;
+		}
+	s->rows = snapshot_alloc(s, (nrows + 1) * sizeof(*s->rows));
+	if (s->rows == NULL)
+		goto fail;
+	for (i = 0; i < c->nr_targets; i++) {
+		struct target *t = c->targets[i];
+		const char **ln = NULL, **lv = NULL;
+
+		if (!t->opened)
+			continue;
+		cg = NULL;
+		if (t->cgroup && (cg = snapshot_strdup(s, t->cgroup)) == NULL)
+			goto fail;
+		if (t->nr_labels) {
+			ln = snapshot_alloc(s, t->nr_labels * sizeof(*ln));
+			lv = snapshot_alloc(s, t->nr_labels * sizeof(*lv));
+			if (!ln || !lv)
+				goto fail;
+			for (e = 0; e < t->nr_labels; e++)
+				if ((ln[e] = snapshot_strdup(s,
+				    t->lname[e])) == NULL ||
+				    (lv[e] = snapshot_strdup(s,
+				    t->lvalue[e])) == NULL)
+					goto fail;
+		}
+		for (j = 0; j < t->nr_groups; j++) {
+			struct tgroup *tg = &t->groups[j];
+			int split = t->cgroup == NULL || tg->per_cpu;
+
+			ne = cfg->groups[tg->gi].nr_events;
+			for (k = 0; k < tg->cpus.nr; k++) {
+				struct inst *in = &tg->inst[k];
+				struct snap_row *r;
+
+				if (split || k == 0) {
+					r = &s->rows[row++];
+					r->cgroup = cg;
+					r->nr_labels = t->nr_labels;
+					r->label_names = ln;
+					r->label_values = lv;
+					r->cpu = split ? in->cpu : -1;
+					r->group = gnames[tg->gi];
+					r->nr_events = ne;
+					r->events = names[tg->gi];
+					v = snapshot_alloc(s, ne * sizeof(*v));
+					cnt = snapshot_alloc(s, ne);
+					if (v == NULL || cnt == NULL)
+						goto fail;
+					memset(v, 0, ne * sizeof(*v));
+					memset(cnt, 0, ne);
+					r->values = v;
+					r->counted = cnt;
+					r->enabled_s = r->running_s = 0;
+					/* CPUs gone offline, still summed. */
+					for (e = 0; !split && tg->gone &&
+					    e < ne; e++)
+						v[e] += scale_value(&tg->gone[e]) *
+						    cfg->groups[tg->gi].events[e].scale;
+					if (!split && tg->gone) {
+						r->enabled_s += (double)
+						    tg->gone_enabled_ns / 1e9;
+						r->running_s += (double)
+						    tg->gone_running_ns / 1e9;
+					}
+					r->pmu = cfg->groups[tg->gi].hybrid ?
+					    snapshot_strdup(s,
+					    cfg->groups[tg->gi].pmu) : NULL;
+				} else
+					r = &s->rows[row - 1];
+				v = (double *)r->values;
+				cnt = (unsigned char *)r->counted;
+				for (e = 0; e < ne; e++)
+					v[e] += scale_value(&in->acc[e]) *
+					    cfg->groups[tg->gi].events[e].scale;
+				for (e = 0; e < inst_pg(in)->nr; e++)
+					cnt[inst_pg(in)->evidx[e]] = 1;
+				r->enabled_s += (double)in->enabled_ns / 1e9;
+				r->running_s += (double)in->running_ns / 1e9;
+			}
+		}
+	}
+	s->nr_rows = row;
+
+	/* Event support: opened on at least one instance anywhere. */
+	ne = 0;
+	for (i = 0; i < cfg->nr_groups; i++)
+		ne += cfg->groups[i].nr_events;
+	s->support = snapshot_alloc(s, (ne + 1) * sizeof(*s->support));
+	base = snapshot_alloc(s, (cfg->nr_groups + 1) * sizeof(*base));
+	if (s->support == NULL || base == NULL)
+		goto fail;
+	for (i = 0, row = 0; i < cfg->nr_groups; i++)
+		for (base[i] = row, e = 0; e < cfg->groups[i].nr_events;
+		    e++, row++) {
+			s->support[row].group = gnames[i];
+			s->support[row].event = names[i][e];
+			s->support[row].supported = 0;
+			s->support[row].pmu = snapshot_strdup(s,
+			    cfg->groups[i].events[e].pmu);
+			if (s->support[row].pmu == NULL)
+				goto fail;
+		}
+	s->nr_support = row;
+	for (i = 0; i < c->nr_targets; i++)
+		for (j = 0; c->targets[i]->opened &&
+		    j < c->targets[i]->nr_groups; j++) {
+			struct tgroup *tg = &c->targets[i]->groups[j];
+
+			for (k = 0; k < tg->cpus.nr; k++)
+				for (e = 0; e < inst_pg(&tg->inst[k])->nr; e++)
+					s->support[base[tg->gi] +
+					    inst_pg(&tg->inst[k])->evidx[e]].supported
+					    = 1;
+		}
+	if (snapshot_health(c, s, gnames, names) < 0)
+		goto fail;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	s->timestamp_s = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	s->duration_s = duration_s;
+	s->interval_s = (double)cfg->interval_ns / 1e9;
+	s->seq = c->seq;
+	s->open_fds = collector_open_fds(c);
+	s->cgroups_matched = c->cg_matched;
+	s->cgroups_counted = c->cg_counted > s->cgroups_no_perf ?
+	    c->cg_counted - s->cgroups_no_perf : 0;
+	s->cgroups_skipped = c->cg_skipped;
+	s->cgroups_bpf_full = c->cg_bpf_full;
+	s->cgroups_bpf_refused = c->cg_bpf_refused;
+	s->bpf_wanted = c->bpf_wanted;
+	s->bpf_active = c->bpf != NULL;
+	bpfmode_stats(c->bpf, &s->bpf);
+	s->reload_ok = c->reload_ok;
+	s->reload_success_s = c->reload_success_s;
+	s->nr_groups = cfg->nr_groups;
+	s->denied = c->logged_eacces > 0;
+	for (i = 0; i < s->nr_support; i++)
+		s->nr_unsupported += !s->support[i].supported;
+	return s;
+fail:
+	snapshot_unref(s);
+	return NULL;
+}

@@ -1,0 +1,163 @@
+/*
+ * snapshot.h - one collection's results, immutable once published.
+ *
+ * The collector builds a snapshot completely, then publishes it by pointer
+ * swap.  Readers take a reference and never see it change; the last
+ * reference frees it.  Each exposition variant (text or OpenMetrics, plain
+ * or gzip) is rendered lazily, at most once per snapshot, by the first
+ * reader that wants it, into its own slot, and shared by every later
+ * reader: an interval nobody scrapes costs no formatting, and one nobody
+ * scrapes with gzip costs no compression.  The only lock a reader can meet
+ * is that one-time render of its slot; none is held while a response is
+ * written.  The snapshot does not know what the variants are: the renderer
+ * (daemon/expo.c) numbers them and may build one from another.
+ */
+#ifndef PMU_SNAPSHOT_H
+#define PMU_SNAPSHOT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collectors/bpf/bpfcg.h"
+
+/* One (target, group) row: a group on one CPU, or on a cgroup. */
+struct snap_row {
+	const char *cgroup;		/* NULL for CPU targets */
+	size_t nr_labels;		/* from relabel rules */
+	const char **label_names, **label_values;
+	int cpu;			/* -1 when summed over CPUs */
+	const char *group;
+	size_t nr_events;
+	const char **events;		/* names, as configured */
+	const unsigned char *counted;	/* [event]: open on an instance */
+	const double *values;		/* scaled, monotonic */
+	double enabled_s, running_s;	/* summed over the row's instances */
+	const char *pmu;		/* hybrid: the core PMU, else NULL */
+};
+
+/*
+ * Health of one config group across its instances, over the last
+ * interval.  An instance is one (target, CPU) perf group.
+ */
+struct snap_group_health {
+	const char *group;
+	size_t instances;		/* open and counting */
+	double worst_ratio;		/* min running/enabled; NaN: none ran */
+	size_t starved;			/* enabled but never running */
+};
+
+/* Instances whose event failed to open, per (group, event, errno,
+ * reason). */
+struct snap_open_error {
+	const char *group;
+	const char *event;
+	int err;			/* errno value */
+	int no_perf_cgroup;		/* the cgroup's fault, not the event's */
+	size_t count;
+};
+
+/* Whether an event opened anywhere; one per (group, event). */
+struct snap_support {
+	const char *group;
+	const char *event;
+	int supported;
+	const char *pmu;		/* the PMU the event belongs to */
+};
+
+#define SNAP_RENDER_SLOTS 8
+
+struct snapshot {
+	atomic_int refs;
+	uint64_t seq;			/* collections so far */
+	double timestamp_s;		/* wall clock when taken */
+	double duration_s;		/* how long the collection took */
+	double interval_s;		/* the configured interval */
+	size_t open_fds;		/* perf fds held */
+	size_t cgroups_matched;		/* cgroups the config names now */
+	size_t cgroups_counted;		/* ... and counted */
+	size_t cgroups_skipped;		/* ... over the fd budget */
+	size_t cgroups_no_perf;		/* ... with no perf_event state */
+	size_t cgroups_bpf_full;	/* ... with no BPF slot left */
+	size_t cgroups_bpf_refused;	/* ... mode: bpf unavailable, refused */
+	int bpf_wanted;			/* a cgroups entry asks for mode: bpf */
+	int bpf_active;			/* ... and the BPF program runs */
+	struct bpfcg_stats bpf;		/* its statistics */
+	int reload_ok;			/* the last reload worked */
+	double reload_success_s;	/* when the config last loaded */
+	size_t nr_rows;
+	struct snap_row *rows;		/* CPU rows first, then cgroup rows */
+	size_t nr_support;
+	struct snap_support *support;
+	size_t nr_cgroups;		/* cgroup targets counted */
+	size_t nr_cpus;			/* CPUs counted system-wide */
+	/* For the status line (collector_summary). */
+	size_t nr_groups;		/* config groups */
+	size_t cpus_covered;		/* online CPUs any instance counts on */
+	size_t cgroups_opened;		/* cgroup targets with instances */
+	size_t nr_unsupported;		/* (group, event) opened nowhere */
+	int denied;			/* perf_event_open said EACCES/EPERM */
+	size_t nr_health;
+	struct snap_group_health *health;	/* one per config group */
+	size_t nr_open_errors;
+	struct snap_open_error *open_errors;
+
+	/* Render cache: one slot per variant, each filled once. */
+	struct snap_render {
+		pthread_mutex_t lock;
+		atomic_int done;
+		struct snap_blob {
+			char *p;		/* malloc'ed */
+			size_t len;
+			uint64_t meta[2];	/* the renderer's own */
+		} blob;
+	} render[SNAP_RENDER_SLOTS];
+
+	/* Arena for everything above. */
+	struct snap_chunk *chunks;
+};
+
+struct snapshot *snapshot_new(void);
+
+/* Allocate from the snapshot's arena (8-byte aligned); NULL on ENOMEM. */
+void *snapshot_alloc(struct snapshot *s, size_t n);
+char *snapshot_strdup(struct snapshot *s, const char *str);
+
+void snapshot_ref(struct snapshot *s);
+void snapshot_unref(struct snapshot *s);
+
+/*
+ * Render slot `slot` (< SNAP_RENDER_SLOTS) on first use and return it;
+ * later calls return the same blob.  render fills *out with a malloc'ed
+ * buffer (owned by the snapshot afterwards) and returns 0, or returns
+ * -errno and leaves *out alone; the next call then tries again.  render
+ * may call snapshot_blob for another slot (never its own).  Returns NULL
+ * when render failed.
+ */
+typedef int (*snapshot_render_fn)(struct snapshot *s, void *arg,
+    struct snap_blob *out);
+const struct snap_blob *snapshot_blob(struct snapshot *s, unsigned slot,
+    snapshot_render_fn render, void *arg);
+
+/*
+ * Slot 0 through a renderer that returns a buffer: the text exposition as
+ * the benchmarks and tests take it.  NULL on ENOMEM.
+ */
+const char *snapshot_text(struct snapshot *s, size_t *len,
+    char *(*render)(const struct snapshot *, size_t *));
+
+/* The slot readers take the current snapshot from. */
+struct snapshot_slot {
+	pthread_mutex_t lock;		/* held only to swap or take a ref */
+	struct snapshot *cur;
+};
+
+void snapshot_slot_init(struct snapshot_slot *slot);
+/* Publish s (the slot takes the caller's reference). */
+void snapshot_publish(struct snapshot_slot *slot, struct snapshot *s);
+/* The current snapshot with a reference, or NULL before the first. */
+struct snapshot *snapshot_get(struct snapshot_slot *slot);
+void snapshot_slot_fini(struct snapshot_slot *slot);
+
+#endif
