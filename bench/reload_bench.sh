@@ -1,0 +1,105 @@
+#!/bin/bash
+# reload_bench.sh - what a reload (SIGHUP, same config) costs as the
+# number of counted cgroups grows, in perf mode and in mode: bpf.
+#
+# For each N in NS and each mode, N empty cgroups are made under
+# pmu_bench_<pid> at the root of the cgroup hierarchy, a daemon counts
+# {task-clock} in every one of them (interval 1s, per_cpu off), and after
+# it is up the script sends REPS SIGHUPs, one at a time.  A reload's time is
+# from the signal to the daemon's "reloaded" log line (its millisecond
+# timestamp): loading the config, rebuilding the targets with every
+# instance adopted, and the collection the collector thread does with the
+# new plan before it answers.  Medians are printed, with the ratio of each
+# N to the first; the target is 10,000 cgroups at most 12x 1,000.
+#
+#   bench/reload_bench.sh   (as root; NS="1000 10000" REPS=5 MODES="perf bpf")
+#
+# PMU_EXPORTER=/path/to/another/pmu_exporter measures another build (say,
+# an older one) the same way.  Everything made is removed at exit.
+set -u
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+trap bench_cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+NS=${NS:-1000 10000}
+REPS=${REPS:-5}
+MODES=${MODES:-perf bpf}
+
+bench_require "curl ss" "pmu_exporter"
+ncpu=$(getconf _NPROCESSORS_ONLN)
+max=0
+for n in $NS; do [ "$n" -gt "$max" ] && max=$n; done
+# perf mode holds one fd per cgroup and CPU.
+ulimit -n $((max * ncpu + 4096)) 2>/dev/null ||
+	bench_die "cannot raise the open-files limit to $((max * ncpu + 4096))"
+
+PARENT="$CGROOT/pmu_bench_$$"
+bench_mkcg "$PARENT"
+
+# Milliseconds since the epoch of a log line's ts=... field.
+log_ms() {
+	local ts
+	ts=$(sed -n 's/^ts=\([^ ]*\) .*/\1/p' <<<"$1")
+	date -d "$ts" +%s%3N
+}
+
+result() {	# result MODE N: the median reload in ms over REPS reloads
+	local mode=$1 n=$2 port cfg log pid i t0 line k ms=()
+	cfg="$BENCH_TMP/$mode-$n.yaml" log="$BENCH_TMP/$mode-$n.log"
+	port=$(bench_free_port)
+	{
+		echo "interval: 1s"
+		echo "cgroup_rescan_interval: 1h"
+		echo "max_fds: $((n * ncpu + 1024))"
+		echo "bpf_max_cgroups: $((n + 16))"
+		echo "groups:"
+		echo "  - name: sw"
+		echo "    events: [task-clock]"
+		echo "cgroups:"
+		echo "  - path: /pmu_bench_$$/n$n/*"
+		echo "    groups: [sw]"
+		[ "$mode" = bpf ] && echo "    mode: bpf" && echo "    bpf_fallback: refuse"
+	} > "$cfg"
+	bench_spawn "$PMU_EXPORTER" --config.file="$cfg" \
+	    --web.listen-address="127.0.0.1:$port" > "$log" 2>&1
+	pid=$BENCH_LAST
+	bench_wait_http "http://127.0.0.1:$port/-/ready" 120 ||
+		bench_die "$mode, $n cgroups: the daemon did not start: $(tail -3 "$log")"
+	curl -fs "http://127.0.0.1:$port/metrics" | grep -q "^pmu_exporter_cgroups_counted $n\$" ||
+		bench_die "$mode, $n cgroups: not all counted: $(curl -fs "http://127.0.0.1:$port/metrics" | grep cgroups_)"
+	for i in $(seq 1 "$REPS"); do
+		t0=$(date +%s%3N)
+		kill -HUP "$pid"
+		for _ in $(seq 1 6000); do
+			k=$(grep -c "msg=\"reloaded" "$log")
+			[ "$k" -ge "$i" ] && break
+			sleep 0.01
+		done
+		line=$(grep "msg=\"reloaded" "$log" | sed -n "${i}p")
+		[ -n "$line" ] || bench_die "$mode, $n cgroups: reload $i did not finish"
+		ms+=($(( $(log_ms "$line") - t0 )))
+		sleep 0.3
+	done
+	bench_stop "$pid"
+	printf '%s\n' "${ms[@]}" | bench_median
+}
+
+for n in $NS; do
+	bench_mkcg "$PARENT/n$n"
+	# mkdir(1) with many arguments: a few processes, not one per cgroup.
+	seq 1 "$n" | sed "s|^|$PARENT/n$n/c|" | xargs mkdir
+	for i in $(seq 1 "$n"); do BENCH_CGROUPS="$BENCH_CGROUPS $PARENT/n$n/c$i"; done
+done
+
+echo "# reload_bench: $(basename "$PMU_EXPORTER") $("$PMU_EXPORTER" --version 2>&1 | head -1), $ncpu CPUs, $REPS reloads each, medians"
+printf '%-6s %8s %12s %10s\n' mode cgroups reload_ms "x first"
+for mode in $MODES; do
+	first=
+	for n in $NS; do
+		m=$(result "$mode" "$n")
+		[ -z "$first" ] && first=$m
+		printf '%-6s %8s %12s %10s\n' "$mode" "$n" "$m" \
+		    "$(awk -v a="$m" -v b="$first" 'BEGIN { printf "%.1f", b > 0 ? a / b : 0 }')"
+	done
+done
