@@ -384,11 +384,15 @@ collector_unsupported(const struct collector *c)
 					if (tg->gi != gi || tg->inst == NULL)
 						continue;
 					for (k = 0; k < tg->cpus.nr && !found;
-					    k++)
-						for (x = 0;
-						    x < inst_pg(&tg->inst[k])->nr; x++)
-							if (inst_pg(&tg->inst[k])->evidx[x] == e)
+					    k++) {
+						const struct source *src =
+						    tg->inst[k].src;
+
+						for (x = 0; src && x < src->nr;
+						    x++)
+							if (src->evidx[x] == e)
 								found = 1;
+					}
 				}
 			n += !found;
 		}

@@ -24,18 +24,30 @@ inst_init(struct inst *in, int cpu, size_t nr_events)
 	memset(in, 0, sizeof(*in));
 	in->cpu = cpu;
 	in->state = INST_CLOSED;
-	in->prev = calloc(nr_events, sizeof(*in->prev));
-	in->cur = calloc(nr_events, sizeof(*in->cur));
-	in->acc = calloc(nr_events, sizeof(*in->acc));
-	if (!in->prev || !in->cur || !in->acc)
+	in->err = calloc(nr_events + 1, sizeof(*in->err));
+	in->prev = calloc(nr_events + 1, sizeof(*in->prev));
+	in->cur = calloc(nr_events + 1, sizeof(*in->cur));
+	in->acc = calloc(nr_events + 1, sizeof(*in->acc));
+	if (!in->err || !in->prev || !in->cur || !in->acc)
 		return -ENOMEM;
-	return group_init(&in->pg, nr_events);
+	return 0;
+}
+
+/* Close the source (if any): the instance reads nothing until reopened. */
+void
+inst_close(struct inst *in, enum inst_state state)
+{
+	source_close(in->src);
+	in->src = NULL;
+	in->state = state;
 }
 
 void
 inst_fini(struct inst *in)
 {
-	group_fini(&in->pg);
+	source_close(in->src);
+	in->src = NULL;
+	free(in->err);
 	free(in->prev);
 	free(in->cur);
 	free(in->acc);
@@ -131,23 +143,27 @@ report_no_perf_cgroup(struct collector *c, const struct target *t,
 		    t->cgroup, strerror(ENOENT), c->cgroot);
 }
 
-/* Open one instance; unsupported events are reported once per event. */
+/*
+ * Open one instance's source, of its group's kind (source.h);
+ * unsupported events are reported once per event.
+ */
 int
 inst_open(struct collector *c, struct target *t, struct tgroup *tg,
     struct inst *in, int cgfd)
 {
 	const struct plan_group *g = &c->cfg->groups[tg->gi];
+	struct source *src = NULL;
 	size_t i;
 	int r;
 
-	r = group_open(&in->pg, c->attrs[tg->gi], t->cgroup ? cgfd : -1,
-	    in->cpu, t->cgroup ? PERF_FLAG_PID_CGROUP : 0);
-	/* All ENOENT in cgroup mode: the events, or the cgroup? */
-	in->no_perf_cgroup = r == -ENOENT && t->cgroup && cgfd >= 0 &&
-	    cgroupfs_alive(cgfd) &&
-	    group_probe_cgroup(cgfd, in->cpu) == -ENOENT;
+	source_close(in->src);
+	in->src = NULL;
+	in->no_perf_cgroup = 0;
+	r = tg->kind->open(c, t, tg, in, cgfd, &src);
+	if (r == -ENOMEM)
+		return r;
 	for (i = 0; i < g->nr_events; i++) {
-		int e = in->pg.err[i];
+		int e = in->err[i];
 
 		if (e == 0 || in->no_perf_cgroup || (r < 0 && (e == EMFILE ||
 		    e == ENFILE || e == EACCES || e == EPERM || e == EBADF)))
@@ -176,6 +192,7 @@ inst_open(struct collector *c, struct target *t, struct tgroup *tg,
 			c->retry_soon = 1;
 		return r;
 	}
+	in->src = src;
 	memset(in->prev, 0, g->nr_events * sizeof(*in->prev));
 	in->prev_enabled = in->prev_running = 0;
 	in->state = INST_OK;
@@ -215,7 +232,7 @@ old_tgroup(struct collector *c, const struct target *t,
 		struct tgroup *og = &o->groups[j];
 
 		if (og->inst != NULL && og->per_cpu == tg->per_cpu &&
-		    og->bpf == tg->bpf &&
+		    og->kind == tg->kind &&
 		    inst_group_same(&c->adopt_cfg->groups[og->gi], want))
 			return og;
 	}
@@ -275,10 +292,11 @@ inst_carry_gone(struct collector *c, const struct target *t,
  * continue.  Returns 1 if dst now holds it.
  */
 int
-inst_adopt(struct collector *c, const struct target *t,
-    const struct tgroup *tg, int cpu, struct inst *dst)
+inst_adopt(struct collector *c, struct target *t, struct tgroup *tg, int cpu,
+    struct inst *dst, int cgfd)
 {
 	struct inst *in = old_inst(c, t, tg, cpu);
+	int r;
 
 	if (in == NULL || in->state != INST_OK)
 		return 0;
@@ -286,6 +304,13 @@ inst_adopt(struct collector *c, const struct target *t,
 	/* The old slot is left empty: freeing it closes and frees nothing. */
 	memset(in, 0, sizeof(*in));
 	in->state = INST_CLOSED;
+	/* Its source no longer the one to read (mode: bpf's object was
+	 * rebuilt): a new one, the counts so far kept. */
+	if (tg->kind->current && !tg->kind->current(c, t, tg, dst->src)) {
+		inst_close(dst, INST_CLOSED);
+		if ((r = inst_open(c, t, tg, dst, cgfd)) == -ENOMEM)
+			return r;
+	}
 	return 1;
 }
 
@@ -315,31 +340,8 @@ inst_target_fds(const struct target *t)
 
 	for (i = 0; t->opened && i < t->nr_groups; i++)
 		for (k = 0; k < t->groups[i].cpus.nr; k++)
-			n += t->groups[i].inst[k].pg.nr;
+			n += source_fds(t->groups[i].inst[k].src);
 	return n;
-}
-
-/*
- * mode: bpf: the instance reads the counts the BPF program charged to its
- * target's slot.  A new slot starts at 0 (so does every slot of a new BPF
- * object); a new instance on a slot that already has counts (its group
- * newly counted for a cgroup counted before) takes them as its starting
- * point at its first read.
- */
-void
-inst_bpf(struct collector *c, const struct target *t, const struct tgroup *tg,
-    struct inst *in, int fresh)
-{
-	size_t ne = c->cfg->groups[tg->gi].nr_events;
-
-	in->state = INST_OK;
-	in->bpg = bpfmode_events(c->bpf, tg->gi, in->cpu);
-	if (in->bpf_gen != bpfmode_gen(c->bpf) || fresh) {
-		in->bpf_gen = bpfmode_gen(c->bpf);
-		memset(in->prev, 0, ne * sizeof(*in->prev));
-		in->prev_enabled = in->prev_running = 0;
-		in->bpf_baseline = t->bpf_existing;
-	}
 }
 
 /* Perf fds a target will need. */
@@ -349,9 +351,8 @@ inst_need_fds(const struct collector *c, const struct target *t)
 	size_t i, n = 0;
 
 	for (i = 0; i < t->nr_groups; i++)
-		if (!t->groups[i].bpf)
-			n += c->cfg->groups[t->groups[i].gi].nr_events *
-			    t->groups[i].cpus.nr;
+		if (t->groups[i].kind->need_fds)
+			n += t->groups[i].kind->need_fds(c, &t->groups[i]);
 	return n;
 }
 
@@ -367,7 +368,7 @@ collector_open_fds(const struct collector *c)
 			struct tgroup *tg = &c->targets[i]->groups[j];
 
 			for (k = 0; k < tg->cpus.nr && tg->inst; k++)
-				n += tg->inst[k].pg.nr;
+				n += source_fds(tg->inst[k].src);
 		}
 	return n;
 }

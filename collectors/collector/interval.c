@@ -20,31 +20,16 @@ inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
     struct inst *in)
 {
 	const struct plan_group *g = &c->cfg->groups[tg->gi];
-	const struct perf_group *pg = &in->pg;
+	struct source *src = in->src;
 	size_t i, ev;
 	uint64_t de, dr;
 	int r;
 
-	if (in->state != INST_OK)
+	if (in->state != INST_OK || src == NULL)
 		return;
-	if (tg->bpf) {
-		/* What the BPF program charged the cgroup on this CPU. */
-		if ((pg = in->bpg) == NULL || t->bpfm == NULL)
-			return;
-		for (i = 0; i < pg->nr; i++)
-			if (bpfmode_read(t->bpfm, t->bpf_slot, tg->gi,
-			    pg->evidx[i], in->cpu, &in->cur[pg->evidx[i]]) < 0)
-				return;	/* no reading this interval */
-		if (in->bpf_baseline) {
-			/* The slot's counts so far are not this instance's. */
-			for (i = 0; i < pg->nr; i++)
-				in->prev[pg->evidx[i]] = in->cur[pg->evidx[i]];
-			in->prev_enabled = in->cur[pg->evidx[0]].enabled;
-			in->prev_running = in->cur[pg->evidx[0]].running;
-			in->bpf_baseline = 0;
-			return;
-		}
-	} else if ((r = group_read(&in->pg, in->cur)) < 0) {
+	if ((r = source_read(src, in->cur)) == -EAGAIN)
+		return;			/* no reading this interval */
+	if (r < 0) {
 		if (r == -ENODATA)
 			REPORT(c, 4, t->cgroup, g->name, NULL, in->cpu, 0,
 			    "group \"%s\" on cpu %d for %s is in error "
@@ -55,19 +40,30 @@ inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
 			    "reading group \"%s\" on cpu %d for %s: "
 			    "%s; it stops counting", g->name, in->cpu,
 			    target_name(t), strerror(-r));
-		in->state = INST_BROKEN;
-		group_close(&in->pg);
+		inst_close(in, INST_BROKEN);
 		/* Reopened at the next full rescan: a CPU that blinked
 		 * offline for less than an interval breaks reads like this. */
 		c->retry_due = 1;
 		return;
 	}
-	for (i = 0; i < pg->nr; i++) {
-		ev = pg->evidx[i];
+	if (src->nr == 0)
+		return;
+	if (src->baseline) {
+		/* Counts from before this instance (a mode: bpf slot that
+		 * another group already charged): its starting point. */
+		for (i = 0; i < src->nr; i++)
+			in->prev[src->evidx[i]] = in->cur[src->evidx[i]];
+		in->prev_enabled = in->cur[src->evidx[0]].enabled;
+		in->prev_running = in->cur[src->evidx[0]].running;
+		src->baseline = 0;
+		return;
+	}
+	for (i = 0; i < src->nr; i++) {
+		ev = src->evidx[i];
 		scale_accumulate(&in->acc[ev], &in->prev[ev], &in->cur[ev]);
 		in->prev[ev] = in->cur[ev];
 	}
-	ev = pg->evidx[0];
+	ev = src->evidx[0];
 	de = in->cur[ev].enabled - in->prev_enabled;
 	dr = in->cur[ev].running - in->prev_running;
 	if (in->cur[ev].enabled >= in->prev_enabled &&
@@ -134,7 +130,9 @@ collector_collect(struct collector *c)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "cgroup rescan: %s", strerror(ENOMEM));
 	}
-	bpfmode_refresh(c);
+	for (i = 0; i < SOURCE_KINDS; i++)
+		if (source_kinds[i]->refresh)
+			source_kinds[i]->refresh(c);
 	for (i = 0; i < c->nr_targets; i++)
 		for (j = 0; c->targets[i]->opened &&
 		    j < c->targets[i]->nr_groups; j++) {

@@ -26,10 +26,6 @@ target_free(struct target *t)
 
 	if (t == NULL)
 		return;
-	if (t->bpfm) {
-		bpfmode_untrack(t->bpfm, t->bpf_slot);
-		bpfmode_unref(t->bpfm);
-	}
 	for (i = 0; i < t->nr_groups; i++) {
 		for (j = 0; j < t->groups[i].cpus.nr && t->groups[i].inst; j++)
 			inst_fini(&t->groups[i].inst[j]);
@@ -38,6 +34,10 @@ target_free(struct target *t)
 		cpumap_free(&t->groups[i].cpus);
 	}
 	free(t->groups);
+	/* After the instances: their sources may read what was attached. */
+	for (i = 0; i < SOURCE_KINDS; i++)
+		if (t->attached[i] && source_kinds[i]->detach)
+			source_kinds[i]->detach(t->attached[i]);
 	for (i = 0; i < t->nr_labels; i++) {
 		free(t->lname[i]);
 		free(t->lvalue[i]);
@@ -104,17 +104,18 @@ target_find_group(struct target *t, size_t gi)
 /* Add group gi on cpus to t, or widen its CPUs to the union. */
 static int
 target_add_group(struct target *t, size_t gi, const struct cpumap *cpus,
-    int per_cpu, int bpf)
+    int per_cpu, const struct source_kind *kind)
 {
 	struct tgroup *tg = target_find_group(t, gi), *tmp;
 	struct cpumap u;
 	size_t i, n;
 
 	if (tg) {
-		/* Any entry asking for the per-CPU split gets it; one
-		 * asking for perf mode gets it. */
+		/* Any entry asking for the per-CPU split gets it; entries
+		 * asking for different kinds get the default, perf mode. */
 		tg->per_cpu |= per_cpu;
-		tg->bpf &= bpf;
+		if (tg->kind != kind)
+			tg->kind = &source_perf_kind;
 		u.cpu = malloc((tg->cpus.nr + cpus->nr + 1) * sizeof(int));
 		if (u.cpu == NULL)
 			return -ENOMEM;
@@ -150,7 +151,7 @@ target_add_group(struct target *t, size_t gi, const struct cpumap *cpus,
 	memset(tg, 0, sizeof(*tg));
 	tg->gi = gi;
 	tg->per_cpu = per_cpu;
-	tg->bpf = bpf;
+	tg->kind = kind;
 	if ((tg->cpus.cpu = malloc((cpus->nr + 1) * sizeof(int))) == NULL)
 		return -ENOMEM;
 	memcpy(tg->cpus.cpu, cpus->cpu, cpus->nr * sizeof(int));
@@ -159,36 +160,25 @@ target_add_group(struct target *t, size_t gi, const struct cpumap *cpus,
 	return 0;
 }
 
-/*
- * mode: bpf: give t a slot in the BPF program, which charges the cgroup
- * from now on.  -ENOSPC when bpf_max_cgroups are tracked (tried again at
- * every rescan).
- */
+/* Let every kind t's groups use attach t (mode: bpf: its slot). */
 static int
-target_track(struct collector *c, struct target *t, int cgfd)
+target_attach(struct collector *c, struct target *t, int cgfd)
 {
-	uint64_t id;
-	size_t i;
-	int r, any = 0;
+	size_t i, k;
+	int r;
 
-	for (i = 0; i < t->nr_groups; i++)
-		any |= t->groups[i].bpf;
-	if (!any || t->bpfm)
-		return 0;
-	if ((r = cgroupfs_id(cgfd, &id)) < 0) {
-		REPORT(c, 4, t->cgroup, NULL, NULL, -1, -r, "cgroup %s: "
-		    "reading its id (name_to_handle_at): %s", t->cgroup,
-		    strerror(-r));
-		return r;
+	t->no_room = 0;
+	for (k = 0; k < SOURCE_KINDS; k++) {
+		const struct source_kind *kind = source_kinds[k];
+
+		if (kind->attach == NULL || t->attached[k])
+			continue;
+		for (i = 0; i < t->nr_groups; i++)
+			if (t->groups[i].kind == kind)
+				break;
+		if (i < t->nr_groups && (r = kind->attach(c, t, cgfd)) < 0)
+			return r;
 	}
-	if ((r = bpfmode_track(c->bpf, id, &t->bpf_slot)) < 0) {
-		/* Reported with the others left out, by the rescan. */
-		t->bpf_full = r == -ENOSPC;
-		return r;
-	}
-	t->bpf_full = 0;
-	t->bpf_existing = r == 1;
-	t->bpfm = bpfmode_ref(c->bpf);
 	return 0;
 }
 
@@ -211,7 +201,7 @@ target_open(struct collector *c, struct target *t)
 			    strerror(-r));
 			return r;
 		}
-		if ((r = target_track(c, t, cgfd)) < 0)
+		if ((r = target_attach(c, t, cgfd)) < 0)
 			goto out;
 	}
 	for (i = 0; i < t->nr_groups; i++) {
@@ -225,22 +215,18 @@ target_open(struct collector *c, struct target *t)
 			goto out;
 		}
 		for (j = 0; j < tg->cpus.nr; j++) {
-			if (c->adopt && inst_adopt(c, t, tg, tg->cpus.cpu[j],
-			    &tg->inst[j])) {
-				if (tg->bpf)
-					inst_bpf(c, t, tg, &tg->inst[j], 0);
+			if (c->adopt && (r = inst_adopt(c, t, tg,
+			    tg->cpus.cpu[j], &tg->inst[j], cgfd)) != 0) {
+				if (r < 0)
+					goto out;
 				continue;
 			}
 			if ((r = inst_init(&tg->inst[j], tg->cpus.cpu[j],
 			    ne)) < 0)
 				goto out;
-			if (tg->bpf) {
-				inst_bpf(c, t, tg, &tg->inst[j], 1);
-				if (c->adopt)
-					inst_inherit(c, t, tg, &tg->inst[j]);
-				continue;
-			}
 			r = inst_open(c, t, tg, &tg->inst[j], cgfd);
+			if (r == -ENOMEM)
+				goto out;
 			if (r == -EBADF && t->cgroup)
 				goto out;	/* the cgroup went away */
 			if (r == 0 && c->adopt)
@@ -265,9 +251,9 @@ target_enable(struct target *t)
 	if (!t->opened)
 		return;
 	for (i = 0; i < t->nr_groups; i++)
-		for (j = 0; !t->groups[i].bpf && j < t->groups[i].cpus.nr; j++)
+		for (j = 0; j < t->groups[i].cpus.nr; j++)
 			if (t->groups[i].inst[j].state == INST_OK)
-				group_enable(&t->groups[i].inst[j].pg, 1);
+				source_enable(t->groups[i].inst[j].src);
 }
 
 int
@@ -328,7 +314,7 @@ target_find_cgroup(struct collector *c, const char *path,
  */
 int
 target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
-    const struct cpumap *cpus, int per_cpu, int bpf)
+    const struct cpumap *cpus, int per_cpu, const struct source_kind *kind)
 {
 	const struct plan_group *g = &c->cfg->groups[gi];
 	struct cpumap m;
@@ -336,7 +322,7 @@ target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
 	int r;
 
 	if (!g->pmu_cpus)
-		return target_add_group(t, gi, cpus, per_cpu, bpf);
+		return target_add_group(t, gi, cpus, per_cpu, kind);
 	if ((r = cpumap_intersect(cpus, &g->cpus, &m)) < 0)
 		return r;
 	if (m.nr == 0 && t->cgroup == NULL)
@@ -346,7 +332,7 @@ target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
 		    "counted there", c->cfg->source, g->line, g->col, g->name,
 		    g->pmu, cpumap_format(&g->cpus, have, sizeof(have)),
 		    cpumap_format(cpus, want, sizeof(want)));
-	r = m.nr ? target_add_group(t, gi, &m, per_cpu, bpf) : 0;
+	r = m.nr ? target_add_group(t, gi, &m, per_cpu, kind) : 0;
 	cpumap_free(&m);
 	return r;
 }
@@ -392,7 +378,7 @@ build_cpu_target(struct collector *c, struct target **out)
 		}
 		for (j = 0; j < ct->nr_groups && r == 0; j++)
 			r = target_add_pmu_group(c, t, ct->groups[j], &m, 1,
-			    0);
+			    &source_perf_kind);
 		cpumap_free(&m);
 		if (r < 0)
 			goto fail;
@@ -439,8 +425,8 @@ target_last_read(struct target *t)
 		for (k = 0; k < t->groups[i].cpus.nr; k++) {
 			struct inst *in = &t->groups[i].inst[k];
 
-			if (in->state == INST_OK && !t->groups[i].bpf)
-				group_read(&in->pg, in->cur);
+			if (in->state == INST_OK)
+				source_read(in->src, in->cur);
 		}
 }
 
@@ -467,8 +453,10 @@ target_open_all(struct collector *c)
 		else
 			c->have_cgroot = 1;
 	}
-	if ((r = bpfmode_setup(c)) < 0)
-		return r;
+	for (i = 0; i < SOURCE_KINDS; i++)
+		if (source_kinds[i]->prepare &&
+		    (r = source_kinds[i]->prepare(c)) < 0)
+			return r;
 	if ((r = build_cpu_target(c, &sys)) < 0)
 		return r;
 	if (sys) {
