@@ -133,7 +133,7 @@ still_fits(struct collector *c, struct bpfmode *b,
 		return 0;
 	for (i = 0; i < cfg->nr_groups; i++)
 		for (k = 0; want[i] && k < b->nr_groups; k++)
-			if (inst_group_same(&b->g[k].id, &cfg->groups[i])) {
+			if (plan_group_same(&b->g[k].id, &cfg->groups[i])) {
 				found++;
 				break;
 			}
@@ -141,7 +141,7 @@ still_fits(struct collector *c, struct bpfmode *b,
 		return 0;
 	for (i = 0; i < cfg->nr_groups; i++)
 		for (k = 0; want[i] && k < b->nr_groups; k++)
-			if (inst_group_same(&b->g[k].id, &cfg->groups[i]))
+			if (plan_group_same(&b->g[k].id, &cfg->groups[i]))
 				b->g[k].gi = i;
 	return 1;
 }

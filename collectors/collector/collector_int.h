@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include "collectors/cgroup/cgwatch.h"
@@ -152,10 +153,28 @@ now_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* Order: the system-wide target first, then cgroups by path. */
+static inline int
+target_cmp(const void *a, const void *b)
+{
+	const struct target *x = *(struct target *const *)a;
+	const struct target *y = *(struct target *const *)b;
+
+	if (x->cgroup == NULL || y->cgroup == NULL)
+		return (x->cgroup != NULL) - (y->cgroup != NULL);
+	return strcmp(x->cgroup, y->cgroup);
+}
+
+static inline const char *
+target_name(const struct target *t)
+{
+	return t->cgroup ? t->cgroup : "system-wide";
+}
+
 /* instance.c */
+struct target *adopt_target(const struct collector *c, const char *cgroup);
 int inst_init(struct inst *in, int cpu, size_t nr_events);
 void inst_fini(struct inst *in);
-const char *target_name(const struct target *t);
 int inst_open(struct collector *c, struct target *t, struct tgroup *tg,
     struct inst *in, int cgfd);
 int inst_adopt(struct collector *c, struct target *t, struct tgroup *tg,
@@ -167,27 +186,28 @@ int inst_carry_gone(struct collector *c, const struct target *t,
     struct tgroup *tg);
 
 size_t inst_target_fds(const struct target *t);
-int inst_group_same(const struct plan_group *a, const struct plan_group *b);
 size_t inst_need_fds(const struct collector *c, const struct target *t);
 
 /* target.c */
-int target_cmp(const void *a, const void *b);
 void target_free(struct target *t);
 int target_add_label(struct target *t, const char *name, const char *value);
 struct target *target_new(const char *cgroup);
 int target_open(struct collector *c, struct target *t);
 void target_enable(struct target *t);
 int target_add(struct collector *c, struct target *t);
-struct target *target_find_cgroup(struct collector *c, const char *path,
-    size_t nsorted);
 int target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
     const struct cpumap *cpus, int per_cpu, const struct source_kind *kind);
-struct target *target_old(const struct collector *c, const char *cgroup);
 int target_was_counted(const struct collector *c, const char *cgroup);
 void target_last_read(struct target *t);
+
+/* rebuild.c */
 int target_open_all(struct collector *c);
 uint64_t target_fd_budget(const struct plan *cfg);
 int target_rebuild(struct collector *c, const struct plan *cfg);
+void targets_enable(struct collector *c);
+int cfgstate_init(struct collector *c, const struct plan *cfg);
+void cfgstate_fini(const struct plan *cfg, struct perf_event_attr **attrs,
+    int **ev_logged, int *pattern_empty);
 
 /* hotplug.c */
 void hotplug_open(struct collector *c);
@@ -208,8 +228,6 @@ void bpfmode_stats(const struct bpfmode *b, struct bpfcg_stats *st);
 
 /* collector.c */
 size_t collector_unsupported(const struct collector *c);
-int cfgstate_init(struct collector *c, const struct plan *cfg);
-void cfgstate_fini(const struct plan *cfg, struct perf_event_attr **attrs,
-    int **ev_logged, int *pattern_empty);
+
 
 #endif

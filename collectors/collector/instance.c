@@ -53,12 +53,6 @@ inst_fini(struct inst *in)
 	free(in->acc);
 }
 
-const char *
-target_name(const struct target *t)
-{
-	return t->cgroup ? t->cgroup : "system-wide";
-}
-
 static void
 report_open_error(struct collector *c, const struct target *t,
     const struct tgroup *tg, int cpu, int e)
@@ -199,20 +193,18 @@ inst_open(struct collector *c, struct target *t, struct tgroup *tg,
 	return 0;
 }
 
-/* Same name and the very same events: a group a reload may keep. */
-int
-inst_group_same(const struct plan_group *a, const struct plan_group *b)
+/*
+ * During a reload: the old target for the same cgroup (NULL: system-wide),
+ * by binary search (the old set is sorted), or NULL.
+ */
+struct target *
+adopt_target(const struct collector *c, const char *cgroup)
 {
-	size_t i;
+	struct target key = { .cgroup = (char *)cgroup }, *kp = &key, **f;
 
-	if (strcmp(a->name, b->name) != 0 || a->nr_events != b->nr_events)
-		return 0;
-	for (i = 0; i < a->nr_events; i++)
-		if (strcmp(a->events[i].name, b->events[i].name) != 0 ||
-		    memcmp(&a->events[i].attr, &b->events[i].attr,
-		    sizeof(a->events[i].attr)) != 0)
-			return 0;
-	return 1;
+	f = c->nr_adopt ? bsearch(&kp, c->adopt, c->nr_adopt,
+	    sizeof(*c->adopt), target_cmp) : NULL;
+	return f ? *f : NULL;
 }
 
 /*
@@ -225,7 +217,7 @@ old_tgroup(struct collector *c, const struct target *t,
     const struct tgroup *tg)
 {
 	const struct plan_group *want = &c->cfg->groups[tg->gi];
-	struct target *o = target_old(c, t->cgroup);
+	struct target *o = adopt_target(c, t->cgroup);
 	size_t j;
 
 	for (j = 0; o && j < o->nr_groups; j++) {
@@ -233,7 +225,7 @@ old_tgroup(struct collector *c, const struct target *t,
 
 		if (og->inst != NULL && og->per_cpu == tg->per_cpu &&
 		    og->kind == tg->kind &&
-		    inst_group_same(&c->adopt_cfg->groups[og->gi], want))
+		    plan_group_same(&c->adopt_cfg->groups[og->gi], want))
 			return og;
 	}
 	return NULL;

@@ -106,7 +106,7 @@ collector_collect(struct collector *c)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "reopening after a CPU change: %s",
 			    strerror(ENOMEM));
-		collector_enable(c);
+		targets_enable(c);
 	} else if ((c->retry_soon && c->soon_tries < 10) ||
 	    (c->retry_due && t0 - c->last_rescan_ns >= c->cfg->rescan_ns)) {
 		/* ENODEV on a CPU just online: again at the next collection,
@@ -121,7 +121,7 @@ collector_collect(struct collector *c)
 		if (target_rebuild(c, c->cfg) < 0)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "reopening: %s", strerror(ENOMEM));
-		collector_enable(c);
+		targets_enable(c);
 	} else if (c->rescan_due || t0 - c->last_rescan_ns >=
 	    c->cfg->rescan_ns) {
 		c->last_rescan_ns = t0;
