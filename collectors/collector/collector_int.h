@@ -180,6 +180,7 @@ int inst_open(struct collector *c, struct target *t, struct tgroup *tg,
 int inst_adopt(struct collector *c, struct target *t, struct tgroup *tg,
     int cpu, struct inst *dst, int cgfd);
 void inst_close(struct inst *in, enum inst_state state);
+int inst_read(struct inst *in);
 void inst_inherit(struct collector *c, const struct target *t,
     const struct tgroup *tg, struct inst *dst);
 int inst_carry_gone(struct collector *c, const struct target *t,

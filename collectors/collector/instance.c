@@ -208,13 +208,66 @@ adopt_target(const struct collector *c, const char *cgroup)
 }
 
 /*
- * During a reload or rebuild: the old instance counting the same group
- * (same name, same events, same per_cpu) on the same CPU for the same
- * target, in any state, or NULL.
+ * One reading of in's source: each event's delta since the last one,
+ * scaled by the interval's own enabled/running deltas (scale.h), added to
+ * its accumulator, and the group's enabled and running time summed.  0;
+ * 1 when there were no deltas to add (the source counts nothing here, or
+ * this reading was its starting point); -EAGAIN when there was no
+ * reading; another -errno when the source is broken.
+ */
+int
+inst_read(struct inst *in)
+{
+	struct source *src = in->src;
+	size_t i, ev;
+	uint64_t de, dr;
+	int r;
+
+	if (src == NULL)
+		return -EAGAIN;
+	if ((r = source_read(src, in->cur)) < 0)
+		return r;
+	if (src->nr == 0)
+		return 1;
+	if (src->baseline) {
+		/* Counts from before this instance (a mode: bpf slot that
+		 * another group already charged): its starting point. */
+		for (i = 0; i < src->nr; i++)
+			in->prev[src->evidx[i]] = in->cur[src->evidx[i]];
+		in->prev_enabled = in->cur[src->evidx[0]].enabled;
+		in->prev_running = in->cur[src->evidx[0]].running;
+		src->baseline = 0;
+		return 1;
+	}
+	for (i = 0; i < src->nr; i++) {
+		ev = src->evidx[i];
+		scale_accumulate(&in->acc[ev], &in->prev[ev], &in->cur[ev]);
+		in->prev[ev] = in->cur[ev];
+	}
+	ev = src->evidx[0];
+	de = in->cur[ev].enabled - in->prev_enabled;
+	dr = in->cur[ev].running - in->prev_running;
+	if (in->cur[ev].enabled >= in->prev_enabled &&
+	    in->cur[ev].running >= in->prev_running) {
+		in->enabled_ns += de;
+		in->running_ns += dr;
+	}
+	in->last_de = de;
+	in->last_dr = dr;
+	in->prev_enabled = in->cur[ev].enabled;
+	in->prev_running = in->cur[ev].running;
+	return 0;
+}
+
+/*
+ * During a reload or rebuild: the old group of the same name counted on
+ * the same target with the same per_cpu and kind, in any state, or NULL.
+ * *same says whether it has the very same events (its instances may be
+ * adopted whole) or other ones (old_event maps them).
  */
 static struct tgroup *
 old_tgroup(struct collector *c, const struct target *t,
-    const struct tgroup *tg)
+    const struct tgroup *tg, int *same)
 {
 	const struct plan_group *want = &c->cfg->groups[tg->gi];
 	struct target *o = adopt_target(c, t->cgroup);
@@ -222,20 +275,38 @@ old_tgroup(struct collector *c, const struct target *t,
 
 	for (j = 0; o && j < o->nr_groups; j++) {
 		struct tgroup *og = &o->groups[j];
+		const struct plan_group *had = &c->adopt_cfg->groups[og->gi];
 
 		if (og->inst != NULL && og->per_cpu == tg->per_cpu &&
-		    og->kind == tg->kind &&
-		    plan_group_same(&c->adopt_cfg->groups[og->gi], want))
+		    og->kind == tg->kind && strcmp(had->name, want->name) == 0) {
+			*same = plan_group_same(had, want);
 			return og;
+		}
 	}
 	return NULL;
 }
 
-static struct inst *
-old_inst(struct collector *c, const struct target *t,
-    const struct tgroup *tg, int cpu)
+/* The index in the old group of the new group's event e (the same name
+ * and attr), or -1: an event the group did not count before. */
+static int
+old_event(struct collector *c, const struct tgroup *og,
+    const struct tgroup *tg, size_t e)
 {
-	struct tgroup *og = old_tgroup(c, t, tg);
+	const struct plan_group *had = &c->adopt_cfg->groups[og->gi];
+	const struct plan_event *ev = &c->cfg->groups[tg->gi].events[e];
+	size_t i;
+
+	for (i = 0; i < had->nr_events; i++)
+		if (strcmp(had->events[i].name, ev->name) == 0 &&
+		    memcmp(&had->events[i].attr, &ev->attr,
+		    sizeof(ev->attr)) == 0)
+			return (int)i;
+	return -1;
+}
+
+static struct inst *
+old_inst(struct tgroup *og, int cpu)
+{
 	size_t k;
 
 	for (k = 0; og && k < og->cpus.nr; k++)
@@ -246,7 +317,8 @@ old_inst(struct collector *c, const struct target *t,
 
 /*
  * During a rebuild: a cgroup series summed over CPUs keeps the counts of
- * the CPUs it no longer has (gone offline), so that it does not go back.
+ * the CPUs it no longer has (gone offline), so that it does not go back;
+ * of a group whose events changed, those of the events it keeps.
  */
 int
 inst_carry_gone(struct collector *c, const struct target *t,
@@ -254,15 +326,17 @@ inst_carry_gone(struct collector *c, const struct target *t,
 {
 	struct tgroup *og;
 	size_t ne = c->cfg->groups[tg->gi].nr_events, k, e;
+	int same, oe;
 
 	if (t->cgroup == NULL || tg->per_cpu ||
-	    (og = old_tgroup(c, t, tg)) == NULL)
+	    (og = old_tgroup(c, t, tg, &same)) == NULL)
 		return 0;
 	if (tg->gone == NULL && (tg->gone = calloc(ne, sizeof(*tg->gone))) ==
 	    NULL)
 		return -ENOMEM;
 	for (e = 0; og->gone && e < ne; e++)
-		scale_add(&tg->gone[e], &og->gone[e]);
+		if ((oe = old_event(c, og, tg, e)) >= 0)
+			scale_add(&tg->gone[e], &og->gone[oe]);
 	tg->gone_enabled_ns += og->gone_enabled_ns;
 	tg->gone_running_ns += og->gone_running_ns;
 	for (k = 0; k < og->cpus.nr; k++) {
@@ -271,7 +345,8 @@ inst_carry_gone(struct collector *c, const struct target *t,
 		if (cpumap_has(&tg->cpus, in->cpu) || in->acc == NULL)
 			continue;
 		for (e = 0; e < ne; e++)
-			scale_add(&tg->gone[e], &in->acc[e]);
+			if ((oe = old_event(c, og, tg, e)) >= 0)
+				scale_add(&tg->gone[e], &in->acc[oe]);
 		tg->gone_enabled_ns += in->enabled_ns;
 		tg->gone_running_ns += in->running_ns;
 	}
@@ -287,10 +362,11 @@ int
 inst_adopt(struct collector *c, struct target *t, struct tgroup *tg, int cpu,
     struct inst *dst, int cgfd)
 {
-	struct inst *in = old_inst(c, t, tg, cpu);
-	int r;
+	struct inst *in;
+	int r, same = 0;
 
-	if (in == NULL || in->state != INST_OK)
+	in = old_inst(old_tgroup(c, t, tg, &same), cpu);
+	if (in == NULL || !same || in->state != INST_OK)
 		return 0;
 	*dst = *in;
 	/* The old slot is left empty: freeing it closes and frees nothing. */
@@ -307,19 +383,29 @@ inst_adopt(struct collector *c, struct target *t, struct tgroup *tg, int cpu,
 }
 
 /*
- * A failed instance being reopened hands its accumulators on, so its
- * series continue instead of restarting at 0.
+ * A new instance takes over the counts of the old one it replaces, so its
+ * series continue instead of restarting at 0: all of them from a failed
+ * instance of the same group being reopened; from a group whose events
+ * changed, those of the events it keeps (after one last reading), while
+ * new events start at 0 and removed ones are gone.
  */
 void
 inst_inherit(struct collector *c, const struct target *t,
     const struct tgroup *tg, struct inst *dst)
 {
-	struct inst *in = old_inst(c, t, tg, dst->cpu);
+	size_t ne = c->cfg->groups[tg->gi].nr_events, e;
+	struct tgroup *og;
+	struct inst *in;
+	int same = 0, oe;
 
-	if (in == NULL || in->state != INST_BROKEN)
+	in = old_inst(og = old_tgroup(c, t, tg, &same), dst->cpu);
+	if (in == NULL || in->acc == NULL || (same && in->state != INST_BROKEN))
 		return;
-	memcpy(dst->acc, in->acc,
-	    c->cfg->groups[tg->gi].nr_events * sizeof(*dst->acc));
+	if (!same && in->state == INST_OK)
+		inst_read(in);		/* what it counted since the last */
+	for (e = 0; e < ne; e++)
+		if ((oe = old_event(c, og, tg, e)) >= 0)
+			dst->acc[e] = in->acc[oe];
 	dst->enabled_ns = in->enabled_ns;
 	dst->running_ns = in->running_ns;
 }

@@ -20,15 +20,12 @@ inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
     struct inst *in)
 {
 	const struct plan_group *g = &c->cfg->groups[tg->gi];
-	struct source *src = in->src;
-	size_t i, ev;
-	uint64_t de, dr;
 	int r;
 
-	if (in->state != INST_OK || src == NULL)
+	if (in->state != INST_OK || in->src == NULL)
 		return;
-	if ((r = source_read(src, in->cur)) == -EAGAIN)
-		return;			/* no reading this interval */
+	if ((r = inst_read(in)) == -EAGAIN || r == 1)
+		return;			/* no deltas this interval */
 	if (r < 0) {
 		if (r == -ENODATA)
 			REPORT(c, 4, t->cgroup, g->name, NULL, in->cpu, 0,
@@ -46,35 +43,6 @@ inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
 		c->retry_due = 1;
 		return;
 	}
-	if (src->nr == 0)
-		return;
-	if (src->baseline) {
-		/* Counts from before this instance (a mode: bpf slot that
-		 * another group already charged): its starting point. */
-		for (i = 0; i < src->nr; i++)
-			in->prev[src->evidx[i]] = in->cur[src->evidx[i]];
-		in->prev_enabled = in->cur[src->evidx[0]].enabled;
-		in->prev_running = in->cur[src->evidx[0]].running;
-		src->baseline = 0;
-		return;
-	}
-	for (i = 0; i < src->nr; i++) {
-		ev = src->evidx[i];
-		scale_accumulate(&in->acc[ev], &in->prev[ev], &in->cur[ev]);
-		in->prev[ev] = in->cur[ev];
-	}
-	ev = src->evidx[0];
-	de = in->cur[ev].enabled - in->prev_enabled;
-	dr = in->cur[ev].running - in->prev_running;
-	if (in->cur[ev].enabled >= in->prev_enabled &&
-	    in->cur[ev].running >= in->prev_running) {
-		in->enabled_ns += de;
-		in->running_ns += dr;
-	}
-	in->last_de = de;
-	in->last_dr = dr;
-	in->prev_enabled = in->cur[ev].enabled;
-	in->prev_running = in->cur[ev].running;
 	/* Never scheduled: enabled for a whole interval, running never. */
 	if (in->running_ns == 0 && in->enabled_ns >= c->cfg->interval_ns / 2 &&
 	    !tg->unscheduled) {
@@ -84,7 +52,8 @@ inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
 		    "%d (time_running is 0): too many events for the "
 		    "counters, or the PMU is in use by someone else",
 		    g->name, target_name(t), in->cpu);
-	} else if (in->running_ns > 0 && tg->unscheduled == 1 && dr > 0) {
+	} else if (in->running_ns > 0 && tg->unscheduled == 1 &&
+	    in->last_dr > 0) {
 		tg->unscheduled = 2;
 		REPORT(c, 6, t->cgroup, g->name, NULL, in->cpu, 0,
 		    "group \"%s\" for %s is being scheduled now",

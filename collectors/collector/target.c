@@ -229,7 +229,8 @@ target_open(struct collector *c, struct target *t)
 				goto out;
 			if (r == -EBADF && t->cgroup)
 				goto out;	/* the cgroup went away */
-			if (r == 0 && c->adopt)
+			/* Also when it failed: its counts wait for the retry. */
+			if (c->adopt)
 				inst_inherit(c, t, tg, &tg->inst[j]);
 		}
 		if (c->adopt && (r = inst_carry_gone(c, t, tg)) < 0)
