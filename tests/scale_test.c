@@ -155,6 +155,23 @@ test_saturate(void)
 	CHECK(acc.total == UINT64_MAX);
 }
 
+/*
+ * Sums of accumulators (a cgroup series summed over CPUs, an offline
+ * CPU's counts carried on): the fractions add up into whole counts.
+ */
+static void
+test_add(void)
+{
+	struct scaled a = { 10, 0.75 }, b = { 5, 0.5 }, z = { 0, 0.0 };
+
+	scale_add(&a, &b);
+	CHECK(a.total == 16);
+	CHECK(a.frac == 0.25);
+	CHECK(scale_value(&a) == 16.25);
+	scale_add(&a, &z);
+	CHECK(a.total == 16 && a.frac == 0.25);
+}
+
 int
 main(void)
 {
@@ -165,5 +182,6 @@ main(void)
 	test_skew();
 	test_property();
 	test_saturate();
+	test_add();
 	return CHECK_DONE();
 }
