@@ -131,8 +131,19 @@ load_config(const struct options *opt, const struct event_ctx *ectx,
 	char err[1024];
 	int e;
 
+	/*
+	 * A file of comments only (as packages ship it) means the embedded
+	 * default, fallback included: the file documents it, and uncommenting
+	 * anything replaces it.
+	 */
 	if (opt->config_file) {
-		if (config_load(ectx, opt->config_file, cfg, err, sizeof(err)) < 0) {
+		e = config_load(ectx, opt->config_file, cfg, err, sizeof(err));
+		if (e == -ENODATA) {
+			log_info("%s sets nothing (only comments): running the "
+			    "embedded default", opt->config_file);
+			goto embedded;
+		}
+		if (e < 0) {
 			log_error("%s", err);
 			return -1;
 		}
@@ -145,6 +156,7 @@ load_config(const struct options *opt, const struct event_ctx *ectx,
 		}
 		return 0;
 	}
+embedded:
 	e = probe_hardware();
 	if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV || e == EINVAL) {
 		log_warn("this machine has no hardware counters (cycles: %s); "
@@ -432,22 +444,30 @@ static void
 explain_denied(const char *procfs)
 {
 	char path[4096];
+	char paranoid[64 + 4096];
 	FILE *f;
-	int level = -99;
+	int level;
 
+	/* Unreadable under ProcSubset=pid, for one: say so, not a number. */
 	snprintf(path, sizeof(path), "%s/sys/kernel/perf_event_paranoid",
 	    procfs);
-	if ((f = fopen(path, "re")) != NULL) {
-		if (fscanf(f, "%d", &level) != 1)
-			level = -99;
+	if ((f = fopen(path, "re")) == NULL)
+		snprintf(paranoid, sizeof(paranoid), "kernel.perf_event_paranoid "
+		    "could not be read (%s: %s)", path, strerror(errno));
+	else if (fscanf(f, "%d", &level) != 1)
+		snprintf(paranoid, sizeof(paranoid), "kernel.perf_event_paranoid "
+		    "could not be read (%s: not a number)", path);
+	else
+		snprintf(paranoid, sizeof(paranoid),
+		    "kernel.perf_event_paranoid is %d", level);
+	if (f != NULL)
 		fclose(f);
-	}
 	log_error("no perf event could be opened: this process lacks "
-	    "CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8) and "
-	    "kernel.perf_event_paranoid is %d; system-wide and cgroup "
-	    "counting need the capability (AmbientCapabilities=CAP_PERFMON "
-	    "in the unit, or setcap cap_perfmon+ep on the binary) or "
-	    "kernel.perf_event_paranoid=-1", level);
+	    "CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8) and %s; "
+	    "system-wide and cgroup counting need the capability "
+	    "(AmbientCapabilities=CAP_PERFMON in the unit, or setcap "
+	    "cap_perfmon+ep on the binary) or kernel.perf_event_paranoid=-1",
+	    paranoid);
 }
 
 int
