@@ -124,6 +124,32 @@ probe_hardware(void)
 	return -group_probe(&attr, 0, -1, 0);
 }
 
+/* Say what an embedded config counts: its groups and their events. */
+static void
+log_embedded(const struct plan *p)
+{
+	char what[512];
+	size_t i, j, n = 0;
+
+	what[0] = '\0';
+	for (i = 0; i < p->nr_groups && n < sizeof(what); i++) {
+		const struct plan_group *g = &p->groups[i];
+
+		/* A hybrid machine's per-PMU copies share the name. */
+		if (i > 0 && strcmp(g->name, p->groups[i - 1].name) == 0)
+			continue;
+		n += snprintf(what + n, sizeof(what) - n, "%sgroup %s = {",
+		    n ? ", " : "", g->name);
+		for (j = 0; j < g->nr_events && n < sizeof(what); j++)
+			n += snprintf(what + n, sizeof(what) - n, "%s%s",
+			    j ? ", " : "", g->events[j].name);
+		if (n < sizeof(what))
+			n += snprintf(what + n, sizeof(what) - n, "}");
+	}
+	log_info("the embedded default counts %s on every CPU and on every "
+	    "cgroup directly under the cgroup root", what);
+}
+
 static int
 load_config(const struct options *opt, const struct event_ctx *ectx,
     struct plan **cfg)
@@ -165,11 +191,13 @@ embedded:
 		if (config_parse(ectx, "<default>", config_fallback_yaml,
 		    strlen(config_fallback_yaml), cfg, err, sizeof(err)) < 0)
 			goto bad;
+		log_embedded(*cfg);
 		return 0;
 	}
 	if (config_parse(ectx, "<default>", config_default_yaml,
 	    strlen(config_default_yaml), cfg, err, sizeof(err)) < 0)
 		goto bad;
+	log_embedded(*cfg);
 	return 0;
 bad:
 	log_error("embedded config: %s", err);
