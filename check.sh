@@ -2,8 +2,10 @@
 # check.sh - install what is missing, then run the whole test suite twice:
 # once built with ASan and UBSan (any report fails the test), once as
 # shipped with warnings as errors, which also boots the arm64 guest with
-# an emulated PMU for the hardware tests (tests/vm/); then `make distcheck`.  Ends with one
-# line "N passed, N failed, N skipped" summed over both runs.
+# an emulated PMU for the hardware tests (tests/vm/); then, once, the Debian
+# package installed under a booted systemd and the OCI image (make
+# check-package); then `make distcheck`.  Ends with one line
+# "N passed, N failed, N skipped" summed over all of them.
 set -u
 cd "$(dirname "$0")"
 . ./deps.sh
@@ -37,6 +39,14 @@ san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-poin
 PMU_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	run_suite sanitizers "VALGRIND_TESTS= VM_TESTS=" CFLAGS="$san" LDFLAGS="-fsanitize=address,undefined"
 run_suite plain ""
+# The Debian package under a booted systemd and the OCI image made from it
+# (tests/package.test, tests/image.test): once, on the plain build.
+echo "=== package"
+rm -f test-suite.log
+make check-package || status=1
+[ -f test-suite.log ] && { cp test-suite.log test-suite-package.log; count test-suite.log; }
+grep -E '^(FAIL|ERROR)' test-suite.log 2>/dev/null | sed "s/^/=== package: /"
+[ -f test-suite.log ] || { echo "=== package: make check-package failed"; fail=$((fail + 1)); status=1; }
 echo "=== distcheck"
 # The arm64 guest ran in the plain pass; distcheck checks the tarball.
 if make -s distcheck VM_TESTS= DISTCHECK_CONFIGURE_FLAGS=--enable-werror >distcheck.log 2>&1; then

@@ -806,7 +806,13 @@ http_start(const struct http_opts *o, struct http **out, char *err,
 {
 	struct MHD_OptionItem opts[20];
 	struct http *h;
-	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+	/*
+	 * MHD_USE_ITC: MHD wakes its thread to stop through a pipe, not by
+	 * shutdown() of the listening socket, which would also fail the
+	 * socket unit that passed it (systemd sees POLLHUP).
+	 */
+	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
+	    MHD_USE_ITC;
 	size_t i, n = 0;
 	int r, fd = o->listen_fd;
 
