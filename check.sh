@@ -2,8 +2,11 @@
 # check.sh - install what is missing, then run the whole test suite twice:
 # once built with ASan and UBSan (any report fails the test), once as
 # shipped with warnings as errors, which also boots the arm64 guest with
-# an emulated PMU for the hardware tests (tests/vm/); then `make distcheck`.  Ends with one
-# line "N passed, N failed, N skipped" summed over both runs.
+# an emulated PMU for the hardware tests (tests/vm/); between them, the
+# integration tests that start the daemon (TSAN_TESTS in tests/Makefile.inc)
+# built with ThreadSanitizer, any report failing the test; then `make
+# distcheck`.  Ends with one line "N passed, N failed, N skipped" summed
+# over all of them.
 set -u
 cd "$(dirname "$0")"
 . ./deps.sh
@@ -36,6 +39,14 @@ autoreconf -fi >/dev/null 2>&1 || { echo "autoreconf failed"; echo "0 passed, 1 
 san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1"
 PMU_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	run_suite sanitizers "VALGRIND_TESTS= VM_TESTS=" CFLAGS="$san" LDFLAGS="-fsanitize=address,undefined"
+# ThreadSanitizer sees every thread of our code; the libraries it does not
+# instrument (libmicrohttpd, GnuTLS, libyaml, libbpf) synchronise through
+# pthread calls, which it intercepts.  A report goes to a file that fails
+# the test (tests/lib.sh); timing_logs= keeps make from running the tests
+# that TSAN_TESTS only waits for.
+PMU_SANITIZED=1 TSAN_OPTIONS=halt_on_error=0:second_deadlock_stack=1 \
+	run_suite tsan 'TESTS=$(TSAN_TESTS) VALGRIND_TESTS= VM_TESTS= timing_logs=' \
+	CFLAGS="-fsanitize=thread -fno-omit-frame-pointer -g -O1" LDFLAGS=-fsanitize=thread
 run_suite plain ""
 echo "=== distcheck"
 # The arm64 guest ran in the plain pass; distcheck checks the tarball.
