@@ -64,6 +64,9 @@ cleanup() {
 	if [ -n "$(sanitizer_reports)" ]; then
 		echo "FAIL: $(sanitizer_reports | wc -l) program(s) reported to the sanitizer"
 		show_sanitizer_reports
+		# PMU_KEEP_SANITIZER_LOGS=DIR keeps the whole reports.
+		[ -n "${PMU_KEEP_SANITIZER_LOGS:-}" ] &&
+			cp $(sanitizer_reports) "$PMU_KEEP_SANITIZER_LOGS/"
 		rm -rf "$TMP"
 		exit 1
 	fi
