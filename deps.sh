@@ -38,7 +38,7 @@ pmu_install_deps() {
 	local foreign=""
 	if [ "${1:-}" = test ]; then
 		pkgs="$pkgs curl prometheus jq yq linux-perf util-linux valgrind procps
-		systemd man-db clang libclang-rt-dev openssl apache2-utils wrk
+		systemd man-db clang libclang-rt-dev openssl apache2-utils wrk nginx
 		qemu-system-arm gcc-aarch64-linux-gnu cpio $PMU_ARM64_DEV"
 		[ "$(dpkg --print-architecture)" = arm64 ] || foreign=arm64
 	fi

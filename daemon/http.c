@@ -319,7 +319,8 @@ render_tail(struct snapshot *s, void *arg, struct snap_blob *out)
 }
 
 static MHD_Result
-reply_metrics(struct http *h, struct MHD_Connection *conn, void **req_cls)
+reply_metrics(struct http *h, struct MHD_Connection *conn, void **req_cls,
+    struct snapshot *(*source)(void *))
 {
 	const char *accept, *encoding;
 	const struct snap_blob *body, *tail;
@@ -349,7 +350,7 @@ reply_metrics(struct http *h, struct MHD_Connection *conn, void **req_cls)
 	f = http_wants_openmetrics(accept) ? EXPO_OPENMETRICS : EXPO_TEXT;
 	gz = http_accepts_gzip(encoding);
 
-	if ((snap = h->o.snapshot(h->o.ctx)) == NULL)
+	if ((snap = source(h->o.ctx)) == NULL)
 		return reply_static(h, conn, MHD_HTTP_SERVICE_UNAVAILABLE,
 		    "text/plain", "no collection yet\n");
 	if ((body = expo_body(snap, f, gz, &h->eo)) == NULL)
@@ -519,7 +520,9 @@ handle(void *cls, struct MHD_Connection *conn, const char *url,
 		return reply_static(h, conn, MHD_HTTP_METHOD_NOT_ALLOWED,
 		    "text/plain", "method not allowed\n");
 	if (strcmp(url, h->path) == 0)
-		return reply_metrics(h, conn, req_cls);
+		return reply_metrics(h, conn, req_cls, h->o.snapshot);
+	if (h->o.extra_path && strcmp(url, h->o.extra_path) == 0)
+		return reply_metrics(h, conn, req_cls, h->o.extra_snapshot);
 	if (strcmp(url, "/") == 0) {
 		char page[sizeof(landing) + 512];
 

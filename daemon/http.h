@@ -23,6 +23,13 @@ struct http_opts {
 	/* The current snapshot, with a reference, or NULL. */
 	struct snapshot *(*snapshot)(void *ctx);
 	void *ctx;
+	/*
+	 * A second metrics path with a source of its own (same ctx), or
+	 * NULL: one server in front of a small and a large snapshot, for
+	 * tests/helpers/fake_serve and the benchmarks.
+	 */
+	const char *extra_path;
+	struct snapshot *(*extra_snapshot)(void *ctx);
 
 	const struct webcfg *web;	/* TLS, basic auth, headers; or NULL */
 	unsigned max_requests;		/* scrapes in flight; 0: no limit */
