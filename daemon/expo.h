@@ -47,6 +47,8 @@ struct expo_opts {
 struct expo_live {
 	uint64_t scrapes[2][2];		/* [format][gzip] */
 	uint64_t rejected;		/* 503 beyond --web.max-requests */
+	int have_auth;			/* basic auth: auth_failures below */
+	uint64_t auth_failures[3];	/* password, user, throttled */
 	int have_process;		/* the process_* set below is valid */
 	double cpu_seconds;
 	double open_fds, max_fds;
@@ -86,6 +88,16 @@ char *expo_render_body(const struct snapshot *s, enum expo_format f,
  */
 const struct snap_blob *expo_body(struct snapshot *s, enum expo_format f,
     int gzip, const struct expo_opts *o);
+
+/*
+ * Render slot `slot` of s if it is already rendered, else NULL: never
+ * renders, never waits for a render in progress.  The HTTP server's
+ * threads look with this and leave rendering to its workers.
+ */
+const struct snap_blob *expo_slot_ready(struct snapshot *s, unsigned slot);
+
+/* The body's slot for a variant (expo_body's); tails may use the rest. */
+#define EXPO_BODY_SLOT(f, gzip) ((unsigned)(f) + ((gzip) ? 2u : 0u))
 
 /*
  * The per-request tail: the live series (when o->exporter_metrics) and

@@ -160,6 +160,7 @@ main(int argc, char **argv)
 	o.max_requests = argc > 3 ? (unsigned)atoi(argv[3]) : 40;
 	o.max_connections_per_ip = 0;
 	o.header_timeout_s = 10;
+	o.auth_failures_per_minute = HTTP_DEFAULT_AUTH_FAILURES_PER_MINUTE;
 	o.exporter_metrics = 1;
 	if (argc > 4 && webcfg_load(argv[4], &web, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s\n", err);
