@@ -166,7 +166,8 @@ budget_take(struct auth *a, const unsigned char key[16], uint64_t now,
 		b->tokens -= 1;
 		return 0;
 	}
-	wait_s = (1 - b->tokens) / a->per_ns / 1e9;
+	/* Less a nanosecond: 6.000000000000001 s is 6 s, not 7. */
+	wait_s = (1 - b->tokens) / a->per_ns / 1e9 - 1e-9;
 	*retry_after_s = wait_s < 1 ? 1 : (unsigned)ceil(wait_s);
 	return -EAGAIN;
 }

@@ -1242,8 +1242,9 @@ http_start(const struct http_opts *o, struct http **out, char *err,
 		h->free_conns = &h->conns[i];
 	}
 	/* The workers first: the first request may need them.  Two render
-	 * workers let the two formats of a snapshot render at once. */
-	if ((r = workq_new("pmu-render", cpus_upto(2), 64, 0,
+	 * workers, even on one CPU: a long render then holds up no render
+	 * of another variant. */
+	if ((r = workq_new("pmu-render", 2, 64, 0,
 	    &h->render)) < 0 || (o->web && o->web->nr_users &&
 	    (r = auth_new(o->web, o->auth_failures_per_minute,
 	    cpus_upto(HTTP_MAX_THREADS), &h->auth)) < 0)) {
