@@ -21,8 +21,10 @@
 #
 # Run as root from a built tree (make && make bench tests/helpers/fake_serve):
 #   bench/http_attack.sh [latency|throughput|all]
-# PROBES (400) scrapes INTERVAL_MS (20) apart per phase; ROUNDS (3) wrk
-# pairs of WRK_SECS (5) seconds.  PMU_EXPORTER and FAKE_SERVE name other
+# PROBES (400) scrapes INTERVAL_MS (20) apart per phase; ROUNDS (8) wrk
+# pairs of WRK_SECS (3) seconds, nginx and pmu_exporter first in turn, and
+# the median of the pairs' ratios (the machine may be shared: a pair sees
+# the same neighbours).  PMU_EXPORTER and FAKE_SERVE name other
 # binaries (an older build, to compare).  Every server binds 127.0.0.1;
 # every load ends by itself.
 set -u
@@ -32,8 +34,8 @@ trap bench_cleanup EXIT
 WHAT=${1:-all}
 PROBES=${PROBES:-400}
 INTERVAL_MS=${INTERVAL_MS:-20}
-ROUNDS=${ROUNDS:-3}
-WRK_SECS=${WRK_SECS:-5}
+ROUNDS=${ROUNDS:-8}
+WRK_SECS=${WRK_SECS:-3}
 FAKE_SERVE=${FAKE_SERVE:-$top_builddir/tests/helpers/fake_serve}
 LOAD=$BENCH_BIN/http_load
 bench_require "curl wrk htpasswd nginx base64" "pmu_exporter http_load"
@@ -145,12 +147,33 @@ latency() {
 	bench_stop "$fpid"
 }
 
-# wrk's requests/s.
+# wrk's requests/s and p99.
 wrk_rps() { awk '/^Requests\/sec/ { print $2 }' "$1"; }
 wrk_p99() { awk '$1 == "99%" { print $2 }' "$1"; }
+wrk_reqs() { awk '/requests in/ { print $1 }' "$1"; }
+# CPU ticks of nginx: its master and workers.
+nginx_ticks() {
+	local p t=0
+	for p in $1 $(ps -o pid= --ppid "$1"); do
+		t=$((t + $(cpu_ticks "$p")))
+	done
+	echo $t
+}
+
+# one_wrk NAME PORT TICKS_FN PID HDR...: run wrk, print "rps p99 cpu_us_per_req".
+one_wrk() {
+	local name=$1 port=$2 fn=$3 pid=$4 c0 c1
+	shift 4
+	c0=$($fn "$pid")
+	wrk -t2 -c4 -d"${WRK_SECS}s" --latency "$@" "http://127.0.0.1:$port/metrics" > "$T/wrk.$name" 2>&1
+	c1=$($fn "$pid")
+	grep -H -e 'Non-2xx' -e 'Socket errors' "$T/wrk.$name" >&2
+	echo "$(wrk_rps "$T/wrk.$name") $(wrk_p99 "$T/wrk.$name") $(echo "$c0 $c1 $tck $(wrk_reqs "$T/wrk.$name")" |
+		awk '{ printf "%.1f", ($2 - $1) / $3 * 1e6 / $4 }')"
+}
 
 throughput() {
-	local port nport pid npid i v gz rp rn hdr
+	local port nport pid npid i v hdr n p r
 	port=$(bench_free_port)
 	bench_spawn "$PMU_EXPORTER" --config.file="$T/c.yaml" --web.listen-address="127.0.0.1:$port" \
 		--log.level=warn
@@ -189,20 +212,25 @@ NGINX
 	echo
 	echo "## throughput: pmu_exporter /metrics against nginx $(nginx -v 2>&1 | sed 's/.*\///') (worker_processes auto) serving the same bytes from a file"
 	echo "# plain: $(wc -c < "$T/www/metrics") bytes, gzip: $(wc -c < "$T/www/metrics.gz") bytes (nginx: gzip_static, the daemon's own gzip body)"
-	echo "\$ wrk -t2 -c4 -d${WRK_SECS}s --latency [-H 'Accept-Encoding: gzip'] http://127.0.0.1:PORT/metrics    (nginx, then pmu_exporter, $ROUNDS rounds)"
+	echo "\$ wrk -t2 -c4 -d${WRK_SECS}s --latency [-H 'Accept-Encoding: gzip'] http://127.0.0.1:PORT/metrics    ($ROUNDS rounds, each server first in turn)"
 	for v in plain gzip; do
 		hdr=()
 		[ $v = gzip ] && hdr=(-H 'Accept-Encoding: gzip')
+		: > "$T/ratios"
 		for i in $(seq 1 "$ROUNDS"); do
-			wrk -t2 -c4 -d"${WRK_SECS}s" --latency "${hdr[@]}" "http://127.0.0.1:$nport/metrics" > "$T/wrk.n" 2>&1
-			c0=$(cpu_ticks "$pid")
-			wrk -t2 -c4 -d"${WRK_SECS}s" --latency "${hdr[@]}" "http://127.0.0.1:$port/metrics" > "$T/wrk.p" 2>&1
-			c1=$(cpu_ticks "$pid")
-			rn=$(wrk_rps "$T/wrk.n"); rp=$(wrk_rps "$T/wrk.p")
-			gz=$(awk '/requests in/ { print $1 }' "$T/wrk.p")
-			echo "RESULT wrk-$v round $i nginx_rps $rn pmu_rps $rp ratio $(echo "$rp $rn" | awk '{ printf "%.2f", $1 / $2 }') nginx_p99 $(wrk_p99 "$T/wrk.n") pmu_p99 $(wrk_p99 "$T/wrk.p") pmu_cpu_us_per_req $(echo "$c0 $c1 $tck $gz" | awk '{ printf "%.1f", ($2 - $1) / $3 * 1e6 / $4 }')"
-			grep -q -e 'Non-2xx' -e 'Socket errors' "$T/wrk.p" "$T/wrk.n" && grep -H -e 'Non-2xx' -e 'Socket errors' "$T/wrk.p" "$T/wrk.n"
+			if [ $((i % 2)) = 1 ]; then
+				n=$(one_wrk nginx "$nport" nginx_ticks "$npid" "${hdr[@]}")
+				p=$(one_wrk pmu "$port" cpu_ticks "$pid" "${hdr[@]}")
+			else
+				p=$(one_wrk pmu "$port" cpu_ticks "$pid" "${hdr[@]}")
+				n=$(one_wrk nginx "$nport" nginx_ticks "$npid" "${hdr[@]}")
+			fi
+			set -- $n $p
+			r=$(echo "$4 $1" | awk '{ printf "%.2f", $1 / $2 }')
+			echo "$r" >> "$T/ratios"
+			echo "RESULT wrk-$v round $i nginx_rps $1 pmu_rps $4 ratio $r nginx_p99 $2 pmu_p99 $5 nginx_cpu_us_per_req $3 pmu_cpu_us_per_req $6"
 		done
+		echo "RESULT wrk-$v median ratio $(bench_median < "$T/ratios") (pmu_exporter/nginx, $ROUNDS paired rounds)"
 	done
 	bench_stop "$npid"
 	bench_stop "$pid"
