@@ -43,7 +43,7 @@ pmu_install_deps() {
 	local foreign=""
 	if [ "${1:-}" = test ]; then
 		pkgs="$pkgs curl prometheus jq yq linux-perf util-linux valgrind procps
-		systemd man-db clang libclang-rt-dev openssl apache2-utils wrk
+		systemd man-db clang libclang-rt-dev openssl apache2-utils wrk nginx
 		qemu-system-arm gcc-aarch64-linux-gnu cpio $PMU_ARM64_DEV
 		debhelper dpkg-dev lintian mmdebstrap systemd-container podman"
 		[ "$(dpkg --print-architecture)" = arm64 ] || foreign=arm64

@@ -72,6 +72,9 @@ usage(FILE *f)
 "                              headers, e.g. 10s (default 10s; 0: none)\n"
 "  --web.max-header-bytes=N    memory for one request's headers\n"
 "                              (default 16384)\n"
+"  --web.auth-failures-per-minute=N  failed password checks allowed per\n"
+"                              client address: a burst of N, then N a\n"
+"                              minute; beyond it 429 (default 10; 0: none)\n"
 "  --web.disable-exporter-metrics  serve only the pmu_cpu_* and\n"
 "                              pmu_cgroup_* series: no pmu_exporter_*,\n"
 "                              no process_*\n"
@@ -210,7 +213,8 @@ parse_web_limit(int which, const char *arg, struct http_opts *w)
 {
 	static const char *const names[] = { "web.max-requests",
 	    "web.max-connections", "web.max-connections-per-ip",
-	    "web.read-header-timeout", "web.max-header-bytes" };
+	    "web.read-header-timeout", "web.max-header-bytes",
+	    "web.auth-failures-per-minute" };
 	unsigned long long v;
 	uint64_t ns;
 	char *end;
@@ -235,7 +239,8 @@ parse_web_limit(int which, const char *arg, struct http_opts *w)
 	case 0: w->max_requests = (unsigned)v; break;
 	case 1: w->max_connections = (unsigned)v; break;
 	case 2: w->max_connections_per_ip = (unsigned)v; break;
-	default: w->max_header_bytes = (size_t)v; break;
+	case 4: w->max_header_bytes = (size_t)v; break;
+	default: w->auth_failures_per_minute = (unsigned)v; break;
 	}
 	return 0;
 bad:
@@ -252,7 +257,7 @@ parse_args(int argc, char **argv, struct options *opt)
 	enum { O_CONFIG = 256, O_LISTEN, O_PATH, O_LEVEL, O_FORMAT, O_SYSFS,
 	    O_PROCFS, O_CHECK, O_VERSION, O_HELP, O_SOCKET, O_LIST_EVENTS,
 	    O_RESOLVE_EVENT, O_WEBCFG, O_MAXREQ, O_MAXCONN, O_MAXPERIP,
-	    O_HDRTIMEOUT, O_HDRBYTES, O_NOSELF };
+	    O_HDRTIMEOUT, O_HDRBYTES, O_AUTHFAIL, O_NOSELF };
 	static const struct option longopts[] = {
 		{ "config.file", required_argument, NULL, O_CONFIG },
 		{ "web.listen-address", required_argument, NULL, O_LISTEN },
@@ -266,6 +271,8 @@ parse_args(int argc, char **argv, struct options *opt)
 		{ "web.read-header-timeout", required_argument, NULL,
 		    O_HDRTIMEOUT },
 		{ "web.max-header-bytes", required_argument, NULL, O_HDRBYTES },
+		{ "web.auth-failures-per-minute", required_argument, NULL,
+		    O_AUTHFAIL },
 		{ "web.disable-exporter-metrics", no_argument, NULL, O_NOSELF },
 		{ "log.level", required_argument, NULL, O_LEVEL },
 		{ "log.format", required_argument, NULL, O_FORMAT },
@@ -300,6 +307,7 @@ parse_args(int argc, char **argv, struct options *opt)
 		case O_MAXPERIP:
 		case O_HDRTIMEOUT:
 		case O_HDRBYTES:
+		case O_AUTHFAIL:
 			if (parse_web_limit(c - O_MAXREQ, optarg, &opt->web) < 0)
 				return 1;
 			break;
@@ -515,6 +523,8 @@ main(int argc, char **argv)
 			    HTTP_DEFAULT_MAX_CONNECTIONS_PER_IP,
 			.header_timeout_s = HTTP_DEFAULT_HEADER_TIMEOUT_S,
 			.max_header_bytes = HTTP_DEFAULT_MAX_HEADER_BYTES,
+			.auth_failures_per_minute =
+			    HTTP_DEFAULT_AUTH_FAILURES_PER_MINUTE,
 			.exporter_metrics = 1,
 		},
 	};
