@@ -120,6 +120,7 @@ struct collector {
 	struct bpfmode *bpf;		/* NULL: none asked for, or failed */
 	int bpf_wanted;			/* some cgroups entry asks for it */
 	char bpf_why[512];		/* why it is not running */
+	struct bpfcg_stats bpf_base;	/* counted by objects gone before */
 	size_t cg_bpf_full;		/* cgroups without a BPF slot */
 	size_t cg_bpf_refused;		/* ... not counted: bpf_fallback: refuse */
 
@@ -225,7 +226,7 @@ void bpfmode_unref(struct bpfmode *b);
 size_t bpfmode_pending(const struct bpfmode *b);
 size_t bpfmode_fds(const struct bpfmode *b);
 struct bpfcg_stats;
-void bpfmode_stats(const struct bpfmode *b, struct bpfcg_stats *st);
+void bpfmode_stats(const struct collector *c, struct bpfcg_stats *st);
 
 /* collector.c */
 size_t collector_unsupported(const struct collector *c);
