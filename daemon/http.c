@@ -1237,8 +1237,14 @@ http_start(const struct http_opts *o, struct http **out, char *err,
 {
 	struct MHD_OptionItem opts[20];
 	struct http *h;
+	/*
+	 * MHD_USE_ITC: MHD wakes its thread to stop through a pipe, not by
+	 * shutdown() of the listening socket, which would also fail the
+	 * socket unit that passed it (systemd sees POLLHUP).  Suspend and
+	 * resume need it too.
+	 */
 	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
-	    MHD_ALLOW_SUSPEND_RESUME;
+	    MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME;
 	size_t i, n = 0;
 	int r, fd = o->listen_fd;
 

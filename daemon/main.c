@@ -127,6 +127,32 @@ probe_hardware(void)
 	return -group_probe(&attr, 0, -1, 0);
 }
 
+/* Say what an embedded config counts: its groups and their events. */
+static void
+log_embedded(const struct plan *p)
+{
+	char what[512];
+	size_t i, j, n = 0;
+
+	what[0] = '\0';
+	for (i = 0; i < p->nr_groups && n < sizeof(what); i++) {
+		const struct plan_group *g = &p->groups[i];
+
+		/* A hybrid machine's per-PMU copies share the name. */
+		if (i > 0 && strcmp(g->name, p->groups[i - 1].name) == 0)
+			continue;
+		n += snprintf(what + n, sizeof(what) - n, "%sgroup %s = {",
+		    n ? ", " : "", g->name);
+		for (j = 0; j < g->nr_events && n < sizeof(what); j++)
+			n += snprintf(what + n, sizeof(what) - n, "%s%s",
+			    j ? ", " : "", g->events[j].name);
+		if (n < sizeof(what))
+			n += snprintf(what + n, sizeof(what) - n, "}");
+	}
+	log_info("the embedded default counts %s on every CPU and on every "
+	    "cgroup directly under the cgroup root", what);
+}
+
 static int
 load_config(const struct options *opt, const struct event_ctx *ectx,
     struct plan **cfg)
@@ -134,8 +160,19 @@ load_config(const struct options *opt, const struct event_ctx *ectx,
 	char err[1024];
 	int e;
 
+	/*
+	 * A file of comments only (as packages ship it) means the embedded
+	 * default, fallback included: the file documents it, and uncommenting
+	 * anything replaces it.
+	 */
 	if (opt->config_file) {
-		if (config_load(ectx, opt->config_file, cfg, err, sizeof(err)) < 0) {
+		e = config_load(ectx, opt->config_file, cfg, err, sizeof(err));
+		if (e == -ENODATA) {
+			log_info("%s sets nothing (only comments): running the "
+			    "embedded default", opt->config_file);
+			goto embedded;
+		}
+		if (e < 0) {
 			log_error("%s", err);
 			return -1;
 		}
@@ -148,6 +185,7 @@ load_config(const struct options *opt, const struct event_ctx *ectx,
 		}
 		return 0;
 	}
+embedded:
 	e = probe_hardware();
 	if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV || e == EINVAL) {
 		log_warn("this machine has no hardware counters (cycles: %s); "
@@ -156,11 +194,13 @@ load_config(const struct options *opt, const struct event_ctx *ectx,
 		if (config_parse(ectx, "<default>", config_fallback_yaml,
 		    strlen(config_fallback_yaml), cfg, err, sizeof(err)) < 0)
 			goto bad;
+		log_embedded(*cfg);
 		return 0;
 	}
 	if (config_parse(ectx, "<default>", config_default_yaml,
 	    strlen(config_default_yaml), cfg, err, sizeof(err)) < 0)
 		goto bad;
+	log_embedded(*cfg);
 	return 0;
 bad:
 	log_error("embedded config: %s", err);
@@ -442,22 +482,30 @@ static void
 explain_denied(const char *procfs)
 {
 	char path[4096];
+	char paranoid[64 + 4096];
 	FILE *f;
-	int level = -99;
+	int level;
 
+	/* Unreadable under ProcSubset=pid, for one: say so, not a number. */
 	snprintf(path, sizeof(path), "%s/sys/kernel/perf_event_paranoid",
 	    procfs);
-	if ((f = fopen(path, "re")) != NULL) {
-		if (fscanf(f, "%d", &level) != 1)
-			level = -99;
+	if ((f = fopen(path, "re")) == NULL)
+		snprintf(paranoid, sizeof(paranoid), "kernel.perf_event_paranoid "
+		    "could not be read (%s: %s)", path, strerror(errno));
+	else if (fscanf(f, "%d", &level) != 1)
+		snprintf(paranoid, sizeof(paranoid), "kernel.perf_event_paranoid "
+		    "could not be read (%s: not a number)", path);
+	else
+		snprintf(paranoid, sizeof(paranoid),
+		    "kernel.perf_event_paranoid is %d", level);
+	if (f != NULL)
 		fclose(f);
-	}
 	log_error("no perf event could be opened: this process lacks "
-	    "CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8) and "
-	    "kernel.perf_event_paranoid is %d; system-wide and cgroup "
-	    "counting need the capability (AmbientCapabilities=CAP_PERFMON "
-	    "in the unit, or setcap cap_perfmon+ep on the binary) or "
-	    "kernel.perf_event_paranoid=-1", level);
+	    "CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8) and %s; "
+	    "system-wide and cgroup counting need the capability "
+	    "(AmbientCapabilities=CAP_PERFMON in the unit, or setcap "
+	    "cap_perfmon+ep on the binary) or kernel.perf_event_paranoid=-1",
+	    paranoid);
 }
 
 int

@@ -8,9 +8,14 @@
  * The object is kept across a reload, a rescan or a retry as long as the
  * same groups (same names, same events), the same online CPUs and the
  * same bpf_max_cgroups are asked for, so counts continue; otherwise a new
- * one is built and the old one goes when its last target does.  Targets
- * hold a reference and a slot; instances of bpf-mode groups hold no fds
- * and read their counts from the object at each collection.
+ * one is built and the old one goes when its last user does.
+ *
+ * It is a source kind (source.h): attaching a target gives its cgroup a
+ * slot (a reference on the object), and the source of an instance reads
+ * the slot's counts for its group on its CPU, holding no fds of its own.
+ * An instance adopted across a reload keeps its source while the object
+ * and slot are the same; when the object was rebuilt it gets a new
+ * source and keeps the counts it had.
  *
  * When the machine cannot run it (no privilege, an old kernel, a build
  * without BPF), the reason is logged once and the entries' cgroups are
@@ -25,6 +30,7 @@
 #include "collectors/bpf/bpfcg.h"
 #include "collectors/cgroup/cgroupfs.h"
 #include "collectors/collector/collector_int.h"
+#include "collectors/collector/source.h"
 
 /* One bpf-mode group: a copy of what identifies it, and its counters. */
 struct bgroup {
@@ -36,7 +42,6 @@ struct bgroup {
 
 struct bpfmode {
 	unsigned refs;
-	uint64_t gen;			/* unique per object */
 	struct bpfcg *cg;
 	size_t nr_groups;
 	struct bgroup *g;
@@ -44,8 +49,6 @@ struct bpfmode {
 	size_t max_cgroups;
 	int incomplete;			/* a CPU said ENODEV: build again */
 };
-
-static uint64_t next_gen = 1;
 
 static void
 bpfmode_free(struct bpfmode *b)
@@ -71,7 +74,7 @@ bpfmode_free(struct bpfmode *b)
 	free(b);
 }
 
-struct bpfmode *
+static struct bpfmode *
 bpfmode_ref(struct bpfmode *b)
 {
 	b->refs++;
@@ -83,12 +86,6 @@ bpfmode_unref(struct bpfmode *b)
 {
 	if (b != NULL && --b->refs == 0)
 		bpfmode_free(b);
-}
-
-uint64_t
-bpfmode_gen(const struct bpfmode *b)
-{
-	return b->gen;
 }
 
 static size_t
@@ -136,7 +133,7 @@ still_fits(struct collector *c, struct bpfmode *b,
 		return 0;
 	for (i = 0; i < cfg->nr_groups; i++)
 		for (k = 0; want[i] && k < b->nr_groups; k++)
-			if (inst_group_same(&b->g[k].id, &cfg->groups[i])) {
+			if (plan_group_same(&b->g[k].id, &cfg->groups[i])) {
 				found++;
 				break;
 			}
@@ -144,7 +141,7 @@ still_fits(struct collector *c, struct bpfmode *b,
 		return 0;
 	for (i = 0; i < cfg->nr_groups; i++)
 		for (k = 0; want[i] && k < b->nr_groups; k++)
-			if (inst_group_same(&b->g[k].id, &cfg->groups[i]))
+			if (plan_group_same(&b->g[k].id, &cfg->groups[i]))
 				b->g[k].gi = i;
 	return 1;
 }
@@ -224,7 +221,6 @@ build(struct collector *c, const unsigned char *want, size_t nwant,
 		return -ENOMEM;
 	}
 	b->refs = 1;
-	b->gen = next_gen++;
 	b->max_cgroups = max_cgroups(cfg);
 	memcpy(b->cpus.cpu, c->online.cpu, c->online.nr * sizeof(int));
 	b->cpus.nr = c->online.nr;
@@ -286,7 +282,7 @@ fail:
  * entries, or say why it cannot.  -ENOMEM only; any other failure leaves
  * c->bpf NULL with the reason in c->bpf_why.
  */
-int
+static int
 bpfmode_setup(struct collector *c)
 {
 	const struct plan *cfg = c->cfg;
@@ -348,18 +344,6 @@ bpfmode_setup(struct collector *c)
 	return 0;
 }
 
-int
-bpfmode_track(struct bpfmode *b, uint64_t cgid, uint32_t *slot)
-{
-	return bpfcg_track(b->cg, cgid, slot);
-}
-
-void
-bpfmode_untrack(struct bpfmode *b, uint32_t slot)
-{
-	bpfcg_untrack(b->cg, slot);
-}
-
 static const struct bgroup *
 find_group(const struct bpfmode *b, size_t gi)
 {
@@ -371,33 +355,8 @@ find_group(const struct bpfmode *b, size_t gi)
 	return NULL;
 }
 
-const struct perf_group *
-bpfmode_events(const struct bpfmode *b, size_t gi, int cpu)
-{
-	const struct bgroup *g = find_group(b, gi);
-	size_t k;
-
-	for (k = 0; g && k < b->cpus.nr; k++)
-		if (b->cpus.cpu[k] == cpu)
-			return g->pg[k].nr ? &g->pg[k] : NULL;
-	return NULL;
-}
-
-int
-bpfmode_read(const struct bpfmode *b, uint32_t slot, size_t gi, size_t ev,
-    int cpu, struct count *out)
-{
-	const struct bgroup *g = find_group(b, gi);
-
-	if (g == NULL) {
-		memset(out, 0, sizeof(*out));
-		return -ENOENT;
-	}
-	return bpfcg_read(b->cg, slot, g->base + ev, cpu, out);
-}
-
 /* At each collection, before the instances are read. */
-void
+static void
 bpfmode_refresh(struct collector *c)
 {
 	int r;
@@ -478,3 +437,154 @@ bpfmode_pending(const struct bpfmode *b)
 {
 	return b ? bpfcg_pending(b->cg) : 0;
 }
+
+/* ---- the source kind ---------------------------------------------- */
+
+/* What attaching a target leaves: its cgroup's slot in an object. */
+struct bpf_track {
+	struct bpfmode *b;
+	uint32_t slot;
+	int existing;			/* the slot had counts already */
+};
+
+/* One instance: a slot's counts for one group on one CPU. */
+struct source_bpf {
+	struct source s;
+	struct bpfmode *b;		/* a reference */
+	const struct bgroup *g;
+	uint32_t slot;
+	int cpu;
+};
+
+static int
+bsrc_read(struct source *s, struct count *out)
+{
+	struct source_bpf *p = (struct source_bpf *)s;
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		if (bpfcg_read(p->b->cg, p->slot, p->g->base + s->evidx[i],
+		    p->cpu, &out[s->evidx[i]]) < 0)
+			return -EAGAIN;	/* no reading this interval */
+	return 0;
+}
+
+static size_t
+bsrc_fds(const struct source *s)
+{
+	(void)s;
+	return 0;			/* the object's are counted once */
+}
+
+static void
+bsrc_close(struct source *s)
+{
+	struct source_bpf *p = (struct source_bpf *)s;
+
+	bpfmode_unref(p->b);
+	free(p);
+}
+
+static const struct source_ops bsrc_ops = {
+	.read = bsrc_read,
+	.fds = bsrc_fds,
+	.close = bsrc_close,
+};
+
+/* Give the target's cgroup a slot: charged from now on.  -ENOSPC when
+ * bpf_max_cgroups are tracked (the rescan says so and tries again). */
+static int
+bpf_attach(struct collector *c, struct target *t, int cgfd)
+{
+	struct bpf_track *tr;
+	uint64_t id;
+	int r;
+
+	if (c->bpf == NULL || cgfd < 0)
+		return -ENOENT;
+	if ((r = cgroupfs_id(cgfd, &id)) < 0) {
+		REPORT(c, 4, t->cgroup, NULL, NULL, -1, -r, "cgroup %s: "
+		    "reading its id (name_to_handle_at): %s", t->cgroup,
+		    strerror(-r));
+		return r;
+	}
+	if ((tr = calloc(1, sizeof(*tr))) == NULL)
+		return -ENOMEM;
+	if ((r = bpfcg_track(c->bpf->cg, id, &tr->slot)) < 0) {
+		free(tr);
+		t->no_room = r == -ENOSPC;
+		return r;
+	}
+	tr->existing = r == 1;
+	tr->b = bpfmode_ref(c->bpf);
+	t->attached[source_bpf_kind.id] = tr;
+	return 0;
+}
+
+static void
+bpf_detach(void *state)
+{
+	struct bpf_track *tr = state;
+
+	bpfcg_untrack(tr->b->cg, tr->slot);
+	bpfmode_unref(tr->b);
+	free(tr);
+}
+
+static int
+bpf_open(struct collector *c, struct target *t, struct tgroup *tg,
+    struct inst *in, int cgfd, struct source **out)
+{
+	struct bpf_track *tr = t->attached[source_bpf_kind.id];
+	size_t ne = c->cfg->groups[tg->gi].nr_events, k;
+	const struct perf_group *pg = NULL;
+	struct source_bpf *p;
+
+	(void)cgfd;
+	if (tr == NULL)
+		return -ENOENT;
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return -ENOMEM;
+	p->g = find_group(tr->b, tg->gi);
+	for (k = 0; p->g && k < tr->b->cpus.nr; k++)
+		if (tr->b->cpus.cpu[k] == in->cpu && p->g->pg[k].nr)
+			pg = &p->g->pg[k];
+	/* What the counters on this CPU could not open. */
+	if (pg)
+		memcpy(in->err, pg->err, ne * sizeof(*in->err));
+	else
+		memset(in->err, 0, ne * sizeof(*in->err));
+	p->s.ops = &bsrc_ops;
+	p->s.nr = pg ? pg->nr : 0;	/* none opened here: reads nothing */
+	p->s.evidx = pg ? pg->evidx : NULL;
+	/* A slot that had counts: they are not this instance's. */
+	p->s.baseline = tr->existing;
+	p->b = bpfmode_ref(tr->b);
+	p->slot = tr->slot;
+	p->cpu = in->cpu;
+	*out = &p->s;
+	return 0;
+}
+
+static int
+bpf_current(struct collector *c, const struct target *t,
+    const struct tgroup *tg, const struct source *s)
+{
+	const struct bpf_track *tr = t->attached[source_bpf_kind.id];
+	const struct source_bpf *p = (const struct source_bpf *)s;
+
+	(void)c;
+	(void)tg;
+	return s && tr && p->b == tr->b && p->slot == tr->slot;
+}
+
+const struct source_kind source_bpf_kind = {
+	.name = "bpf",
+	.id = 1,
+	.prepare = bpfmode_setup,
+	.refresh = bpfmode_refresh,
+	.attach = bpf_attach,
+	.detach = bpf_detach,
+	.open = bpf_open,
+	.current = bpf_current,
+};

@@ -19,11 +19,23 @@
  * reload's note; collector_stop) and read only published snapshots.
  *
  * The rest lives beside it, one job a file, all on the collector thread
- * and sharing collector_int.h: interval.c (one collection: reading and
- * scaling), target.c (the target set, reload), instance.c (group
- * instances), discovery.c (cgroup patterns and inotify), hotplug.c (the
- * online CPUs), bpfmode.c (mode: bpf), snapbuild.c (snapshots), probe.c
- * (--check-config).
+ * and sharing collector_int.h.  Top to bottom (each calls only those
+ * below it):
+ *
+ *   interval.c     one collection: hotplug, retries and rescans due,
+ *                  every instance read and scaled, the snapshot published
+ *   rebuild.c      the whole target set from a plan, rebuilt keeping
+ *                  what stays (reload, CPU change, retry)
+ *   discovery.c    cgroup patterns matched, new targets opened, gone
+ *                  ones closed, the inotify watch set
+ *   target.c       one target: its groups, opening and enabling them
+ *   instance.c     one group on one CPU: its source opened, adopted
+ *                  across a rebuild, errors reported
+ *   source_perf.c,  the two kinds of counter source (source.h)
+ *   bpfmode.c
+ *   snapbuild.c    the immutable snapshot of it all
+ *   hotplug.c      the online CPUs
+ *   probe.c        --check-config
  */
 #include "autoconf.h"
 
@@ -170,50 +182,6 @@ collector_main(void *arg)
 	return NULL;
 }
 
-/* ---- config-dependent state ------------------------------------- */
-
-/* The per-config tables: attrs per group, what was reported. */
-int
-cfgstate_init(struct collector *c, const struct plan *cfg)
-{
-	size_t i, e;
-
-	c->cfg = cfg;
-	c->attrs = calloc(cfg->nr_groups, sizeof(*c->attrs));
-	c->ev_logged = calloc(cfg->nr_groups, sizeof(*c->ev_logged));
-	c->pattern_empty = calloc(cfg->nr_targets + 1, sizeof(int));
-	if (!c->attrs || !c->ev_logged || !c->pattern_empty)
-		return -ENOMEM;
-	for (i = 0; i < cfg->nr_groups; i++) {
-		size_t ne = cfg->groups[i].nr_events;
-
-		c->attrs[i] = calloc(ne, sizeof(**c->attrs));
-		c->ev_logged[i] = calloc(ne, sizeof(**c->ev_logged));
-		if (!c->attrs[i] || !c->ev_logged[i])
-			return -ENOMEM;
-		for (e = 0; e < ne; e++)
-			c->attrs[i][e] = cfg->groups[i].events[e].attr;
-	}
-	return 0;
-}
-
-void
-cfgstate_fini(const struct plan *cfg, struct perf_event_attr **attrs,
-    int **ev_logged, int *pattern_empty)
-{
-	size_t i;
-
-	for (i = 0; cfg && i < cfg->nr_groups; i++) {
-		if (attrs)
-			free(attrs[i]);
-		if (ev_logged)
-			free(ev_logged[i]);
-	}
-	free(attrs);
-	free(ev_logged);
-	free(pattern_empty);
-}
-
 /* ---- public ------------------------------------------------------- */
 
 int
@@ -267,10 +235,7 @@ fail:
 void
 collector_enable(struct collector *c)
 {
-	size_t i;
-
-	for (i = 0; i < c->nr_targets; i++)
-		target_enable(c->targets[i]);
+	targets_enable(c);
 }
 
 int
@@ -384,11 +349,15 @@ collector_unsupported(const struct collector *c)
 					if (tg->gi != gi || tg->inst == NULL)
 						continue;
 					for (k = 0; k < tg->cpus.nr && !found;
-					    k++)
-						for (x = 0;
-						    x < inst_pg(&tg->inst[k])->nr; x++)
-							if (inst_pg(&tg->inst[k])->evidx[x] == e)
+					    k++) {
+						const struct source *src =
+						    tg->inst[k].src;
+
+						for (x = 0; src && x < src->nr;
+						    x++)
+							if (src->evidx[x] == e)
 								found = 1;
+					}
 				}
 			n += !found;
 		}

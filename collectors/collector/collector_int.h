@@ -10,8 +10,8 @@
  *   collector
  *     target[]            system-wide (cgroup == NULL) or one cgroup
  *       tgroup[]          one plan group counted on this target
- *         inst[]          the group on one CPU: a perf group and its
- *                         accumulators
+ *         inst[]          the group on one CPU: a source (source.h)
+ *                         and its accumulators
  */
 #ifndef PMU_COLLECTOR_INT_H
 #define PMU_COLLECTOR_INT_H
@@ -19,20 +19,24 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include "collectors/cgroup/cgwatch.h"
 #include "collectors/collector/collector.h"
+#include "collectors/collector/source.h"
 #include "collectors/perf/cpumap.h"
 #include "collectors/perf/group.h"
 #include "collectors/perf/scale.h"
 
 enum inst_state { INST_OK, INST_CLOSED, INST_BROKEN };
 
+/* One group on one CPU for one target: a source and its accumulators. */
 struct inst {
 	int cpu;
 	enum inst_state state;
-	struct perf_group pg;
+	struct source *src;		/* NULL unless INST_OK */
+	int *err;			/* [nr_events] 0, or why it is out */
 	struct count *prev;		/* [nr_events] last reading */
 	struct count *cur;		/* [nr_events] scratch */
 	struct scaled *acc;		/* [nr_events] */
@@ -40,16 +44,12 @@ struct inst {
 	uint64_t prev_enabled, prev_running;
 	uint64_t last_de, last_dr;	/* the last interval's deltas */
 	int no_perf_cgroup;		/* failed: the cgroup, not the events */
-	/* mode: bpf: no fds of its own; the counters it is charged from. */
-	const struct perf_group *bpg;	/* NULL: none opened on this CPU */
-	uint64_t bpf_gen;		/* the BPF object prev[] came from */
-	int bpf_baseline;		/* first read only sets prev[] */
 };
 
 struct tgroup {
 	size_t gi;			/* index into cfg->groups */
 	int per_cpu;
-	int bpf;			/* charged by the BPF program */
+	const struct source_kind *kind;	/* how its instances count */
 	struct cpumap cpus;
 	struct inst *inst;		/* [cpus.nr] */
 	struct scaled *gone;		/* [nr_events] summed cgroup series:
@@ -64,14 +64,12 @@ struct target {
 	struct tgroup *groups;
 	size_t nr_labels;		/* from relabel rules */
 	char **lname, **lvalue;
-	int seen;			/* rescan mark: 0 gone, 1 kept, 2 new */
+	int seen;			/* rescan mark */
 	int opened;			/* instances exist */
-	int skipped;			/* over the fd budget, reported */
-	int bpf_full;			/* no BPF slot left, reported */
+	int skipped;			/* over the fd budget */
+	int no_room;			/* a source kind had no room for it */
 	int bpf_refused;		/* mode: bpf unavailable, refuse */
-	int bpf_existing;		/* its slot had counts: baseline */
-	struct bpfmode *bpfm;		/* mode: bpf: the object it is in */
-	uint32_t bpf_slot;
+	void *attached[SOURCE_KINDS];	/* what each kind's attach left */
 };
 
 struct bpfmode;
@@ -155,49 +153,62 @@ now_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* Order: the system-wide target first, then cgroups by path. */
+static inline int
+target_cmp(const void *a, const void *b)
+{
+	const struct target *x = *(struct target *const *)a;
+	const struct target *y = *(struct target *const *)b;
+
+	if (x->cgroup == NULL || y->cgroup == NULL)
+		return (x->cgroup != NULL) - (y->cgroup != NULL);
+	return strcmp(x->cgroup, y->cgroup);
+}
+
+static inline const char *
+target_name(const struct target *t)
+{
+	return t->cgroup ? t->cgroup : "system-wide";
+}
+
 /* instance.c */
+struct target *adopt_target(const struct collector *c, const char *cgroup);
 int inst_init(struct inst *in, int cpu, size_t nr_events);
 void inst_fini(struct inst *in);
-const char *target_name(const struct target *t);
 int inst_open(struct collector *c, struct target *t, struct tgroup *tg,
     struct inst *in, int cgfd);
-int inst_adopt(struct collector *c, const struct target *t,
-    const struct tgroup *tg, int cpu, struct inst *dst);
+int inst_adopt(struct collector *c, struct target *t, struct tgroup *tg,
+    int cpu, struct inst *dst, int cgfd);
+void inst_close(struct inst *in, enum inst_state state);
+int inst_read(struct inst *in);
 void inst_inherit(struct collector *c, const struct target *t,
     const struct tgroup *tg, struct inst *dst);
 int inst_carry_gone(struct collector *c, const struct target *t,
     struct tgroup *tg);
-void inst_bpf(struct collector *c, const struct target *t,
-    const struct tgroup *tg, struct inst *in, int fresh);
 
-/* The counters an instance reads: its own, or the BPF program's. */
-static inline const struct perf_group *
-inst_pg(const struct inst *in)
-{
-	return in->bpg ? in->bpg : &in->pg;
-}
 size_t inst_target_fds(const struct target *t);
-int inst_group_same(const struct plan_group *a, const struct plan_group *b);
 size_t inst_need_fds(const struct collector *c, const struct target *t);
 
 /* target.c */
-int target_cmp(const void *a, const void *b);
 void target_free(struct target *t);
 int target_add_label(struct target *t, const char *name, const char *value);
 struct target *target_new(const char *cgroup);
 int target_open(struct collector *c, struct target *t);
 void target_enable(struct target *t);
 int target_add(struct collector *c, struct target *t);
-struct target *target_find_cgroup(struct collector *c, const char *path,
-    size_t nsorted);
 int target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
-    const struct cpumap *cpus, int per_cpu, int bpf);
-struct target *target_old(const struct collector *c, const char *cgroup);
+    const struct cpumap *cpus, int per_cpu, const struct source_kind *kind);
 int target_was_counted(const struct collector *c, const char *cgroup);
 void target_last_read(struct target *t);
+
+/* rebuild.c */
 int target_open_all(struct collector *c);
 uint64_t target_fd_budget(const struct plan *cfg);
 int target_rebuild(struct collector *c, const struct plan *cfg);
+void targets_enable(struct collector *c);
+int cfgstate_init(struct collector *c, const struct plan *cfg);
+void cfgstate_fini(const struct plan *cfg, struct perf_event_attr **attrs,
+    int **ev_logged, int *pattern_empty);
 
 /* hotplug.c */
 void hotplug_open(struct collector *c);
@@ -209,27 +220,15 @@ int rescan_cgroups(struct collector *c, int enable);
 /* snapbuild.c */
 struct snapshot *snapbuild(struct collector *c, double duration_s);
 
-/* bpfmode.c */
-int bpfmode_setup(struct collector *c);
+/* bpfmode.c (the source kind itself is source_bpf_kind) */
 void bpfmode_unref(struct bpfmode *b);
-struct bpfmode *bpfmode_ref(struct bpfmode *b);
-int bpfmode_track(struct bpfmode *b, uint64_t cgid, uint32_t *slot);
-void bpfmode_untrack(struct bpfmode *b, uint32_t slot);
-const struct perf_group *bpfmode_events(const struct bpfmode *b, size_t gi,
-    int cpu);
-int bpfmode_read(const struct bpfmode *b, uint32_t slot, size_t gi,
-    size_t ev, int cpu, struct count *out);
 size_t bpfmode_pending(const struct bpfmode *b);
-uint64_t bpfmode_gen(const struct bpfmode *b);
-void bpfmode_refresh(struct collector *c);
 size_t bpfmode_fds(const struct bpfmode *b);
 struct bpfcg_stats;
 void bpfmode_stats(const struct bpfmode *b, struct bpfcg_stats *st);
 
 /* collector.c */
 size_t collector_unsupported(const struct collector *c);
-int cfgstate_init(struct collector *c, const struct plan *cfg);
-void cfgstate_fini(const struct plan *cfg, struct perf_event_attr **attrs,
-    int **ev_logged, int *pattern_empty);
+
 
 #endif

@@ -86,7 +86,8 @@ plan_entry(struct collector *c, struct target *t,
 		t->bpf_refused = 1;
 	for (k = 0; k < ct->nr_groups && !refused; k++)
 		if (target_add_pmu_group(c, t, ct->groups[k], &c->online,
-		    ct->per_cpu, ct->bpf && c->bpf != NULL) < 0)
+		    ct->per_cpu, ct->bpf && c->bpf != NULL ? &source_bpf_kind :
+		    &source_perf_kind) < 0)
 			return -ENOMEM;
 	for (k = 0; k < ct->nr_relabel; k++)
 		if (plan_relabel_apply(&ct->relabel[k], t->cgroup, value,
@@ -227,7 +228,7 @@ open_one(struct collector *c, struct target *t, struct tally *ty,
 	r = target_open(c, t);
 	if (r == -ENOMEM)
 		return r;
-	if (r == -ENOSPC && t->bpf_full) {
+	if (r == -ENOSPC && t->no_room) {
 		/* No BPF slot: tried again at the next rescan. */
 		ty->bpf_full++;
 		namelist_add(&ty->full, t->cgroup);

@@ -24,27 +24,33 @@ inst_init(struct inst *in, int cpu, size_t nr_events)
 	memset(in, 0, sizeof(*in));
 	in->cpu = cpu;
 	in->state = INST_CLOSED;
-	in->prev = calloc(nr_events, sizeof(*in->prev));
-	in->cur = calloc(nr_events, sizeof(*in->cur));
-	in->acc = calloc(nr_events, sizeof(*in->acc));
-	if (!in->prev || !in->cur || !in->acc)
+	in->err = calloc(nr_events + 1, sizeof(*in->err));
+	in->prev = calloc(nr_events + 1, sizeof(*in->prev));
+	in->cur = calloc(nr_events + 1, sizeof(*in->cur));
+	in->acc = calloc(nr_events + 1, sizeof(*in->acc));
+	if (!in->err || !in->prev || !in->cur || !in->acc)
 		return -ENOMEM;
-	return group_init(&in->pg, nr_events);
+	return 0;
+}
+
+/* Close the source (if any): the instance reads nothing until reopened. */
+void
+inst_close(struct inst *in, enum inst_state state)
+{
+	source_close(in->src);
+	in->src = NULL;
+	in->state = state;
 }
 
 void
 inst_fini(struct inst *in)
 {
-	group_fini(&in->pg);
+	source_close(in->src);
+	in->src = NULL;
+	free(in->err);
 	free(in->prev);
 	free(in->cur);
 	free(in->acc);
-}
-
-const char *
-target_name(const struct target *t)
-{
-	return t->cgroup ? t->cgroup : "system-wide";
 }
 
 static void
@@ -131,23 +137,27 @@ report_no_perf_cgroup(struct collector *c, const struct target *t,
 		    t->cgroup, strerror(ENOENT), c->cgroot);
 }
 
-/* Open one instance; unsupported events are reported once per event. */
+/*
+ * Open one instance's source, of its group's kind (source.h);
+ * unsupported events are reported once per event.
+ */
 int
 inst_open(struct collector *c, struct target *t, struct tgroup *tg,
     struct inst *in, int cgfd)
 {
 	const struct plan_group *g = &c->cfg->groups[tg->gi];
+	struct source *src = NULL;
 	size_t i;
 	int r;
 
-	r = group_open(&in->pg, c->attrs[tg->gi], t->cgroup ? cgfd : -1,
-	    in->cpu, t->cgroup ? PERF_FLAG_PID_CGROUP : 0);
-	/* All ENOENT in cgroup mode: the events, or the cgroup? */
-	in->no_perf_cgroup = r == -ENOENT && t->cgroup && cgfd >= 0 &&
-	    cgroupfs_alive(cgfd) &&
-	    group_probe_cgroup(cgfd, in->cpu) == -ENOENT;
+	source_close(in->src);
+	in->src = NULL;
+	in->no_perf_cgroup = 0;
+	r = tg->kind->open(c, t, tg, in, cgfd, &src);
+	if (r == -ENOMEM)
+		return r;
 	for (i = 0; i < g->nr_events; i++) {
-		int e = in->pg.err[i];
+		int e = in->err[i];
 
 		if (e == 0 || in->no_perf_cgroup || (r < 0 && (e == EMFILE ||
 		    e == ENFILE || e == EACCES || e == EPERM || e == EBADF)))
@@ -176,57 +186,127 @@ inst_open(struct collector *c, struct target *t, struct tgroup *tg,
 			c->retry_soon = 1;
 		return r;
 	}
+	in->src = src;
 	memset(in->prev, 0, g->nr_events * sizeof(*in->prev));
 	in->prev_enabled = in->prev_running = 0;
 	in->state = INST_OK;
 	return 0;
 }
 
-/* Same name and the very same events: a group a reload may keep. */
-int
-inst_group_same(const struct plan_group *a, const struct plan_group *b)
+/*
+ * During a reload: the old target for the same cgroup (NULL: system-wide),
+ * by binary search (the old set is sorted), or NULL.
+ */
+struct target *
+adopt_target(const struct collector *c, const char *cgroup)
 {
-	size_t i;
+	struct target key = { .cgroup = (char *)cgroup }, *kp = &key, **f;
 
-	if (strcmp(a->name, b->name) != 0 || a->nr_events != b->nr_events)
-		return 0;
-	for (i = 0; i < a->nr_events; i++)
-		if (strcmp(a->events[i].name, b->events[i].name) != 0 ||
-		    memcmp(&a->events[i].attr, &b->events[i].attr,
-		    sizeof(a->events[i].attr)) != 0)
-			return 0;
-	return 1;
+	f = c->nr_adopt ? bsearch(&kp, c->adopt, c->nr_adopt,
+	    sizeof(*c->adopt), target_cmp) : NULL;
+	return f ? *f : NULL;
 }
 
 /*
- * During a reload or rebuild: the old instance counting the same group
- * (same name, same events, same per_cpu) on the same CPU for the same
- * target, in any state, or NULL.
+ * One reading of in's source: each event's delta since the last one,
+ * scaled by the interval's own enabled/running deltas (scale.h), added to
+ * its accumulator, and the group's enabled and running time summed.  0;
+ * 1 when there were no deltas to add (the source counts nothing here, or
+ * this reading was its starting point); -EAGAIN when there was no
+ * reading; another -errno when the source is broken.
+ */
+int
+inst_read(struct inst *in)
+{
+	struct source *src = in->src;
+	size_t i, ev;
+	uint64_t de, dr;
+	int r;
+
+	if (src == NULL)
+		return -EAGAIN;
+	if ((r = source_read(src, in->cur)) < 0)
+		return r;
+	if (src->nr == 0)
+		return 1;
+	if (src->baseline) {
+		/* Counts from before this instance (a mode: bpf slot that
+		 * another group already charged): its starting point. */
+		for (i = 0; i < src->nr; i++)
+			in->prev[src->evidx[i]] = in->cur[src->evidx[i]];
+		in->prev_enabled = in->cur[src->evidx[0]].enabled;
+		in->prev_running = in->cur[src->evidx[0]].running;
+		src->baseline = 0;
+		return 1;
+	}
+	for (i = 0; i < src->nr; i++) {
+		ev = src->evidx[i];
+		scale_accumulate(&in->acc[ev], &in->prev[ev], &in->cur[ev]);
+		in->prev[ev] = in->cur[ev];
+	}
+	ev = src->evidx[0];
+	de = in->cur[ev].enabled - in->prev_enabled;
+	dr = in->cur[ev].running - in->prev_running;
+	if (in->cur[ev].enabled >= in->prev_enabled &&
+	    in->cur[ev].running >= in->prev_running) {
+		in->enabled_ns += de;
+		in->running_ns += dr;
+	}
+	in->last_de = de;
+	in->last_dr = dr;
+	in->prev_enabled = in->cur[ev].enabled;
+	in->prev_running = in->cur[ev].running;
+	return 0;
+}
+
+/*
+ * During a reload or rebuild: the old group of the same name counted on
+ * the same target with the same per_cpu and kind, in any state, or NULL.
+ * *same says whether it has the very same events (its instances may be
+ * adopted whole) or other ones (old_event maps them).
  */
 static struct tgroup *
 old_tgroup(struct collector *c, const struct target *t,
-    const struct tgroup *tg)
+    const struct tgroup *tg, int *same)
 {
 	const struct plan_group *want = &c->cfg->groups[tg->gi];
-	struct target *o = target_old(c, t->cgroup);
+	struct target *o = adopt_target(c, t->cgroup);
 	size_t j;
 
 	for (j = 0; o && j < o->nr_groups; j++) {
 		struct tgroup *og = &o->groups[j];
+		const struct plan_group *had = &c->adopt_cfg->groups[og->gi];
 
 		if (og->inst != NULL && og->per_cpu == tg->per_cpu &&
-		    og->bpf == tg->bpf &&
-		    inst_group_same(&c->adopt_cfg->groups[og->gi], want))
+		    og->kind == tg->kind && strcmp(had->name, want->name) == 0) {
+			*same = plan_group_same(had, want);
 			return og;
+		}
 	}
 	return NULL;
 }
 
-static struct inst *
-old_inst(struct collector *c, const struct target *t,
-    const struct tgroup *tg, int cpu)
+/* The index in the old group of the new group's event e (the same name
+ * and attr), or -1: an event the group did not count before. */
+static int
+old_event(struct collector *c, const struct tgroup *og,
+    const struct tgroup *tg, size_t e)
 {
-	struct tgroup *og = old_tgroup(c, t, tg);
+	const struct plan_group *had = &c->adopt_cfg->groups[og->gi];
+	const struct plan_event *ev = &c->cfg->groups[tg->gi].events[e];
+	size_t i;
+
+	for (i = 0; i < had->nr_events; i++)
+		if (strcmp(had->events[i].name, ev->name) == 0 &&
+		    memcmp(&had->events[i].attr, &ev->attr,
+		    sizeof(ev->attr)) == 0)
+			return (int)i;
+	return -1;
+}
+
+static struct inst *
+old_inst(struct tgroup *og, int cpu)
+{
 	size_t k;
 
 	for (k = 0; og && k < og->cpus.nr; k++)
@@ -237,7 +317,8 @@ old_inst(struct collector *c, const struct target *t,
 
 /*
  * During a rebuild: a cgroup series summed over CPUs keeps the counts of
- * the CPUs it no longer has (gone offline), so that it does not go back.
+ * the CPUs it no longer has (gone offline), so that it does not go back;
+ * of a group whose events changed, those of the events it keeps.
  */
 int
 inst_carry_gone(struct collector *c, const struct target *t,
@@ -245,15 +326,17 @@ inst_carry_gone(struct collector *c, const struct target *t,
 {
 	struct tgroup *og;
 	size_t ne = c->cfg->groups[tg->gi].nr_events, k, e;
+	int same, oe;
 
 	if (t->cgroup == NULL || tg->per_cpu ||
-	    (og = old_tgroup(c, t, tg)) == NULL)
+	    (og = old_tgroup(c, t, tg, &same)) == NULL)
 		return 0;
 	if (tg->gone == NULL && (tg->gone = calloc(ne, sizeof(*tg->gone))) ==
 	    NULL)
 		return -ENOMEM;
 	for (e = 0; og->gone && e < ne; e++)
-		scale_add(&tg->gone[e], &og->gone[e]);
+		if ((oe = old_event(c, og, tg, e)) >= 0)
+			scale_add(&tg->gone[e], &og->gone[oe]);
 	tg->gone_enabled_ns += og->gone_enabled_ns;
 	tg->gone_running_ns += og->gone_running_ns;
 	for (k = 0; k < og->cpus.nr; k++) {
@@ -262,7 +345,8 @@ inst_carry_gone(struct collector *c, const struct target *t,
 		if (cpumap_has(&tg->cpus, in->cpu) || in->acc == NULL)
 			continue;
 		for (e = 0; e < ne; e++)
-			scale_add(&tg->gone[e], &in->acc[e]);
+			if ((oe = old_event(c, og, tg, e)) >= 0)
+				scale_add(&tg->gone[e], &in->acc[oe]);
 		tg->gone_enabled_ns += in->enabled_ns;
 		tg->gone_running_ns += in->running_ns;
 	}
@@ -275,34 +359,53 @@ inst_carry_gone(struct collector *c, const struct target *t,
  * continue.  Returns 1 if dst now holds it.
  */
 int
-inst_adopt(struct collector *c, const struct target *t,
-    const struct tgroup *tg, int cpu, struct inst *dst)
+inst_adopt(struct collector *c, struct target *t, struct tgroup *tg, int cpu,
+    struct inst *dst, int cgfd)
 {
-	struct inst *in = old_inst(c, t, tg, cpu);
+	struct inst *in;
+	int r, same = 0;
 
-	if (in == NULL || in->state != INST_OK)
+	in = old_inst(old_tgroup(c, t, tg, &same), cpu);
+	if (in == NULL || !same || in->state != INST_OK)
 		return 0;
 	*dst = *in;
 	/* The old slot is left empty: freeing it closes and frees nothing. */
 	memset(in, 0, sizeof(*in));
 	in->state = INST_CLOSED;
+	/* Its source no longer the one to read (mode: bpf's object was
+	 * rebuilt): a new one, the counts so far kept. */
+	if (tg->kind->current && !tg->kind->current(c, t, tg, dst->src)) {
+		inst_close(dst, INST_CLOSED);
+		if ((r = inst_open(c, t, tg, dst, cgfd)) == -ENOMEM)
+			return r;
+	}
 	return 1;
 }
 
 /*
- * A failed instance being reopened hands its accumulators on, so its
- * series continue instead of restarting at 0.
+ * A new instance takes over the counts of the old one it replaces, so its
+ * series continue instead of restarting at 0: all of them from a failed
+ * instance of the same group being reopened; from a group whose events
+ * changed, those of the events it keeps (after one last reading), while
+ * new events start at 0 and removed ones are gone.
  */
 void
 inst_inherit(struct collector *c, const struct target *t,
     const struct tgroup *tg, struct inst *dst)
 {
-	struct inst *in = old_inst(c, t, tg, dst->cpu);
+	size_t ne = c->cfg->groups[tg->gi].nr_events, e;
+	struct tgroup *og;
+	struct inst *in;
+	int same = 0, oe;
 
-	if (in == NULL || in->state != INST_BROKEN)
+	in = old_inst(og = old_tgroup(c, t, tg, &same), dst->cpu);
+	if (in == NULL || in->acc == NULL || (same && in->state != INST_BROKEN))
 		return;
-	memcpy(dst->acc, in->acc,
-	    c->cfg->groups[tg->gi].nr_events * sizeof(*dst->acc));
+	if (!same && in->state == INST_OK)
+		inst_read(in);		/* what it counted since the last */
+	for (e = 0; e < ne; e++)
+		if ((oe = old_event(c, og, tg, e)) >= 0)
+			dst->acc[e] = in->acc[oe];
 	dst->enabled_ns = in->enabled_ns;
 	dst->running_ns = in->running_ns;
 }
@@ -315,31 +418,8 @@ inst_target_fds(const struct target *t)
 
 	for (i = 0; t->opened && i < t->nr_groups; i++)
 		for (k = 0; k < t->groups[i].cpus.nr; k++)
-			n += t->groups[i].inst[k].pg.nr;
+			n += source_fds(t->groups[i].inst[k].src);
 	return n;
-}
-
-/*
- * mode: bpf: the instance reads the counts the BPF program charged to its
- * target's slot.  A new slot starts at 0 (so does every slot of a new BPF
- * object); a new instance on a slot that already has counts (its group
- * newly counted for a cgroup counted before) takes them as its starting
- * point at its first read.
- */
-void
-inst_bpf(struct collector *c, const struct target *t, const struct tgroup *tg,
-    struct inst *in, int fresh)
-{
-	size_t ne = c->cfg->groups[tg->gi].nr_events;
-
-	in->state = INST_OK;
-	in->bpg = bpfmode_events(c->bpf, tg->gi, in->cpu);
-	if (in->bpf_gen != bpfmode_gen(c->bpf) || fresh) {
-		in->bpf_gen = bpfmode_gen(c->bpf);
-		memset(in->prev, 0, ne * sizeof(*in->prev));
-		in->prev_enabled = in->prev_running = 0;
-		in->bpf_baseline = t->bpf_existing;
-	}
 }
 
 /* Perf fds a target will need. */
@@ -349,9 +429,8 @@ inst_need_fds(const struct collector *c, const struct target *t)
 	size_t i, n = 0;
 
 	for (i = 0; i < t->nr_groups; i++)
-		if (!t->groups[i].bpf)
-			n += c->cfg->groups[t->groups[i].gi].nr_events *
-			    t->groups[i].cpus.nr;
+		if (t->groups[i].kind->need_fds)
+			n += t->groups[i].kind->need_fds(c, &t->groups[i]);
 	return n;
 }
 
@@ -367,7 +446,7 @@ collector_open_fds(const struct collector *c)
 			struct tgroup *tg = &c->targets[i]->groups[j];
 
 			for (k = 0; k < tg->cpus.nr && tg->inst; k++)
-				n += tg->inst[k].pg.nr;
+				n += source_fds(tg->inst[k].src);
 		}
 	return n;
 }

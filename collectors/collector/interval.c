@@ -20,31 +20,13 @@ inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
     struct inst *in)
 {
 	const struct plan_group *g = &c->cfg->groups[tg->gi];
-	const struct perf_group *pg = &in->pg;
-	size_t i, ev;
-	uint64_t de, dr;
 	int r;
 
-	if (in->state != INST_OK)
+	if (in->state != INST_OK || in->src == NULL)
 		return;
-	if (tg->bpf) {
-		/* What the BPF program charged the cgroup on this CPU. */
-		if ((pg = in->bpg) == NULL || t->bpfm == NULL)
-			return;
-		for (i = 0; i < pg->nr; i++)
-			if (bpfmode_read(t->bpfm, t->bpf_slot, tg->gi,
-			    pg->evidx[i], in->cpu, &in->cur[pg->evidx[i]]) < 0)
-				return;	/* no reading this interval */
-		if (in->bpf_baseline) {
-			/* The slot's counts so far are not this instance's. */
-			for (i = 0; i < pg->nr; i++)
-				in->prev[pg->evidx[i]] = in->cur[pg->evidx[i]];
-			in->prev_enabled = in->cur[pg->evidx[0]].enabled;
-			in->prev_running = in->cur[pg->evidx[0]].running;
-			in->bpf_baseline = 0;
-			return;
-		}
-	} else if ((r = group_read(&in->pg, in->cur)) < 0) {
+	if ((r = inst_read(in)) == -EAGAIN || r == 1)
+		return;			/* no deltas this interval */
+	if (r < 0) {
 		if (r == -ENODATA)
 			REPORT(c, 4, t->cgroup, g->name, NULL, in->cpu, 0,
 			    "group \"%s\" on cpu %d for %s is in error "
@@ -55,30 +37,12 @@ inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
 			    "reading group \"%s\" on cpu %d for %s: "
 			    "%s; it stops counting", g->name, in->cpu,
 			    target_name(t), strerror(-r));
-		in->state = INST_BROKEN;
-		group_close(&in->pg);
+		inst_close(in, INST_BROKEN);
 		/* Reopened at the next full rescan: a CPU that blinked
 		 * offline for less than an interval breaks reads like this. */
 		c->retry_due = 1;
 		return;
 	}
-	for (i = 0; i < pg->nr; i++) {
-		ev = pg->evidx[i];
-		scale_accumulate(&in->acc[ev], &in->prev[ev], &in->cur[ev]);
-		in->prev[ev] = in->cur[ev];
-	}
-	ev = pg->evidx[0];
-	de = in->cur[ev].enabled - in->prev_enabled;
-	dr = in->cur[ev].running - in->prev_running;
-	if (in->cur[ev].enabled >= in->prev_enabled &&
-	    in->cur[ev].running >= in->prev_running) {
-		in->enabled_ns += de;
-		in->running_ns += dr;
-	}
-	in->last_de = de;
-	in->last_dr = dr;
-	in->prev_enabled = in->cur[ev].enabled;
-	in->prev_running = in->cur[ev].running;
 	/* Never scheduled: enabled for a whole interval, running never. */
 	if (in->running_ns == 0 && in->enabled_ns >= c->cfg->interval_ns / 2 &&
 	    !tg->unscheduled) {
@@ -88,7 +52,8 @@ inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
 		    "%d (time_running is 0): too many events for the "
 		    "counters, or the PMU is in use by someone else",
 		    g->name, target_name(t), in->cpu);
-	} else if (in->running_ns > 0 && tg->unscheduled == 1 && dr > 0) {
+	} else if (in->running_ns > 0 && tg->unscheduled == 1 &&
+	    in->last_dr > 0) {
 		tg->unscheduled = 2;
 		REPORT(c, 6, t->cgroup, g->name, NULL, in->cpu, 0,
 		    "group \"%s\" for %s is being scheduled now",
@@ -110,7 +75,7 @@ collector_collect(struct collector *c)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "reopening after a CPU change: %s",
 			    strerror(ENOMEM));
-		collector_enable(c);
+		targets_enable(c);
 	} else if ((c->retry_soon && c->soon_tries < 10) ||
 	    (c->retry_due && t0 - c->last_rescan_ns >= c->cfg->rescan_ns)) {
 		/* ENODEV on a CPU just online: again at the next collection,
@@ -125,7 +90,7 @@ collector_collect(struct collector *c)
 		if (target_rebuild(c, c->cfg) < 0)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "reopening: %s", strerror(ENOMEM));
-		collector_enable(c);
+		targets_enable(c);
 	} else if (c->rescan_due || t0 - c->last_rescan_ns >=
 	    c->cfg->rescan_ns) {
 		c->last_rescan_ns = t0;
@@ -134,7 +99,9 @@ collector_collect(struct collector *c)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "cgroup rescan: %s", strerror(ENOMEM));
 	}
-	bpfmode_refresh(c);
+	for (i = 0; i < SOURCE_KINDS; i++)
+		if (source_kinds[i]->refresh)
+			source_kinds[i]->refresh(c);
 	for (i = 0; i < c->nr_targets; i++)
 		for (j = 0; c->targets[i]->opened &&
 		    j < c->targets[i]->nr_groups; j++) {

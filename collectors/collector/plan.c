@@ -91,3 +91,19 @@ plan_free(struct plan *cfg)
 	free(cfg->source);
 	free(cfg);
 }
+
+/* Same name and the very same events: a group a reload may keep. */
+int
+plan_group_same(const struct plan_group *a, const struct plan_group *b)
+{
+	size_t i;
+
+	if (strcmp(a->name, b->name) != 0 || a->nr_events != b->nr_events)
+		return 0;
+	for (i = 0; i < a->nr_events; i++)
+		if (strcmp(a->events[i].name, b->events[i].name) != 0 ||
+		    memcmp(&a->events[i].attr, &b->events[i].attr,
+		    sizeof(a->events[i].attr)) != 0)
+			return 0;
+	return 1;
+}

@@ -96,4 +96,8 @@ int plan_relabel_apply(const struct plan_relabel *r, const char *path,
 /* Free a plan and everything in it; NULL is fine. */
 void plan_free(struct plan *plan);
 
+/* Same name and the very same events (names and attrs): a group a
+ * reload may keep counting. */
+int plan_group_same(const struct plan_group *a, const struct plan_group *b);
+
 #endif

@@ -85,7 +85,7 @@ collector_check(struct collector *c, FILE *out, unsigned wait_ms)
 		struct target *t = c->targets[i];
 
 		if (!t->opened) {
-			if (t->bpf_full)
+			if (t->no_room)
 				fprintf(out, "%s: not counted (mode: bpf "
 				    "tracks bpf_max_cgroups = %zu cgroups "
 				    "already)\n", target_name(t),
@@ -127,19 +127,22 @@ collector_check(struct collector *c, FILE *out, unsigned wait_ms)
 				if (in->state != INST_OK)
 					continue;
 				ok_inst++;
-				if (!tg->bpf &&
-				    group_read(&in->pg, in->cur) == 0 &&
-				    in->cur[in->pg.evidx[0]].enabled > 0 &&
-				    in->cur[in->pg.evidx[0]].running == 0) {
+				if (in->src && in->src->nr &&
+				    source_read(in->src, in->cur) == 0 &&
+				    in->cur[in->src->evidx[0]].enabled > 0 &&
+				    in->cur[in->src->evidx[0]].running == 0) {
 					unsched++;
 					ucpu = in->cpu;
 				}
 			}
 			fprintf(out, "%s group %s%s%s on CPUs %s: %zu of %zu "
-			    "instances open%s\n", target_name(t), g->name,
+			    "instances open%s%s%s\n", target_name(t), g->name,
 			    g->hybrid ? " pmu " : "", g->hybrid ? g->pmu : "",
 			    cpumap_format(&tg->cpus, cpus, sizeof(cpus)),
-			    ok_inst, tg->cpus.nr, tg->bpf ? " (mode: bpf)" : "");
+			    ok_inst, tg->cpus.nr, tg->kind != &source_perf_kind ?
+			    " (mode: " : "", tg->kind != &source_perf_kind ?
+			    tg->kind->name : "", tg->kind != &source_perf_kind ?
+			    ")" : "");
 			if (ok_inst < tg->cpus.nr)
 				problems++;
 			if (unsched) {
@@ -174,9 +177,8 @@ collector_check(struct collector *c, FILE *out, unsigned wait_ms)
 				int errnum = 0;
 
 				for (k = 0; k < tg->cpus.nr; k++)
-					if (inst_pg(&tg->inst[k])->err[e])
-						errnum =
-						    inst_pg(&tg->inst[k])->err[e];
+					if (tg->inst[k].err[e])
+						errnum = tg->inst[k].err[e];
 				if (errnum) {
 					fprintf(out, "  %-24s unsupported: %s\n",
 					    g->events[e].name, strerror(errnum));

@@ -39,9 +39,9 @@ snapshot_health(const struct collector *c, struct snapshot *s,
 			struct tgroup *tg = &c->targets[i]->groups[j];
 
 			for (k = 0; k < tg->cpus.nr && tg->inst; k++)
-				for (e = 0; tg->inst[k].pg.err &&
+				for (e = 0; tg->inst[k].err &&
 				    e < cfg->groups[tg->gi].nr_events; e++)
-					cap += tg->inst[k].pg.err[e] != 0;
+					cap += tg->inst[k].err[e] != 0;
 		}
 	s->open_errors = snapshot_alloc(s, (cap + 1) * sizeof(*oe));
 	cpus = calloc((size_t)c->online.nr + 1, sizeof(*cpus));
@@ -69,9 +69,9 @@ snapshot_health(const struct collector *c, struct snapshot *s,
 						cov[n] = 1;
 						cpus[n] |= t->cgroup == NULL;
 					}
-				for (e = 0; in->pg.err &&
+				for (e = 0; in->err &&
 				    e < cfg->groups[tg->gi].nr_events; e++) {
-					if (in->pg.err[e] == 0)
+					if (in->err[e] == 0)
 						continue;
 					for (n = 0; n < s->nr_open_errors; n++)
 						if (s->open_errors[n].group ==
@@ -79,7 +79,7 @@ snapshot_health(const struct collector *c, struct snapshot *s,
 						    s->open_errors[n].event ==
 						    names[tg->gi][e] &&
 						    s->open_errors[n].err ==
-						    in->pg.err[e] &&
+						    in->err[e] &&
 						    s->open_errors[n].no_perf_cgroup
 						    == in->no_perf_cgroup)
 							break;
@@ -88,7 +88,7 @@ snapshot_health(const struct collector *c, struct snapshot *s,
 						*oe = (struct snap_open_error){
 						    gnames[tg->gi],
 						    names[tg->gi][e],
-						    in->pg.err[e],
+						    in->err[e],
 						    in->no_perf_cgroup, 0 };
 						s->nr_open_errors++;
 					}
@@ -230,8 +230,8 @@ snapbuild(struct collector *c, double duration_s)
 				for (e = 0; e < ne; e++)
 					v[e] += scale_value(&in->acc[e]) *
 					    cfg->groups[tg->gi].events[e].scale;
-				for (e = 0; e < inst_pg(in)->nr; e++)
-					cnt[inst_pg(in)->evidx[e]] = 1;
+				for (e = 0; in->src && e < in->src->nr; e++)
+					cnt[in->src->evidx[e]] = 1;
 				r->enabled_s += (double)in->enabled_ns / 1e9;
 				r->running_s += (double)in->running_ns / 1e9;
 			}
@@ -264,11 +264,13 @@ snapbuild(struct collector *c, double duration_s)
 		    j < c->targets[i]->nr_groups; j++) {
 			struct tgroup *tg = &c->targets[i]->groups[j];
 
-			for (k = 0; k < tg->cpus.nr; k++)
-				for (e = 0; e < inst_pg(&tg->inst[k])->nr; e++)
+			for (k = 0; k < tg->cpus.nr; k++) {
+				const struct source *src = tg->inst[k].src;
+
+				for (e = 0; src && e < src->nr; e++)
 					s->support[base[tg->gi] +
-					    inst_pg(&tg->inst[k])->evidx[e]].supported
-					    = 1;
+					    src->evidx[e]].supported = 1;
+			}
 		}
 	if (snapshot_health(c, s, gnames, names) < 0)
 		goto fail;

@@ -26,10 +26,6 @@ target_free(struct target *t)
 
 	if (t == NULL)
 		return;
-	if (t->bpfm) {
-		bpfmode_untrack(t->bpfm, t->bpf_slot);
-		bpfmode_unref(t->bpfm);
-	}
 	for (i = 0; i < t->nr_groups; i++) {
 		for (j = 0; j < t->groups[i].cpus.nr && t->groups[i].inst; j++)
 			inst_fini(&t->groups[i].inst[j]);
@@ -38,6 +34,10 @@ target_free(struct target *t)
 		cpumap_free(&t->groups[i].cpus);
 	}
 	free(t->groups);
+	/* After the instances: their sources may read what was attached. */
+	for (i = 0; i < SOURCE_KINDS; i++)
+		if (t->attached[i] && source_kinds[i]->detach)
+			source_kinds[i]->detach(t->attached[i]);
 	for (i = 0; i < t->nr_labels; i++) {
 		free(t->lname[i]);
 		free(t->lvalue[i]);
@@ -104,17 +104,18 @@ target_find_group(struct target *t, size_t gi)
 /* Add group gi on cpus to t, or widen its CPUs to the union. */
 static int
 target_add_group(struct target *t, size_t gi, const struct cpumap *cpus,
-    int per_cpu, int bpf)
+    int per_cpu, const struct source_kind *kind)
 {
 	struct tgroup *tg = target_find_group(t, gi), *tmp;
 	struct cpumap u;
 	size_t i, n;
 
 	if (tg) {
-		/* Any entry asking for the per-CPU split gets it; one
-		 * asking for perf mode gets it. */
+		/* Any entry asking for the per-CPU split gets it; entries
+		 * asking for different kinds get the default, perf mode. */
 		tg->per_cpu |= per_cpu;
-		tg->bpf &= bpf;
+		if (tg->kind != kind)
+			tg->kind = &source_perf_kind;
 		u.cpu = malloc((tg->cpus.nr + cpus->nr + 1) * sizeof(int));
 		if (u.cpu == NULL)
 			return -ENOMEM;
@@ -150,7 +151,7 @@ target_add_group(struct target *t, size_t gi, const struct cpumap *cpus,
 	memset(tg, 0, sizeof(*tg));
 	tg->gi = gi;
 	tg->per_cpu = per_cpu;
-	tg->bpf = bpf;
+	tg->kind = kind;
 	if ((tg->cpus.cpu = malloc((cpus->nr + 1) * sizeof(int))) == NULL)
 		return -ENOMEM;
 	memcpy(tg->cpus.cpu, cpus->cpu, cpus->nr * sizeof(int));
@@ -159,36 +160,25 @@ target_add_group(struct target *t, size_t gi, const struct cpumap *cpus,
 	return 0;
 }
 
-/*
- * mode: bpf: give t a slot in the BPF program, which charges the cgroup
- * from now on.  -ENOSPC when bpf_max_cgroups are tracked (tried again at
- * every rescan).
- */
+/* Let every kind t's groups use attach t (mode: bpf: its slot). */
 static int
-target_track(struct collector *c, struct target *t, int cgfd)
+target_attach(struct collector *c, struct target *t, int cgfd)
 {
-	uint64_t id;
-	size_t i;
-	int r, any = 0;
+	size_t i, k;
+	int r;
 
-	for (i = 0; i < t->nr_groups; i++)
-		any |= t->groups[i].bpf;
-	if (!any || t->bpfm)
-		return 0;
-	if ((r = cgroupfs_id(cgfd, &id)) < 0) {
-		REPORT(c, 4, t->cgroup, NULL, NULL, -1, -r, "cgroup %s: "
-		    "reading its id (name_to_handle_at): %s", t->cgroup,
-		    strerror(-r));
-		return r;
+	t->no_room = 0;
+	for (k = 0; k < SOURCE_KINDS; k++) {
+		const struct source_kind *kind = source_kinds[k];
+
+		if (kind->attach == NULL || t->attached[k])
+			continue;
+		for (i = 0; i < t->nr_groups; i++)
+			if (t->groups[i].kind == kind)
+				break;
+		if (i < t->nr_groups && (r = kind->attach(c, t, cgfd)) < 0)
+			return r;
 	}
-	if ((r = bpfmode_track(c->bpf, id, &t->bpf_slot)) < 0) {
-		/* Reported with the others left out, by the rescan. */
-		t->bpf_full = r == -ENOSPC;
-		return r;
-	}
-	t->bpf_full = 0;
-	t->bpf_existing = r == 1;
-	t->bpfm = bpfmode_ref(c->bpf);
 	return 0;
 }
 
@@ -211,7 +201,7 @@ target_open(struct collector *c, struct target *t)
 			    strerror(-r));
 			return r;
 		}
-		if ((r = target_track(c, t, cgfd)) < 0)
+		if ((r = target_attach(c, t, cgfd)) < 0)
 			goto out;
 	}
 	for (i = 0; i < t->nr_groups; i++) {
@@ -225,25 +215,22 @@ target_open(struct collector *c, struct target *t)
 			goto out;
 		}
 		for (j = 0; j < tg->cpus.nr; j++) {
-			if (c->adopt && inst_adopt(c, t, tg, tg->cpus.cpu[j],
-			    &tg->inst[j])) {
-				if (tg->bpf)
-					inst_bpf(c, t, tg, &tg->inst[j], 0);
+			if (c->adopt && (r = inst_adopt(c, t, tg,
+			    tg->cpus.cpu[j], &tg->inst[j], cgfd)) != 0) {
+				if (r < 0)
+					goto out;
 				continue;
 			}
 			if ((r = inst_init(&tg->inst[j], tg->cpus.cpu[j],
 			    ne)) < 0)
 				goto out;
-			if (tg->bpf) {
-				inst_bpf(c, t, tg, &tg->inst[j], 1);
-				if (c->adopt)
-					inst_inherit(c, t, tg, &tg->inst[j]);
-				continue;
-			}
 			r = inst_open(c, t, tg, &tg->inst[j], cgfd);
+			if (r == -ENOMEM)
+				goto out;
 			if (r == -EBADF && t->cgroup)
 				goto out;	/* the cgroup went away */
-			if (r == 0 && c->adopt)
+			/* Also when it failed: its counts wait for the retry. */
+			if (c->adopt)
 				inst_inherit(c, t, tg, &tg->inst[j]);
 		}
 		if (c->adopt && (r = inst_carry_gone(c, t, tg)) < 0)
@@ -265,9 +252,9 @@ target_enable(struct target *t)
 	if (!t->opened)
 		return;
 	for (i = 0; i < t->nr_groups; i++)
-		for (j = 0; !t->groups[i].bpf && j < t->groups[i].cpus.nr; j++)
+		for (j = 0; j < t->groups[i].cpus.nr; j++)
 			if (t->groups[i].inst[j].state == INST_OK)
-				group_enable(&t->groups[i].inst[j].pg, 1);
+				source_enable(t->groups[i].inst[j].src);
 }
 
 int
@@ -288,47 +275,13 @@ target_add(struct collector *c, struct target *t)
 	return 0;
 }
 
-/* Order: the system-wide target first, then cgroups by path. */
-int
-target_cmp(const void *a, const void *b)
-{
-	const struct target *x = *(struct target *const *)a;
-	const struct target *y = *(struct target *const *)b;
-
-	if (x->cgroup == NULL || y->cgroup == NULL)
-		return (x->cgroup != NULL) - (y->cgroup != NULL);
-	return strcmp(x->cgroup, y->cgroup);
-}
-
-/*
- * The target for a cgroup path: binary search over the first nsorted
- * targets (kept sorted between rescans), then the ones added since.
- */
-struct target *
-target_find_cgroup(struct collector *c, const char *path,
-    size_t nsorted)
-{
-	struct target key = { .cgroup = (char *)path }, *kp = &key, **f;
-	size_t i;
-
-	f = nsorted == 0 ? NULL : bsearch(&kp, c->targets, nsorted,
-	    sizeof(*c->targets), target_cmp);
-	if (f)
-		return *f;
-	for (i = nsorted; i < c->nr_targets; i++)
-		if (c->targets[i]->cgroup &&
-		    strcmp(c->targets[i]->cgroup, path) == 0)
-			return c->targets[i];
-	return NULL;
-}
-
 /*
  * Add group gi on cpus, narrowed to the CPUs its PMU covers (an uncore
  * PMU's cpumask, a hybrid core PMU's cpus): an event opens only there.
  */
 int
 target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
-    const struct cpumap *cpus, int per_cpu, int bpf)
+    const struct cpumap *cpus, int per_cpu, const struct source_kind *kind)
 {
 	const struct plan_group *g = &c->cfg->groups[gi];
 	struct cpumap m;
@@ -336,7 +289,7 @@ target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
 	int r;
 
 	if (!g->pmu_cpus)
-		return target_add_group(t, gi, cpus, per_cpu, bpf);
+		return target_add_group(t, gi, cpus, per_cpu, kind);
 	if ((r = cpumap_intersect(cpus, &g->cpus, &m)) < 0)
 		return r;
 	if (m.nr == 0 && t->cgroup == NULL)
@@ -346,83 +299,16 @@ target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
 		    "counted there", c->cfg->source, g->line, g->col, g->name,
 		    g->pmu, cpumap_format(&g->cpus, have, sizeof(have)),
 		    cpumap_format(cpus, want, sizeof(want)));
-	r = m.nr ? target_add_group(t, gi, &m, per_cpu, bpf) : 0;
+	r = m.nr ? target_add_group(t, gi, &m, per_cpu, kind) : 0;
 	cpumap_free(&m);
 	return r;
-}
-
-/* The system-wide target: the union of every cpus: entry. */
-static int
-build_cpu_target(struct collector *c, struct target **out)
-{
-	const struct plan *cfg = c->cfg;
-	struct target *t = NULL;
-	struct cpumap m;
-	size_t i, j;
-	int r;
-
-	for (i = 0; i < cfg->nr_targets; i++) {
-		const struct plan_target *ct = &cfg->targets[i];
-
-		if (ct->kind != PLAN_TARGET_CPU)
-			continue;
-		if (t == NULL && (t = target_new(NULL)) == NULL)
-			return -ENOMEM;
-		if (ct->all_cpus) {
-			m = c->online;
-			m.cpu = NULL;
-			if ((r = cpumap_intersect(&c->online, &c->online,
-			    &m)) < 0)
-				goto fail;
-		} else {
-			if ((r = cpumap_intersect(&ct->cpus, &c->online,
-			    &m)) < 0)
-				goto fail;
-			if (m.nr < ct->cpus.nr) {
-				char want[256], have[256];
-
-				REPORT(c, 4, NULL, NULL, NULL, -1, 0,
-				    "%s:%d:%d: CPUs %s are listed but "
-				    "only %s of them are online; counting "
-				    "those", cfg->source, ct->line, ct->col,
-				    cpumap_format(&ct->cpus, want,
-				    sizeof(want)), m.nr ? cpumap_format(&m,
-				    have, sizeof(have)) : "none");
-			}
-		}
-		for (j = 0; j < ct->nr_groups && r == 0; j++)
-			r = target_add_pmu_group(c, t, ct->groups[j], &m, 1,
-			    0);
-		cpumap_free(&m);
-		if (r < 0)
-			goto fail;
-	}
-	*out = t;
-	return 0;
-fail:
-	target_free(t);
-	return r;
-}
-
-/*
- * During a reload: the old target for the same cgroup (NULL: system-wide),
- * by binary search (the old set is sorted), or NULL.
- */
-struct target *
-target_old(const struct collector *c, const char *cgroup)
-{
-	struct target key = { .cgroup = (char *)cgroup }, *kp = &key, **f;
-
-	f = c->nr_adopt ? bsearch(&kp, c->adopt, c->nr_adopt,
-	    sizeof(*c->adopt), target_cmp) : NULL;
-	return f ? *f : NULL;
 }
 
 /* During a reload: was this cgroup counted before it? */
 int
 target_was_counted(const struct collector *c, const char *cgroup)
 {
-	const struct target *o = target_old(c, cgroup);
+	const struct target *o = adopt_target(c, cgroup);
 
 	return o != NULL && o->opened;
 }
@@ -439,118 +325,7 @@ target_last_read(struct target *t)
 		for (k = 0; k < t->groups[i].cpus.nr; k++) {
 			struct inst *in = &t->groups[i].inst[k];
 
-			if (in->state == INST_OK && !t->groups[i].bpf)
-				group_read(&in->pg, in->cur);
+			if (in->state == INST_OK)
+				source_read(in->src, in->cur);
 		}
-}
-
-/* Build and open every target of c->cfg (adopting during a reload). */
-int
-target_open_all(struct collector *c)
-{
-	const struct plan *cfg = c->cfg;
-	struct target *sys = NULL;
-	size_t i;
-	int r;
-
-	for (i = 0; i < cfg->nr_targets; i++)
-		if (cfg->targets[i].kind == PLAN_TARGET_CGROUP)
-			break;
-	if (i < cfg->nr_targets && !c->have_cgroot) {
-		r = cgroupfs_find(c->o.mountinfo, c->cgroot,
-		    sizeof(c->cgroot), &c->cgroot_v2);
-		if (r < 0)
-			REPORT(c, 4, NULL, NULL, NULL, -1, -r,
-			    "no cgroup hierarchy with the perf_event "
-			    "controller in %s (%s): cgroup targets are not "
-			    "counted", c->o.mountinfo, strerror(-r));
-		else
-			c->have_cgroot = 1;
-	}
-	if ((r = bpfmode_setup(c)) < 0)
-		return r;
-	if ((r = build_cpu_target(c, &sys)) < 0)
-		return r;
-	if (sys) {
-		if ((r = target_add(c, sys)) < 0) {
-			target_free(sys);
-			return r;
-		}
-		if ((r = target_open(c, sys)) == -ENOMEM)
-			return r;
-	}
-	c->last_rescan_ns = now_ns(CLOCK_MONOTONIC);
-	return rescan_cgroups(c, 0);
-}
-
-/*
- * The fd budget: max_fds from the config, or a share of the open-files
- * limit that leaves room for HTTP connections and the rest.
- */
-uint64_t
-target_fd_budget(const struct plan *cfg)
-{
-	struct rlimit rl;
-
-	if (cfg->max_fds)
-		return cfg->max_fds;
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
-		return 1 << 20;
-	return rl.rlim_cur > 4096 ? rl.rlim_cur - 2048 : rl.rlim_cur / 2;
-}
-
-/*
- * Rebuild every target for cfg (which may be the current config, after a
- * CPU change), adopting the instances that stay the same.
- */
-int
-target_rebuild(struct collector *c, const struct plan *cfg)
-{
-	struct perf_event_attr **attrs = c->attrs;
-	int **ev_logged = c->ev_logged, *pattern_empty = c->pattern_empty;
-	const struct plan *old_cfg = c->cfg;
-	struct target **old = c->targets;
-	size_t nr_old = c->nr_targets, i;
-	int r;
-
-	c->max_fds = target_fd_budget(cfg);
-	c->targets = NULL;
-	c->nr_targets = c->cap_targets = 0;
-	c->attrs = NULL;
-	c->ev_logged = NULL;
-	c->pattern_empty = NULL;
-	/* Sorted already (every rescan leaves them so); adoption searches. */
-	if (nr_old > 1)
-		qsort(old, nr_old, sizeof(*old), target_cmp);
-	c->adopt = old;
-	c->nr_adopt = nr_old;
-	c->adopt_cfg = old_cfg;
-	r = cfgstate_init(c, cfg);
-	if (r == 0 && cfg == old_cfg) {
-		/* Same config: what was reported stays reported. */
-		int **tmp = c->ev_logged, *ptmp = c->pattern_empty;
-
-		c->ev_logged = ev_logged;
-		ev_logged = tmp;
-		c->pattern_empty = pattern_empty;
-		pattern_empty = ptmp;
-	}
-	if (r == 0)
-		r = target_open_all(c);
-	c->adopt = NULL;
-	c->nr_adopt = 0;
-	c->adopt_cfg = NULL;
-	/* Whatever was not adopted is closed now. */
-	for (i = 0; i < nr_old; i++) {
-		if (r == 0 && old[i]->cgroup && old[i]->opened &&
-		    target_find_cgroup(c, old[i]->cgroup,
-		    c->nr_targets) == NULL)
-			REPORT(c, 6, old[i]->cgroup, NULL, NULL, -1, 0,
-			    "cgroup %s is gone; its series are dropped",
-			    old[i]->cgroup);
-		target_free(old[i]);
-	}
-	free(old);
-	cfgstate_fini(old_cfg, attrs, ev_logged, pattern_empty);
-	return r;
 }

@@ -1,0 +1,259 @@
+/*
+ * rebuild.c - the whole target set from a plan: built at start, and
+ * rebuilt (keeping every instance that stays the same, see instance.c)
+ * at a reload, after a CPU change and when failed instances are retried.
+ * The system-wide target is the union of the cpus: entries; the cgroup
+ * targets come from discovery.c.  Above target.c, instance.c and
+ * discovery.c; called by collector.c and interval.c.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "collectors/cgroup/cgroupfs.h"
+#include "collectors/collector/collector_int.h"
+
+/* ---- config-dependent state ------------------------------------- */
+
+/* The per-config tables: attrs per group, what was reported. */
+int
+cfgstate_init(struct collector *c, const struct plan *cfg)
+{
+	size_t i, e;
+
+	c->cfg = cfg;
+	c->attrs = calloc(cfg->nr_groups, sizeof(*c->attrs));
+	c->ev_logged = calloc(cfg->nr_groups, sizeof(*c->ev_logged));
+	c->pattern_empty = calloc(cfg->nr_targets + 1, sizeof(int));
+	if (!c->attrs || !c->ev_logged || !c->pattern_empty)
+		return -ENOMEM;
+	for (i = 0; i < cfg->nr_groups; i++) {
+		size_t ne = cfg->groups[i].nr_events;
+
+		c->attrs[i] = calloc(ne, sizeof(**c->attrs));
+		c->ev_logged[i] = calloc(ne, sizeof(**c->ev_logged));
+		if (!c->attrs[i] || !c->ev_logged[i])
+			return -ENOMEM;
+		for (e = 0; e < ne; e++)
+			c->attrs[i][e] = cfg->groups[i].events[e].attr;
+	}
+	return 0;
+}
+
+void
+cfgstate_fini(const struct plan *cfg, struct perf_event_attr **attrs,
+    int **ev_logged, int *pattern_empty)
+{
+	size_t i;
+
+	for (i = 0; cfg && i < cfg->nr_groups; i++) {
+		if (attrs)
+			free(attrs[i]);
+		if (ev_logged)
+			free(ev_logged[i]);
+	}
+	free(attrs);
+	free(ev_logged);
+	free(pattern_empty);
+}
+
+/*
+ * The target for a cgroup path: binary search over the first nsorted
+ * targets (kept sorted between rescans), then the ones added since.
+ */
+static struct target *
+target_find_cgroup(struct collector *c, const char *path,
+    size_t nsorted)
+{
+	struct target key = { .cgroup = (char *)path }, *kp = &key, **f;
+	size_t i;
+
+	f = nsorted == 0 ? NULL : bsearch(&kp, c->targets, nsorted,
+	    sizeof(*c->targets), target_cmp);
+	if (f)
+		return *f;
+	for (i = nsorted; i < c->nr_targets; i++)
+		if (c->targets[i]->cgroup &&
+		    strcmp(c->targets[i]->cgroup, path) == 0)
+			return c->targets[i];
+	return NULL;
+}
+
+/* The system-wide target: the union of every cpus: entry. */
+static int
+build_cpu_target(struct collector *c, struct target **out)
+{
+	const struct plan *cfg = c->cfg;
+	struct target *t = NULL;
+	struct cpumap m;
+	size_t i, j;
+	int r;
+
+	for (i = 0; i < cfg->nr_targets; i++) {
+		const struct plan_target *ct = &cfg->targets[i];
+
+		if (ct->kind != PLAN_TARGET_CPU)
+			continue;
+		if (t == NULL && (t = target_new(NULL)) == NULL)
+			return -ENOMEM;
+		if (ct->all_cpus) {
+			m = c->online;
+			m.cpu = NULL;
+			if ((r = cpumap_intersect(&c->online, &c->online,
+			    &m)) < 0)
+				goto fail;
+		} else {
+			if ((r = cpumap_intersect(&ct->cpus, &c->online,
+			    &m)) < 0)
+				goto fail;
+			if (m.nr < ct->cpus.nr) {
+				char want[256], have[256];
+
+				REPORT(c, 4, NULL, NULL, NULL, -1, 0,
+				    "%s:%d:%d: CPUs %s are listed but "
+				    "only %s of them are online; counting "
+				    "those", cfg->source, ct->line, ct->col,
+				    cpumap_format(&ct->cpus, want,
+				    sizeof(want)), m.nr ? cpumap_format(&m,
+				    have, sizeof(have)) : "none");
+			}
+		}
+		for (j = 0; j < ct->nr_groups && r == 0; j++)
+			r = target_add_pmu_group(c, t, ct->groups[j], &m, 1,
+			    &source_perf_kind);
+		cpumap_free(&m);
+		if (r < 0)
+			goto fail;
+	}
+	*out = t;
+	return 0;
+fail:
+	target_free(t);
+	return r;
+}
+
+/* Build and open every target of c->cfg (adopting during a reload). */
+int
+target_open_all(struct collector *c)
+{
+	const struct plan *cfg = c->cfg;
+	struct target *sys = NULL;
+	size_t i;
+	int r;
+
+	for (i = 0; i < cfg->nr_targets; i++)
+		if (cfg->targets[i].kind == PLAN_TARGET_CGROUP)
+			break;
+	if (i < cfg->nr_targets && !c->have_cgroot) {
+		r = cgroupfs_find(c->o.mountinfo, c->cgroot,
+		    sizeof(c->cgroot), &c->cgroot_v2);
+		if (r < 0)
+			REPORT(c, 4, NULL, NULL, NULL, -1, -r,
+			    "no cgroup hierarchy with the perf_event "
+			    "controller in %s (%s): cgroup targets are not "
+			    "counted", c->o.mountinfo, strerror(-r));
+		else
+			c->have_cgroot = 1;
+	}
+	for (i = 0; i < SOURCE_KINDS; i++)
+		if (source_kinds[i]->prepare &&
+		    (r = source_kinds[i]->prepare(c)) < 0)
+			return r;
+	if ((r = build_cpu_target(c, &sys)) < 0)
+		return r;
+	if (sys) {
+		if ((r = target_add(c, sys)) < 0) {
+			target_free(sys);
+			return r;
+		}
+		if ((r = target_open(c, sys)) == -ENOMEM)
+			return r;
+	}
+	c->last_rescan_ns = now_ns(CLOCK_MONOTONIC);
+	return rescan_cgroups(c, 0);
+}
+
+/*
+ * The fd budget: max_fds from the config, or a share of the open-files
+ * limit that leaves room for HTTP connections and the rest.
+ */
+uint64_t
+target_fd_budget(const struct plan *cfg)
+{
+	struct rlimit rl;
+
+	if (cfg->max_fds)
+		return cfg->max_fds;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 1 << 20;
+	return rl.rlim_cur > 4096 ? rl.rlim_cur - 2048 : rl.rlim_cur / 2;
+}
+
+/*
+ * Rebuild every target for cfg (which may be the current config, after a
+ * CPU change), adopting the instances that stay the same.
+ */
+int
+target_rebuild(struct collector *c, const struct plan *cfg)
+{
+	struct perf_event_attr **attrs = c->attrs;
+	int **ev_logged = c->ev_logged, *pattern_empty = c->pattern_empty;
+	const struct plan *old_cfg = c->cfg;
+	struct target **old = c->targets;
+	size_t nr_old = c->nr_targets, i;
+	int r;
+
+	c->max_fds = target_fd_budget(cfg);
+	c->targets = NULL;
+	c->nr_targets = c->cap_targets = 0;
+	c->attrs = NULL;
+	c->ev_logged = NULL;
+	c->pattern_empty = NULL;
+	/* Sorted already (every rescan leaves them so); adoption searches. */
+	if (nr_old > 1)
+		qsort(old, nr_old, sizeof(*old), target_cmp);
+	c->adopt = old;
+	c->nr_adopt = nr_old;
+	c->adopt_cfg = old_cfg;
+	r = cfgstate_init(c, cfg);
+	if (r == 0 && cfg == old_cfg) {
+		/* Same config: what was reported stays reported. */
+		int **tmp = c->ev_logged, *ptmp = c->pattern_empty;
+
+		c->ev_logged = ev_logged;
+		ev_logged = tmp;
+		c->pattern_empty = pattern_empty;
+		pattern_empty = ptmp;
+	}
+	if (r == 0)
+		r = target_open_all(c);
+	c->adopt = NULL;
+	c->nr_adopt = 0;
+	c->adopt_cfg = NULL;
+	/* Whatever was not adopted is closed now. */
+	for (i = 0; i < nr_old; i++) {
+		if (r == 0 && old[i]->cgroup && old[i]->opened &&
+		    target_find_cgroup(c, old[i]->cgroup,
+		    c->nr_targets) == NULL)
+			REPORT(c, 6, old[i]->cgroup, NULL, NULL, -1, 0,
+			    "cgroup %s is gone; its series are dropped",
+			    old[i]->cgroup);
+		target_free(old[i]);
+	}
+	free(old);
+	cfgstate_fini(old_cfg, attrs, ev_logged, pattern_empty);
+	return r;
+}
+
+/* Enable every open instance. */
+void
+targets_enable(struct collector *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_targets; i++)
+		target_enable(c->targets[i]);
+}

@@ -1,0 +1,122 @@
+/*
+ * source.h - where a group instance's counts come from: one small
+ * interface, two implementations.
+ *
+ *   source_perf.c   a perf group of its own, opened on the instance's CPU
+ *                   for its target (system-wide, or a cgroup in cgroup
+ *                   mode): the default.
+ *   bpfmode.c       a slot of mode: bpf's program, which charges the
+ *                   target's cgroup from counters opened once per CPU.
+ *
+ * An instance (instance.c) holds a source and reads it every interval;
+ * it scales the deltas between readings the same way whatever the source,
+ * and knows nothing of how the counts were made.  A reading is what
+ * group_read gives: cumulative value, time enabled and time running per
+ * event, for the events the source counts (nr of them, at evidx[] in the
+ * group's event list).
+ *
+ * How a group on a target gets its sources is a source_kind: a table of
+ * hooks the target and collection code call without knowing which kind
+ * it is, like chrony's refclock drivers.  A third kind (a duty-cycled
+ * group, say) is a new file with a new table, named in source_kinds[].
+ * Everything here runs on the collector thread.
+ */
+#ifndef PMU_SOURCE_H
+#define PMU_SOURCE_H
+
+#include <stddef.h>
+
+#include "collectors/perf/scale.h"
+
+struct collector;
+struct target;
+struct tgroup;
+struct inst;
+struct source;
+
+struct source_ops {
+	/*
+	 * One reading into out[evidx[i]] for i < nr.  0; -EAGAIN when there
+	 * is no reading this time (the next interval tries again); any other
+	 * -errno when the source is broken (the instance closes it and the
+	 * full rescan opens a new one): -ENODATA for a group in error state.
+	 */
+	int (*read)(struct source *s, struct count *out);
+	/* Start counting (sources open disabled).  0 or -errno. */
+	int (*enable)(struct source *s);
+	/* Perf fds the source holds itself. */
+	size_t (*fds)(const struct source *s);
+	/* Close and free. */
+	void (*close)(struct source *s);
+};
+
+struct source {
+	const struct source_ops *ops;
+	size_t nr;			/* events it counts */
+	const size_t *evidx;		/* [nr]: their index in the group */
+	int baseline;			/* the first reading is where this
+					   instance starts, not its counts */
+};
+
+static inline int
+source_read(struct source *s, struct count *out)
+{
+	return s->ops->read(s, out);
+}
+
+static inline int
+source_enable(struct source *s)
+{
+	return s->ops->enable ? s->ops->enable(s) : 0;
+}
+
+static inline size_t
+source_fds(const struct source *s)
+{
+	return s ? s->ops->fds(s) : 0;
+}
+
+static inline void
+source_close(struct source *s)
+{
+	if (s)
+		s->ops->close(s);
+}
+
+/* How the groups of a target are counted; NULL hooks do nothing. */
+struct source_kind {
+	const char *name;		/* "perf", "bpf" */
+	unsigned id;			/* index in source_kinds[] */
+	/* Once per plan, before any target is built (and again at a
+	 * reload, a rescan retry or a CPU change).  0 or -ENOMEM. */
+	int (*prepare)(struct collector *c);
+	/* Once per collection, before the instances are read. */
+	void (*refresh)(struct collector *c);
+	/* Per target with groups of this kind, before their instances
+	 * open; cgfd is the cgroup's directory (-1 system-wide).  0;
+	 * -ENOSPC when there is no room for it now (t->no_room is set,
+	 * and the next rescan tries again); another -errno. */
+	int (*attach)(struct collector *c, struct target *t, int cgfd);
+	/* What attach left in t->attached[id], when the target goes. */
+	void (*detach)(void *state);
+	/*
+	 * The source of one instance, opened disabled.  Fills in->err[]
+	 * (0, or the errno that kept an event out) and may set
+	 * in->no_perf_cgroup.  0, or -errno when nothing opened.
+	 */
+	int (*open)(struct collector *c, struct target *t, struct tgroup *tg,
+	    struct inst *in, int cgfd, struct source **out);
+	/* May an instance adopted across a reload keep reading s?  NULL:
+	 * always. */
+	int (*current)(struct collector *c, const struct target *t,
+	    const struct tgroup *tg, const struct source *s);
+	/* Perf fds one target's instances of tg will open. */
+	size_t (*need_fds)(const struct collector *c, const struct tgroup *tg);
+};
+
+#define SOURCE_KINDS 2
+extern const struct source_kind source_perf_kind;	/* source_perf.c */
+extern const struct source_kind source_bpf_kind;	/* bpfmode.c */
+extern const struct source_kind *const source_kinds[SOURCE_KINDS];
+
+#endif

@@ -1,0 +1,105 @@
+/*
+ * source_perf.c - the default source (see source.h): the instance's own
+ * perf group (collectors/perf/group.h), on its CPU, system-wide or for
+ * its cgroup in cgroup mode (PERF_FLAG_PID_CGROUP).  Every event of the
+ * group is one fd; one read() returns them all.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectors/cgroup/cgroupfs.h"
+#include "collectors/collector/collector_int.h"
+
+struct source_perf {
+	struct source s;
+	struct perf_group pg;
+};
+
+static int
+perf_read(struct source *s, struct count *out)
+{
+	struct source_perf *p = (struct source_perf *)s;
+
+	return group_read(&p->pg, out);
+}
+
+static int
+perf_enable(struct source *s)
+{
+	return group_enable(&((struct source_perf *)s)->pg, 1);
+}
+
+static size_t
+perf_fds(const struct source *s)
+{
+	return ((const struct source_perf *)s)->pg.nr;
+}
+
+static void
+perf_close(struct source *s)
+{
+	struct source_perf *p = (struct source_perf *)s;
+
+	group_fini(&p->pg);
+	free(p);
+}
+
+static const struct source_ops perf_ops_table = {
+	.read = perf_read,
+	.enable = perf_enable,
+	.fds = perf_fds,
+	.close = perf_close,
+};
+
+static int
+perf_open(struct collector *c, struct target *t, struct tgroup *tg,
+    struct inst *in, int cgfd, struct source **out)
+{
+	size_t ne = c->cfg->groups[tg->gi].nr_events;
+	struct source_perf *p;
+	int r;
+
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return -ENOMEM;
+	if ((r = group_init(&p->pg, ne)) < 0) {
+		free(p);
+		return r;
+	}
+	r = group_open(&p->pg, c->attrs[tg->gi], t->cgroup ? cgfd : -1,
+	    in->cpu, t->cgroup ? PERF_FLAG_PID_CGROUP : 0);
+	memcpy(in->err, p->pg.err, ne * sizeof(*in->err));
+	/* All ENOENT in cgroup mode: the events, or the cgroup? */
+	in->no_perf_cgroup = r == -ENOENT && t->cgroup && cgfd >= 0 &&
+	    cgroupfs_alive(cgfd) &&
+	    group_probe_cgroup(cgfd, in->cpu) == -ENOENT;
+	if (r < 0) {
+		perf_close(&p->s);
+		return r;
+	}
+	p->s.ops = &perf_ops_table;
+	p->s.nr = p->pg.nr;
+	p->s.evidx = p->pg.evidx;
+	*out = &p->s;
+	return 0;
+}
+
+static size_t
+perf_need_fds(const struct collector *c, const struct tgroup *tg)
+{
+	return c->cfg->groups[tg->gi].nr_events * tg->cpus.nr;
+}
+
+const struct source_kind source_perf_kind = {
+	.name = "perf",
+	.id = 0,
+	.open = perf_open,
+	.need_fds = perf_need_fds,
+};
+
+const struct source_kind *const source_kinds[SOURCE_KINDS] = {
+	&source_perf_kind,
+	&source_bpf_kind,
+};
