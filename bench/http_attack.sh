@@ -24,7 +24,8 @@
 # PROBES (400) scrapes INTERVAL_MS (20) apart per phase; ROUNDS (8) wrk
 # pairs of WRK_SECS (3) seconds, nginx and pmu_exporter first in turn, and
 # the median of the pairs' ratios (the machine may be shared: a pair sees
-# the same neighbours).  PMU_EXPORTER and FAKE_SERVE name other
+# the same neighbours); before each pair it waits up to QUIET_WAIT (20) s
+# for the CPUs to be at most QUIET_PCT (25) % busy, and prints how busy.  PMU_EXPORTER and FAKE_SERVE name other
 # binaries (an older build, to compare).  Every server binds 127.0.0.1;
 # every load ends by itself.
 set -u
@@ -36,6 +37,8 @@ PROBES=${PROBES:-400}
 INTERVAL_MS=${INTERVAL_MS:-20}
 ROUNDS=${ROUNDS:-8}
 WRK_SECS=${WRK_SECS:-3}
+QUIET_PCT=${QUIET_PCT:-25}
+QUIET_WAIT=${QUIET_WAIT:-20}
 FAKE_SERVE=${FAKE_SERVE:-$top_builddir/tests/helpers/fake_serve}
 LOAD=$BENCH_BIN/http_load
 bench_require "curl wrk htpasswd nginx base64" "pmu_exporter http_load"
@@ -65,6 +68,28 @@ cpus:
   - cpus: all
     groups: [g1, g2, g3, g4]
 YAML
+
+# serve VAR URLPATH WAIT CMD...: start CMD with @PORT@ replaced by a free
+# port, up to 5 ports (another process may take one between the choice and
+# the bind); VAR gets the port, BENCH_LAST the PID.
+serve() {
+	local _var=$1 _path=$2 _wait=$3 _try _p _a _args
+	shift 3
+	for _try in 1 2 3 4 5; do
+		_p=$(bench_free_port)
+		_args=()
+		for _a in "$@"; do _args+=("${_a//@PORT@/$_p}"); done
+		bench_spawn "${_args[@]}" 2> "$T/serve.log"
+		if bench_wait_http "http://127.0.0.1:$_p$_path" "$_wait" ||
+		    { kill -0 "$BENCH_LAST" 2>/dev/null &&
+		      ! grep -q 'already in use' "$T/serve.log"; }; then
+			printf -v "$_var" %s "$_p"
+			return 0
+		fi
+		bench_stop "$BENCH_LAST"
+	done
+	bench_die "$1 did not start: $(cat "$T/serve.log")"
+}
 
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 tck=$(getconf CLK_TCK)
@@ -108,13 +133,15 @@ latency() {
 	printf 'basic_auth_users:\n  prom: %s\n' "$hash" > "$T/web.yml"
 	auth=$(printf 'prom:right pass' | base64)
 	bad=$(printf 'prom:wrong pass' | base64)
-	port=$(bench_free_port)
-	bench_spawn "$PMU_EXPORTER" --config.file="$T/c.yaml" --web.config.file="$T/web.yml" \
-		--web.listen-address="127.0.0.1:$port" --log.level=warn
+	# Every path wants the password: up when it is still running after a
+	# second, ready when /-/ready answers the password.
+	serve port /-/ready 1 "$PMU_EXPORTER" --config.file="$T/c.yaml" --web.config.file="$T/web.yml" \
+		--web.listen-address="127.0.0.1:@PORT@" --log.level=warn
 	pid=$BENCH_LAST
-	bench_wait_http "http://127.0.0.1:$port/-/healthy" 10 ||
-		curl -s -o /dev/null -H "Authorization: Basic $auth" "http://127.0.0.1:$port/-/ready" ||
-		bench_die "pmu_exporter did not start"
+	for _ in $(seq 1 50); do
+		[ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Basic $auth" "http://127.0.0.1:$port/-/ready")" = 200 ] && break
+		sleep 0.1
+	done
 	sleep 1.5
 	echo
 	echo "## scrape latency under attack: pmu_exporter, basic auth (bcrypt cost 10), $(curl -s -H "Authorization: Basic $auth" "http://127.0.0.1:$port/metrics" | wc -c) bytes"
@@ -132,10 +159,8 @@ latency() {
 		"$LOAD" slowloris 127.0.0.1 "$port" 200 "$ATTACK_S" 127.0.0.2 4
 	bench_stop "$pid"
 
-	fport=$(bench_free_port)
-	bench_spawn "$FAKE_SERVE" --big 100000 "127.0.0.1:$fport" 12 0 2> "$T/fake.log"
+	serve fport /-/ready 60 "$FAKE_SERVE" --big 100000 "127.0.0.1:@PORT@" 12 0
 	fpid=$BENCH_LAST
-	bench_wait_http "http://127.0.0.1:$fport/-/ready" 60 || bench_die "fake_serve did not start: $(cat "$T/fake.log")"
 	echo
 	echo "## scrape latency during renders: fake_serve, /metrics $(curl -s "http://127.0.0.1:$fport/metrics" | wc -c) bytes, /big $(curl -s "http://127.0.0.1:$fport/big" | wc -c) bytes (100,000 series, a new snapshot every second)"
 	echo "\$ $FAKE_SERVE --big 100000 127.0.0.1:$fport 12 0"
@@ -172,13 +197,24 @@ one_wrk() {
 		awk '{ printf "%.1f", ($2 - $1) / $3 * 1e6 / $4 }')"
 }
 
+# Wait (at most QUIET_WAIT s) until the CPUs were at most QUIET_PCT% busy
+# over a second: other work on a shared machine moves one half of a pair
+# and not the other.  Prints the last reading.
+quiet() {
+	local b t=0
+	while :; do
+		b=$(bench_busy_pct 1)
+		[ "$b" -le "$QUIET_PCT" ] || [ "$t" -ge "$QUIET_WAIT" ] && break
+		t=$((t + 1))
+	done
+	echo "$b"
+}
+
 throughput() {
-	local port nport pid npid i v hdr n p r
-	port=$(bench_free_port)
-	bench_spawn "$PMU_EXPORTER" --config.file="$T/c.yaml" --web.listen-address="127.0.0.1:$port" \
+	local port nport pid npid i v hdr n p r busy
+	serve port /-/ready 10 "$PMU_EXPORTER" --config.file="$T/c.yaml" --web.listen-address="127.0.0.1:@PORT@" \
 		--log.level=warn
 	pid=$BENCH_LAST
-	bench_wait_http "http://127.0.0.1:$port/-/ready" 10 || bench_die "pmu_exporter did not start"
 	sleep 1.5
 	mkdir -p "$T/www"
 	curl -s "http://127.0.0.1:$port/metrics" > "$T/www/metrics"
@@ -218,6 +254,7 @@ NGINX
 		[ $v = gzip ] && hdr=(-H 'Accept-Encoding: gzip')
 		: > "$T/ratios"
 		for i in $(seq 1 "$ROUNDS"); do
+			busy=$(quiet)
 			if [ $((i % 2)) = 1 ]; then
 				n=$(one_wrk nginx "$nport" nginx_ticks "$npid" "${hdr[@]}")
 				p=$(one_wrk pmu "$port" cpu_ticks "$pid" "${hdr[@]}")
@@ -228,7 +265,7 @@ NGINX
 			set -- $n $p
 			r=$(echo "$4 $1" | awk '{ printf "%.2f", $1 / $2 }')
 			echo "$r" >> "$T/ratios"
-			echo "RESULT wrk-$v round $i nginx_rps $1 pmu_rps $4 ratio $r nginx_p99 $2 pmu_p99 $5 nginx_cpu_us_per_req $3 pmu_cpu_us_per_req $6"
+			echo "RESULT wrk-$v round $i nginx_rps $1 pmu_rps $4 ratio $r nginx_p99 $2 pmu_p99 $5 nginx_cpu_us_per_req $3 pmu_cpu_us_per_req $6 busy_before $busy%"
 		done
 		echo "RESULT wrk-$v median ratio $(bench_median < "$T/ratios") (pmu_exporter/nginx, $ROUNDS paired rounds)"
 	done
