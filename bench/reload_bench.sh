@@ -45,7 +45,7 @@ log_ms() {
 }
 
 result() {	# result MODE N: the median reload in ms over REPS reloads
-	local mode=$1 n=$2 port cfg log pid i t0 line k ms=()
+	local mode=$1 n=$2 port cfg log pid i t0 line k got ms=()
 	cfg="$BENCH_TMP/$mode-$n.yaml" log="$BENCH_TMP/$mode-$n.log"
 	port=$(bench_free_port)
 	{
@@ -64,10 +64,13 @@ result() {	# result MODE N: the median reload in ms over REPS reloads
 	bench_spawn "$PMU_EXPORTER" --config.file="$cfg" \
 	    --web.listen-address="127.0.0.1:$port" > "$log" 2>&1
 	pid=$BENCH_LAST
+	# This runs in $(...), a subshell without the EXIT trap: a failure
+	# stops its daemon itself.
 	bench_wait_http "http://127.0.0.1:$port/-/ready" 120 ||
-		bench_die "$mode, $n cgroups: the daemon did not start: $(tail -3 "$log")"
-	curl -fs "http://127.0.0.1:$port/metrics" | grep -q "^pmu_exporter_cgroups_counted $n\$" ||
-		bench_die "$mode, $n cgroups: not all counted: $(curl -fs "http://127.0.0.1:$port/metrics" | grep cgroups_)"
+		{ bench_stop "$pid"; bench_die "$mode, $n cgroups: the daemon did not start: $(tail -3 "$log")"; }
+	got=$(curl -fs "http://127.0.0.1:$port/metrics" | grep cgroups_)
+	grep -qx "pmu_exporter_cgroups_counted $n" <<<"$got" ||
+		{ bench_stop "$pid"; bench_die "$mode, $n cgroups: not all counted: $got"; }
 	for i in $(seq 1 "$REPS"); do
 		t0=$(date +%s%3N)
 		kill -HUP "$pid"
@@ -77,7 +80,7 @@ result() {	# result MODE N: the median reload in ms over REPS reloads
 			sleep 0.01
 		done
 		line=$(grep "msg=\"reloaded" "$log" | sed -n "${i}p")
-		[ -n "$line" ] || bench_die "$mode, $n cgroups: reload $i did not finish"
+		[ -n "$line" ] || { bench_stop "$pid"; bench_die "$mode, $n cgroups: reload $i did not finish"; }
 		ms+=($(( $(log_ms "$line") - t0 )))
 		sleep 0.3
 	done
@@ -97,9 +100,9 @@ printf '%-6s %8s %12s %10s\n' mode cgroups reload_ms "x first"
 for mode in $MODES; do
 	first=
 	for n in $NS; do
-		m=$(result "$mode" "$n")
+		m=$(result "$mode" "$n") || exit 1
 		[ -z "$first" ] && first=$m
 		printf '%-6s %8s %12s %10s\n' "$mode" "$n" "$m" \
-		    "$(awk -v a="$m" -v b="$first" 'BEGIN { printf "%.1f", b > 0 ? a / b : 0 }')"
+		    "$(awk -v a="$m" -v b="$first" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }')"
 	done
 done
