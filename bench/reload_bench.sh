@@ -10,7 +10,10 @@
 # timestamp): loading the config, rebuilding the targets with every
 # instance adopted, and the collection the collector thread does with the
 # new plan before it answers.  Medians are printed, with the ratio of each
-# N to the first; the target is 10,000 cgroups at most 12x 1,000.
+# N to the first; the target is 10,000 cgroups at most 12x 1,000.  Beside
+# it, the CPU time the daemon's threads used over the same span
+# (/proc/PID/task/*/schedstat): on a busy machine the wall time is mostly
+# waiting for a CPU, and its ratio moves with the load.
 #
 #   bench/reload_bench.sh   (as root; NS="1000 10000" REPS=5 MODES="perf bpf")
 #
@@ -60,8 +63,14 @@ log_ms() {
 	date -d "$ts" +%s%3N
 }
 
-result() {	# result MODE N: the median reload in ms over REPS reloads
-	local mode=$1 n=$2 port cfg log pid i t0 line k got ms=()
+# CPU time so far of every thread of PID, in ns.
+cpu_ns() {
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null |
+	    awk '{ s += $1 } END { printf "%.0f\n", s }'
+}
+
+result() {	# result MODE N: the median reload over REPS reloads, "ms cpu_ms"
+	local mode=$1 n=$2 port cfg log pid i t0 c0 line k got ms=() cpu=()
 	cfg="$BENCH_TMP/$mode-$n.yaml" log="$BENCH_TMP/$mode-$n.log"
 	port=$(bench_free_port)
 	{
@@ -88,6 +97,7 @@ result() {	# result MODE N: the median reload in ms over REPS reloads
 	grep -qx "pmu_exporter_cgroups_counted $n" <<<"$got" ||
 		{ bench_stop "$pid"; bench_die "$mode, $n cgroups: not all counted: $got"; }
 	for i in $(seq 1 "$REPS"); do
+		c0=$(cpu_ns "$pid")
 		t0=$(date +%s%3N)
 		kill -HUP "$pid"
 		for _ in $(seq 1 6000); do
@@ -97,11 +107,14 @@ result() {	# result MODE N: the median reload in ms over REPS reloads
 		done
 		line=$(grep "msg=\"reloaded" "$log" | sed -n "${i}p")
 		[ -n "$line" ] || { bench_stop "$pid"; bench_die "$mode, $n cgroups: reload $i did not finish"; }
+		cpu+=("$(awk -v a="$(cpu_ns "$pid")" -v b="$c0" \
+		    'BEGIN { printf "%.1f", (a - b) / 1e6 }')")
 		ms+=($(( $(log_ms "$line") - t0 )))
 		sleep 0.3
 	done
 	bench_stop "$pid"
-	printf '%s\n' "${ms[@]}" | bench_median
+	echo "$(printf '%s\n' "${ms[@]}" | bench_median)" \
+	    "$(printf '%s\n' "${cpu[@]}" | bench_median)"
 }
 
 for n in $NS; do
@@ -111,13 +124,18 @@ for n in $NS; do
 done
 
 echo "# reload_bench: $(basename "$PMU_EXPORTER") $("$PMU_EXPORTER" --version 2>&1 | head -1), $ncpu CPUs, $REPS reloads each, medians"
-printf '%-6s %8s %12s %10s\n' mode cgroups reload_ms "x first"
+printf '%-6s %8s %12s %10s %10s %10s\n' mode cgroups reload_ms "x first" \
+    cpu_ms "x first"
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }'
+}
 for mode in $MODES; do
-	first=
+	first='' cfirst=''
 	for n in $NS; do
-		m=$(result "$mode" "$n") || exit 1
-		[ -z "$first" ] && first=$m
-		printf '%-6s %8s %12s %10s\n' "$mode" "$n" "$m" \
-		    "$(awk -v a="$m" -v b="$first" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }')"
+		r=$(result "$mode" "$n") || exit 1
+		read -r m c <<<"$r"
+		[ -z "$first" ] && first=$m cfirst=$c
+		printf '%-6s %8s %12s %10s %10s %10s\n' "$mode" "$n" "$m" \
+		    "$(ratio "$m" "$first")" "$c" "$(ratio "$c" "$cfirst")"
 	done
 done
