@@ -31,6 +31,7 @@
 #include <gnutls/gnutls.h>
 
 #include "daemon/auth.h"
+#include "util/clock.h"
 
 #define AUTH_CACHE 16			/* credentials that passed */
 #define AUTH_CLIENTS 4096		/* addresses in the budget table */
@@ -57,15 +58,6 @@ struct auth {
 	struct bucket *buckets;
 	atomic_uint_fast64_t failures[AUTH_NR_REASONS];
 };
-
-static uint64_t
-mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /*
  * The budget's key for a client: an IPv4 address as ::ffff:a.b.c.d (so a

@@ -75,6 +75,7 @@
 #include "daemon/log.h"
 #include "daemon/procstat.h"
 #include "daemon/workq.h"
+#include "util/clock.h"
 
 #if MHD_VERSION < 0x00097100
 typedef int MHD_Result;
@@ -203,15 +204,6 @@ static const char landing[] =
 	"<body><h1>pmu_exporter</h1>\n"
 	"<p>Hardware performance counters per CPU and per cgroup.</p>\n"
 	"<p><a href=\"%s\">Metrics</a></p>\n</body></html>\n";
-
-static uint64_t
-mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /* ---- content negotiation ------------------------------------------ */
 

@@ -34,6 +34,7 @@
 #include "daemon/log.h"
 #include "daemon/webconfig.h"
 #include "util/text.h"
+#include "util/clock.h"
 
 struct options {
 	const char *config_file;
@@ -352,15 +353,6 @@ parse_args(int argc, char **argv, struct options *opt)
 	}
 	log_init(level, fmt);
 	return -1;
-}
-
-static uint64_t
-mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 static double

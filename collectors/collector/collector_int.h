@@ -28,6 +28,7 @@
 #include "collectors/perf/cpumap.h"
 #include "collectors/perf/group.h"
 #include "collectors/perf/scale.h"
+#include "util/clock.h"
 
 enum inst_state { INST_OK, INST_CLOSED, INST_BROKEN };
 
@@ -145,14 +146,8 @@ struct collector_req {
 	(c)->o.log((prio), &(const struct log_fields){ (cg), (grp), (ev),	\
 	    (cpu), (err) }, __VA_ARGS__)
 
-static inline uint64_t
-now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
+/* The collector's clocks (util/clock.h). */
+#define now_ns(clk) clock_ns(clk)
 
 /* Order: the system-wide target first, then cgroups by path. */
 static inline int
