@@ -1345,10 +1345,16 @@ http_start(const struct http_opts *o, struct http **out, char *err,
 void
 http_stop(struct http *h)
 {
+	MHD_socket lfd;
 	struct req *held;
 
 	if (h == NULL)
 		return;
+	/* No new connections from here on, and the listening socket is ours
+	 * again: MHD_stop_daemon would shutdown() it when it runs a thread
+	 * pool, which fails the systemd socket unit that passed it (POLLHUP)
+	 * so the next start finds it dead.  Closed below, never shut down. */
+	lfd = MHD_quiesce_daemon(h->mhd);
 	/* MHD must not stop with a request suspended: first every queued
 	 * job is cancelled and every running one finished, each resuming
 	 * its request (which then gets 503); requests that want a worker
@@ -1361,8 +1367,8 @@ http_stop(struct http *h)
 	h->held = h->held_tail = NULL;
 	pthread_mutex_unlock(&h->conn_lock);
 	held_resume(held);
-	/* MHD closes the listening socket itself: closing it here again
-	 * could close an fd another thread has opened since. */
 	MHD_stop_daemon(h->mhd);
+	if (lfd != MHD_INVALID_SOCKET)
+		close(lfd);
 	http_free(h);
 }
