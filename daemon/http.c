@@ -1295,6 +1295,16 @@ http_start(const struct http_opts *o, struct http **out, char *err,
 	OPT(MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL);
 	OPT(MHD_OPTION_LISTEN_SOCKET, fd, NULL);
 	OPT(MHD_OPTION_CONNECTION_TIMEOUT, h->o.idle_timeout_s, NULL);
+	/*
+	 * A socket systemd passed gets one serving thread: libmicrohttpd
+	 * 0.9.75 shutdown()s the listening socket when a thread pool stops,
+	 * whatever MHD_USE_ITC, and that fails the socket unit (POLLHUP), so
+	 * the service could not start again.  (MHD_quiesce_daemon first
+	 * would avoid it, but it races the pool's threads over the epoll set
+	 * and aborts.)  Password checks and renders still run on workers.
+	 */
+	if (o->listen_fd >= 0)
+		h->o.threads = 1;
 	if (h->o.threads > 1)
 		OPT(MHD_OPTION_THREAD_POOL_SIZE, h->o.threads, NULL);
 	OPT(MHD_OPTION_CONNECTION_LIMIT, h->o.max_connections, NULL);
@@ -1345,16 +1355,10 @@ http_start(const struct http_opts *o, struct http **out, char *err,
 void
 http_stop(struct http *h)
 {
-	MHD_socket lfd;
 	struct req *held;
 
 	if (h == NULL)
 		return;
-	/* No new connections from here on, and the listening socket is ours
-	 * again: MHD_stop_daemon would shutdown() it when it runs a thread
-	 * pool, which fails the systemd socket unit that passed it (POLLHUP)
-	 * so the next start finds it dead.  Closed below, never shut down. */
-	lfd = MHD_quiesce_daemon(h->mhd);
 	/* MHD must not stop with a request suspended: first every queued
 	 * job is cancelled and every running one finished, each resuming
 	 * its request (which then gets 503); requests that want a worker
@@ -1367,8 +1371,8 @@ http_stop(struct http *h)
 	h->held = h->held_tail = NULL;
 	pthread_mutex_unlock(&h->conn_lock);
 	held_resume(held);
+	/* MHD closes the listening socket itself: closing it here again
+	 * could close an fd another thread has opened since. */
 	MHD_stop_daemon(h->mhd);
-	if (lfd != MHD_INVALID_SOCKET)
-		close(lfd);
 	http_free(h);
 }
