@@ -277,6 +277,20 @@ fail:
 	return r;
 }
 
+/* dst += the counters of src (not entries and capacity, which are an
+ * object's own). */
+static void
+stats_add(struct bpfcg_stats *dst, const struct bpfcg_stats *src)
+{
+	dst->runs += src->runs;
+	dst->switches += src->switches;
+	dst->switch_runs += src->switch_runs;
+	dst->read_errors += src->read_errors;
+	dst->charges += src->charges;
+	dst->prog_misses += src->prog_misses;
+	dst->full += src->full;
+}
+
 /*
  * The object goes (a plan that asks for other groups, CPUs or capacity,
  * or none): what its program counted is kept, so that the exported
@@ -290,13 +304,7 @@ retire(struct collector *c)
 	if (c->bpf == NULL)
 		return;
 	bpfcg_get_stats(c->bpf->cg, &st);
-	c->bpf_base.runs += st.runs;
-	c->bpf_base.switches += st.switches;
-	c->bpf_base.switch_runs += st.switch_runs;
-	c->bpf_base.read_errors += st.read_errors;
-	c->bpf_base.charges += st.charges;
-	c->bpf_base.prog_misses += st.prog_misses;
-	c->bpf_base.full += st.full;
+	stats_add(&c->bpf_base, &st);
 	bpfmode_unref(c->bpf);
 	c->bpf = NULL;
 }
@@ -407,21 +415,12 @@ bpfmode_fds(const struct bpfmode *b)
 void
 bpfmode_stats(const struct collector *c, struct bpfcg_stats *st)
 {
-	const struct bpfcg_stats *base = &c->bpf_base;
-
 	if (c->bpf == NULL)
 		memset(st, 0, sizeof(*st));
 	else
 		bpfcg_get_stats(c->bpf->cg, st);
-	/* The counters go on across objects; entries and capacity are the
-	 * object's own. */
-	st->runs += base->runs;
-	st->switches += base->switches;
-	st->switch_runs += base->switch_runs;
-	st->read_errors += base->read_errors;
-	st->charges += base->charges;
-	st->prog_misses += base->prog_misses;
-	st->full += base->full;
+	/* The counters go on across objects. */
+	stats_add(st, &c->bpf_base);
 }
 
 int
