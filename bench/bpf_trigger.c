@@ -72,15 +72,22 @@ main(int argc, char **argv)
 	struct cpumap cpus;
 	struct count v;
 	uint32_t slot[2];
-	char why[512], *a;
+	char why[512], *a, *where = "free";
 	int c = 0, ncpu, cpu, lead, fd, status;
 	size_t k;
 	pid_t pid;
 
-	if (argc > 1 && strcmp(argv[1], "-c") == 0) {
-		c = 1;
-		argv++;
-		argc--;
+	for (;;) {
+		if (argc > 1 && strcmp(argv[1], "-c") == 0) {
+			c = 1;
+			argv++;
+			argc--;
+		} else if (argc > 2 && strcmp(argv[1], "-C") == 0) {
+			where = argv[2];
+			argv += 2;
+			argc -= 2;
+		} else
+			break;
 	}
 	if (argc != 5) {
 		fprintf(stderr, "usage: bpf_trigger [-c] PINGPONG ROUNDS "
@@ -116,7 +123,7 @@ main(int argc, char **argv)
 	}
 	fflush(stdout);
 	if ((pid = fork()) == 0) {
-		execl(argv[1], argv[1], "-n", argv[2], "-c", "free", "-R", "-a",
+		execl(argv[1], argv[1], "-n", argv[2], "-c", where, "-R", "-a",
 		    argv[3], "-b", argv[4], (char *)NULL);
 		_exit(127);
 	}
