@@ -354,6 +354,16 @@ render_bpf(struct expo_buf *b, const struct snapshot *s)
 	    "it could not be loaded (the log says why) and they are counted "
 	    "in perf mode (bpf_fallback: perf) or not at all (refuse).",
 	    s->bpf_active ? 1.0 : 0.0);
+	if (s->bpf_active) {
+		family(b, "pmu_exporter_bpf_trigger", "gauge",
+		    "When the BPF program runs, as a label: cgroup_change (at "
+		    "context switches between cgroups; it needs the kernel's "
+		    "BTF) or every_switch (at every context switch; the log "
+		    "says why).");
+		expo_puts(b, st->trigger == BPFCG_TRIGGER_CGROUP_CHANGE ?
+		    "pmu_exporter_bpf_trigger{trigger=\"cgroup_change\"} 1\n" :
+		    "pmu_exporter_bpf_trigger{trigger=\"every_switch\"} 1\n");
+	}
 	single(b, "pmu_exporter_bpf_cgroups", "gauge",
 	    "cgroups the BPF program charges now (map entries).",
 	    (double)st->entries);
@@ -364,8 +374,9 @@ render_bpf(struct expo_buf *b, const struct snapshot *s)
 	    "Times a cgroup found no free map entry (raise "
 	    "bpf_max_cgroups).", (double)st->full);
 	family(b, "pmu_exporter_bpf_program_runs_total", "counter",
-	    "Runs of the BPF program: at a context switch, or on each CPU "
-	    "at a collection.");
+	    "Runs of the BPF program: at a context switch (one that changed "
+	    "cgroup, with the cgroup_change trigger), or on each CPU at a "
+	    "collection.");
 	expo_puts(b, "pmu_exporter_bpf_program_runs_total{trigger=\"switch\"} ");
 	expo_put_double(b, (double)st->switch_runs);
 	expo_puts(b, "\npmu_exporter_bpf_program_runs_total{trigger=\"collection\"} ");

@@ -1,5 +1,5 @@
 /*
- * cgcount.h - what the BPF program collectors/bpf/cgcount.bpf.c and its
+ * cgcount.h - what the BPF programs (collectors/bpf/cgcount.bpf.h) and their
  * loader collectors/bpf/bpfcg.c agree on: limits, the layout of the maps'
  * values and the statistics the program keeps.  Included by both sides,
  * so only fixed-width kernel types.
@@ -42,6 +42,8 @@ enum {
 /* The program's per-CPU state: one lookup a run. */
 struct cgc_cpu {
 	__u64 primed;				/* last[] holds a reading */
+	__u64 cgroup;				/* cgchange.bpf.c: whose tasks
+						   ran since the last run */
 	__u64 stat[CGC_STAT_NR];
 	struct cgc_value last[CGC_MAX_EVENTS];	/* the previous reading */
 	struct cgc_value delta[CGC_MAX_EVENTS];	/* since then */
