@@ -386,6 +386,11 @@ render_bpf(struct expo_buf *b, const struct snapshot *s)
 	    "Context switches the program did not run for (the kernel's "
 	    "recursion guard: bpf_prog_info.recursion_misses); their time "
 	    "went to the next cgroup to switch out.", (double)st->prog_misses);
+	single(b, "pmu_exporter_bpf_unseen_switches_total", "counter",
+	    "Context switches the sched_switch tracepoint did not show (a "
+	    "task switched out that no switch had switched in), at least: "
+	    "what ran after one went with the next cgroup charged on that "
+	    "CPU.  0 on a stock kernel.", (double)st->unseen);
 	single(b, "pmu_exporter_bpf_read_errors_total", "counter",
 	    "Counter reads in the program that failed (an event not open "
 	    "on that CPU).", (double)st->read_errors);

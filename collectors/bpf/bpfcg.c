@@ -558,6 +558,7 @@ bpfcg_refresh(struct bpfcg *b)
 			st.switch_runs += s[CGC_STAT_SWITCH_RUNS];
 			st.read_errors += s[CGC_STAT_READ_ERRORS];
 			st.charges += s[CGC_STAT_CHARGES];
+			st.unseen += s[CGC_STAT_UNSEEN];
 		}
 	for (i = 0; b->cgfd && i < b->nr_trig; i++) {
 		uint64_t n;

@@ -45,6 +45,7 @@ struct bpfcg_stats {
 	uint64_t read_errors;		/* counter reads that failed */
 	uint64_t charges;		/* (run, tracked cgroup) pairs */
 	uint64_t prog_misses;		/* runs the kernel skipped */
+	uint64_t unseen;		/* gaps in the switches seen */
 	uint64_t full;			/* cgroups refused: no free slot */
 	size_t entries;			/* cgroups tracked now */
 	size_t capacity;		/* ... at most */

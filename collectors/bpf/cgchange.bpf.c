@@ -55,6 +55,7 @@ on_change(__u64 *ctx)
 
 	if (st == 0)
 		return 0;
+	seen(st, (__u64)prev->pid, (__u64)next->pid);
 	if (in == st->cgroup && cg->level > 0 &&
 	    cgroup_id(task_cgroup(prev)) == in)
 		return 0;

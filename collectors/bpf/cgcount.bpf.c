@@ -20,16 +20,21 @@
 
 #include "collectors/bpf/cgcount.bpf.h"
 
-/* Attached to the sched_switch raw tracepoint: every CPU, every switch. */
+/*
+ * Attached to the sched_switch raw tracepoint: every CPU, every switch.
+ * Its arguments come as u64s: (bool preempt, struct task_struct *prev,
+ * struct task_struct *next, ...); only compared here, never read through.
+ */
 SEC("raw_tp/sched_switch")
 int
-on_switch(void *ctx)
+on_switch(__u64 *ctx)
 {
 	struct cgc_cpu *st = cpu_state();
 
-	(void)ctx;
-	if (st)
-		charge(st, 1);
+	if (st == 0)
+		return 0;
+	seen(st, ctx[1], ctx[2]);
+	charge(st, 1);
 	return 0;
 }
 

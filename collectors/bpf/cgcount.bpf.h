@@ -79,6 +79,22 @@ cpu_state(void)
 	return bpf_map_lookup_elem(&state, &zero);
 }
 
+/*
+ * Every switch on a CPU should switch out the task the previous one
+ * switched in; when not, the kernel switched tasks without the tracepoint
+ * in between, and what ran after that switch goes with the interval to
+ * the cgroup of the next run.  Counted, so that it shows: a stock kernel
+ * never does it.  `next` identifies the incoming task (a pointer, or its
+ * pid where the program has BTF; 0 is every CPU's idle task).
+ */
+static __always_inline void
+seen(struct cgc_cpu *st, __u64 prev, __u64 next)
+{
+	if (st->next != prev && st->primed)
+		st->stat[CGC_STAT_UNSEEN]++;
+	st->next = next;
+}
+
 /* Charge what was counted on this CPU since its last run to current's
  * cgroup path; at_switch: run at a context switch, else on demand. */
 static __always_inline void

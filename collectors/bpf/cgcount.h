@@ -36,6 +36,7 @@ enum {
 	CGC_STAT_SWITCH_RUNS,	/* ... of them at a cgroup switch */
 	CGC_STAT_READ_ERRORS,	/* bpf_perf_event_read_value failed */
 	CGC_STAT_CHARGES,	/* (run, tracked cgroup) pairs charged */
+	CGC_STAT_UNSEEN,	/* gaps in the tracepoint's switches */
 	CGC_STAT_NR
 };
 
@@ -44,6 +45,8 @@ struct cgc_cpu {
 	__u64 primed;				/* last[] holds a reading */
 	__u64 cgroup;				/* cgchange.bpf.c: whose tasks
 						   ran since the last run */
+	__u64 next;				/* who the last switch seen
+						   switched to */
 	__u64 stat[CGC_STAT_NR];
 	struct cgc_value last[CGC_MAX_EVENTS];	/* the previous reading */
 	struct cgc_value delta[CGC_MAX_EVENTS];	/* since then */

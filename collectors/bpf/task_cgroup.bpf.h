@@ -7,7 +7,8 @@
  * (libbpf-tools declare kernel types the same way instead of including a
  * vmlinux.h dumped from one kernel).
  *
- * The path read is task->cgroups->dfl_cgrp, the task's cgroup on the
+ * Besides task->pid, the path read is task->cgroups->dfl_cgrp, the task's
+ * cgroup on the
  * default (v2) hierarchy, then its ->level (0: the root) and ->kn->id,
  * the id bpf_get_current_cgroup_id() and
  * bpf_get_current_ancestor_cgroup_id() return and the slots map is keyed
@@ -31,6 +32,7 @@ struct css_set {
 } __attribute__((preserve_access_index));
 
 struct task_struct {
+	int pid;
 	struct css_set *cgroups;
 } __attribute__((preserve_access_index));
 
