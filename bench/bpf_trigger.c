@@ -18,11 +18,13 @@
  *
  *   TRUTH side=a csw=N cpu_ns=N          (from pingpong)
  *   CHARGED side=a csw=N task_ns=N
- *   STATS trigger=T cpus=N switch_runs=N switches=N misses=N
+ *   STATS trigger=T cpus=N switch_runs=N switches=N misses=N unseen=N
  *
  * With the same directory for both sides, both lines CHARGED are the one
  * cgroup's.  switches: cgroup switches the kernel counted (-c only).
  * misses: runs the kernel skipped (bpf_prog_info.recursion_misses).
+ * unseen: switches the sched_switch tracepoint did not show (0 with -c,
+ * which does not look).
  */
 #include "autoconf.h"
 
@@ -158,10 +160,11 @@ main(int argc, char **argv)
 	bpfcg_get_stats(b, &st);
 	ncpu = (int)cpus.nr;
 	printf("STATS trigger=%s cpus=%d switch_runs=%llu switches=%llu "
-	    "misses=%llu\n", names[bpfcg_trigger(b, NULL)], ncpu,
+	    "misses=%llu unseen=%llu\n", names[bpfcg_trigger(b, NULL)], ncpu,
 	    (unsigned long long)st.switch_runs,
 	    (unsigned long long)st.switches,
-	    (unsigned long long)st.prog_misses);
+	    (unsigned long long)st.prog_misses,
+	    (unsigned long long)st.unseen);
 	bpfcg_close(b);
 	cpumap_free(&cpus);
 	return 0;
