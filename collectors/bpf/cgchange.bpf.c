@@ -4,11 +4,15 @@
  * tries first.  It needs the kernel's BTF, twice: its trigger is the
  * BTF-typed sched_switch tracepoint (tp_btf), which hands it the outgoing
  * and incoming tasks, and it reads their cgroups through CO-RE
- * (task_cgroup.bpf.h).  Where the kernel has no BTF the loader falls back
+ * (task_cgroup.bpf.h).  It keeps task pointers in its per-CPU state and
+ * compares them, which the verifier allows with CAP_PERFMON (the daemon
+ * needs it anyway).  Where the kernel has no BTF the loader falls back
  * to collectors/bpf/cgcount.bpf.c, which runs at every switch.
  *
- * A switch between two tasks of one cgroup returns after comparing ids:
- * no counter is read, nothing is charged.  What those tasks ran is
+ * A switch between two tasks of one cgroup returns after comparing their
+ * css_sets (which cgroup of each hierarchy a task is in: the same css_set
+ * is the same cgroup2 cgroup, two css_sets of one cgroup2 cgroup only
+ * cost a run): no counter is read, nothing is charged.  What those tasks ran is
  * charged at the next run on that CPU, to the same cgroup (the invariant
  * in cgcount.bpf.h).  The comparison is with the cgroup whose tasks ran
  * since the last run, not only the incoming task's: a task moved to
@@ -49,18 +53,18 @@ on_change(__u64 *ctx)
 {
 	const struct task_struct *prev = (const struct task_struct *)ctx[1];
 	const struct task_struct *next = (const struct task_struct *)ctx[2];
-	const struct cgroup *cg = task_cgroup(next);
 	struct cgc_cpu *st = cpu_state();
-	__u64 in = cgroup_id(cg);
+	const struct css_set *in;
 
 	if (st == 0)
 		return 0;
-	seen(st, (__u64)prev->pid, (__u64)next->pid);
-	if (in == st->cgroup && cg->level > 0 &&
-	    cgroup_id(task_cgroup(prev)) == in)
+	seen(st, (__u64)prev, (__u64)next);
+	in = next->cgroups;
+	if ((__u64)in == st->css && prev->cgroups == in)
 		return 0;
 	charge(st, 1);
-	st->cgroup = in;
+	/* The root cgroup's tasks are charged at every switch. */
+	st->css = in->dfl_cgrp->level > 0 ? (__u64)in : 0;
 	return 0;
 }
 
@@ -75,6 +79,6 @@ on_demand(void *ctx)
 	if (st == 0)
 		return 0;
 	charge(st, 0);
-	st->cgroup = bpf_get_current_cgroup_id();
+	st->css = 0;		/* the next switch charges, whatever it is */
 	return 0;
 }

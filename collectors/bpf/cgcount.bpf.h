@@ -84,8 +84,7 @@ cpu_state(void)
  * switched in; when not, the kernel switched tasks without the tracepoint
  * in between, and what ran after that switch goes with the interval to
  * the cgroup of the next run.  Counted, so that it shows: a stock kernel
- * never does it.  `next` identifies the incoming task (a pointer, or its
- * pid where the program has BTF; 0 is every CPU's idle task).
+ * never does it.  prev and next are the tasks' addresses.
  */
 static __always_inline void
 seen(struct cgc_cpu *st, __u64 prev, __u64 next)

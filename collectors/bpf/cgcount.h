@@ -43,10 +43,11 @@ enum {
 /* The program's per-CPU state: one lookup a run. */
 struct cgc_cpu {
 	__u64 primed;				/* last[] holds a reading */
-	__u64 cgroup;				/* cgchange.bpf.c: whose tasks
-						   ran since the last run */
-	__u64 next;				/* who the last switch seen
-						   switched to */
+	__u64 css;				/* cgchange.bpf.c: the css_set
+						   whose tasks ran since the
+						   last run; 0: unknown */
+	__u64 next;				/* the task the last switch
+						   seen switched to */
 	__u64 stat[CGC_STAT_NR];
 	struct cgc_value last[CGC_MAX_EVENTS];	/* the previous reading */
 	struct cgc_value delta[CGC_MAX_EVENTS];	/* since then */

@@ -7,23 +7,15 @@
  * (libbpf-tools declare kernel types the same way instead of including a
  * vmlinux.h dumped from one kernel).
  *
- * Besides task->pid, the path read is task->cgroups->dfl_cgrp, the task's
- * cgroup on the
- * default (v2) hierarchy, then its ->level (0: the root) and ->kn->id,
- * the id bpf_get_current_cgroup_id() and
- * bpf_get_current_ancestor_cgroup_id() return and the slots map is keyed
- * by.  Stable since Linux 5.5, where
- * kernfs_node.id became a u64.
+ * What is read: task->cgroups, the task's css_set (its cgroup in every
+ * hierarchy; tasks of one css_set are in one cgroup2 cgroup), and
+ * css_set->dfl_cgrp->level, the depth of that cgroup2 cgroup (0: the
+ * root).  All there since Linux 4.x.
  */
 #ifndef PMU_TASK_CGROUP_BPF_H
 #define PMU_TASK_CGROUP_BPF_H
 
-struct kernfs_node {
-	__u64 id;
-} __attribute__((preserve_access_index));
-
 struct cgroup {
-	struct kernfs_node *kn;
 	int level;
 } __attribute__((preserve_access_index));
 
@@ -32,22 +24,7 @@ struct css_set {
 } __attribute__((preserve_access_index));
 
 struct task_struct {
-	int pid;
 	struct css_set *cgroups;
 } __attribute__((preserve_access_index));
-
-/* The task's cgroup on the default hierarchy.  A probed load of a NULL
- * pointer reads 0 in a tracing program, so a missing link gives id 0. */
-static __always_inline const struct cgroup *
-task_cgroup(const struct task_struct *t)
-{
-	return t->cgroups->dfl_cgrp;
-}
-
-static __always_inline __u64
-cgroup_id(const struct cgroup *c)
-{
-	return c->kn->id;
-}
 
 #endif
