@@ -54,12 +54,20 @@ others=$(bench_perf_users)
 [ -z "$others" ] || echo "WARNING: other processes hold perf events: $others"
 
 pp() {	# pp B [COMMAND PREFIX...]: one ping-pong between c1 and cB, us
-	local b=$1
+	local b=$1 try
 	shift
-	"$@" "$BENCH_BIN/pingpong" -n "$ROUNDS" -c "$CPU" -a "$CGROOT/$P/c1" \
-	    -b "$CGROOT/$P/c$b" >"$BENCH_TMP/pp.out" 2>"$BENCH_TMP/pp.err" ||
-		bench_die "pingpong: $(cat "$BENCH_TMP/pp.err")"
-	sed -n 's/^RESULT us_per_roundtrip=\([0-9.]*\).*/\1/p' "$BENCH_TMP/pp.out"
+	# pingpong exits 3 when it lost its pinning (another session took the
+	# CPU offline): that run says nothing, so again, up to 5 times.
+	for try in 1 2 3 4 5; do
+		if "$@" "$BENCH_BIN/pingpong" -n "$ROUNDS" -c "$CPU" -a "$CGROOT/$P/c1" \
+		    -b "$CGROOT/$P/c$b" >"$BENCH_TMP/pp.out" 2>"$BENCH_TMP/pp.err"; then
+			sed -n 's/^RESULT us_per_roundtrip=\([0-9.]*\).*/\1/p' "$BENCH_TMP/pp.out"
+			return 0
+		fi
+		echo "  (ping-pong again: $(tail -1 "$BENCH_TMP/pp.err"))" >&2
+		sleep 2
+	done
+	echo "FAILED"
 }
 
 task_cpu_ns() {	# the CPU time of every thread of PID $1, ns
@@ -148,6 +156,8 @@ for n in $NS; do
 			*) run_daemon "$c" "$n" ;;
 			esac
 		done
+		grep -q FAILED "$BENCH_TMP/none.$n" "$BENCH_TMP/perfstat.$n" "$BENCH_TMP"/perf*."$n" "$BENCH_TMP"/bpf*."$n" 2>/dev/null &&
+			bench_die "a ping-pong failed 5 times: $(cat "$BENCH_TMP/pp.err")"
 		echo "  N=$n rep $rep [cross_us same_us]: none $(tail -1 "$BENCH_TMP/none.$n");" \
 		    "perf stat $(tail -1 "$BENCH_TMP/perfstat.$n");" \
 		    "[fds open_ms rss_kb cpu_us cross_us same_us]: perf $(tail -1 "$BENCH_TMP/perf.$n");" \
