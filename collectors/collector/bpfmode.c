@@ -270,7 +270,7 @@ build(struct collector *c, const unsigned char *want, size_t nwant,
 		for (e = 0; e < b->cpus.nr; e++)
 			n += b->g[i].pg[e].nr;
 	if (n == 0) {
-		/* Nothing to charge: no program on every context switch. */
+		/* Nothing to charge: no program on the context switches. */
 		snprintf(why, len, "no event of the bpf-mode groups could be "
 		    "opened on any CPU");
 		r = -ENOENT;
