@@ -1,9 +1,13 @@
 #!/bin/bash
-# check.sh - install what is missing, then run the whole test suite twice:
+# check.sh - install what is missing, then run the whole test suite:
 # once built with ASan and UBSan (any report fails the test), once as
 # shipped with warnings as errors, which also boots the arm64 guest with
-# an emulated PMU for the hardware tests (tests/vm/); then `make distcheck`.  Ends with one
-# line "N passed, N failed, N skipped" summed over both runs.
+# an emulated PMU for the hardware tests (tests/vm/); between them, the
+# integration tests that start the daemon (TSAN_TESTS in tests/Makefile.inc)
+# built with ThreadSanitizer, any report failing the test; then, once, the
+# Debian package installed under a booted systemd and the OCI image (make
+# check-package); then `make distcheck`.  Ends with one line
+# "N passed, N failed, N skipped" summed over all of them.
 set -u
 cd "$(dirname "$0")"
 . ./deps.sh
@@ -18,6 +22,7 @@ count() {
 	pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0} + ${e:-0})); skip=$((skip + ${s:-0}))
 }
 
+# $prebuild: make arguments to run after the build, before the tests.
 run_suite() {	# $1: label, $2: make check arguments, rest: configure arguments
 	local label=$1 checkargs=$2; shift 2
 	echo "=== $label: configure $*"
@@ -25,6 +30,10 @@ run_suite() {	# $1: label, $2: make check arguments, rest: configure arguments
 	./configure -q --enable-werror "$@" || { fail=$((fail + 1)); status=1; return; }
 	if ! make -s -j"$jobs" >/dev/null; then
 		echo "=== $label: build failed"; fail=$((fail + 1)); status=1; return
+	fi
+	# shellcheck disable=SC2086
+	if [ -n "${prebuild:-}" ] && ! make -s $prebuild >/dev/null; then
+		echo "=== $label: make $prebuild failed"; fail=$((fail + 1)); status=1; return
 	fi
 	# shellcheck disable=SC2086
 	make -j"$jobs" check $checkargs || status=1
@@ -36,7 +45,26 @@ autoreconf -fi >/dev/null 2>&1 || { echo "autoreconf failed"; echo "0 passed, 1 
 san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1"
 PMU_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	run_suite sanitizers "VALGRIND_TESTS= VM_TESTS=" CFLAGS="$san" LDFLAGS="-fsanitize=address,undefined"
+# ThreadSanitizer sees every thread of our code; the libraries it does not
+# instrument (libmicrohttpd, GnuTLS, libyaml, libbpf) synchronise through
+# pthread calls, which it intercepts.  A report goes to a file that fails
+# the test (tests/lib.sh); timing_logs= keeps make from running the tests
+# that TSAN_TESTS only waits for.  The workloads whose CPU time and context
+# switches the tests compare with the daemon's counts are built without
+# it: its runtime's own work (a thread, shadow memory) would be counted.
+prebuild='tests/helpers/spin bench/pingpong CFLAGS=-O1 LDFLAGS=' \
+PMU_SANITIZED=1 TSAN_OPTIONS=halt_on_error=0:second_deadlock_stack=1 \
+	run_suite tsan 'TESTS=$(TSAN_TESTS) VALGRIND_TESTS= VM_TESTS= timing_logs=' \
+	CFLAGS="-fsanitize=thread -fno-omit-frame-pointer -g -O1" LDFLAGS=-fsanitize=thread
 run_suite plain ""
+# The Debian package under a booted systemd and the OCI image made from it
+# (tests/package.test, tests/image.test): once, on the plain build.
+echo "=== package"
+rm -f test-suite.log
+make check-package || status=1
+[ -f test-suite.log ] && { cp test-suite.log test-suite-package.log; count test-suite.log; }
+grep -E '^(FAIL|ERROR)' test-suite.log 2>/dev/null | sed "s/^/=== package: /"
+[ -f test-suite.log ] || { echo "=== package: make check-package failed"; fail=$((fail + 1)); status=1; }
 echo "=== distcheck"
 # The arm64 guest ran in the plain pass; distcheck checks the tarball.
 if make -s distcheck VM_TESTS= DISTCHECK_CONFIGURE_FLAGS=--enable-werror >distcheck.log 2>&1; then

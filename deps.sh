@@ -9,6 +9,11 @@
 # The guest's kernel and busybox are fetched by the rig itself with
 # `apt-get download` into the build tree; nothing arm64 runs on the host.
 
+# The package and image tests (make check-package) build the Debian
+# package (debhelper, dpkg-dev), lint it, boot a minimal Debian 12 made
+# by mmdebstrap with systemd-nspawn (systemd-container), and make the
+# OCI image with podman (import and save only: nothing runs in it).
+#
 # clang, llvm, bpftool and libbpf-dev build mode: bpf (configure finds
 # them; without them the daemon builds without it).
 #
@@ -38,8 +43,9 @@ pmu_install_deps() {
 	local foreign=""
 	if [ "${1:-}" = test ]; then
 		pkgs="$pkgs curl prometheus jq yq linux-perf util-linux valgrind procps
-		systemd man-db clang libclang-rt-dev openssl apache2-utils wrk
-		qemu-system-arm gcc-aarch64-linux-gnu cpio $PMU_ARM64_DEV"
+		systemd man-db clang libclang-rt-dev openssl apache2-utils wrk nginx
+		qemu-system-arm gcc-aarch64-linux-gnu cpio $PMU_ARM64_DEV
+		debhelper dpkg-dev lintian mmdebstrap systemd-container podman"
 		[ "$(dpkg --print-architecture)" = arm64 ] || foreign=arm64
 	fi
 	local missing="" p

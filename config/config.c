@@ -772,8 +772,9 @@ config_parse(const struct event_ctx *events, const char *source,
 	}
 	root = yaml_document_get_root_node(&doc);
 	if (root == NULL) {
+		/* Distinct, so a file of comments can mean "the default". */
 		snprintf(err, errlen, "%s:1:1: the config is empty", source);
-		r = -EINVAL;
+		r = -ENODATA;
 	} else {
 		r = parse_root(&p, root);
 	}

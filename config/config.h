@@ -30,7 +30,8 @@ extern const char config_fallback_yaml[];
  * Parse YAML text.  source names it in messages; events resolves event
  * names against this machine's PMUs and tracefs (NULL: generic and
  * software names only).  Returns 0 and sets *out, or -EINVAL/-ENOMEM with
- * "source:line:col: message" in err.
+ * "source:line:col: message" in err; -ENODATA when the text holds no YAML
+ * node at all (empty, or only comments).
  */
 int config_parse(const struct event_ctx *events, const char *source,
     const char *text, size_t len, struct plan **out, char *err,

@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -594,8 +595,18 @@ expo_body(struct snapshot *s, enum expo_format f, int gzip,
 	struct body_arg a = { f, o };
 
 	/* Slots: 0 text, 1 OpenMetrics, 2 and 3 the same gzipped. */
-	return snapshot_blob(s, (unsigned)f + (gzip ? 2 : 0),
+	return snapshot_blob(s, EXPO_BODY_SLOT(f, gzip),
 	    gzip ? render_gzip : render_plain, &a);
+}
+
+const struct snap_blob *
+expo_slot_ready(struct snapshot *s, unsigned slot)
+{
+	/* The acquire pairs with snapshot_blob's release of done: whoever
+	 * sees it set sees the blob it published. */
+	if (!atomic_load_explicit(&s->render[slot].done, memory_order_acquire))
+		return NULL;
+	return &s->render[slot].blob;
 }
 
 int
@@ -644,6 +655,25 @@ expo_render_tail(struct expo_buf *b, enum expo_format f,
 		single(b, "pmu_exporter_scrapes_rejected_total", "counter",
 		    "Scrapes answered 503 because --web.max-requests were "
 		    "already in flight.", (double)l->rejected);
+	}
+	if (o->exporter_metrics && l->have_auth) {
+		static const char *const reason[3] = { "password", "user",
+		    "throttled" };
+
+		family(b, "pmu_exporter_http_auth_failures_total", "counter",
+		    "Requests whose basic auth credentials were refused: "
+		    "reason=\"password\", a known user with a wrong password; "
+		    "\"user\", no such user; \"throttled\", refused with 429 "
+		    "without a check, the client address having no budget "
+		    "left (--web.auth-failures-per-minute).");
+		for (i = 0; i < 3; i++) {
+			expo_puts(b, "pmu_exporter_http_auth_failures_total"
+			    "{reason=\"");
+			expo_puts(b, reason[i]);
+			expo_puts(b, "\"} ");
+			put_int(b, (long long)l->auth_failures[i]);
+			expo_puts(b, "\n");
+		}
 	}
 	if (o->exporter_metrics && l->have_process) {
 		single(b, "process_cpu_seconds_total", "counter",

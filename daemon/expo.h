@@ -6,11 +6,13 @@
  * of the snapshot; it is rendered (and compressed) at most once per
  * snapshot and variant, cached in the snapshot's render slots, and handed
  * to every scrape by reference.  The tail holds the few series that change
- * with every scrape (scrape counts, process_*) and, in OpenMetrics, the
- * closing "# EOF"; it is a few hundred bytes rendered per request.  A gzip
- * body ends with a sync flush and no final block, so a per-request tail
- * compressed on its own plus the gzip trailer (CRC and length combined
- * with the body's) make one valid gzip member.
+ * between scrapes (scrape counts, auth failures, process_*) and, in
+ * OpenMetrics, the closing "# EOF"; it is a few hundred bytes, which the
+ * HTTP server renders once per snapshot and variant too (http.c), with the
+ * figures as of the snapshot's first scrape.  A gzip body ends with a sync
+ * flush and no final block, so a tail compressed on its own plus the gzip
+ * trailer (CRC and length combined with the body's) make one valid gzip
+ * member.
  *
  * Rendering writes into one growing buffer: no fixed-size line buffers, so
  * no label is ever truncated.
@@ -47,6 +49,8 @@ struct expo_opts {
 struct expo_live {
 	uint64_t scrapes[2][2];		/* [format][gzip] */
 	uint64_t rejected;		/* 503 beyond --web.max-requests */
+	int have_auth;			/* basic auth: auth_failures below */
+	uint64_t auth_failures[3];	/* password, user, throttled */
 	int have_process;		/* the process_* set below is valid */
 	double cpu_seconds;
 	double open_fds, max_fds;
@@ -88,7 +92,17 @@ const struct snap_blob *expo_body(struct snapshot *s, enum expo_format f,
     int gzip, const struct expo_opts *o);
 
 /*
- * The per-request tail: the live series (when o->exporter_metrics) and
+ * Render slot `slot` of s if it is already rendered, else NULL: never
+ * renders, never waits for a render in progress.  The HTTP server's
+ * threads look with this and leave rendering to its workers.
+ */
+const struct snap_blob *expo_slot_ready(struct snapshot *s, unsigned slot);
+
+/* The body's slot for a variant (expo_body's); tails may use the rest. */
+#define EXPO_BODY_SLOT(f, gzip) ((unsigned)(f) + ((gzip) ? 2u : 0u))
+
+/*
+ * The tail: the live series (when o->exporter_metrics) and
  * "# EOF" in OpenMetrics.  0, or -ENOMEM with b freed.
  */
 int expo_render_tail(struct expo_buf *b, enum expo_format f,

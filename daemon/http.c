@@ -1,16 +1,33 @@
 /*
  * http.c - libmicrohttpd glue (see http.h).
  *
- * MHD runs one internal thread in epoll mode: select() mode would drop
+ * Threads.  MHD runs a pool of serving threads (one per CPU, at most
+ * HTTP_MAX_THREADS), each with its own epoll set: select() mode would drop
  * sockets whose fd number is >= 1024, and this daemon holds thousands of
- * perf fds.  A scrape is answered from two buffers: the body the snapshot
- * caches per variant (text or OpenMetrics, plain or gzip; see expo.h),
- * borrowed by reference, and a small tail (the scrape counts and process_*,
- * and "# EOF"), also cached per snapshot and variant and rendered by the
- * first scrape that wants it.  MHD sends both with one sendmsg() from an
- * iovec response whose free callback drops the snapshot reference: once a
- * snapshot's variant has been rendered, no scrape copies or formats
- * anything, so scrapes cost what MHD and the socket cost.
+ * perf fds.  A serving thread never does anything slow.  Two kinds of
+ * work can be: a bcrypt check (tens of milliseconds by design, and any
+ * client can ask for one), and the first render of a snapshot's body (a
+ * hundred milliseconds at 100,000 series).  A request that needs either is
+ * suspended (MHD_suspend_connection) and handed to a worker thread: the
+ * bcrypt workers in auth.c, or the render workers here.  The worker does
+ * the work and resumes the request, and MHD calls the access handler
+ * again, which answers from the result.  Meanwhile the serving thread goes
+ * on with every other connection.  A request is always suspended before
+ * its job is queued (a resume that came first would be lost), and every
+ * job either runs or is cancelled, resuming its request, before MHD is
+ * stopped (MHD must not stop with a suspended connection).
+ *
+ * Scrapes.  A scrape is answered from two buffers: the body the snapshot
+ * caches per variant (text or OpenMetrics, plain or gzip; see expo.h) and
+ * a small tail (the scrape counts, auth failures and process_*, and
+ * "# EOF"), also cached per snapshot and variant.  Both are rendered by a
+ * render worker the first time a variant of a snapshot is wanted; requests
+ * for a variant already being rendered wait for that render rather than
+ * start another.  Once rendered, MHD sends both from a response that
+ * borrows them (one buffer when small, see TAIL_SLOT, else an iovec) and
+ * whose free callback drops the snapshot reference: no scrape copies or
+ * formats anything, so scrapes cost what MHD and the socket cost.  No lock
+ * is held while a response is built or written.
  *
  * Limits: MHD itself caps connections overall and per client address, and
  * the memory a connection may use for its request headers (beyond it the
@@ -21,20 +38,14 @@
  * complete, and a sweeper thread shuts down the socket of any that takes
  * longer than the header timeout.  MHD then sees the end of the stream
  * and closes the connection from its own thread.  The sweeper's lock is
- * taken only when a connection opens or closes, never while a response is
- * built or written.
+ * taken only when a connection opens or closes.
  *
- * Basic auth checks bcrypt (tens of milliseconds by design) only for
- * credentials it has not yet seen succeed: a small cache of SHA-256
- * digests of successful user:password pairs keeps Prometheus, which sends
- * the same credentials every scrape, from paying bcrypt each time.  Only
- * the MHD thread touches the cache.
- *
- * Why one file of 900 lines: it is every libmicrohttpd callback and the
- * state they share (the connection table the sweeper walks, the auth
- * cache, the count of scrapes in flight).  What stands alone lives
- * elsewhere: the bodies in expo.c, the web config in webconfig.c,
- * process_* in procstat.c.
+ * Why one file of this size: it is every libmicrohttpd callback and the
+ * state they share (the connection table the sweeper walks, the renders
+ * in progress, the count of scrapes in flight).  What stands alone lives
+ * elsewhere: basic auth in auth.c, the worker threads in workq.c, the
+ * bodies in expo.c, the web config in webconfig.c, process_* in
+ * procstat.c.
  */
 #include "autoconf.h"
 
@@ -45,6 +56,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,10 +69,13 @@
 #include <microhttpd.h>
 
 #include "collectors/events/event_pfm.h"
+#include "daemon/auth.h"
 #include "daemon/expo.h"
 #include "daemon/http.h"
 #include "daemon/log.h"
 #include "daemon/procstat.h"
+#include "daemon/workq.h"
+#include "util/clock.h"
 
 #if MHD_VERSION < 0x00097100
 typedef int MHD_Result;
@@ -77,7 +92,7 @@ struct conn {
 	struct conn *next_free;
 };
 
-#define AUTH_CACHE 16
+struct render_task;
 
 struct http {
 	struct MHD_Daemon *mhd;
@@ -90,40 +105,105 @@ struct http {
 	atomic_uint_fast64_t scrapes[2][2];	/* [format][gzip] */
 	atomic_uint_fast64_t rejected;
 
-	/* Header deadline: the connection table and its sweeper. */
+	/* Header deadline: the connection table and its sweeper, which
+	 * also releases throttled requests when their hold is over. */
 	pthread_mutex_t conn_lock;
 	pthread_cond_t conn_cond;
 	struct conn *conns, *free_conns;
 	size_t nr_conns;
 	pthread_t sweeper;
 	int sweeping, stopping;
+	struct req *held, *held_tail;	/* oldest first */
+	int held_closed;		/* stopping: hold nothing more */
 
-	/* process_* as last read (MHD thread only). */
-	struct expo_live proc;
-
-	/* Digests of user:password pairs that passed bcrypt. */
-	unsigned char auth_ok[AUTH_CACHE][32];
-	int auth_used[AUTH_CACHE];
-	unsigned auth_next;
+	/* Basic auth (NULL without users), and the render workers with the
+	 * renders they have in hand. */
+	struct auth *auth;
+	struct workq *render;
+	pthread_mutex_t render_lock;	/* tasks */
+	struct render_task *tasks;
 };
 
-/* Markers for *req_cls: a request seen, and a scrape counted in flight. */
+/*
+ * A request that waits for a worker: for its password check or for its
+ * variant's first render.  Allocated only then (a scrape answered from
+ * what is cached needs none); MHD's *req_cls points at it until the
+ * request completes.  The worker writes result and resumes the request;
+ * the access handler, called again, reads it.  Nothing else is shared.
+ */
+enum req_wait { WAIT_NONE, WAIT_AUTH, WAIT_RENDER, WAIT_HELD };
+
+struct req {
+	struct MHD_Connection *conn;
+	enum req_wait wait;
+	atomic_int result;		/* auth: 1, 0, -errno; render: 0, -errno */
+	int inflight;			/* counted in h->inflight */
+	int authed;			/* its credentials passed */
+	struct auth_check check;
+	struct snapshot *snap;		/* WAIT_RENDER: what it will be sent */
+	enum expo_format f;
+	int gz;
+	struct req *next_waiter;	/* the render task's list */
+	uint64_t held_until;		/* WAIT_HELD: answer 429 then */
+	unsigned retry_after;		/* ... with this Retry-After */
+	struct req *next_held;		/* h->held */
+};
+
+/*
+ * A throttled request is answered 429 only after HTTP_HOLD_NS (give or
+ * take the sweeper's quarter second): answered at once, an attacker's
+ * connections would ask again at once, and the server's CPU would follow
+ * their rate.  Held, each connection costs at most one request a second;
+ * it stays counted against the per-address connection limit meanwhile.
+ */
+#define HTTP_HOLD_NS 1000000000ULL
+
+/* One variant of one snapshot being rendered, and who waits for it. */
+struct render_task {
+	struct workq_job job;
+	struct http *h;
+	struct snapshot *snap;		/* with a reference */
+	enum expo_format f;
+	int gz;
+	struct req *waiters;
+	struct render_task *next;	/* h->tasks */
+};
+
+/* Markers for *req_cls when no struct req is needed: a request seen, and
+ * a scrape counted in flight. */
 static char req_seen, req_inflight;
+
+static struct req *
+req_of(void *req_cls)
+{
+	if (req_cls == NULL || req_cls == &req_seen ||
+	    req_cls == &req_inflight)
+		return NULL;
+	return req_cls;
+}
+
+/* The request's struct req, made from its marker on first need. */
+static struct req *
+req_get(struct MHD_Connection *conn, void **req_cls)
+{
+	struct req *r = req_of(*req_cls);
+
+	if (r)
+		return r;
+	if ((r = calloc(1, sizeof(*r))) == NULL)
+		return NULL;
+	r->conn = conn;
+	r->inflight = *req_cls == &req_inflight;
+	atomic_init(&r->result, 0);
+	*req_cls = r;
+	return r;
+}
 
 static const char landing[] =
 	"<!DOCTYPE html>\n<html><head><title>pmu_exporter</title></head>\n"
 	"<body><h1>pmu_exporter</h1>\n"
 	"<p>Hardware performance counters per CPU and per cgroup.</p>\n"
 	"<p><a href=\"%s\">Metrics</a></p>\n</body></html>\n";
-
-static uint64_t
-mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /* ---- content negotiation ------------------------------------------ */
 
@@ -226,9 +306,13 @@ add_headers(struct http *h, struct MHD_Response *resp)
 		    h->o.web->headers[i].value);
 }
 
+/*
+ * A fixed reply.  extra_name/extra_value: one more header, or NULL.
+ */
 static MHD_Result
-reply_static(struct http *h, struct MHD_Connection *conn, unsigned status,
-    const char *type, const char *body)
+reply_static_hdr(struct http *h, struct MHD_Connection *conn,
+    unsigned status, const char *type, const char *body,
+    const char *extra_name, const char *extra_value)
 {
 	struct MHD_Response *resp;
 	MHD_Result r;
@@ -241,6 +325,8 @@ reply_static(struct http *h, struct MHD_Connection *conn, unsigned status,
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW,
 		    "GET, HEAD");
+	if (extra_name)
+		MHD_add_response_header(resp, extra_name, extra_value);
 	add_headers(h, resp);
 	if (status == MHD_HTTP_UNAUTHORIZED)
 		r = MHD_queue_basic_auth_fail_response(conn, "pmu_exporter",
@@ -249,6 +335,28 @@ reply_static(struct http *h, struct MHD_Connection *conn, unsigned status,
 		r = MHD_queue_response(conn, status, resp);
 	MHD_destroy_response(resp);
 	return r;
+}
+
+static MHD_Result
+reply_static(struct http *h, struct MHD_Connection *conn, unsigned status,
+    const char *type, const char *body)
+{
+	return reply_static_hdr(h, conn, status, type, body, NULL, NULL);
+}
+
+/* Why a request that waited for a worker got no answer from it. */
+static MHD_Result
+reply_worker_error(struct http *h, struct MHD_Connection *conn, int err)
+{
+	if (err == -ESHUTDOWN)
+		return reply_static(h, conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+		    "text/plain", "shutting down\n");
+	if (err == -EAGAIN)
+		return reply_static_hdr(h, conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+		    "text/plain", "busy, try again\n",
+		    MHD_HTTP_HEADER_RETRY_AFTER, "1");
+	return reply_static(h, conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+	    "text/plain", "out of memory\n");
 }
 
 /* A response borrows the snapshot's buffers and holds a reference. */
@@ -260,12 +368,24 @@ scrape_free(void *cls)
 
 /*
  * The tail of a variant: the series that change between scrapes (scrape
- * counts, process_*) and "# EOF" in OpenMetrics.  It is rendered once per
- * snapshot and variant, by the first scrape that wants it, and cached like
- * the body: every later scrape of the snapshot sends the same bytes, so a
- * scrape does no rendering at all.  Those series are therefore as of the
- * first scrape of each snapshot, at most one interval old.
+ * counts, auth failures, process_*) and "# EOF" in OpenMetrics.  It is
+ * rendered once per snapshot and variant, with the body, and cached like
+ * it: every later scrape of the snapshot sends the same bytes, so a scrape
+ * does no rendering at all.  Those series are therefore as of the first
+ * scrape of each snapshot, at most one interval old.  Slots 4-7, next to
+ * the bodies' 0-3.
+ *
+ * A small body is copied into its tail's slot, ahead of the tail (meta[1]
+ * set, meta[0] the body's length): the response is then one buffer, and
+ * MHD sends headers and body with one writev() instead of a send() for
+ * the headers and a sendmsg() for the body.  At loopback speeds that
+ * system call is a fifth of what a small scrape costs the server; above
+ * HTTP_WHOLE_MAX the copy would cost more than the call saves, and the
+ * body is sent from where it is.
  */
+#define TAIL_SLOT(f, gz) (4u + EXPO_BODY_SLOT(f, gz))
+#define HTTP_WHOLE_MAX 65536
+
 struct tail_arg {
 	struct http *h;
 	enum expo_format f;
@@ -288,19 +408,14 @@ render_tail(struct snapshot *s, void *arg, struct snap_blob *out)
 		for (j = 0; j < 2; j++)
 			live.scrapes[i][j] = atomic_load(&h->scrapes[i][j]);
 	live.rejected = atomic_load(&h->rejected);
-	if (h->eo.exporter_metrics) {
-		/* Only MHD's thread renders tails: h->proc needs no lock. */
-		procstat_read(h->o.procfs, &h->proc);
-		live.have_process = h->proc.have_process;
-		live.cpu_seconds = h->proc.cpu_seconds;
-		live.open_fds = h->proc.open_fds;
-		live.max_fds = h->proc.max_fds;
-		live.resident_bytes = h->proc.resident_bytes;
-		live.virtual_bytes = h->proc.virtual_bytes;
-		live.virtual_max_bytes = h->proc.virtual_max_bytes;
-		live.start_time_s = h->proc.start_time_s;
-		live.threads = h->proc.threads;
+	if (h->auth) {
+		live.have_auth = 1;
+		auth_failures(h->auth, live.auth_failures);
 	}
+	/* Render workers may run several tails at once: each reads procfs
+	 * into its own live. */
+	if (h->eo.exporter_metrics)
+		procstat_read(h->o.procfs, &live);
 	if (expo_render_tail(&tail, a->f, &h->eo, &live) < 0)
 		return -ENOMEM;
 	if (a->gz) {
@@ -313,60 +428,75 @@ render_tail(struct snapshot *s, void *arg, struct snap_blob *out)
 		free(tail.p);
 		tail = zt;
 	}
+	if (a->body->len + tail.len <= HTTP_WHOLE_MAX) {
+		char *whole = malloc(a->body->len + tail.len + 1);
+
+		if (whole == NULL) {
+			free(tail.p);
+			return -ENOMEM;
+		}
+		memcpy(whole, a->body->p, a->body->len);
+		if (tail.len)
+			memcpy(whole + a->body->len, tail.p, tail.len);
+		out->meta[0] = a->body->len;
+		out->meta[1] = 1;
+		out->p = whole;
+		out->len = a->body->len + tail.len;
+		free(tail.p);
+		return 0;
+	}
 	out->p = tail.p;
 	out->len = tail.len;
 	return 0;
 }
 
-static MHD_Result
-reply_metrics(struct http *h, struct MHD_Connection *conn, void **req_cls)
+/* Render a variant's body and tail (a worker's job).  0 or -ENOMEM. */
+static int
+render_variant(struct http *h, struct snapshot *snap, enum expo_format f,
+    int gz)
 {
-	const char *accept, *encoding;
-	const struct snap_blob *body, *tail;
+	const struct snap_blob *body;
 	struct tail_arg ta;
+
+	if ((body = expo_body(snap, f, gz, &h->eo)) == NULL)
+		return -ENOMEM;
+	ta = (struct tail_arg){ h, f, gz, body };
+	if (snapshot_blob(snap, TAIL_SLOT(f, gz), render_tail, &ta) == NULL)
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * Answer a scrape from the variant's rendered body and tail, which must
+ * be ready.  Takes over the caller's reference on snap.
+ */
+static MHD_Result
+send_metrics(struct http *h, struct MHD_Connection *conn,
+    struct snapshot *snap, enum expo_format f, int gz)
+{
+	const struct snap_blob *body = expo_slot_ready(snap,
+	    EXPO_BODY_SLOT(f, gz));
+	const struct snap_blob *tail = expo_slot_ready(snap, TAIL_SLOT(f, gz));
 	struct MHD_IoVec iov[2];
 	struct MHD_Response *resp;
-	struct snapshot *snap;
-	enum expo_format f;
-	int gz;
 	MHD_Result r;
 
-	if (h->o.max_requests && atomic_fetch_add(&h->inflight, 1) >=
-	    h->o.max_requests) {
-		atomic_fetch_sub(&h->inflight, 1);
-		atomic_fetch_add(&h->rejected, 1);
-		return reply_static(h, conn, MHD_HTTP_SERVICE_UNAVAILABLE,
-		    "text/plain", "too many scrapes in flight "
-		    "(--web.max-requests)\n");
+	if (body == NULL || tail == NULL) {
+		snapshot_unref(snap);
+		return reply_worker_error(h, conn, -ENOMEM);
 	}
-	if (h->o.max_requests)
-		*req_cls = &req_inflight;	/* released when completed */
-
-	accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-	    MHD_HTTP_HEADER_ACCEPT);
-	encoding = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-	    MHD_HTTP_HEADER_ACCEPT_ENCODING);
-	f = http_wants_openmetrics(accept) ? EXPO_OPENMETRICS : EXPO_TEXT;
-	gz = http_accepts_gzip(encoding);
-
-	if ((snap = h->o.snapshot(h->o.ctx)) == NULL)
-		return reply_static(h, conn, MHD_HTTP_SERVICE_UNAVAILABLE,
-		    "text/plain", "no collection yet\n");
-	if ((body = expo_body(snap, f, gz, &h->eo)) == NULL)
-		goto oom;
-	/* This scrape counts; the tail shows counts as of its first scrape. */
 	atomic_fetch_add(&h->scrapes[f][gz], 1);
-	ta = (struct tail_arg){ h, f, gz, body };
-	/* Slots 4-7: the tails, next to the bodies' 0-3. */
-	if ((tail = snapshot_blob(snap, 4 + (unsigned)f + (gz ? 2 : 0),
-	    render_tail, &ta)) == NULL)
-		goto oom;
-	iov[0].iov_base = body->p;
-	iov[0].iov_len = body->len;
-	iov[1].iov_base = tail->p;
-	iov[1].iov_len = tail->len;
-	resp = MHD_create_response_from_iovec(iov, tail->len ? 2 : 1,
-	    scrape_free, snap);
+	if (tail->meta[1])	/* body and tail in one buffer */
+		resp = MHD_create_response_from_buffer_with_free_callback_cls(
+		    tail->len, tail->p, scrape_free, snap);
+	else {
+		iov[0].iov_base = body->p;
+		iov[0].iov_len = body->len;
+		iov[1].iov_base = tail->p;
+		iov[1].iov_len = tail->len;
+		resp = MHD_create_response_from_iovec(iov, tail->len ? 2 : 1,
+		    scrape_free, snap);
+	}
 	if (resp == NULL) {
 		snapshot_unref(snap);
 		return MHD_NO;
@@ -382,10 +512,158 @@ reply_metrics(struct http *h, struct MHD_Connection *conn, void **req_cls)
 	r = MHD_queue_response(conn, MHD_HTTP_OK, resp);
 	MHD_destroy_response(resp);
 	return r;
-oom:
-	snapshot_unref(snap);
-	return reply_static(h, conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
-	    "text/plain", "out of memory\n");
+}
+
+/*
+ * A render is over (err 0, or -errno): every request waiting for it is
+ * told and resumed, and the task goes.  Called by a worker, or by the
+ * thread that could not queue the task.
+ */
+static void
+render_finish(struct render_task *t, int err)
+{
+	struct http *h = t->h;
+	struct render_task **pp;
+	struct req *w, *next;
+
+	pthread_mutex_lock(&h->render_lock);
+	for (pp = &h->tasks; *pp != t; pp = &(*pp)->next)
+		;
+	*pp = t->next;
+	w = t->waiters;
+	t->waiters = NULL;
+	pthread_mutex_unlock(&h->render_lock);
+	for (; w; w = next) {
+		struct MHD_Connection *conn = w->conn;
+
+		/* Once resumed, the request is its thread's again: read
+		 * what is needed from it first, touch nothing after. */
+		next = w->next_waiter;
+		atomic_store(&w->result, err);
+		MHD_resume_connection(conn);
+	}
+	snapshot_unref(t->snap);
+	free(t);
+}
+
+static void
+render_run(struct workq_job *job, int cancelled)
+{
+	struct render_task *t = (struct render_task *)((char *)job -
+	    offsetof(struct render_task, job));
+
+	render_finish(t, cancelled ? -ESHUTDOWN :
+	    render_variant(t->h, t->snap, t->f, t->gz));
+}
+
+/*
+ * Suspend r until its variant of r->snap is rendered: join the render in
+ * progress for it, or start one.
+ */
+static void
+render_wait(struct http *h, struct req *r)
+{
+	struct render_task *t;
+	int err;
+
+	r->wait = WAIT_RENDER;
+	MHD_suspend_connection(r->conn);
+	pthread_mutex_lock(&h->render_lock);
+	for (t = h->tasks; t; t = t->next)
+		if (t->snap == r->snap && t->f == r->f && t->gz == r->gz)
+			break;
+	if (t) {
+		r->next_waiter = t->waiters;
+		t->waiters = r;
+		pthread_mutex_unlock(&h->render_lock);
+		return;
+	}
+	if ((t = calloc(1, sizeof(*t))) == NULL) {
+		pthread_mutex_unlock(&h->render_lock);
+		atomic_store(&r->result, -ENOMEM);
+		MHD_resume_connection(r->conn);
+		return;
+	}
+	t->h = h;
+	t->snap = r->snap;
+	snapshot_ref(t->snap);
+	t->f = r->f;
+	t->gz = r->gz;
+	t->waiters = r;
+	r->next_waiter = NULL;
+	t->next = h->tasks;
+	h->tasks = t;
+	pthread_mutex_unlock(&h->render_lock);
+	t->job.run = render_run;
+	if ((err = workq_submit(h->render, &t->job)) < 0)
+		render_finish(t, err);
+}
+
+static MHD_Result
+reply_metrics(struct http *h, struct MHD_Connection *conn, void **req_cls,
+    struct snapshot *(*source)(void *))
+{
+	const char *accept, *encoding;
+	struct snapshot *snap;
+	struct req *r;
+	enum expo_format f;
+	int gz;
+
+	if (h->o.max_requests && atomic_fetch_add(&h->inflight, 1) >=
+	    h->o.max_requests) {
+		atomic_fetch_sub(&h->inflight, 1);
+		atomic_fetch_add(&h->rejected, 1);
+		return reply_static(h, conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+		    "text/plain", "too many scrapes in flight "
+		    "(--web.max-requests)\n");
+	}
+	if (h->o.max_requests) {
+		/* Released when the request completes. */
+		if ((r = req_of(*req_cls)) != NULL)
+			r->inflight = 1;
+		else
+			*req_cls = &req_inflight;
+	}
+
+	accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_ACCEPT);
+	encoding = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	f = http_wants_openmetrics(accept) ? EXPO_OPENMETRICS : EXPO_TEXT;
+	gz = http_accepts_gzip(encoding);
+
+	if ((snap = source(h->o.ctx)) == NULL)
+		return reply_static(h, conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+		    "text/plain", "no collection yet\n");
+	if (expo_slot_ready(snap, EXPO_BODY_SLOT(f, gz)) &&
+	    expo_slot_ready(snap, TAIL_SLOT(f, gz)))
+		return send_metrics(h, conn, snap, f, gz);
+	/* Its first scrape: a worker renders it, this request waits. */
+	if ((r = req_get(conn, req_cls)) == NULL) {
+		snapshot_unref(snap);
+		return reply_worker_error(h, conn, -ENOMEM);
+	}
+	r->snap = snap;
+	r->f = f;
+	r->gz = gz;
+	render_wait(h, r);
+	return MHD_YES;
+}
+
+/* The render r waited for is done: answer from it. */
+static MHD_Result
+reply_rendered(struct http *h, struct MHD_Connection *conn, struct req *r)
+{
+	struct snapshot *snap = r->snap;
+	int err = atomic_load(&r->result);
+
+	r->wait = WAIT_NONE;
+	r->snap = NULL;
+	if (err < 0) {
+		snapshot_unref(snap);
+		return reply_worker_error(h, conn, err);
+	}
+	return send_metrics(h, conn, snap, r->f, r->gz);
 }
 
 /* ---- authentication ------------------------------------------------- */
@@ -423,53 +701,125 @@ check_client_cert(struct http *h, struct MHD_Connection *conn)
 	return NULL;
 }
 
-/* 1 if the request carries the credentials of a configured user. */
-static int
-check_basic_auth(struct http *h, struct MHD_Connection *conn)
+/* A password check is over, on a bcrypt worker: resume its request. */
+static void
+auth_done(struct auth_check *c, int ok)
 {
-	unsigned char digest[32], diff;
-	char *user, *pass = NULL, *both = NULL;
-	size_t ul, pl, i, k;
-	int ok = 0, hit = 0;
+	struct req *r = (struct req *)((char *)c - offsetof(struct req, check));
+	struct MHD_Connection *conn = r->conn;
 
-	if ((user = MHD_basic_auth_get_username_password(conn, &pass)) == NULL)
-		goto out;
-	if (pass == NULL)
-		goto out;
-	ul = strlen(user);
-	pl = strlen(pass);
-	if ((both = malloc(ul + pl + 2)) == NULL)
-		goto out;
-	memcpy(both, user, ul + 1);
-	memcpy(both + ul + 1, pass, pl + 1);
-	if (gnutls_hash_fast(GNUTLS_DIG_SHA256, both, ul + pl + 2, digest) < 0)
-		goto out;
-	for (k = 0; k < AUTH_CACHE; k++) {
-		for (diff = 0, i = 0; i < sizeof(digest); i++)
-			diff |= (unsigned char)(digest[i] ^ h->auth_ok[k][i]);
-		hit |= h->auth_used[k] && diff == 0;
+	atomic_store(&r->result, ok < 0 ? -ESHUTDOWN : ok);
+	MHD_resume_connection(conn);	/* r is not ours after this */
+}
+
+static MHD_Result
+reply_throttled(struct http *h, struct MHD_Connection *conn, unsigned secs)
+{
+	char retry[16];
+
+	snprintf(retry, sizeof(retry), "%u", secs);
+	return reply_static_hdr(h, conn, MHD_HTTP_TOO_MANY_REQUESTS,
+	    "text/plain", "too many failed password checks from this "
+	    "address; try again later\n", MHD_HTTP_HEADER_RETRY_AFTER, retry);
+}
+
+/* Resume a list of held requests (taken off h->held, lock not held). */
+static void
+held_resume(struct req *r)
+{
+	struct req *next;
+
+	for (; r; r = next) {
+		struct MHD_Connection *conn = r->conn;
+
+		next = r->next_held;	/* r is not ours after the resume */
+		MHD_resume_connection(conn);
 	}
-	if (hit) {
-		ok = 1;
-		goto out;
+}
+
+/* Hold a throttled request: the sweeper answers it later (see above). */
+static MHD_Result
+hold_throttled(struct http *h, struct MHD_Connection *conn, void **req_cls,
+    unsigned retry_s)
+{
+	struct req *r;
+
+	if ((r = req_get(conn, req_cls)) == NULL)
+		return reply_throttled(h, conn, retry_s);
+	r->wait = WAIT_HELD;
+	r->retry_after = retry_s;
+	r->held_until = mono_ns() + HTTP_HOLD_NS;
+	r->next_held = NULL;
+	MHD_suspend_connection(conn);
+	pthread_mutex_lock(&h->conn_lock);
+	if (h->held_closed) {
+		pthread_mutex_unlock(&h->conn_lock);
+		MHD_resume_connection(conn);	/* answered at once */
+		return MHD_YES;
 	}
-	if ((ok = webcfg_check_password(h->o.web, user, pass)) != 0) {
-		memcpy(h->auth_ok[h->auth_next], digest, sizeof(digest));
-		h->auth_used[h->auth_next] = 1;
-		h->auth_next = (h->auth_next + 1) % AUTH_CACHE;
-	}
-out:
-	if (both) {
-		explicit_bzero(both, ul + pl + 2);
-		free(both);
-	}
+	if (h->held_tail)
+		h->held_tail->next_held = r;
+	else
+		h->held = r;
+	h->held_tail = r;
+	pthread_mutex_unlock(&h->conn_lock);
+	return MHD_YES;
+}
+
+/*
+ * Basic auth on the serving thread: cached credentials pass at once
+ * (*answered 0); anything else is answered here (401, 429) or suspended
+ * for a bcrypt check (*answered 1 either way).
+ */
+static MHD_Result
+basic_auth(struct http *h, struct MHD_Connection *conn, void **req_cls,
+    int *answered)
+{
+	const union MHD_ConnectionInfo *ci;
+	struct auth_check check;
+	enum auth_verdict v;
+	char *user, *pass = NULL;
+	unsigned retry_s = 1;
+	struct req *r;
+	int err;
+
+	*answered = 1;
+	memset(&check, 0, sizeof(check));
+	user = MHD_basic_auth_get_username_password(conn, &pass);
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	v = auth_begin(h->auth, &check, user, pass,
+	    ci ? ci->client_addr : NULL, &retry_s);
 	if (pass) {
 		explicit_bzero(pass, strlen(pass));
 		MHD_free(pass);
 	}
 	if (user)
 		MHD_free(user);
-	return ok;
+	switch (v) {
+	case AUTH_PASS:
+		*answered = 0;
+		return MHD_YES;
+	case AUTH_MISSING:
+		return reply_static(h, conn, MHD_HTTP_UNAUTHORIZED,
+		    "text/plain", "Unauthorized\n");
+	case AUTH_THROTTLED:
+		return hold_throttled(h, conn, req_cls, retry_s);
+	case AUTH_CHECK:
+		break;
+	}
+	if ((r = req_get(conn, req_cls)) == NULL) {
+		auth_abandon(&check);
+		return reply_worker_error(h, conn, -ENOMEM);
+	}
+	r->check = check;
+	r->check.done = auth_done;
+	r->wait = WAIT_AUTH;
+	MHD_suspend_connection(conn);
+	if ((err = auth_submit(h->auth, &r->check)) < 0) {
+		atomic_store(&r->result, err);
+		MHD_resume_connection(conn);
+	}
+	return MHD_YES;
 }
 
 /* ---- the access handler -------------------------------------------- */
@@ -492,7 +842,10 @@ handle(void *cls, struct MHD_Connection *conn, const char *url,
 {
 	struct http *h = cls;
 	struct snapshot *s;
+	struct req *r;
 	const char *why;
+	MHD_Result ret;
+	int answered, res;
 
 	(void)version;
 	(void)upload_data;
@@ -506,20 +859,46 @@ handle(void *cls, struct MHD_Connection *conn, const char *url,
 		*upload_data_size = 0;	/* ignore any body */
 		return MHD_YES;
 	}
-	if (h->o.web && (why = check_client_cert(h, conn)) != NULL) {
-		log_debug("refusing a TLS client: %s", why);
-		return reply_static(h, conn, MHD_HTTP_FORBIDDEN, "text/plain",
-		    "client certificate required\n");
+	/* Called again after a worker resumed it? */
+	r = req_of(*req_cls);
+	if (r && r->wait == WAIT_RENDER)
+		return reply_rendered(h, conn, r);
+	if (r && r->wait == WAIT_HELD) {
+		r->wait = WAIT_NONE;
+		return reply_throttled(h, conn, r->retry_after);
 	}
-	if (h->o.web && h->o.web->nr_users && !check_basic_auth(h, conn))
-		return reply_static(h, conn, MHD_HTTP_UNAUTHORIZED,
-		    "text/plain", "Unauthorized\n");
+	if (r && r->wait == WAIT_AUTH) {
+		r->wait = WAIT_NONE;
+		res = atomic_load(&r->result);
+		if (res == 0)
+			return reply_static(h, conn, MHD_HTTP_UNAUTHORIZED,
+			    "text/plain", "Unauthorized\n");
+		if (res == -EAGAIN)	/* too many checks waiting */
+			return reply_throttled(h, conn, 1);
+		if (res < 0)
+			return reply_worker_error(h, conn, res);
+		r->authed = 1;
+	}
+	if (r == NULL || !r->authed) {
+		if (h->o.web && (why = check_client_cert(h, conn)) != NULL) {
+			log_debug("refusing a TLS client: %s", why);
+			return reply_static(h, conn, MHD_HTTP_FORBIDDEN,
+			    "text/plain", "client certificate required\n");
+		}
+		if (h->auth) {
+			ret = basic_auth(h, conn, req_cls, &answered);
+			if (answered)
+				return ret;
+		}
+	}
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 		return reply_static(h, conn, MHD_HTTP_METHOD_NOT_ALLOWED,
 		    "text/plain", "method not allowed\n");
 	if (strcmp(url, h->path) == 0)
-		return reply_metrics(h, conn, req_cls);
+		return reply_metrics(h, conn, req_cls, h->o.snapshot);
+	if (h->o.extra_path && strcmp(url, h->o.extra_path) == 0)
+		return reply_metrics(h, conn, req_cls, h->o.extra_snapshot);
 	if (strcmp(url, "/") == 0) {
 		char page[sizeof(landing) + 512];
 
@@ -551,10 +930,19 @@ completed(void *cls, struct MHD_Connection *conn, void **req_cls,
 	struct http *h = cls;
 	const union MHD_ConnectionInfo *ci;
 	struct conn *c;
+	struct req *r;
 
 	(void)toe;
 	if (*req_cls == &req_inflight)
 		atomic_fetch_sub(&h->inflight, 1);
+	else if ((r = req_of(*req_cls)) != NULL) {
+		/* No worker holds it: a suspended request cannot complete,
+		 * and workers let go of it before resuming it. */
+		if (r->inflight)
+			atomic_fetch_sub(&h->inflight, 1);
+		snapshot_unref(r->snap);
+		free(r);
+	}
 	*req_cls = NULL;
 	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	if (ci && (c = ci->socket_context) != NULL) {
@@ -606,8 +994,27 @@ sweeper_main(void *arg)
 	pthread_mutex_lock(&h->conn_lock);
 	while (!h->stopping) {
 		uint64_t now = mono_ns();
+		struct req *due = NULL, *last = NULL;
 
-		for (i = 0; i < h->nr_conns; i++) {
+		/* Held requests whose time is up, oldest first. */
+		while (h->held && h->held->held_until <= now) {
+			struct req *r = h->held;
+
+			if ((h->held = r->next_held) == NULL)
+				h->held_tail = NULL;
+			r->next_held = NULL;
+			if (last)
+				last->next_held = r;
+			else
+				due = r;
+			last = r;
+		}
+		if (due) {
+			pthread_mutex_unlock(&h->conn_lock);
+			held_resume(due);
+			pthread_mutex_lock(&h->conn_lock);
+		}
+		for (i = 0; limit && i < h->nr_conns; i++) {
 			struct conn *c = &h->conns[i];
 
 			/* since may be later than now: a request completed
@@ -793,11 +1200,27 @@ http_free(struct http *h)
 		pthread_mutex_unlock(&h->conn_lock);
 		pthread_join(h->sweeper, NULL);
 	}
+	/* Every render task has finished: workq_free() stops the workers,
+	 * and a task that could not be queued was finished at once. */
+	workq_free(h->render);
+	auth_free(h->auth);
+	pthread_mutex_destroy(&h->render_lock);
 	pthread_cond_destroy(&h->conn_cond);
 	pthread_mutex_destroy(&h->conn_lock);
 	free(h->conns);
 	free(h->path);
 	free(h);
+}
+
+/* CPUs online, at least 1, at most max. */
+static unsigned
+cpus_upto(unsigned max)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n < 1)
+		return 1;
+	return (unsigned)n < max ? (unsigned)n : max;
 }
 
 int
@@ -806,7 +1229,14 @@ http_start(const struct http_opts *o, struct http **out, char *err,
 {
 	struct MHD_OptionItem opts[20];
 	struct http *h;
-	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+	/*
+	 * MHD_USE_ITC: MHD wakes its thread to stop through a pipe, not by
+	 * shutdown() of the listening socket, which would also fail the
+	 * socket unit that passed it (systemd sees POLLHUP).  Suspend and
+	 * resume need it too.
+	 */
+	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
+	    MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME;
 	size_t i, n = 0;
 	int r, fd = o->listen_fd;
 
@@ -816,7 +1246,10 @@ http_start(const struct http_opts *o, struct http **out, char *err,
 		return -ENOMEM;
 	pthread_mutex_init(&h->conn_lock, NULL);
 	pthread_cond_init(&h->conn_cond, NULL);
+	pthread_mutex_init(&h->render_lock, NULL);
 	h->o = *o;
+	if (!h->o.threads)
+		h->o.threads = cpus_upto(HTTP_MAX_THREADS);
 	if (!h->o.max_connections)
 		h->o.max_connections = HTTP_DEFAULT_MAX_CONNECTIONS;
 	if (!h->o.idle_timeout_s)
@@ -838,6 +1271,18 @@ http_start(const struct http_opts *o, struct http **out, char *err,
 		h->conns[i].next_free = h->free_conns;
 		h->free_conns = &h->conns[i];
 	}
+	/* The workers first: the first request may need them.  Two render
+	 * workers, even on one CPU: a long render then holds up no render
+	 * of another variant. */
+	if ((r = workq_new("pmu-render", 2, 64, 0,
+	    &h->render)) < 0 || (o->web && o->web->nr_users &&
+	    (r = auth_new(o->web, o->auth_failures_per_minute,
+	    cpus_upto(HTTP_MAX_THREADS), &h->auth)) < 0)) {
+		snprintf(err, errlen, "starting the HTTP workers: %s",
+		    strerror(-r));
+		http_free(h);
+		return r;
+	}
 	if (fd < 0 && (r = http_listen(o->listen, &fd, err, errlen)) < 0) {
 		http_free(h);
 		return r;
@@ -850,6 +1295,18 @@ http_start(const struct http_opts *o, struct http **out, char *err,
 	OPT(MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL);
 	OPT(MHD_OPTION_LISTEN_SOCKET, fd, NULL);
 	OPT(MHD_OPTION_CONNECTION_TIMEOUT, h->o.idle_timeout_s, NULL);
+	/*
+	 * A socket systemd passed gets one serving thread: libmicrohttpd
+	 * 0.9.75 shutdown()s the listening socket when a thread pool stops,
+	 * whatever MHD_USE_ITC, and that fails the socket unit (POLLHUP), so
+	 * the service could not start again.  (MHD_quiesce_daemon first
+	 * would avoid it, but it races the pool's threads over the epoll set
+	 * and aborts.)  Password checks and renders still run on workers.
+	 */
+	if (o->listen_fd >= 0)
+		h->o.threads = 1;
+	if (h->o.threads > 1)
+		OPT(MHD_OPTION_THREAD_POOL_SIZE, h->o.threads, NULL);
 	OPT(MHD_OPTION_CONNECTION_LIMIT, h->o.max_connections, NULL);
 	if (h->o.max_connections_per_ip)
 		OPT(MHD_OPTION_PER_IP_CONNECTION_LIMIT,
@@ -884,16 +1341,13 @@ http_start(const struct http_opts *o, struct http **out, char *err,
 		http_free(h);
 		return -EIO;
 	}
-	if (h->o.header_timeout_s) {
-		if ((r = pthread_create(&h->sweeper, NULL, sweeper_main,
-		    h)) != 0) {
-			MHD_stop_daemon(h->mhd);
-			close(fd);
-			http_free(h);
-			return -r;
-		}
-		h->sweeping = 1;
+	if ((r = pthread_create(&h->sweeper, NULL, sweeper_main, h)) != 0) {
+		/* It closes the listening socket too. */
+		MHD_stop_daemon(h->mhd);
+		http_free(h);
+		return -r;
 	}
+	h->sweeping = 1;
 	*out = h;
 	return 0;
 }
@@ -901,8 +1355,22 @@ http_start(const struct http_opts *o, struct http **out, char *err,
 void
 http_stop(struct http *h)
 {
+	struct req *held;
+
 	if (h == NULL)
 		return;
+	/* MHD must not stop with a request suspended: first every queued
+	 * job is cancelled and every running one finished, each resuming
+	 * its request (which then gets 503); requests that want a worker
+	 * from now on are answered at once. */
+	workq_stop(h->render);
+	auth_stop(h->auth);
+	pthread_mutex_lock(&h->conn_lock);
+	h->held_closed = 1;
+	held = h->held;
+	h->held = h->held_tail = NULL;
+	pthread_mutex_unlock(&h->conn_lock);
+	held_resume(held);
 	/* MHD closes the listening socket itself: closing it here again
 	 * could close an fd another thread has opened since. */
 	MHD_stop_daemon(h->mhd);

@@ -1,12 +1,15 @@
 /*
- * http.h - the embedded HTTP server (libmicrohttpd, epoll, one internal
- * thread).  It serves whatever snapshot its source hands it and never
- * touches the collector otherwise: a scrape never waits for a collection.
+ * http.h - the embedded HTTP server (libmicrohttpd, epoll, a serving
+ * thread per CPU up to HTTP_MAX_THREADS, and worker threads for what is
+ * slow).  It serves whatever snapshot its source hands it and never
+ * touches the collector otherwise: a scrape never waits for a collection,
+ * and no client can make another wait for a password check or a render.
  *
  * Read-only by construction: GET and HEAD on a fixed set of paths, and no
  * endpoint changes anything.  Abuse is bounded: connections overall and
  * per client address, header size, the time a client may take to send
- * its request headers, and scrapes in flight.
+ * its request headers, scrapes in flight, and failed password checks per
+ * client address.
  */
 #ifndef PMU_HTTP_H
 #define PMU_HTTP_H
@@ -23,6 +26,13 @@ struct http_opts {
 	/* The current snapshot, with a reference, or NULL. */
 	struct snapshot *(*snapshot)(void *ctx);
 	void *ctx;
+	/*
+	 * A second metrics path with a source of its own (same ctx), or
+	 * NULL: one server in front of a small and a large snapshot, for
+	 * tests/helpers/fake_serve and the benchmarks.
+	 */
+	const char *extra_path;
+	struct snapshot *(*extra_snapshot)(void *ctx);
 
 	const struct webcfg *web;	/* TLS, basic auth, headers; or NULL */
 	unsigned max_requests;		/* scrapes in flight; 0: no limit */
@@ -31,6 +41,10 @@ struct http_opts {
 	unsigned header_timeout_s;	/* to send a request's headers; 0: none */
 	unsigned idle_timeout_s;	/* inactivity; 0: the default */
 	size_t max_header_bytes;	/* 0: the default */
+	/* Failed password checks per client address: a burst of N, then N
+	 * a minute; beyond it 429.  0: no limit. */
+	unsigned auth_failures_per_minute;
+	unsigned threads;		/* serving threads; 0: the default */
 	int exporter_metrics;		/* pmu_exporter_* and process_* */
 	const char *procfs;		/* for process_*; "/proc" */
 };
@@ -42,6 +56,10 @@ struct http_opts {
 #define HTTP_DEFAULT_HEADER_TIMEOUT_S 10
 #define HTTP_DEFAULT_IDLE_TIMEOUT_S 30
 #define HTTP_DEFAULT_MAX_HEADER_BYTES 16384
+#define HTTP_DEFAULT_AUTH_FAILURES_PER_MINUTE 10
+/* Serving threads by default: one per CPU online, at most this many.
+ * bcrypt runs on as many workers, at most one per CPU. */
+#define HTTP_MAX_THREADS 4
 
 struct http;
 

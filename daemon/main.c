@@ -34,6 +34,7 @@
 #include "daemon/log.h"
 #include "daemon/webconfig.h"
 #include "util/text.h"
+#include "util/clock.h"
 
 struct options {
 	const char *config_file;
@@ -72,6 +73,9 @@ usage(FILE *f)
 "                              headers, e.g. 10s (default 10s; 0: none)\n"
 "  --web.max-header-bytes=N    memory for one request's headers\n"
 "                              (default 16384)\n"
+"  --web.auth-failures-per-minute=N  failed password checks allowed per\n"
+"                              client address: a burst of N, then N a\n"
+"                              minute; beyond it 429 (default 10; 0: none)\n"
 "  --web.disable-exporter-metrics  serve only the pmu_cpu_* and\n"
 "                              pmu_cgroup_* series: no pmu_exporter_*,\n"
 "                              no process_*\n"
@@ -124,6 +128,32 @@ probe_hardware(void)
 	return -group_probe(&attr, 0, -1, 0);
 }
 
+/* Say what an embedded config counts: its groups and their events. */
+static void
+log_embedded(const struct plan *p)
+{
+	char what[512];
+	size_t i, j, n = 0;
+
+	what[0] = '\0';
+	for (i = 0; i < p->nr_groups && n < sizeof(what); i++) {
+		const struct plan_group *g = &p->groups[i];
+
+		/* A hybrid machine's per-PMU copies share the name. */
+		if (i > 0 && strcmp(g->name, p->groups[i - 1].name) == 0)
+			continue;
+		n += snprintf(what + n, sizeof(what) - n, "%sgroup %s = {",
+		    n ? ", " : "", g->name);
+		for (j = 0; j < g->nr_events && n < sizeof(what); j++)
+			n += snprintf(what + n, sizeof(what) - n, "%s%s",
+			    j ? ", " : "", g->events[j].name);
+		if (n < sizeof(what))
+			n += snprintf(what + n, sizeof(what) - n, "}");
+	}
+	log_info("the embedded default counts %s on every CPU and on every "
+	    "cgroup directly under the cgroup root", what);
+}
+
 static int
 load_config(const struct options *opt, const struct event_ctx *ectx,
     struct plan **cfg)
@@ -131,8 +161,19 @@ load_config(const struct options *opt, const struct event_ctx *ectx,
 	char err[1024];
 	int e;
 
+	/*
+	 * A file of comments only (as packages ship it) means the embedded
+	 * default, fallback included: the file documents it, and uncommenting
+	 * anything replaces it.
+	 */
 	if (opt->config_file) {
-		if (config_load(ectx, opt->config_file, cfg, err, sizeof(err)) < 0) {
+		e = config_load(ectx, opt->config_file, cfg, err, sizeof(err));
+		if (e == -ENODATA) {
+			log_info("%s sets nothing (only comments): running the "
+			    "embedded default", opt->config_file);
+			goto embedded;
+		}
+		if (e < 0) {
 			log_error("%s", err);
 			return -1;
 		}
@@ -145,6 +186,7 @@ load_config(const struct options *opt, const struct event_ctx *ectx,
 		}
 		return 0;
 	}
+embedded:
 	e = probe_hardware();
 	if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV || e == EINVAL) {
 		log_warn("this machine has no hardware counters (cycles: %s); "
@@ -153,11 +195,13 @@ load_config(const struct options *opt, const struct event_ctx *ectx,
 		if (config_parse(ectx, "<default>", config_fallback_yaml,
 		    strlen(config_fallback_yaml), cfg, err, sizeof(err)) < 0)
 			goto bad;
+		log_embedded(*cfg);
 		return 0;
 	}
 	if (config_parse(ectx, "<default>", config_default_yaml,
 	    strlen(config_default_yaml), cfg, err, sizeof(err)) < 0)
 		goto bad;
+	log_embedded(*cfg);
 	return 0;
 bad:
 	log_error("embedded config: %s", err);
@@ -170,7 +214,8 @@ parse_web_limit(int which, const char *arg, struct http_opts *w)
 {
 	static const char *const names[] = { "web.max-requests",
 	    "web.max-connections", "web.max-connections-per-ip",
-	    "web.read-header-timeout", "web.max-header-bytes" };
+	    "web.read-header-timeout", "web.max-header-bytes",
+	    "web.auth-failures-per-minute" };
 	unsigned long long v;
 	uint64_t ns;
 	char *end;
@@ -195,7 +240,8 @@ parse_web_limit(int which, const char *arg, struct http_opts *w)
 	case 0: w->max_requests = (unsigned)v; break;
 	case 1: w->max_connections = (unsigned)v; break;
 	case 2: w->max_connections_per_ip = (unsigned)v; break;
-	default: w->max_header_bytes = (size_t)v; break;
+	case 4: w->max_header_bytes = (size_t)v; break;
+	default: w->auth_failures_per_minute = (unsigned)v; break;
 	}
 	return 0;
 bad:
@@ -212,7 +258,7 @@ parse_args(int argc, char **argv, struct options *opt)
 	enum { O_CONFIG = 256, O_LISTEN, O_PATH, O_LEVEL, O_FORMAT, O_SYSFS,
 	    O_PROCFS, O_CHECK, O_VERSION, O_HELP, O_SOCKET, O_LIST_EVENTS,
 	    O_RESOLVE_EVENT, O_WEBCFG, O_MAXREQ, O_MAXCONN, O_MAXPERIP,
-	    O_HDRTIMEOUT, O_HDRBYTES, O_NOSELF };
+	    O_HDRTIMEOUT, O_HDRBYTES, O_AUTHFAIL, O_NOSELF };
 	static const struct option longopts[] = {
 		{ "config.file", required_argument, NULL, O_CONFIG },
 		{ "web.listen-address", required_argument, NULL, O_LISTEN },
@@ -226,6 +272,8 @@ parse_args(int argc, char **argv, struct options *opt)
 		{ "web.read-header-timeout", required_argument, NULL,
 		    O_HDRTIMEOUT },
 		{ "web.max-header-bytes", required_argument, NULL, O_HDRBYTES },
+		{ "web.auth-failures-per-minute", required_argument, NULL,
+		    O_AUTHFAIL },
 		{ "web.disable-exporter-metrics", no_argument, NULL, O_NOSELF },
 		{ "log.level", required_argument, NULL, O_LEVEL },
 		{ "log.format", required_argument, NULL, O_FORMAT },
@@ -260,6 +308,7 @@ parse_args(int argc, char **argv, struct options *opt)
 		case O_MAXPERIP:
 		case O_HDRTIMEOUT:
 		case O_HDRBYTES:
+		case O_AUTHFAIL:
 			if (parse_web_limit(c - O_MAXREQ, optarg, &opt->web) < 0)
 				return 1;
 			break;
@@ -304,15 +353,6 @@ parse_args(int argc, char **argv, struct options *opt)
 	}
 	log_init(level, fmt);
 	return -1;
-}
-
-static uint64_t
-mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 static double
@@ -434,22 +474,30 @@ static void
 explain_denied(const char *procfs)
 {
 	char path[4096];
+	char paranoid[64 + 4096];
 	FILE *f;
-	int level = -99;
+	int level;
 
+	/* Unreadable under ProcSubset=pid, for one: say so, not a number. */
 	snprintf(path, sizeof(path), "%s/sys/kernel/perf_event_paranoid",
 	    procfs);
-	if ((f = fopen(path, "re")) != NULL) {
-		if (fscanf(f, "%d", &level) != 1)
-			level = -99;
+	if ((f = fopen(path, "re")) == NULL)
+		snprintf(paranoid, sizeof(paranoid), "kernel.perf_event_paranoid "
+		    "could not be read (%s: %s)", path, strerror(errno));
+	else if (fscanf(f, "%d", &level) != 1)
+		snprintf(paranoid, sizeof(paranoid), "kernel.perf_event_paranoid "
+		    "could not be read (%s: not a number)", path);
+	else
+		snprintf(paranoid, sizeof(paranoid),
+		    "kernel.perf_event_paranoid is %d", level);
+	if (f != NULL)
 		fclose(f);
-	}
 	log_error("no perf event could be opened: this process lacks "
-	    "CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8) and "
-	    "kernel.perf_event_paranoid is %d; system-wide and cgroup "
-	    "counting need the capability (AmbientCapabilities=CAP_PERFMON "
-	    "in the unit, or setcap cap_perfmon+ep on the binary) or "
-	    "kernel.perf_event_paranoid=-1", level);
+	    "CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8) and %s; "
+	    "system-wide and cgroup counting need the capability "
+	    "(AmbientCapabilities=CAP_PERFMON in the unit, or setcap "
+	    "cap_perfmon+ep on the binary) or kernel.perf_event_paranoid=-1",
+	    paranoid);
 }
 
 int
@@ -467,6 +515,8 @@ main(int argc, char **argv)
 			    HTTP_DEFAULT_MAX_CONNECTIONS_PER_IP,
 			.header_timeout_s = HTTP_DEFAULT_HEADER_TIMEOUT_S,
 			.max_header_bytes = HTTP_DEFAULT_MAX_HEADER_BYTES,
+			.auth_failures_per_minute =
+			    HTTP_DEFAULT_AUTH_FAILURES_PER_MINUTE,
 			.exporter_metrics = 1,
 		},
 	};

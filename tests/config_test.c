@@ -164,6 +164,17 @@ test_errors(void)
 	    "t.yaml:6:5: duplicate key \"cpus\"");
 	bad("- just\n- a list\n", "t.yaml:1:1: the config must be a mapping, not a list");
 	bad("", "t.yaml:1:1: the config is empty");
+	/* Only comments: told apart from a bad file (the daemon then runs
+	 * its embedded default). */
+	{
+		static const char c[] = "# interval: 1s\n#groups:\n";
+		struct plan *cfg = NULL;
+
+		CHECK(config_parse(NULL, "t.yaml", c, strlen(c), &cfg, err,
+		    sizeof(err)) == -ENODATA && cfg == NULL);
+		CHECK(config_parse(NULL, "t.yaml", "[", 1, &cfg, err,
+		    sizeof(err)) == -EINVAL);
+	}
 	bad("groups: [\n", "t.yaml:2:1: did not find expected node content while parsing a flow node");
 	bad("groups:\n  - name: ipc\n\tevents: [cycles]\n",
 	    "t.yaml:3:1: found a tab character that violates indentation while scanning a plain scalar");

@@ -12,6 +12,21 @@ DAEMON_PID=
 CG_PARENT=
 PORT=
 
+# A sanitizer build (check.sh sets PMU_SANITIZED): every report from any
+# program this test runs goes to a file $SAN_LOG.PID, and the test fails
+# at exit if there is one, whatever it asserted and however the program
+# ended.  ThreadSanitizer's reports do not stop the program, and a report
+# printed into a log nobody reads, or at an exit nobody checks (a daemon
+# stopped by cleanup), would otherwise pass.
+SAN_LOG=
+if [ -n "${PMU_SANITIZED:-}" ]; then
+	SAN_LOG="$TMP/sanitizer"
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$SAN_LOG"
+	UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}log_path=$SAN_LOG"
+	TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS:}log_path=$SAN_LOG"
+	export ASAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS
+fi
+
 # Tests run in parallel; one (hotplug.test) changes the whole machine by
 # taking a CPU offline.  Every test holds this lock shared; that one holds
 # it exclusively, so it runs alone.
@@ -20,6 +35,17 @@ exec 9>"${TMPDIR:-/tmp}/pmu_exporter-tests.lock"
 if command -v flock >/dev/null 2>&1; then flock -s 9; fi
 
 skip() { echo "SKIP: $*"; exit 77; }
+# The files with sanitizer reports so far; none when not a sanitizer build.
+sanitizer_reports() { [ -n "$SAN_LOG" ] && ls "$SAN_LOG".* 2>/dev/null; }
+show_sanitizer_reports() {
+	local f
+	for f in $(sanitizer_reports); do
+		echo "$(grep -c '^SUMMARY: ' "$f") sanitizer report(s) from PID ${f##*.}; the first:"
+		head -n 80 "$f"
+		echo "... and the summary line of each:"
+		grep '^SUMMARY: ' "$f"
+	done
+}
 fail() { echo "FAIL: $*"; [ -f "$TMP/daemon.log" ] && sed 's/^/  daemon: /' "$TMP/daemon.log" | tail -20; exit 1; }
 ok() { echo "ok: $*"; }
 
@@ -34,6 +60,15 @@ cleanup() {
 			while read -r p; do echo "$p" > "$CG_ROOT/cgroup.procs"; done < "$f"
 		done 2>/dev/null
 		find "$CG_PARENT" -depth -type d -exec rmdir {} \; 2>/dev/null
+	fi
+	if [ -n "$(sanitizer_reports)" ]; then
+		echo "FAIL: $(sanitizer_reports | wc -l) program(s) reported to the sanitizer"
+		show_sanitizer_reports
+		# PMU_KEEP_SANITIZER_LOGS=DIR keeps the whole reports.
+		[ -n "${PMU_KEEP_SANITIZER_LOGS:-}" ] &&
+			cp $(sanitizer_reports) "$PMU_KEEP_SANITIZER_LOGS/"
+		rm -rf "$TMP"
+		exit 1
 	fi
 	rm -rf "$TMP"
 }

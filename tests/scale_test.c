@@ -90,20 +90,24 @@ test_skew(void)
 
 /*
  * Property: whatever the sequence of readings (with multiplexing that
- * comes and goes, intervals with no running time), the accumulator never
- * decreases; and with a constant event rate the estimate stays close to
- * the truth.  Also shows why cumulative scaling is wrong: it goes down.
+ * comes and goes, intervals with no running time, a rate that changes),
+ * the accumulator never decreases and equals, at every step, the sum of
+ * each interval's dvalue x denabled / drunning, computed here apart from
+ * scale.c: neither more nor less.  With a constant rate that sum is the
+ * truth less the intervals that never ran.  On the same data the
+ * cumulative estimate (value x enabled / running of the whole life) goes
+ * down; the product must not, at those very steps.
  */
 static void
 test_property(void)
 {
 	unsigned seed = 12345;
-	int run, step, backwards_cumulative = 0, decreases = 0;
+	int run, step, backwards_cumulative = 0, decreases = 0, off = 0;
 
 	for (run = 0; run < 200; run++) {
 		struct count prev = { 0, 0, 0 }, cur = prev;
 		struct scaled acc = { 0, 0 };
-		double last = 0, truth = 0, last_cum = 0;
+		double last = 0, truth = 0, last_cum = 0, expect = 0, unrun = 0;
 		/* Half the runs: a rate that changes every step. */
 		int varying = run % 2;
 		double rate = 1 + rand_r(&seed) % 1000;
@@ -123,26 +127,38 @@ test_property(void)
 			cur.running += dr;
 			cur.value += (uint64_t)(rate * (double)dr);
 			truth += rate * (double)de;
+			if (dr)
+				expect += (double)(cur.value - prev.value) *
+				    (double)de / (double)dr;
+			else
+				unrun += rate * (double)de;
 			scale_accumulate(&acc, &prev, &cur);
 			if (scale_value(&acc) < last)
 				decreases++;
-			last = scale_value(&acc);
+			if (fabs(scale_value(&acc) - expect) > 1e-9 * expect + 1e-6)
+				off++;
 			if (cur.running) {
 				double cum = (double)cur.value *
 				    (double)cur.enabled / (double)cur.running;
 
-				if (cum < last_cum)
-					backwards_cumulative = 1;
+				/* Where cumulative scaling goes back, ours
+				 * must not have. */
+				if (cum < last_cum) {
+					backwards_cumulative++;
+					CHECK(scale_value(&acc) >= last);
+				}
 				last_cum = cum;
 			}
+			last = scale_value(&acc);
 			prev = cur;
 		}
-		/* Constant rate: the estimate only misses unrun intervals. */
+		/* Constant rate: the truth, less only the unrun intervals. */
 		if (!varying)
-			CHECK(last <= truth * 1.0001);
+			CHECK(fabs(last - (truth - unrun)) <= 1e-9 * truth + 1e-6);
 	}
 	CHECK(decreases == 0);
-	CHECK(backwards_cumulative);	/* the anti-pattern really fails */
+	CHECK(off == 0);	/* per-interval scaling, exactly, every step */
+	CHECK(backwards_cumulative > 0);	/* the data can tell them apart */
 }
 
 static void
@@ -155,6 +171,23 @@ test_saturate(void)
 	CHECK(acc.total == UINT64_MAX);
 }
 
+/*
+ * Sums of accumulators (a cgroup series summed over CPUs, an offline
+ * CPU's counts carried on): the fractions add up into whole counts.
+ */
+static void
+test_add(void)
+{
+	struct scaled a = { 10, 0.75 }, b = { 5, 0.5 }, z = { 0, 0.0 };
+
+	scale_add(&a, &b);
+	CHECK(a.total == 16);
+	CHECK(a.frac == 0.25);
+	CHECK(scale_value(&a) == 16.25);
+	scale_add(&a, &z);
+	CHECK(a.total == 16 && a.frac == 0.25);
+}
+
 int
 main(void)
 {
@@ -165,5 +198,6 @@ main(void)
 	test_skew();
 	test_property();
 	test_saturate();
+	test_add();
 	return CHECK_DONE();
 }

@@ -293,6 +293,31 @@ fail:
 }
 
 /*
+ * The object goes (a plan that asks for other groups, CPUs or capacity,
+ * or none): what its program counted is kept, so that the exported
+ * counters of runs, charges and misses never go back.
+ */
+static void
+retire(struct collector *c)
+{
+	struct bpfcg_stats st;
+
+	if (c->bpf == NULL)
+		return;
+	bpfcg_get_stats(c->bpf->cg, &st);
+	c->bpf_base.runs += st.runs;
+	c->bpf_base.switches += st.switches;
+	c->bpf_base.switch_runs += st.switch_runs;
+	c->bpf_base.read_errors += st.read_errors;
+	c->bpf_base.charges += st.charges;
+	c->bpf_base.prog_misses += st.prog_misses;
+	c->bpf_base.unseen += st.unseen;
+	c->bpf_base.full += st.full;
+	bpfmode_unref(c->bpf);
+	c->bpf = NULL;
+}
+
+/*
  * Before the targets are built: make c->bpf serve the plan's bpf-mode
  * entries, or say why it cannot.  -ENOMEM only; any other failure leaves
  * c->bpf NULL with the reason in c->bpf_why.
@@ -314,15 +339,13 @@ bpfmode_setup(struct collector *c)
 	c->bpf_wanted = nwant > 0;
 	if (nwant == 0 || (c->bpf && still_fits(c, c->bpf, want, nwant))) {
 		if (nwant == 0) {
-			bpfmode_unref(c->bpf);
-			c->bpf = NULL;
+			retire(c);
 			c->bpf_why[0] = '\0';
 		}
 		free(want);
 		return 0;
 	}
-	bpfmode_unref(c->bpf);
-	c->bpf = NULL;
+	retire(c);
 	why[0] = '\0';
 	if (!c->cgroot_v2) {
 		/* The program sees cgroup2 ids only; v1 ids are another
@@ -411,12 +434,24 @@ bpfmode_fds(const struct bpfmode *b)
 }
 
 void
-bpfmode_stats(const struct bpfmode *b, struct bpfcg_stats *st)
+bpfmode_stats(const struct collector *c, struct bpfcg_stats *st)
 {
-	if (b == NULL)
+	const struct bpfcg_stats *base = &c->bpf_base;
+
+	if (c->bpf == NULL)
 		memset(st, 0, sizeof(*st));
 	else
-		bpfcg_get_stats(b->cg, st);
+		bpfcg_get_stats(c->bpf->cg, st);
+	/* The counters go on across objects; entries, capacity and trigger
+	 * are the object's own. */
+	st->runs += base->runs;
+	st->switches += base->switches;
+	st->switch_runs += base->switch_runs;
+	st->read_errors += base->read_errors;
+	st->charges += base->charges;
+	st->prog_misses += base->prog_misses;
+	st->unseen += base->unseen;
+	st->full += base->full;
 }
 
 int

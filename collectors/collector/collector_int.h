@@ -28,6 +28,7 @@
 #include "collectors/perf/cpumap.h"
 #include "collectors/perf/group.h"
 #include "collectors/perf/scale.h"
+#include "util/clock.h"
 
 enum inst_state { INST_OK, INST_CLOSED, INST_BROKEN };
 
@@ -120,6 +121,7 @@ struct collector {
 	struct bpfmode *bpf;		/* NULL: none asked for, or failed */
 	int bpf_wanted;			/* some cgroups entry asks for it */
 	char bpf_why[512];		/* why it is not running */
+	struct bpfcg_stats bpf_base;	/* counted by objects gone before */
 	size_t cg_bpf_full;		/* cgroups without a BPF slot */
 	size_t cg_bpf_refused;		/* ... not counted: bpf_fallback: refuse */
 
@@ -144,14 +146,8 @@ struct collector_req {
 	(c)->o.log((prio), &(const struct log_fields){ (cg), (grp), (ev),	\
 	    (cpu), (err) }, __VA_ARGS__)
 
-static inline uint64_t
-now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
+/* The collector's clocks (util/clock.h). */
+#define now_ns(clk) clock_ns(clk)
 
 /* Order: the system-wide target first, then cgroups by path. */
 static inline int
@@ -225,7 +221,7 @@ void bpfmode_unref(struct bpfmode *b);
 size_t bpfmode_pending(const struct bpfmode *b);
 size_t bpfmode_fds(const struct bpfmode *b);
 struct bpfcg_stats;
-void bpfmode_stats(const struct bpfmode *b, struct bpfcg_stats *st);
+void bpfmode_stats(const struct collector *c, struct bpfcg_stats *st);
 
 /* collector.c */
 size_t collector_unsupported(const struct collector *c);

@@ -289,7 +289,7 @@ snapbuild(struct collector *c, double duration_s)
 	s->cgroups_bpf_refused = c->cg_bpf_refused;
 	s->bpf_wanted = c->bpf_wanted;
 	s->bpf_active = c->bpf != NULL;
-	bpfmode_stats(c->bpf, &s->bpf);
+	bpfmode_stats(c, &s->bpf);
 	s->reload_ok = c->reload_ok;
 	s->reload_success_s = c->reload_success_s;
 	s->nr_groups = cfg->nr_groups;

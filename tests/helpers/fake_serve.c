@@ -3,13 +3,15 @@
  * snapshot of a chosen size, without perf events: for the tests that need
  * responses larger than a socket buffer, and for bench/http_bench.sh.
  *
- *   fake_serve ADDR NSERIES [MAX_REQUESTS [WEB_CONFIG]]
+ *   fake_serve [--big NBIG] ADDR NSERIES [MAX_REQUESTS [WEB_CONFIG]]
  *   fake_serve --render NSERIES ROUNDS
  *
  * NSERIES pmu_cgroup_events_total series (4 events per row, per-CPU rows
- * over 64 CPUs, cgroup names like a systemd host's).  A new snapshot is
- * published every second, as the collector would, so each second's first
- * scrape pays the render.  Runs until SIGTERM or SIGINT.
+ * over 64 CPUs, cgroup names like a systemd host's) at /metrics.  A new
+ * snapshot is published every second, as the collector would, so each
+ * second's first scrape pays the render.  With --big, the same server
+ * also serves NBIG series at /big, published alongside: a small scrape
+ * and a large render on one server.  Runs until SIGTERM or SIGINT.
  *
  * --render times ROUNDS fresh snapshots rendered in each variant, as the
  * first scrape of a snapshot does, and prints bytes and MB/s per variant.
@@ -27,13 +29,20 @@
 #include "daemon/http.h"
 #include "daemon/webconfig.h"
 
-static struct snapshot_slot slot;
+static struct snapshot_slot slot, big_slot;
 
 static struct snapshot *
 current(void *ctx)
 {
 	(void)ctx;
 	return snapshot_get(&slot);
+}
+
+static struct snapshot *
+current_big(void *ctx)
+{
+	(void)ctx;
+	return snapshot_get(&big_slot);
 }
 
 static struct snapshot *
@@ -128,12 +137,17 @@ main(int argc, char **argv)
 	sigset_t sigs;
 	struct timespec sec = { 1, 0 };
 	uint64_t seq = 1;
-	size_t n;
+	size_t n, nbig = 0;
 
 	if (argc == 4 && strcmp(argv[1], "--render") == 0)
 		return render_bench(strtoul(argv[2], NULL, 10), atoi(argv[3]));
+	if (argc > 2 && strcmp(argv[1], "--big") == 0) {
+		nbig = strtoul(argv[2], NULL, 10);
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: fake_serve ADDR NSERIES "
+		fprintf(stderr, "usage: fake_serve [--big NBIG] ADDR NSERIES "
 		    "[MAX_REQUESTS [WEB_CONFIG]]\n");
 		return 2;
 	}
@@ -146,6 +160,7 @@ main(int argc, char **argv)
 	o.max_requests = argc > 3 ? (unsigned)atoi(argv[3]) : 40;
 	o.max_connections_per_ip = 0;
 	o.header_timeout_s = 10;
+	o.auth_failures_per_minute = HTTP_DEFAULT_AUTH_FAILURES_PER_MINUTE;
 	o.exporter_metrics = 1;
 	if (argc > 4 && webcfg_load(argv[4], &web, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s\n", err);
@@ -153,7 +168,13 @@ main(int argc, char **argv)
 	}
 	o.web = web;
 	snapshot_slot_init(&slot);
+	snapshot_slot_init(&big_slot);
 	snapshot_publish(&slot, make(n, seq));
+	if (nbig) {
+		o.extra_path = "/big";
+		o.extra_snapshot = current_big;
+		snapshot_publish(&big_slot, make(nbig, seq));
+	}
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGINT);
@@ -164,10 +185,14 @@ main(int argc, char **argv)
 		return 1;
 	}
 	fprintf(stderr, "serving %zu series on %s\n", n, argv[1]);
-	while (sigtimedwait(&sigs, NULL, &sec) < 0)
+	while (sigtimedwait(&sigs, NULL, &sec) < 0) {
 		snapshot_publish(&slot, make(n, ++seq));
+		if (nbig)
+			snapshot_publish(&big_slot, make(nbig, seq));
+	}
 	http_stop(h);
 	snapshot_slot_fini(&slot);
+	snapshot_slot_fini(&big_slot);
 	webcfg_free(web);
 	return 0;
 }

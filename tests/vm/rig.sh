@@ -23,8 +23,9 @@
 # - the daemon, cross-built with gcc-aarch64-linux-gnu against the arm64
 #   -dev packages installed the multiarch way (dpkg --add-architecture
 #   arm64), configure --host=aarch64-linux-gnu with PKG_CONFIG_LIBDIR
-#   pointing at the arm64 .pc files; the spin helper linked statically,
-#   so that starting it costs few instructions besides its loop;
+#   pointing at the arm64 .pc files; the spin and mix helpers linked
+#   statically, so that starting them costs few instructions besides
+#   their loops;
 # - the shared libraries it needs, found by walking DT_NEEDED from the
 #   multiarch directories (and libpfm.so.4, which it dlopens); the
 #   ping-pong of bench/ for mode: bpf's context-switch counts;
@@ -40,7 +41,7 @@ TRIPLE=aarch64-linux-gnu
 MULTIARCH="/lib/$TRIPLE /usr/lib/$TRIPLE"
 # One boot runs every guest test (PMU_VM_TESTS=a,b: only those); this
 # bounds it if the guest hangs.
-BOOT_TIMEOUT=${PMU_VM_TIMEOUT:-240}
+BOOT_TIMEOUT=${PMU_VM_TIMEOUT:-480}
 
 rig_fail() { echo "@@@ RIG FAIL $*" >> "$LOG"; exit 0; }
 rig_skip() { echo "@@@ RIG SKIP $*" >> "$LOG"; exit 0; }
@@ -77,7 +78,7 @@ rm -rf "$B" && mkdir -p "$B"
     PKG_CONFIG_LIBDIR="/usr/lib/$TRIPLE/pkgconfig:/usr/share/pkgconfig" \
     CFLAGS="-O2" && make -s -j"$(nproc)" daemon/pmu_exporter \
     tests/helpers/faults bench/pingpong && \
-    make -s tests/helpers/spin LDFLAGS=-static) \
+    make -s tests/helpers/spin tests/helpers/mix LDFLAGS=-static) \
     > "$OUT/build.log" 2>&1 ||
 	rig_fail "cross build failed: $(grep -m3 -E 'error|Error' "$OUT/build.log")"
 
@@ -85,7 +86,7 @@ rm -rf "$B" && mkdir -p "$B"
 R=$OUT/initramfs
 rm -rf "$R" && mkdir -p "$R"/{bin,dev,proc,sys,tmp,run,lib/$TRIPLE,pmu/daemon,pmu/bench,pmu/tests/helpers,pmu/tests/vm}
 cp "$OUT/cache/root/bin/busybox" "$R/bin/"
-for f in daemon/pmu_exporter tests/helpers/spin tests/helpers/faults bench/pingpong; do
+for f in daemon/pmu_exporter tests/helpers/spin tests/helpers/mix tests/helpers/faults bench/pingpong; do
 	"$TRIPLE-strip" -o "$R/pmu/$f" "$B/$f" || rig_fail "strip $f"
 done
 cp "$SRC/tests/lib.sh" "$SRC"/tests/*_hw.test "$R/pmu/tests/"
@@ -123,13 +124,14 @@ cp -L "$(findlib "$(basename "$interp")")" "$R$interp" || rig_fail "no arm64 $in
 # pauth=off: pointer authentication is slow under TCG and not needed.
 # nohz_full=1: no 250 Hz tick on CPU 1, where the workloads run alone,
 # so the kernel adds little to what a workload's CPU retires.
+# The console goes to the log a line at a time, so it can be followed.
 echo "@@@ RIG BOOT $(basename "$KERNEL") $(qemu-system-aarch64 --version | head -1)" >> "$LOG"
 timeout -k 5 "$BOOT_TIMEOUT" qemu-system-aarch64 -M virt -cpu max,pauth=off \
     -accel tcg -icount shift=0 -smp 2 -m 1024 -nic none -nographic -no-reboot \
     -kernel "$KERNEL" -initrd "$OUT/initrd.gz" \
     -append "console=ttyAMA0 rdinit=/init quiet panic=-1 nohz_full=1${PMU_VM_TESTS:+ pmu_tests=$PMU_VM_TESTS}" \
     </dev/null 2>&1 |
-	tr -d '\r' >> "$LOG"
+	stdbuf -oL tr -d '\r' >> "$LOG"
 rc=${PIPESTATUS[0]}
 [ "$rc" = 124 ] && rig_fail "the guest did not power off within ${BOOT_TIMEOUT}s"
 grep -q '^@@@ GUEST DONE' "$LOG" || rig_fail "the guest stopped before running every test (qemu exit $rc)"

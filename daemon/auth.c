@@ -1,0 +1,409 @@
+/*
+ * auth.c - basic auth off the serving threads (see auth.h).
+ *
+ * One mutex guards the success cache and the budget table.  It is held
+ * for a 16-entry scan or one hash-table probe, never for bcrypt, which
+ * runs on the workers with the credentials copied into the request's
+ * check (and wiped when done).
+ *
+ * The budget table remembers up to AUTH_CLIENTS addresses in an
+ * open-addressed array, hashed with a seed drawn at start so that a
+ * client cannot pick addresses that collide.  A bucket that has refilled
+ * is the same as no bucket, so when an address finds no free place in its
+ * probe window it takes the place of the bucket with the most tokens.
+ * Only a client with thousands of addresses in debt at once can push one
+ * of them out (and then that address starts a fresh budget); the workers
+ * still cap how many checks run at once.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <gnutls/crypto.h>
+#include <gnutls/gnutls.h>
+
+#include "daemon/auth.h"
+#include "util/clock.h"
+
+#define AUTH_CACHE 16			/* credentials that passed */
+#define AUTH_CLIENTS 4096		/* addresses in the budget table */
+#define AUTH_PROBE 16			/* places an address may take */
+#define AUTH_MAX_QUEUED 64		/* checks waiting for a worker */
+
+struct bucket {
+	unsigned char key[16];
+	int used;
+	double tokens;
+	uint64_t at_ns;			/* when tokens was last brought up */
+};
+
+struct auth {
+	const struct webcfg *w;
+	struct workq *workers;
+	pthread_mutex_t lock;		/* the cache and the budget */
+	unsigned char cache[AUTH_CACHE][32];
+	int cache_used[AUTH_CACHE];
+	unsigned cache_next;
+	double cap;			/* tokens a bucket holds; 0: no budget */
+	double per_ns;			/* tokens back per nanosecond */
+	uint64_t seed;
+	struct bucket *buckets;
+	atomic_uint_fast64_t failures[AUTH_NR_REASONS];
+};
+
+/*
+ * The budget's key for a client: an IPv4 address as ::ffff:a.b.c.d (so a
+ * v4-mapped IPv6 peer, as a dual-stack socket reports IPv4 clients, is
+ * the same client), an IPv6 address by its /64.  Anything else shares
+ * the all-zero key.
+ */
+static void
+client_key(const struct sockaddr *sa, unsigned char key[16])
+{
+	struct sockaddr_in in;
+	struct sockaddr_in6 in6;
+
+	memset(key, 0, 16);
+	if (sa == NULL)
+		return;
+	if (sa->sa_family == AF_INET) {
+		memcpy(&in, sa, sizeof(in));
+		key[10] = key[11] = 0xff;
+		memcpy(key + 12, &in.sin_addr, 4);
+	} else if (sa->sa_family == AF_INET6) {
+		memcpy(&in6, sa, sizeof(in6));
+		memcpy(key, &in6.sin6_addr, IN6_IS_ADDR_V4MAPPED(&in6.sin6_addr) ?
+		    16 : 8);
+	}
+}
+
+/* FNV-1a over the key, from the seed. */
+static size_t
+key_hash(const struct auth *a, const unsigned char key[16])
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ a->seed;
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		h ^= key[i];
+		h *= 0x100000001b3ULL;
+	}
+	return (size_t)(h ^ (h >> 29));
+}
+
+/* A bucket's tokens as of now (not stored). */
+static double
+refilled(const struct auth *a, const struct bucket *b, uint64_t now)
+{
+	double t = b->tokens;
+
+	/* Threads read the clock before taking the lock: now may be a
+	 * little older than at_ns. */
+	if (now > b->at_ns)
+		t += (double)(now - b->at_ns) * a->per_ns;
+	return t > a->cap ? a->cap : t;
+}
+
+/* The client's bucket, brought up to now; created if create.  Lock held. */
+static struct bucket *
+bucket_find(struct auth *a, const unsigned char key[16], uint64_t now,
+    int create)
+{
+	size_t h = key_hash(a, key), i;
+	struct bucket *b, *victim = NULL;
+	double best = -1, t;
+
+	for (i = 0; i < AUTH_PROBE; i++) {
+		b = &a->buckets[(h + i) & (AUTH_CLIENTS - 1)];
+		if (b->used && memcmp(b->key, key, 16) == 0) {
+			b->tokens = refilled(a, b, now);
+			if (now > b->at_ns)
+				b->at_ns = now;
+			return b;
+		}
+		t = b->used ? refilled(a, b, now) : a->cap + 1;
+		if (t > best) {
+			best = t;
+			victim = b;
+		}
+	}
+	if (!create)
+		return NULL;
+	memcpy(victim->key, key, 16);
+	victim->used = 1;
+	victim->tokens = a->cap;
+	victim->at_ns = now;
+	return victim;
+}
+
+static int
+budget_take(struct auth *a, const unsigned char key[16], uint64_t now,
+    unsigned *retry_after_s)
+{
+	struct bucket *b;
+	double wait_s;
+
+	if (a->cap <= 0)
+		return 0;
+	b = bucket_find(a, key, now, 1);
+	if (b->tokens >= 1) {
+		b->tokens -= 1;
+		return 0;
+	}
+	/* Less a nanosecond: 6.000000000000001 s is 6 s, not 7. */
+	wait_s = (1 - b->tokens) / a->per_ns / 1e9 - 1e-9;
+	*retry_after_s = wait_s < 1 ? 1 : (unsigned)ceil(wait_s);
+	return -EAGAIN;
+}
+
+static void
+budget_refund(struct auth *a, const unsigned char key[16], uint64_t now)
+{
+	struct bucket *b;
+
+	if (a->cap <= 0 || (b = bucket_find(a, key, now, 0)) == NULL)
+		return;
+	b->tokens = b->tokens + 1 > a->cap ? a->cap : b->tokens + 1;
+}
+
+int
+auth_budget_take(struct auth *a, const struct sockaddr *client,
+    uint64_t now_ns, unsigned *retry_after_s)
+{
+	unsigned char key[16];
+	int r;
+
+	client_key(client, key);
+	pthread_mutex_lock(&a->lock);
+	r = budget_take(a, key, now_ns, retry_after_s);
+	pthread_mutex_unlock(&a->lock);
+	return r;
+}
+
+void
+auth_budget_refund(struct auth *a, const struct sockaddr *client,
+    uint64_t now_ns)
+{
+	unsigned char key[16];
+
+	client_key(client, key);
+	pthread_mutex_lock(&a->lock);
+	budget_refund(a, key, now_ns);
+	pthread_mutex_unlock(&a->lock);
+}
+
+/* Is digest in the cache?  Every entry is compared in full, whatever
+ * matches: the time does not depend on where, or whether. Lock held. */
+static int
+cache_has(const struct auth *a, const unsigned char digest[32])
+{
+	unsigned char diff;
+	int hit = 0;
+	size_t k, i;
+
+	for (k = 0; k < AUTH_CACHE; k++) {
+		for (diff = 0, i = 0; i < 32; i++)
+			diff |= (unsigned char)(digest[i] ^ a->cache[k][i]);
+		hit |= a->cache_used[k] & (diff == 0);
+	}
+	return hit;
+}
+
+static void
+release(struct auth_check *c, int refund)
+{
+	if (refund) {
+		pthread_mutex_lock(&c->a->lock);
+		budget_refund(c->a, c->client, mono_ns());
+		pthread_mutex_unlock(&c->a->lock);
+	}
+	if (c->pass) {
+		explicit_bzero(c->pass, strlen(c->pass));
+		free(c->pass);
+	}
+	free(c->user);
+	c->user = c->pass = NULL;
+	explicit_bzero(c->digest, sizeof(c->digest));
+}
+
+enum auth_verdict
+auth_begin(struct auth *a, struct auth_check *c, const char *user,
+    const char *pass, const struct sockaddr *client, unsigned *retry_after_s)
+{
+	unsigned char key[16];
+	char *both;
+	size_t ul, pl;
+	int hit, r;
+
+	if (user == NULL || pass == NULL)
+		return AUTH_MISSING;
+	ul = strlen(user);
+	pl = strlen(pass);
+	if ((both = malloc(ul + pl + 2)) == NULL)
+		goto busy;
+	memcpy(both, user, ul + 1);
+	memcpy(both + ul + 1, pass, pl + 1);
+	r = gnutls_hash_fast(GNUTLS_DIG_SHA256, both, ul + pl + 2, c->digest);
+	explicit_bzero(both, ul + pl + 2);
+	free(both);
+	if (r < 0)
+		goto busy;
+	client_key(client, key);
+	pthread_mutex_lock(&a->lock);
+	if ((hit = cache_has(a, c->digest)) == 0)
+		r = budget_take(a, key, mono_ns(), retry_after_s);
+	pthread_mutex_unlock(&a->lock);
+	if (hit) {
+		explicit_bzero(c->digest, sizeof(c->digest));
+		return AUTH_PASS;
+	}
+	if (r < 0) {
+		atomic_fetch_add(&a->failures[AUTH_REASON_THROTTLED], 1);
+		explicit_bzero(c->digest, sizeof(c->digest));
+		return AUTH_THROTTLED;
+	}
+	c->a = a;
+	memcpy(c->client, key, sizeof(key));
+	c->user = strdup(user);
+	c->pass = strdup(pass);
+	if (c->user == NULL || c->pass == NULL) {
+		release(c, 1);
+		goto busy;
+	}
+	return AUTH_CHECK;
+busy:
+	/* Out of memory: no check now, try again in a second. */
+	*retry_after_s = 1;
+	atomic_fetch_add(&a->failures[AUTH_REASON_THROTTLED], 1);
+	return AUTH_THROTTLED;
+}
+
+static int
+user_exists(const struct webcfg *w, const char *user)
+{
+	size_t i;
+	int found = 0;
+
+	for (i = 0; i < w->nr_users; i++)
+		found |= strcmp(w->users[i].name, user) == 0;
+	return found;
+}
+
+static void
+check_run(struct workq_job *job, int cancelled)
+{
+	struct auth_check *c = (struct auth_check *)((char *)job -
+	    offsetof(struct auth_check, job));
+	struct auth *a = c->a;
+	int ok;
+
+	if (cancelled) {
+		release(c, 1);
+		c->done(c, -1);
+		return;
+	}
+	ok = webcfg_check_password(a->w, c->user, c->pass);
+	if (ok) {
+		pthread_mutex_lock(&a->lock);
+		if (!cache_has(a, c->digest)) {
+			memcpy(a->cache[a->cache_next], c->digest, 32);
+			a->cache_used[a->cache_next] = 1;
+			a->cache_next = (a->cache_next + 1) % AUTH_CACHE;
+		}
+		/* A right password costs no budget. */
+		budget_refund(a, c->client, mono_ns());
+		pthread_mutex_unlock(&a->lock);
+	} else
+		atomic_fetch_add(&a->failures[user_exists(a->w, c->user) ?
+		    AUTH_REASON_PASSWORD : AUTH_REASON_USER], 1);
+	release(c, 0);
+	c->done(c, ok);		/* may free c: the last use */
+}
+
+int
+auth_submit(struct auth *a, struct auth_check *c)
+{
+	int r;
+
+	c->job.run = check_run;
+	if ((r = workq_submit(a->workers, &c->job)) < 0) {
+		if (r == -EAGAIN)
+			atomic_fetch_add(&a->failures[AUTH_REASON_THROTTLED],
+			    1);
+		release(c, 1);
+	}
+	return r;
+}
+
+void
+auth_abandon(struct auth_check *c)
+{
+	release(c, 1);
+}
+
+void
+auth_failures(struct auth *a, uint64_t out[AUTH_NR_REASONS])
+{
+	int i;
+
+	for (i = 0; i < AUTH_NR_REASONS; i++)
+		out[i] = atomic_load(&a->failures[i]);
+}
+
+int
+auth_new(const struct webcfg *w, unsigned failures_per_minute,
+    unsigned workers, struct auth **out)
+{
+	struct auth *a;
+	int r, i;
+
+	if ((a = calloc(1, sizeof(*a))) == NULL ||
+	    (a->buckets = calloc(AUTH_CLIENTS, sizeof(*a->buckets))) == NULL) {
+		free(a);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&a->lock, NULL);
+	for (i = 0; i < AUTH_NR_REASONS; i++)
+		atomic_init(&a->failures[i], 0);
+	a->w = w;
+	a->cap = failures_per_minute;
+	a->per_ns = failures_per_minute / 60e9;
+	if (getrandom(&a->seed, sizeof(a->seed), GRND_NONBLOCK) !=
+	    (ssize_t)sizeof(a->seed))
+		a->seed = mono_ns() ^ (uint64_t)(uintptr_t)a;
+	/* Lowered priority: an attacker's bcrypt yields to scrapes. */
+	if ((r = workq_new("pmu-auth", workers ? workers : 1,
+	    AUTH_MAX_QUEUED, 10, &a->workers)) < 0) {
+		auth_free(a);
+		return r;
+	}
+	*out = a;
+	return 0;
+}
+
+void
+auth_stop(struct auth *a)
+{
+	if (a && a->workers)
+		workq_stop(a->workers);
+}
+
+void
+auth_free(struct auth *a)
+{
+	if (a == NULL)
+		return;
+	workq_free(a->workers);
+	explicit_bzero(a->cache, sizeof(a->cache));
+	pthread_mutex_destroy(&a->lock);
+	free(a->buckets);
+	free(a);
+}

@@ -1,0 +1,117 @@
+/*
+ * auth.h - HTTP basic auth against the web config's bcrypt users, without
+ * ever making the threads that serve connections wait for bcrypt.
+ *
+ * Three things decide a request's credentials, cheapest first:
+ *
+ *  - A cache of credentials that passed bcrypt, as SHA-256 digests of
+ *    "user NUL password": Prometheus sends the same credentials every
+ *    scrape, and a hit costs one hash.  The digest covers user and
+ *    password together, so an entry admits exactly that pair and nothing
+ *    else.  Failures are never cached.
+ *  - A budget of failed checks per client address: a token bucket holding
+ *    a burst of N, refilled at N a minute (IPv4 by address, IPv6 by /64,
+ *    since one host commonly has a whole /64).  A check takes a token
+ *    before it runs and gets it back if the password was right.  With no
+ *    token left the request is refused at once (the caller answers 429
+ *    with Retry-After) and costs no bcrypt.  Credentials in the cache pass
+ *    even then, so a scraper that shares an address with an attacker goes
+ *    on scraping.
+ *  - bcrypt itself, on a few worker threads (at most one per CPU, at low
+ *    priority) with a bounded queue: the caller suspends the request,
+ *    submits the check, and is called back on the worker when it is done.
+ *
+ * So the CPU that failed checks can take is the budget times the cost of
+ * one bcrypt per address, and never more than the workers at once.
+ */
+#ifndef PMU_AUTH_H
+#define PMU_AUTH_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "daemon/webconfig.h"
+#include "daemon/workq.h"
+
+/* Why a request's credentials were refused (the metric's reason label). */
+enum auth_reason {
+	AUTH_REASON_PASSWORD,		/* a known user, a wrong password */
+	AUTH_REASON_USER,		/* no such user */
+	AUTH_REASON_THROTTLED,		/* over the budget: not checked */
+	AUTH_NR_REASONS,
+};
+
+struct auth;
+
+/* One request's check, embedded in the caller's request state. */
+struct auth_check {
+	struct workq_job job;		/* the queue's */
+	struct auth *a;
+	char *user, *pass;		/* copies; wiped and freed when done */
+	unsigned char digest[32];
+	unsigned char client[16];	/* the budget's key */
+	/*
+	 * Called once on a worker thread when the check is done: ok is 1
+	 * (the credentials are now cached) or 0; -1 when the server is
+	 * stopping and the check was cancelled.
+	 */
+	void (*done)(struct auth_check *c, int ok);
+};
+
+enum auth_verdict {
+	AUTH_PASS,			/* cached: go on */
+	AUTH_MISSING,			/* no credentials: 401, not counted */
+	AUTH_THROTTLED,			/* no budget left: 429, counted */
+	AUTH_CHECK,			/* auth_submit() it; a token is held */
+};
+
+/*
+ * Basic auth for w's users.  failures_per_minute 0: no budget.  workers:
+ * bcrypt threads (at least 1).  0, or -errno.
+ */
+int auth_new(const struct webcfg *w, unsigned failures_per_minute,
+    unsigned workers, struct auth **out);
+
+/*
+ * Judge a request's credentials (user and pass as the client sent them,
+ * NULL when absent) from client.  Cheap: a hash and a table lookup.  For
+ * AUTH_CHECK, c is filled (copies of the credentials) and must go to
+ * auth_submit(); for AUTH_THROTTLED, *retry_after_s says when a token is
+ * back.
+ */
+enum auth_verdict auth_begin(struct auth *a, struct auth_check *c,
+    const char *user, const char *pass, const struct sockaddr *client,
+    unsigned *retry_after_s);
+
+/*
+ * Queue c (from auth_begin's AUTH_CHECK) for bcrypt; c->done must be set.
+ * 0; or -EAGAIN (too many checks waiting: answer 429, counted as
+ * throttled) or -ESHUTDOWN, and then c is released (its token given back)
+ * and done is never called.
+ */
+int auth_submit(struct auth *a, struct auth_check *c);
+
+/* Let go of c from auth_begin's AUTH_CHECK without submitting it: its
+ * token is given back, its copies wiped.  done is never called. */
+void auth_abandon(struct auth_check *c);
+
+/* Refused credentials so far, by reason. */
+void auth_failures(struct auth *a, uint64_t out[AUTH_NR_REASONS]);
+
+/* Cancel queued checks (done(c, -1)) and stop the workers; auth_begin and
+ * auth_submit keep working (submit then fails).  Idempotent. */
+void auth_stop(struct auth *a);
+
+/* Accepts NULL. */
+void auth_free(struct auth *a);
+
+/*
+ * The budget on its own, for the unit tests: take a token for client at
+ * now_ns (0, or -EAGAIN with *retry_after_s), give one back.
+ */
+int auth_budget_take(struct auth *a, const struct sockaddr *client,
+    uint64_t now_ns, unsigned *retry_after_s);
+void auth_budget_refund(struct auth *a, const struct sockaddr *client,
+    uint64_t now_ns);
+
+#endif

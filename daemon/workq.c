@@ -1,0 +1,171 @@
+/*
+ * workq.c - worker threads and their FIFO (see workq.h).
+ *
+ * One mutex and one condition variable: the queue is short (a few dozen
+ * jobs at most, each tens of milliseconds of work), so there is nothing to
+ * gain from anything cleverer.  The lock is held only to link or unlink a
+ * job, never while one runs.
+ *
+ * Workers lower their own priority (setpriority on the thread, which
+ * Linux applies per thread): bcrypt that an attacker can ask for must not
+ * take the CPU from the threads that serve scrapes or from the collector.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "daemon/workq.h"
+
+struct workq {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct workq_job *head, *tail;
+	unsigned queued, max_queued;
+	int stopping, stopped;
+	int nice;
+	char name[16];
+	unsigned nr_threads;
+	pthread_t *threads;
+};
+
+static void *
+worker_main(void *arg)
+{
+	struct workq *q = arg;
+	struct workq_job *job;
+
+	pthread_setname_np(pthread_self(), q->name);
+	if (q->nice)
+		setpriority(PRIO_PROCESS, (id_t)gettid(),
+		    getpriority(PRIO_PROCESS, (id_t)gettid()) + q->nice);
+	pthread_mutex_lock(&q->lock);
+	for (;;) {
+		while (q->head == NULL && !q->stopping)
+			pthread_cond_wait(&q->cond, &q->lock);
+		if (q->head == NULL)
+			break;		/* stopping, and nothing left */
+		job = q->head;
+		if ((q->head = job->next) == NULL)
+			q->tail = NULL;
+		q->queued--;
+		pthread_mutex_unlock(&q->lock);
+		job->next = NULL;
+		job->run(job, 0);
+		pthread_mutex_lock(&q->lock);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return NULL;
+}
+
+int
+workq_new(const char *name, unsigned threads, unsigned max_queued, int nice,
+    struct workq **out)
+{
+	struct workq *q;
+	unsigned i;
+	int r;
+
+	if (threads == 0)
+		return -EINVAL;
+	if ((q = calloc(1, sizeof(*q))) == NULL ||
+	    (q->threads = calloc(threads, sizeof(*q->threads))) == NULL) {
+		free(q);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&q->lock, NULL);
+	pthread_cond_init(&q->cond, NULL);
+	q->max_queued = max_queued;
+	q->nice = nice;
+	snprintf(q->name, sizeof(q->name), "%s", name);
+	for (i = 0; i < threads; i++) {
+		if ((r = pthread_create(&q->threads[i], NULL, worker_main,
+		    q)) != 0) {
+			workq_free(q);
+			return -r;
+		}
+		q->nr_threads++;
+	}
+	*out = q;
+	return 0;
+}
+
+int
+workq_submit(struct workq *q, struct workq_job *job)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&q->lock);
+	if (q->stopping)
+		r = -ESHUTDOWN;
+	else if (q->queued >= q->max_queued)
+		r = -EAGAIN;
+	else {
+		job->next = NULL;
+		if (q->tail)
+			q->tail->next = job;
+		else
+			q->head = job;
+		q->tail = job;
+		q->queued++;
+		pthread_cond_signal(&q->cond);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return r;
+}
+
+unsigned
+workq_queued(struct workq *q)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&q->lock);
+	n = q->queued;
+	pthread_mutex_unlock(&q->lock);
+	return n;
+}
+
+void
+workq_stop(struct workq *q)
+{
+	struct workq_job *job, *next;
+	unsigned i;
+
+	pthread_mutex_lock(&q->lock);
+	if (q->stopped) {
+		pthread_mutex_unlock(&q->lock);
+		return;
+	}
+	q->stopping = q->stopped = 1;
+	/* What nobody has started is cancelled, not run: at shutdown a
+	 * queue of bcrypt checks would take seconds. */
+	job = q->head;
+	q->head = q->tail = NULL;
+	q->queued = 0;
+	pthread_cond_broadcast(&q->cond);
+	pthread_mutex_unlock(&q->lock);
+	for (; job; job = next) {
+		next = job->next;
+		job->next = NULL;
+		job->run(job, 1);
+	}
+	for (i = 0; i < q->nr_threads; i++)
+		pthread_join(q->threads[i], NULL);
+}
+
+void
+workq_free(struct workq *q)
+{
+	if (q == NULL)
+		return;
+	workq_stop(q);
+	pthread_cond_destroy(&q->cond);
+	pthread_mutex_destroy(&q->lock);
+	free(q->threads);
+	free(q);
+}

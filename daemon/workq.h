@@ -1,0 +1,48 @@
+/*
+ * workq.h - a few worker threads taking jobs from one bounded FIFO: the
+ * HTTP server's slow work (bcrypt, the first render of a snapshot) runs
+ * here, so the threads that serve connections never wait for it.
+ *
+ * A job is a struct the caller embeds in its own request state; the queue
+ * never allocates.  Stopping is in two steps because the server's threads
+ * may still be submitting while it stops: workq_stop() cancels what is
+ * queued (each job is run with cancelled set, so its owner can answer and
+ * resume the client), waits for the running ones and joins the threads;
+ * from then on workq_submit() fails, and the queue's memory stays valid
+ * until workq_free(), which the server calls once nobody can submit.
+ */
+#ifndef PMU_WORKQ_H
+#define PMU_WORKQ_H
+
+struct workq_job {
+	/* Called on a worker thread, or by workq_stop() with cancelled. */
+	void (*run)(struct workq_job *job, int cancelled);
+	struct workq_job *next;		/* the queue's */
+};
+
+struct workq;
+
+/*
+ * Start threads workers named name ("pmu-auth"), running at nice +nice
+ * relative to the process, with room for max_queued jobs waiting.  0, or
+ * -errno (nothing started).
+ */
+int workq_new(const char *name, unsigned threads, unsigned max_queued,
+    int nice, struct workq **out);
+
+/*
+ * Queue job.  0; -EAGAIN when max_queued jobs already wait; -ESHUTDOWN
+ * once workq_stop() has begun.  On failure job is not run.
+ */
+int workq_submit(struct workq *q, struct workq_job *job);
+
+/* Jobs waiting now (not running). */
+unsigned workq_queued(struct workq *q);
+
+/* Cancel queued jobs, wait for running ones, join.  Idempotent. */
+void workq_stop(struct workq *q);
+
+/* Stop if needed, then free.  Accepts NULL. */
+void workq_free(struct workq *q);
+
+#endif

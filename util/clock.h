@@ -1,0 +1,28 @@
+/*
+ * clock.h - clock_gettime as nanoseconds, for every thread's timing
+ * (collection durations, deadlines, budgets, the watchdog).  Inline: one
+ * call each, used in hot paths.
+ */
+#ifndef PMU_CLOCK_H
+#define PMU_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+static inline uint64_t
+clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* CLOCK_MONOTONIC, the clock of every interval and deadline. */
+static inline uint64_t
+mono_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+#endif
