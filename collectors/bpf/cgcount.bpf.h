@@ -84,12 +84,13 @@ cpu_state(void)
  * switched in; when not, the kernel switched tasks without the tracepoint
  * in between, and what ran after that switch goes with the interval to
  * the cgroup of the next run.  Counted, so that it shows: a stock kernel
- * never does it.  prev and next are the tasks' addresses.
+ * never does it.  prev and next are the tasks' addresses, never 0.
  */
 static __always_inline void
 seen(struct cgc_cpu *st, __u64 prev, __u64 next)
 {
-	if (st->next != prev && st->primed)
+	/* 0: no switch seen on this CPU yet. */
+	if (st->next != prev && st->next != 0)
 		st->stat[CGC_STAT_UNSEEN]++;
 	st->next = next;
 }
