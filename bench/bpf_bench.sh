@@ -13,19 +13,27 @@
 #   rss_kb    the daemon's VmRSS after 5 collections
 #   cpu_us    the daemon's CPU time (every thread, /proc/PID/task/*/
 #             schedstat) per collection, over 25 collections at 200 ms
-#   pp_us     a pipe ping-pong (bench/pingpong, pinned on one CPU) between
-#             two of the N cgroups, us per round trip
+#   cross_us  a pipe ping-pong (bench/pingpong, both ends pinned to one
+#             CPU) between two of the N cgroups, us per round trip: every
+#             switch changes cgroup
+#   same_us   the same with both ends in one of the N cgroups: no switch
+#             changes cgroup, as between the threads of one container
 #
-# and, in the same rounds, the ping-pong with nothing counting (none) and
-# under `perf stat -a -G` counting the same two events in the two
-# ping-pong cgroups only (perf).  Each condition runs REPS times,
-# interleaved; medians are reported.
+# The modes: perf, bpf (the program on the BTF-typed tracepoint, running
+# when a switch changes cgroup) and bpf_every (the same daemon with
+# PMU_EXPORTER_BPF_TRIGGER=every_switch: the program at every switch, as
+# on a kernel without BTF, and as mode: bpf was before).  In the same
+# rounds, both ping-pongs with nothing counting (none) and under
+# `perf stat -a -G` counting the same two events in the ping-pong's
+# cgroups only (perfstat).  Each condition runs REPS times, interleaved;
+# medians are reported.
 #
-#   bench/bpf_bench.sh     (as root; NS="10 100 1000" REPS=3 ROUNDS=100000 CPU=1)
+#   bench/bpf_bench.sh     (as root; NS="10 100 1000" REPS=3 ROUNDS=200000 CPU=1)
 #
 # Targets: bpf mode's fds flat in N; its ping-pong cost no higher than
-# perf mode's.  The cgroups are made under pmu_bench_<pid> at the root of
-# the hierarchy and removed at exit.
+# perf mode's in both cases, and within 0.3 us of none when both ends
+# share a cgroup.  The cgroups are made under pmu_bench_<pid> at the root
+# of the hierarchy and removed at exit.
 set -u
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -34,7 +42,7 @@ trap 'exit 130' INT TERM HUP
 
 NS=${NS:-10 100 1000}
 REPS=${REPS:-3}
-ROUNDS=${ROUNDS:-100000}
+ROUNDS=${ROUNDS:-200000}
 CPU=${CPU:-$(( $(nproc) > 1 ? 1 : 0 ))}
 
 bench_require "perf curl ss" "pmu_exporter pingpong"
@@ -45,11 +53,21 @@ echo "== bpf_bench: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -r), $(nproc) CPUs, 
 others=$(bench_perf_users)
 [ -z "$others" ] || echo "WARNING: other processes hold perf events: $others"
 
-pp() {	# pp [COMMAND PREFIX...]: one ping-pong between c1 and c2, us
-	"$@" "$BENCH_BIN/pingpong" -n "$ROUNDS" -c "$CPU" -a "$CGROOT/$P/c1" \
-	    -b "$CGROOT/$P/c2" >"$BENCH_TMP/pp.out" 2>"$BENCH_TMP/pp.err" ||
-		bench_die "pingpong: $(cat "$BENCH_TMP/pp.err")"
-	sed -n 's/^RESULT us_per_roundtrip=\([0-9.]*\).*/\1/p' "$BENCH_TMP/pp.out"
+pp() {	# pp B [COMMAND PREFIX...]: one ping-pong between c1 and cB, us
+	local b=$1 try
+	shift
+	# pingpong exits 3 when it lost its pinning (another session took the
+	# CPU offline): that run says nothing, so again, up to 5 times.
+	for try in 1 2 3 4 5; do
+		if "$@" "$BENCH_BIN/pingpong" -n "$ROUNDS" -c "$CPU" -a "$CGROOT/$P/c1" \
+		    -b "$CGROOT/$P/c$b" >"$BENCH_TMP/pp.out" 2>"$BENCH_TMP/pp.err"; then
+			sed -n 's/^RESULT us_per_roundtrip=\([0-9.]*\).*/\1/p' "$BENCH_TMP/pp.out"
+			return 0
+		fi
+		echo "  (ping-pong again: $(tail -1 "$BENCH_TMP/pp.err"))" >&2
+		sleep 2
+	done
+	echo "FAILED"
 }
 
 task_cpu_ns() {	# the CPU time of every thread of PID $1, ns
@@ -59,7 +77,9 @@ task_cpu_ns() {	# the CPU time of every thread of PID $1, ns
 metric() { awk -v s="$2" '$1 == s { print $2 }' "$1"; }
 
 run_daemon() {	# run_daemon MODE N: one fresh daemon; appends to $BENCH_TMP/MODE.N
-	local mode=$1 n=$2 port t0 t1 pid c0 c1 k0 k1 fds rss us
+	local mode=$1 n=$2 port t0 t1 pid c0 c1 k0 k1 fds rss cross same trig
+	local cfgmode=${mode%_every} env=
+	[ "$mode" = bpf_every ] && env=PMU_EXPORTER_BPF_TRIGGER=every_switch
 	cat >"$BENCH_TMP/c.yaml" <<YAML
 interval: 200ms
 bpf_max_cgroups: 1024
@@ -69,16 +89,24 @@ groups:
 cgroups:
   - path: /$P/*
     groups: [sw]
-    mode: $mode
+    mode: $cfgmode
 YAML
-	[ "$mode" = bpf ] && echo "    bpf_fallback: refuse" >>"$BENCH_TMP/c.yaml"
-	port=$(bench_free_port)
-	t0=$(date +%s%N)
-	bench_spawn "$PMU_EXPORTER" --config.file="$BENCH_TMP/c.yaml" \
-	    --web.listen-address="127.0.0.1:$port" 2>"$BENCH_TMP/pmu.log"
-	pid=$BENCH_LAST
-	bench_wait_http "http://127.0.0.1:$port/-/ready" 60 ||
-		bench_die "pmu_exporter did not come up: $(tail -5 "$BENCH_TMP/pmu.log")"
+	[ "$cfgmode" = bpf ] && echo "    bpf_fallback: refuse" >>"$BENCH_TMP/c.yaml"
+	# Another process can take the free port before the daemon binds it
+	# (the machine is shared): then again on another.
+	for _ in 1 2 3 4 5; do
+		port=$(bench_free_port)
+		t0=$(date +%s%N)
+		bench_spawn env $env "$PMU_EXPORTER" --config.file="$BENCH_TMP/c.yaml" \
+		    --web.listen-address="127.0.0.1:$port" 2>"$BENCH_TMP/pmu.log"
+		pid=$BENCH_LAST
+		bench_wait_http "http://127.0.0.1:$port/-/ready" 60 && break
+		grep -q "Address already in use" "$BENCH_TMP/pmu.log" ||
+			bench_die "pmu_exporter did not come up: $(tail -5 "$BENCH_TMP/pmu.log")"
+		bench_stop "$pid"
+		pid=
+	done
+	[ -n "$pid" ] || bench_die "pmu_exporter found no free port in 5 tries"
 	t1=$(sed -n 's/^ts=\([^ ]*\) .*msg="pmu_exporter .* listening on.*/\1/p' "$BENCH_TMP/pmu.log")
 	t1=$(date -d "$t1" +%s%N) || bench_die "no listening line: $(tail -3 "$BENCH_TMP/pmu.log")"
 	sleep 1
@@ -86,6 +114,11 @@ YAML
 	[ "$(metric "$BENCH_TMP/m" pmu_exporter_cgroups_counted)" = "$n" ] ||
 		bench_die "$mode: $(metric "$BENCH_TMP/m" pmu_exporter_cgroups_counted) of $n cgroups counted"
 	fds=$(metric "$BENCH_TMP/m" pmu_exporter_open_fds)
+	trig=$(sed -n 's/^pmu_exporter_bpf_trigger{trigger="\([a-z_]*\)"} 1$/\1/p' "$BENCH_TMP/m")
+	case $mode in
+	bpf) [ "$trig" = cgroup_change ] || bench_die "bpf: the trigger is ${trig:-none}, not cgroup_change" ;;
+	bpf_every) [ "$trig" = every_switch ] || bench_die "bpf_every: the trigger is ${trig:-none}" ;;
+	esac
 	rss=$(bench_rss_kb "$pid")
 	k0=$(metric "$BENCH_TMP/m" pmu_exporter_collections_total)
 	c0=$(task_cpu_ns "$pid")
@@ -93,8 +126,9 @@ YAML
 	c1=$(task_cpu_ns "$pid")
 	curl -fs "http://127.0.0.1:$port/metrics" >"$BENCH_TMP/m"
 	k1=$(metric "$BENCH_TMP/m" pmu_exporter_collections_total)
-	us=$(pp)
-	echo "$fds $(( (t1 - t0) / 1000000 )) $rss $(( (c1 - c0) / 1000 / (k1 - k0) )) $us" >>"$BENCH_TMP/$mode.$n"
+	cross=$(pp 2)
+	same=$(pp 1)
+	echo "$fds $(( (t1 - t0) / 1000000 )) $rss $(( (c1 - c0) / 1000 / (k1 - k0) )) $cross $same" >>"$BENCH_TMP/$mode.$n"
 	bench_stop "$pid"
 }
 
@@ -108,24 +142,36 @@ for n in $NS; do
 	done
 	: >"$BENCH_TMP/none.$n"; : >"$BENCH_TMP/perfstat.$n"
 	for rep in $(seq 1 "$REPS"); do
-		pp >>"$BENCH_TMP/none.$n"
-		run_daemon perf "$n"
-		run_daemon bpf "$n"
-		pp perf stat -a -x, -o "$BENCH_TMP/perf.out" \
-		    -e 'context-switches,task-clock,context-switches,task-clock' \
-		    -G "$P/c1,$P/c1,$P/c2,$P/c2" -- >>"$BENCH_TMP/perfstat.$n"
-		echo "  N=$n rep $rep: none $(tail -1 "$BENCH_TMP/none.$n") us;" \
-		    "perf mode [fds open_ms rss_kb cpu_us pp_us] $(tail -1 "$BENCH_TMP/perf.$n");" \
-		    "bpf mode $(tail -1 "$BENCH_TMP/bpf.$n"); perf stat $(tail -1 "$BENCH_TMP/perfstat.$n") us"
+		# ABC, then CBA: no condition always follows the same one.
+		order="none perf bpf bpf_every perfstat"
+		[ $((rep % 2)) = 0 ] && order="perfstat bpf_every bpf perf none"
+		for c in $order; do
+			case $c in
+			none) echo "$(pp 2) $(pp 1)" >>"$BENCH_TMP/none.$n" ;;
+			perfstat) echo "$(pp 2 perf stat -a -x, -o "$BENCH_TMP/perf.out" \
+			    -e 'context-switches,task-clock,context-switches,task-clock' \
+			    -G "$P/c1,$P/c1,$P/c2,$P/c2" --) $(pp 1 perf stat -a -x, \
+			    -o "$BENCH_TMP/perf.out" -e 'context-switches,task-clock' \
+			    -G "$P/c1,$P/c1" --)" >>"$BENCH_TMP/perfstat.$n" ;;
+			*) run_daemon "$c" "$n" ;;
+			esac
+		done
+		grep -q FAILED "$BENCH_TMP/none.$n" "$BENCH_TMP/perfstat.$n" "$BENCH_TMP"/perf*."$n" "$BENCH_TMP"/bpf*."$n" 2>/dev/null &&
+			bench_die "a ping-pong failed 5 times: $(cat "$BENCH_TMP/pp.err")"
+		echo "  N=$n rep $rep [cross_us same_us]: none $(tail -1 "$BENCH_TMP/none.$n");" \
+		    "perf stat $(tail -1 "$BENCH_TMP/perfstat.$n");" \
+		    "[fds open_ms rss_kb cpu_us cross_us same_us]: perf $(tail -1 "$BENCH_TMP/perf.$n");" \
+		    "bpf $(tail -1 "$BENCH_TMP/bpf.$n"); bpf_every $(tail -1 "$BENCH_TMP/bpf_every.$n");" \
+		    "load $(cut -d' ' -f1 /proc/loadavg)"
 	done
-	for mode in perf bpf; do
+	for mode in perf bpf bpf_every; do
 		echo "RESULT bpf_bench n=$n mode=$mode fds=$(col_median "$BENCH_TMP/$mode.$n" 1)" \
 		    "open_ms=$(col_median "$BENCH_TMP/$mode.$n" 2) rss_kb=$(col_median "$BENCH_TMP/$mode.$n" 3)" \
 		    "cpu_us_per_collection=$(col_median "$BENCH_TMP/$mode.$n" 4)" \
-		    "pp_us=$(col_median "$BENCH_TMP/$mode.$n" 5)" \
-		    "none_us=$(bench_median <"$BENCH_TMP/none.$n")" \
-		    "perfstat_us=$(bench_median <"$BENCH_TMP/perfstat.$n")"
+		    "cross_us=$(col_median "$BENCH_TMP/$mode.$n" 5) same_us=$(col_median "$BENCH_TMP/$mode.$n" 6)"
 	done
+	echo "RESULT bpf_bench n=$n mode=none cross_us=$(col_median "$BENCH_TMP/none.$n" 1) same_us=$(col_median "$BENCH_TMP/none.$n" 2)"
+	echo "RESULT bpf_bench n=$n mode=perfstat cross_us=$(col_median "$BENCH_TMP/perfstat.$n" 1) same_us=$(col_median "$BENCH_TMP/perfstat.$n" 2)"
 done
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 others=$(bench_perf_users)

@@ -1,23 +1,30 @@
 /*
  * bpf_trigger.c - which event should run the BPF cgroup counter?  The
- * daemon's (the sched_switch raw tracepoint: every context switch) or
- * perf's bperf's (the cgroup-switches software event: only when the cgroup
- * changes).  Loads collectors/bpf/cgcount.bpf.c with one or the other,
- * counts {context-switches, task-clock} on every CPU, tracks two cgroups,
- * runs a ping-pong between them (bench/pingpong -c free -R, which prints
- * each side's own context switches), and prints what each side was
+ * daemon's (the BTF-typed sched_switch tracepoint, returning at once when
+ * the switch stays in one cgroup), the fallback where the kernel has no
+ * BTF (the sched_switch raw tracepoint: every context switch), or perf's
+ * bperf's (the cgroup-switches software event: only when the cgroup
+ * changes).  Loads the BPF cgroup counter (collectors/bpf/bpfcg.h) with
+ * one of them, counts {context-switches, task-clock} on every CPU, tracks
+ * two cgroups, runs a ping-pong between them (bench/pingpong -R, which
+ * prints each side's own context switches), and prints what each side was
  * charged and how often the program ran:
  *
- *   bpf_trigger [-c] PINGPONG ROUNDS CGROUP_DIR_A CGROUP_DIR_B
+ *   bpf_trigger [-e|-c] [-C CPUS] PINGPONG ROUNDS CGROUP_DIR_A CGROUP_DIR_B
  *
- *   -c    the cgroup-switches trigger (default: sched_switch)
+ *   -e       every context switch (default: the daemon's, cgroup changes)
+ *   -c       the cgroup-switches trigger
+ *   -C CPUS  pingpong's -c: free (default), one CPU, or A,B
  *
  *   TRUTH side=a csw=N cpu_ns=N          (from pingpong)
  *   CHARGED side=a csw=N task_ns=N
- *   STATS switch_runs=N switches=N misses=N
+ *   STATS trigger=T cpus=N switch_runs=N switches=N misses=N unseen=N
  *
- * switches: cgroup switches the kernel counted (-c only).  misses: runs
- * the kernel skipped (bpf_prog_info.recursion_misses).
+ * With the same directory for both sides, both lines CHARGED are the one
+ * cgroup's.  switches: cgroup switches the kernel counted (-c only).
+ * misses: runs the kernel skipped (bpf_prog_info.recursion_misses).
+ * unseen: switches the sched_switch tracepoint did not show (0 with -c,
+ * which does not look).
  */
 #include "autoconf.h"
 
@@ -72,25 +79,36 @@ main(int argc, char **argv)
 	struct cpumap cpus;
 	struct count v;
 	uint32_t slot[2];
-	char why[512], *a;
-	int c = 0, ncpu, cpu, lead, fd, status;
+	char why[512], *a, *where = "free";
+	static const char *const names[] = { "cgroup-change", "sched_switch",
+	    "cgroup-switches" };
+	unsigned flags = 0;
+	int ncpu, cpu, lead, fd, status;
 	size_t k;
 	pid_t pid;
 
-	if (argc > 1 && strcmp(argv[1], "-c") == 0) {
-		c = 1;
-		argv++;
-		argc--;
+	for (;;) {
+		if (argc > 1 && (strcmp(argv[1], "-c") == 0 ||
+		    strcmp(argv[1], "-e") == 0)) {
+			flags = argv[1][1] == 'c' ? BPFCG_CGROUP_SWITCHES :
+			    BPFCG_EVERY_SWITCH;
+			argv++;
+			argc--;
+		} else if (argc > 2 && strcmp(argv[1], "-C") == 0) {
+			where = argv[2];
+			argv += 2;
+			argc -= 2;
+		} else
+			break;
 	}
 	if (argc != 5) {
-		fprintf(stderr, "usage: bpf_trigger [-c] PINGPONG ROUNDS "
-		    "CGROUP_DIR_A CGROUP_DIR_B\n");
+		fprintf(stderr, "usage: bpf_trigger [-e|-c] [-C CPUS] PINGPONG "
+		    "ROUNDS CGROUP_DIR_A CGROUP_DIR_B\n");
 		return 2;
 	}
 	if (cpumap_online("/sys", &cpus) < 0)
 		return 1;
-	if (bpfcg_open(2, 16, c ? BPFCG_CGROUP_SWITCHES : 0, &b, why,
-	    sizeof(why)) < 0) {
+	if (bpfcg_open(2, 16, flags, &b, why, sizeof(why)) < 0) {
 		fprintf(stderr, "bpf_trigger: %s\n", why);
 		return 1;
 	}
@@ -116,7 +134,7 @@ main(int argc, char **argv)
 	}
 	fflush(stdout);
 	if ((pid = fork()) == 0) {
-		execl(argv[1], argv[1], "-n", argv[2], "-c", "free", "-R", "-a",
+		execl(argv[1], argv[1], "-n", argv[2], "-c", where, "-R", "-a",
 		    argv[3], "-b", argv[4], (char *)NULL);
 		_exit(127);
 	}
@@ -142,10 +160,11 @@ main(int argc, char **argv)
 	bpfcg_get_stats(b, &st);
 	ncpu = (int)cpus.nr;
 	printf("STATS trigger=%s cpus=%d switch_runs=%llu switches=%llu "
-	    "misses=%llu\n", c ? "cgroup-switches" : "sched_switch", ncpu,
+	    "misses=%llu unseen=%llu\n", names[bpfcg_trigger(b, NULL)], ncpu,
 	    (unsigned long long)st.switch_runs,
 	    (unsigned long long)st.switches,
-	    (unsigned long long)st.prog_misses);
+	    (unsigned long long)st.prog_misses,
+	    (unsigned long long)st.unseen);
 	bpfcg_close(b);
 	cpumap_free(&cpus);
 	return 0;

@@ -1,7 +1,8 @@
 /*
  * pingpong.c - the context-switch cost that per-cgroup counting adds.
  *
- *   pingpong [-n ROUNDS] [-w WARMUP] [-c CPU] [-a CGROUP_DIR] [-b CGROUP_DIR]
+ *   pingpong [-n ROUNDS] [-w WARMUP] [-c CPU|A,B|free] [-a CGROUP_DIR]
+ *            [-b CGROUP_DIR] [-R]
  *
  * Two processes pass one byte back and forth over two pipes, as
  * `perf bench sched pipe` does, both pinned to the same CPU so that every
@@ -12,7 +13,10 @@
  * and in whenever the cgroup on a CPU changes.
  *
  * With -c free neither is pinned (the scheduler spreads them over the
- * CPUs, and each hop may go through the idle task).  With -R each side
+ * CPUs, and each hop may go through the idle task).  With -c A,B the
+ * parent is pinned to CPU A and the child to CPU B: on two CPUs every
+ * hop is then a switch out on one CPU and a switch in on the other,
+ * through whatever ran there meanwhile (the idle task on a quiet machine).  With -R each side
  * prints what it did itself between joining its cgroup and finishing,
  * from the kernel's own accounting, as the truth for the tests of
  * per-cgroup counting:
@@ -128,7 +132,7 @@ xfer(int fd, char *b, int wr)
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: pingpong [-n ROUNDS] [-w WARMUP] [-c CPU|free] "
+	fprintf(f, "usage: pingpong [-n ROUNDS] [-w WARMUP] [-c CPU|A,B|free] "
 	    "[-a CGROUP_DIR] [-b CGROUP_DIR] [-R]\n");
 }
 
@@ -137,7 +141,8 @@ main(int argc, char **argv)
 {
 	long rounds = 200000, warmup = 10000, i;
 	const char *cga = NULL, *cgb = NULL;
-	int ping[2], pong[2], cpu = 0, ch, r, wstatus, report = 0;
+	int ping[2], pong[2], cpu = 0, cpub = -2, ch, r, wstatus, report = 0;
+	char *comma, cpus[64];
 	struct truth base;
 	struct timespec t0, t1;
 	char b = 'x';
@@ -148,8 +153,11 @@ main(int argc, char **argv)
 		switch (ch) {
 		case 'n': rounds = strtol(optarg, NULL, 10); break;
 		case 'w': warmup = strtol(optarg, NULL, 10); break;
-		case 'c': cpu = strcmp(optarg, "free") == 0 ? -1 :
-		    atoi(optarg); break;
+		case 'c':
+			cpu = strcmp(optarg, "free") == 0 ? -1 : atoi(optarg);
+			comma = strchr(optarg, ',');
+			cpub = comma ? atoi(comma + 1) : -2;
+			break;
 		case 'R': report = 1; break;
 		case 'a': cga = optarg; break;
 		case 'b': cgb = optarg; break;
@@ -157,7 +165,9 @@ main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (rounds <= 0 || warmup < 0 || optind != argc) {
+	if (cpub == -2)
+		cpub = cpu;		/* both on one CPU, or both free */
+	if (rounds <= 0 || warmup < 0 || optind != argc || cpub < -1) {
 		usage(stderr);
 		return 2;
 	}
@@ -177,9 +187,9 @@ main(int argc, char **argv)
 			    strerror(-r));
 			_exit(1);
 		}
-		if ((r = pin(cpu)) < 0) {
+		if ((r = pin(cpub)) < 0) {
 			fprintf(stderr, "pingpong: pinning to cpu %d: %s\n",
-			    cpu, strerror(-r));
+			    cpub, strerror(-r));
 			_exit(1);
 		}
 		truth_now(&base);
@@ -224,8 +234,12 @@ main(int argc, char **argv)
 	}
 	us = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 +
 	    (double)(t1.tv_nsec - t0.tv_nsec)) / 1e3 / (double)rounds;
-	printf("pingpong: %ld round trips on cpu %d%s%s%s%s: %.3f us per "
-	    "round trip\n", rounds, cpu, cga ? ", parent in " : "",
+	if (cpub != cpu)
+		snprintf(cpus, sizeof(cpus), "cpus %d and %d", cpu, cpub);
+	else
+		snprintf(cpus, sizeof(cpus), "cpu %d", cpu);
+	printf("pingpong: %ld round trips on %s%s%s%s%s: %.3f us per round "
+	    "trip\n", rounds, cpus, cga ? ", parent in " : "",
 	    cga ? cga : "", cgb ? ", child in " : "", cgb ? cgb : "", us);
 	printf("RESULT us_per_roundtrip=%.3f rounds=%ld\n", us, rounds);
 	return 0;

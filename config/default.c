@@ -5,6 +5,10 @@
  * every cgroup directly under the root.  On a machine without hardware
  * counters (most VMs) the daemon falls back to software events instead,
  * and says so, so that it still shows something true.
+ *
+ * The cgroups are counted in perf mode: the few top-level slices of a
+ * systemd host cost no more that way than in mode: bpf, which needs
+ * CAP_BPF besides (README, "Which mode when").
  */
 #include "autoconf.h"
 

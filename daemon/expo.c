@@ -355,6 +355,16 @@ render_bpf(struct expo_buf *b, const struct snapshot *s)
 	    "it could not be loaded (the log says why) and they are counted "
 	    "in perf mode (bpf_fallback: perf) or not at all (refuse).",
 	    s->bpf_active ? 1.0 : 0.0);
+	if (s->bpf_active) {
+		family(b, "pmu_exporter_bpf_trigger", "gauge",
+		    "When the BPF program runs, as a label: cgroup_change (at "
+		    "context switches between cgroups; it needs the kernel's "
+		    "BTF) or every_switch (at every context switch; the log "
+		    "says why).");
+		expo_puts(b, st->trigger == BPFCG_TRIGGER_CGROUP_CHANGE ?
+		    "pmu_exporter_bpf_trigger{trigger=\"cgroup_change\"} 1\n" :
+		    "pmu_exporter_bpf_trigger{trigger=\"every_switch\"} 1\n");
+	}
 	single(b, "pmu_exporter_bpf_cgroups", "gauge",
 	    "cgroups the BPF program charges now (map entries).",
 	    (double)st->entries);
@@ -365,8 +375,9 @@ render_bpf(struct expo_buf *b, const struct snapshot *s)
 	    "Times a cgroup found no free map entry (raise "
 	    "bpf_max_cgroups).", (double)st->full);
 	family(b, "pmu_exporter_bpf_program_runs_total", "counter",
-	    "Runs of the BPF program: at a context switch, or on each CPU "
-	    "at a collection.");
+	    "Runs of the BPF program: at a context switch (one that changed "
+	    "cgroup, with the cgroup_change trigger), or on each CPU at a "
+	    "collection.");
 	expo_puts(b, "pmu_exporter_bpf_program_runs_total{trigger=\"switch\"} ");
 	expo_put_double(b, (double)st->switch_runs);
 	expo_puts(b, "\npmu_exporter_bpf_program_runs_total{trigger=\"collection\"} ");
@@ -376,6 +387,11 @@ render_bpf(struct expo_buf *b, const struct snapshot *s)
 	    "Context switches the program did not run for (the kernel's "
 	    "recursion guard: bpf_prog_info.recursion_misses); their time "
 	    "went to the next cgroup to switch out.", (double)st->prog_misses);
+	single(b, "pmu_exporter_bpf_unseen_switches_total", "counter",
+	    "Context switches the sched_switch tracepoint did not show (a "
+	    "task switched out that no switch had switched in), at least: "
+	    "what ran after one went with the next cgroup charged on that "
+	    "CPU.  0 on a stock kernel.", (double)st->unseen);
 	single(b, "pmu_exporter_bpf_read_errors_total", "counter",
 	    "Counter reads in the program that failed (an event not open "
 	    "on that CPU).", (double)st->read_errors);

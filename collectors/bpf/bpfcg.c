@@ -1,7 +1,12 @@
 /*
  * bpfcg.c - load and drive the BPF cgroup counter (see bpfcg.h and
- * collectors/bpf/cgcount.bpf.c) through libbpf and the skeleton that
- * `bpftool gen skeleton` made from it at build time.
+ * collectors/bpf/cgcount.bpf.h) through libbpf and the skeletons that
+ * `bpftool gen skeleton` made at build time from its two objects:
+ * cgchange (runs when a context switch changes cgroup; needs the kernel's
+ * BTF), tried first, and cgcount (runs at every context switch), loaded
+ * when cgchange cannot be.  Both have the same maps and the same
+ * on-demand program; from the load on, only their bpf_object, maps and
+ * programs are used, whichever object it is.
  *
  * Slots: each tracked cgroup owns a slot, whose counts live at keys
  * slot * nr_events + event of the per-CPU `counts` map.  A freed slot's
@@ -30,6 +35,7 @@
 #include "collectors/bpf/bpfcg.h"
 #include "util/text.h"
 #include "cgcount.skel.h"
+#include "cgchange.skel.h"
 
 struct bpfslot {
 	uint64_t cgid;
@@ -39,7 +45,14 @@ struct bpfslot {
 };
 
 struct bpfcg {
-	struct cgcount *skel;
+	struct cgchange *cskel;		/* the object loaded: this one, */
+	struct cgcount *skel;		/* ... or this one */
+	struct bpf_object *obj;
+	struct bpf_map *counters, *slots, *counts, *state;
+	struct bpf_program *on_switch;	/* attached to context switches */
+	struct bpf_program *on_demand;	/* run at every refresh */
+	int trigger;			/* enum bpfcg_trigger */
+	char no_change[256];		/* why not BPFCG_TRIGGER_CGROUP_CHANGE */
 	size_t nr_events, max_slots;
 	int ncpus;			/* possible CPUs: values per key */
 	struct bpfslot *slot;		/* [max_slots] */
@@ -133,6 +146,91 @@ possible_dense(int n)
 	return r;
 }
 
+/* Size the maps of the object opened, before its load. */
+static int
+size_maps(struct bpfcg *b, char *why, size_t len)
+{
+	int r;
+
+	if ((r = bpf_map__set_max_entries(b->counters,
+	    (__u32)((size_t)b->ncpus * b->nr_events))) < 0 ||
+	    (r = bpf_map__set_max_entries(b->slots, (__u32)b->max_slots)) < 0 ||
+	    (r = bpf_map__set_max_entries(b->counts,
+	    (__u32)(b->max_slots * b->nr_events))) < 0)
+		snprintf(why, len, "sizing the BPF maps: %s", strerror(-r));
+	return r;
+}
+
+static int
+explain_open(int e, const char *what, char *why, size_t len)
+{
+	snprintf(why, len, "opening the BPF object %s: %s%s%s", what,
+	    strerror(e), libbpf_said[0] ? "; libbpf: " : "", libbpf_said);
+	return -e;
+}
+
+/* The object that runs when a switch changes cgroup; the reason it
+ * cannot (no kernel BTF, a kernel without tp_btf) in why. */
+static int
+load_change(struct bpfcg *b, char *why, size_t len)
+{
+	int r;
+
+	if ((b->cskel = cgchange__open()) == NULL)
+		return explain_open(errno, "cgchange", why, len);
+	b->obj = b->cskel->obj;
+	b->counters = b->cskel->maps.counters;
+	b->slots = b->cskel->maps.slots;
+	b->counts = b->cskel->maps.counts;
+	b->state = b->cskel->maps.state;
+	b->on_switch = b->cskel->progs.on_change;
+	b->on_demand = b->cskel->progs.on_demand;
+	b->cskel->rodata->nr_events = (__u32)b->nr_events;
+	if ((r = size_maps(b, why, len)) < 0)
+		return r;
+	if ((r = cgchange__load(b->cskel)) < 0) {
+		snprintf(why, len, "the kernel refused the BPF program on the "
+		    "BTF-typed sched_switch tracepoint: %s (it needs the "
+		    "kernel's BTF, /sys/kernel/btf/vmlinux, "
+		    "CONFIG_DEBUG_INFO_BTF)%s%s", strerror(-r),
+		    libbpf_said[0] ? "; libbpf: " : "", libbpf_said);
+		return r;
+	}
+	b->trigger = BPFCG_TRIGGER_CGROUP_CHANGE;
+	return 0;
+}
+
+/* The object that runs at every context switch (or, for the bench, at
+ * cgroup-switches). */
+static int
+load_every(struct bpfcg *b, char *why, size_t len)
+{
+	int cs = (b->flags & BPFCG_CGROUP_SWITCHES) != 0, r;
+
+	if ((b->skel = cgcount__open()) == NULL)
+		return explain_open(errno, "cgcount", why, len);
+	b->obj = b->skel->obj;
+	b->counters = b->skel->maps.counters;
+	b->slots = b->skel->maps.slots;
+	b->counts = b->skel->maps.counts;
+	b->state = b->skel->maps.state;
+	b->on_switch = cs ? b->skel->progs.on_cgroup_switch :
+	    b->skel->progs.on_switch;
+	b->on_demand = b->skel->progs.on_demand;
+	b->skel->rodata->nr_events = (__u32)b->nr_events;
+	bpf_program__set_autoload(b->skel->progs.on_cgroup_switch, cs);
+	bpf_program__set_autoload(b->skel->progs.on_switch, !cs);
+	if ((r = size_maps(b, why, len)) < 0)
+		return r;
+	if ((r = cgcount__load(b->skel)) < 0) {
+		explain_load(-r, why, len);
+		return r;
+	}
+	b->trigger = cs ? BPFCG_TRIGGER_CGROUP_SWITCHES :
+	    BPFCG_TRIGGER_EVERY_SWITCH;
+	return 0;
+}
+
 int
 bpfcg_open(size_t nr_events, size_t max_cgroups, unsigned flags,
     struct bpfcg **out, char *why, size_t len)
@@ -176,32 +274,23 @@ bpfcg_open(size_t nr_events, size_t max_cgroups, unsigned flags,
 		snprintf(why, len, "%s", strerror(ENOMEM));
 		goto fail;
 	}
-	if ((b->skel = cgcount__open()) == NULL) {
-		r = -errno;
-		snprintf(why, len, "opening the BPF object: %s%s%s",
-		    strerror(-r), libbpf_said[0] ? "; libbpf: " : "",
-		    libbpf_said);
+	if (!(flags & (BPFCG_CGROUP_SWITCHES | BPFCG_EVERY_SWITCH))) {
+		if ((r = load_change(b, why, len)) == 0)
+			goto loaded;
+		/* Said with the trigger that runs instead. */
+		snprintf(b->no_change, sizeof(b->no_change), "%s", why);
+		cgchange__destroy(b->cskel);
+		b->cskel = NULL;
+		libbpf_said[0] = '\0';
+	} else
+		snprintf(b->no_change, sizeof(b->no_change), "%s",
+		    flags & BPFCG_CGROUP_SWITCHES ? "asked for cgroup-switches" :
+		    "asked for every switch");
+	if ((r = load_every(b, why, len)) < 0)
 		goto fail;
-	}
-	b->skel->rodata->nr_events = (__u32)nr_events;
-	bpf_program__set_autoload(b->skel->progs.on_cgroup_switch,
-	    (flags & BPFCG_CGROUP_SWITCHES) != 0);
-	bpf_program__set_autoload(b->skel->progs.on_switch,
-	    (flags & BPFCG_CGROUP_SWITCHES) == 0);
-	if ((r = bpf_map__set_max_entries(b->skel->maps.counters,
-	    (__u32)((size_t)b->ncpus * nr_events))) < 0 ||
-	    (r = bpf_map__set_max_entries(b->skel->maps.slots,
-	    (__u32)max_cgroups)) < 0 ||
-	    (r = bpf_map__set_max_entries(b->skel->maps.counts,
-	    (__u32)(max_cgroups * nr_events))) < 0) {
-		snprintf(why, len, "sizing the BPF maps: %s", strerror(-r));
-		goto fail;
-	}
-	if ((r = cgcount__load(b->skel)) < 0) {
-		explain_load(-r, why, len);
-		goto fail;
-	}
+loaded:
 	b->st.capacity = max_cgroups;
+	b->st.trigger = b->trigger;
 	*out = b;
 	return 0;
 fail:
@@ -217,7 +306,7 @@ bpfcg_set_counter(struct bpfcg *b, int cpu, size_t ev, int fd)
 
 	if (cpu < 0 || cpu >= b->ncpus || ev >= b->nr_events)
 		return -EINVAL;
-	if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.counters), &key,
+	if (bpf_map_update_elem(bpf_map__fd(b->counters), &key,
 	    &val, BPF_ANY) < 0)
 		return -errno;
 	return 0;
@@ -230,7 +319,7 @@ run_on(struct bpfcg *b, int cpu)
 	LIBBPF_OPTS(bpf_test_run_opts, o, .flags = BPF_F_TEST_RUN_ON_CPU,
 	    .cpu = (__u32)cpu);
 
-	if (bpf_prog_test_run_opts(bpf_program__fd(b->skel->progs.on_demand),
+	if (bpf_prog_test_run_opts(bpf_program__fd(b->on_demand),
 	    &o) < 0)
 		return -errno;
 	return 0;
@@ -264,8 +353,8 @@ attach_cgroup_switches(struct bpfcg *b, char *why, size_t len)
 			    strerror(e));
 			return -e;
 		}
-		b->cglink[i] = bpf_program__attach_perf_event(
-		    b->skel->progs.on_cgroup_switch, fd);
+		b->cglink[i] = bpf_program__attach_perf_event(b->on_switch,
+		    fd);
 		if (b->cglink[i] == NULL) {
 			e = errno;
 			close(fd);
@@ -296,8 +385,8 @@ bpfcg_attach(struct bpfcg *b, const struct cpumap *cpus, char *why,
 			return e;
 	} else {
 		libbpf_said[0] = '\0';
-		b->link = bpf_program__attach_raw_tracepoint(
-		    b->skel->progs.on_switch, "sched_switch");
+		/* tp_btf/ or raw_tp/sched_switch, as its section says. */
+		b->link = bpf_program__attach(b->on_switch);
 		if (b->link == NULL) {
 			e = errno;
 			snprintf(why, len, "attaching the BPF program to the "
@@ -347,12 +436,12 @@ bpfcg_track(struct bpfcg *b, uint64_t cgid, uint32_t *slot)
 	}
 	for (e = 0; e < b->nr_events; e++) {
 		key = (__u32)(pick * b->nr_events + e);
-		if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.counts),
+		if (bpf_map_update_elem(bpf_map__fd(b->counts),
 		    &key, b->zero, BPF_ANY) < 0)
 			return -errno;
 	}
 	val = (__u32)pick;
-	if (bpf_map_update_elem(bpf_map__fd(b->skel->maps.slots), &cgid, &val,
+	if (bpf_map_update_elem(bpf_map__fd(b->slots), &cgid, &val,
 	    BPF_NOEXIST) < 0)
 		return errno == E2BIG ? -ENOSPC : -errno;
 	b->slot[pick].cgid = cgid;
@@ -394,7 +483,7 @@ bpfcg_pending(const struct bpfcg *b)
 static int
 fetch_counts(struct bpfcg *b, size_t n)
 {
-	int fd = bpf_map__fd(b->skel->maps.counts), r;
+	int fd = bpf_map__fd(b->counts), r;
 	size_t stride = (size_t)b->ncpus, i;
 	__u32 count = (__u32)n, out_batch;
 
@@ -442,7 +531,7 @@ bpfcg_refresh(struct bpfcg *b)
 
 	for (i = 0; i < b->hi; i++)
 		if (b->slot[i].pending) {
-			bpf_map_delete_elem(bpf_map__fd(b->skel->maps.slots),
+			bpf_map_delete_elem(bpf_map__fd(b->slots),
 			    &b->slot[i].cgid);
 			b->slot[i].pending = 0;
 			b->slot[i].freed_gen = b->gen;
@@ -460,7 +549,7 @@ bpfcg_refresh(struct bpfcg *b)
 		return r;
 	}
 	b->stale = 0;
-	if (bpf_map_lookup_elem(bpf_map__fd(b->skel->maps.state), &zero,
+	if (bpf_map_lookup_elem(bpf_map__fd(b->state), &zero,
 	    b->cpu_state) == 0)
 		for (c = 0; c < b->ncpus; c++) {
 			const __u64 *s = b->cpu_state[c].stat;
@@ -469,6 +558,7 @@ bpfcg_refresh(struct bpfcg *b)
 			st.switch_runs += s[CGC_STAT_SWITCH_RUNS];
 			st.read_errors += s[CGC_STAT_READ_ERRORS];
 			st.charges += s[CGC_STAT_CHARGES];
+			st.unseen += s[CGC_STAT_UNSEEN];
 		}
 	for (i = 0; b->cgfd && i < b->nr_trig; i++) {
 		uint64_t n;
@@ -483,12 +573,11 @@ bpfcg_refresh(struct bpfcg *b)
 		__u32 ilen = sizeof(info);
 
 		memset(&info, 0, sizeof(info));
-		if (bpf_obj_get_info_by_fd(bpf_program__fd(
-		    b->flags & BPFCG_CGROUP_SWITCHES ?
-		    b->skel->progs.on_cgroup_switch : b->skel->progs.on_switch),
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(b->on_switch),
 		    &info, &ilen) == 0)
 			st.prog_misses = info.recursion_misses;
 	}
+	st.trigger = b->trigger;
 	st.full = b->full;
 	st.entries = b->entries;
 	st.capacity = b->max_slots;
@@ -516,6 +605,14 @@ bpfcg_read(const struct bpfcg *b, uint32_t slot, size_t ev, int cpu,
 	return 0;
 }
 
+int
+bpfcg_trigger(const struct bpfcg *b, const char **why)
+{
+	if (why)
+		*why = b->no_change;
+	return b->trigger;
+}
+
 void
 bpfcg_get_stats(const struct bpfcg *b, struct bpfcg_stats *st)
 {
@@ -529,11 +626,11 @@ bpfcg_fds(const struct bpfcg *b)
 {
 	size_t n;
 
-	if (b == NULL || b->skel == NULL)
+	if (b == NULL || b->obj == NULL)
 		return 0;
 	/* counters, slots, counts, state, .rodata; two programs; the
 	 * object's BTF; the link (or a link and an event per CPU). */
-	n = 5 + 2 + (bpf_object__btf_fd(b->skel->obj) >= 0) +
+	n = 5 + 2 + (bpf_object__btf_fd(b->obj) >= 0) +
 	    (b->link != NULL) + (b->cglink ? 2 * b->nr_trig : 0);
 	return n;
 }
@@ -550,6 +647,7 @@ bpfcg_close(struct bpfcg *b)
 		bpf_link__destroy(b->cglink[i]);	/* closes cgfd[i] */
 	free(b->cglink);
 	free(b->cgfd);
+	cgchange__destroy(b->cskel);
 	cgcount__destroy(b->skel);
 	free(b->trig_cpu);
 	free(b->slot);

@@ -23,14 +23,29 @@ struct bpfcg;
 /* Counters per CPU across every bpf-mode group. */
 #define BPFCG_MAX_EVENTS CGC_MAX_EVENTS
 
+/* When the program runs. */
+enum bpfcg_trigger {
+	/* At a context switch that changes cgroup: the BTF-typed
+	 * sched_switch tracepoint, returning at once when the outgoing and
+	 * incoming tasks share a cgroup (needs the kernel's BTF). */
+	BPFCG_TRIGGER_CGROUP_CHANGE,
+	/* At every context switch: the sched_switch raw tracepoint. */
+	BPFCG_TRIGGER_EVERY_SWITCH,
+	/* At perf's cgroup-switches software event (bench/bpf_trigger). */
+	BPFCG_TRIGGER_CGROUP_SWITCHES
+};
+
 struct bpfcg_stats {
+	int trigger;			/* enum bpfcg_trigger */
 	uint64_t runs;			/* program runs */
 	uint64_t switches;		/* BPFCG_CGROUP_SWITCHES: how many the
 					   kernel counted; else 0 */
-	uint64_t switch_runs;		/* ... at a context switch */
+	uint64_t switch_runs;		/* ... at a context switch (that
+					   changed cgroup) */
 	uint64_t read_errors;		/* counter reads that failed */
 	uint64_t charges;		/* (run, tracked cgroup) pairs */
 	uint64_t prog_misses;		/* runs the kernel skipped */
+	uint64_t unseen;		/* gaps in the switches seen */
 	uint64_t full;			/* cgroups refused: no free slot */
 	size_t entries;			/* cgroups tracked now */
 	size_t capacity;		/* ... at most */
@@ -39,27 +54,37 @@ struct bpfcg_stats {
 /* Was the daemon built with BPF support? */
 int bpfcg_built(void);
 
-/* bpfcg_open flags. */
+/* bpfcg_open flags: a trigger other than the default, for
+ * bench/bpf_trigger and the tests, which compare them. */
 enum {
-	/* Run at cgroup switches (perf's bperf trigger) instead of at every
-	 * context switch: for bench/bpf_trigger, which compares the two. */
-	BPFCG_CGROUP_SWITCHES = 1
+	/* perf's bperf trigger, the cgroup-switches software event. */
+	BPFCG_CGROUP_SWITCHES = 1,
+	/* Every context switch, as where the kernel has no BTF. */
+	BPFCG_EVERY_SWITCH = 2
 };
 
 /*
  * Load the program for nr_events counters per CPU (at most
- * CGC_MAX_EVENTS) and up to max_cgroups cgroups.  0, or -errno with the
- * reason (what is missing: privilege, kernel support) in why.
+ * CGC_MAX_EVENTS) and up to max_cgroups cgroups: the one that runs at
+ * cgroup changes when the kernel allows it, else the one that runs at
+ * every context switch (bpfcg_trigger says which, and why).  0, or -errno
+ * with the reason (what is missing: privilege, kernel support) in why.
  */
 int bpfcg_open(size_t nr_events, size_t max_cgroups, unsigned flags,
     struct bpfcg **out, char *why, size_t len);
+
+/*
+ * Which trigger the loaded program runs at (enum bpfcg_trigger); when it
+ * is not BPFCG_TRIGGER_CGROUP_CHANGE, *why (if why) says why not.
+ */
+int bpfcg_trigger(const struct bpfcg *b, const char **why);
 
 /* Counter ev on cpu is the perf event fd (kept by the caller). */
 int bpfcg_set_counter(struct bpfcg *b, int cpu, size_t ev, int fd);
 
 /*
- * Run the program at every context switch, and once on each of cpus at
- * every bpfcg_refresh.  0, or -errno with the reason in why.
+ * Run the program at context switches (its trigger), and once on each of
+ * cpus at every bpfcg_refresh.  0, or -errno with the reason in why.
  */
 int bpfcg_attach(struct bpfcg *b, const struct cpumap *cpus, char *why,
     size_t len);

@@ -93,6 +93,15 @@ bpfcg_read(const struct bpfcg *b, uint32_t slot, size_t ev, int cpu,
 	return -ENOTSUP;
 }
 
+int
+bpfcg_trigger(const struct bpfcg *b, const char **why)
+{
+	(void)b;
+	if (why)
+		*why = "this build has no mode: bpf";
+	return BPFCG_TRIGGER_EVERY_SWITCH;
+}
+
 void
 bpfcg_get_stats(const struct bpfcg *b, struct bpfcg_stats *st)
 {

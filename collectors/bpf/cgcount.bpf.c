@@ -1,141 +1,40 @@
 /*
- * cgcount.bpf.c - count hardware events per cgroup with one set of
- * counters per CPU, whatever the number of cgroups (the config's
- * "mode: bpf"; the loader is collectors/bpf/bpfcg.c).
+ * cgcount.bpf.c - the BPF cgroup counter for kernels without BTF (the
+ * loader collectors/bpf/bpfcg.c tries collectors/bpf/cgchange.bpf.c
+ * first, and loads this object only when that one cannot be loaded).
  *
- * User space opens each bpf-mode group once per CPU, system-wide, and
- * puts every counter's fd in `counters` at cpu * nr_events + event.  This
- * program runs at every context switch (the sched_switch raw tracepoint,
- * where the outgoing task is still current) and, at each collection, once
- * on every CPU through BPF_PROG_TEST_RUN (then current is whatever that
- * CPU was running).  Each run reads this CPU's counters, takes the difference
- * from the previous run on this CPU, and adds it to every tracked cgroup
- * on the running task's cgroup path: a cgroup is charged for the time its
- * tasks, and its descendants' tasks, ran.  Counter, enabled and running
- * times are charged alike, so user space scales multiplexed counts the
- * way perf mode does.
+ * Without the kernel's BTF a program cannot read the incoming task's
+ * cgroup, so this one charges at every context switch: the sched_switch
+ * raw tracepoint, where the outgoing task is still current, reads every
+ * counter and charges the outgoing task's cgroups (cgcount.bpf.h).  A
+ * switch between two threads of one cgroup pays for that too.
  *
- * perf's "bperf" (tools/perf/util/bpf_skel/bperf_cgroup.bpf.c) works this
- * way; this is written for pmu_exporter's maps, not taken from it.  bperf
- * runs on the PERF_COUNT_SW_CGROUP_SWITCHES software event instead, which
- * fires only when the cgroup changes.  On Linux 6.18 a program attached to
- * it did not run for a quarter of the switches between two cgroups on
- * different CPUs (about 179,000 runs for 239,000 switches; one cgroup
- * charged twice its context switches), while on the tracepoint both were
- * charged their own to 0.01% (bench/bpf_trigger.sh, bench/RESULTS.md).
- *
- * The license string is the kernel's condition for calling
- * bpf_perf_event_read_value(), a GPL-only helper.
+ * It also holds perf bperf's trigger, the cgroup-switches software event,
+ * for bench/bpf_trigger only: on Linux 6.18 here it did not run for the
+ * switches out of one CPU's idle task (bench/RESULTS.md), so the daemon
+ * never loads it.
  */
 #include <linux/types.h>
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
-#include "collectors/bpf/cgcount.h"
+#include "collectors/bpf/cgcount.bpf.h"
 
-char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
-/* Set by the loader before the load; the verifier sees the constants. */
-const volatile __u32 nr_events = 1;
-
-/* [cpu * nr_events + event] -> perf event; sized by the loader. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(__u32));
-	__uint(max_entries, 1);
-} counters SEC(".maps");
-
-/* Tracked cgroup id -> its slot; sized by the loader. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, __u64);
-	__type(value, __u32);
-	__uint(max_entries, 1);
-} slots SEC(".maps");
-
-/* [slot * nr_events + event] -> what the cgroup was charged, per CPU. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
-	__type(value, struct cgc_value);
-	__uint(max_entries, 1);
-} counts SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
-	__type(value, struct cgc_cpu);
-	__uint(max_entries, 1);
-} state SEC(".maps");
-
-static __always_inline void
-charge(int at_switch)
-{
-	struct bpf_perf_event_value v;
-	struct cgc_value *c;
-	struct cgc_cpu *st;
-	__u32 zero = 0, cpu = bpf_get_smp_processor_id(), i, l, key, *slot;
-	__u64 id;
-	long err;
-
-	st = bpf_map_lookup_elem(&state, &zero);
-	if (st == 0)
-		return;
-	st->stat[CGC_STAT_RUNS]++;
-	if (at_switch)
-		st->stat[CGC_STAT_SWITCH_RUNS]++;
-	for (i = 0; i < CGC_MAX_EVENTS && i < nr_events; i++) {
-		err = bpf_perf_event_read_value(&counters,
-		    (__u64)cpu * nr_events + i, &v, sizeof(v));
-		if (err) {
-			/* Not open on this CPU (an event it lacks). */
-			st->stat[CGC_STAT_READ_ERRORS]++;
-			st->delta[i].counter = 0;
-			st->delta[i].enabled = 0;
-			st->delta[i].running = 0;
-			continue;
-		}
-		st->delta[i].counter = v.counter - st->last[i].counter;
-		st->delta[i].enabled = v.enabled - st->last[i].enabled;
-		st->delta[i].running = v.running - st->last[i].running;
-		st->last[i].counter = v.counter;
-		st->last[i].enabled = v.enabled;
-		st->last[i].running = v.running;
-	}
-	/* The first run on a CPU only takes the starting point: who ran
-	 * before it is not known. */
-	if (!st->primed) {
-		st->primed = 1;
-		return;
-	}
-	for (l = 0; l < CGC_MAX_LEVELS; l++) {
-		id = bpf_get_current_ancestor_cgroup_id(l);
-		if (id == 0)
-			break;		/* deeper than the task's cgroup */
-		slot = bpf_map_lookup_elem(&slots, &id);
-		if (slot == 0)
-			continue;
-		st->stat[CGC_STAT_CHARGES]++;
-		for (i = 0; i < CGC_MAX_EVENTS && i < nr_events; i++) {
-			key = *slot * nr_events + i;
-			c = bpf_map_lookup_elem(&counts, &key);
-			if (c == 0)
-				break;
-			c->counter += st->delta[i].counter;
-			c->enabled += st->delta[i].enabled;
-			c->running += st->delta[i].running;
-		}
-	}
-}
-
-/* Attached to the sched_switch raw tracepoint: every CPU, every switch. */
+/*
+ * Attached to the sched_switch raw tracepoint: every CPU, every switch.
+ * Its arguments come as u64s: (bool preempt, struct task_struct *prev,
+ * struct task_struct *next, ...); only compared here, never read through.
+ */
 SEC("raw_tp/sched_switch")
 int
-on_switch(void *ctx)
+on_switch(__u64 *ctx)
 {
-	(void)ctx;
-	charge(1);
+	struct cgc_cpu *st = cpu_state();
+
+	if (st == 0)
+		return 0;
+	seen(st, ctx[1], ctx[2]);
+	charge(st, 1);
 	return 0;
 }
 
@@ -144,22 +43,23 @@ SEC("raw_tp")
 int
 on_demand(void *ctx)
 {
+	struct cgc_cpu *st = cpu_state();
+
 	(void)ctx;
-	charge(0);
+	if (st)
+		charge(st, 0);
 	return 0;
 }
 
-/*
- * perf's bperf trigger, for bench/bpf_trigger only (the daemon does not
- * load it): the PERF_COUNT_SW_CGROUP_SWITCHES software event, which fires
- * only when the cgroup changes.  See the header for why the daemon does
- * not use it.
- */
+/* PERF_COUNT_SW_CGROUP_SWITCHES, for bench/bpf_trigger only (above). */
 SEC("perf_event")
 int
 on_cgroup_switch(void *ctx)
 {
+	struct cgc_cpu *st = cpu_state();
+
 	(void)ctx;
-	charge(1);
+	if (st)
+		charge(st, 1);
 	return 0;
 }

@@ -1,5 +1,5 @@
 /*
- * cgcount.h - what the BPF program collectors/bpf/cgcount.bpf.c and its
+ * cgcount.h - what the BPF programs (collectors/bpf/cgcount.bpf.h) and their
  * loader collectors/bpf/bpfcg.c agree on: limits, the layout of the maps'
  * values and the statistics the program keeps.  Included by both sides,
  * so only fixed-width kernel types.
@@ -36,12 +36,18 @@ enum {
 	CGC_STAT_SWITCH_RUNS,	/* ... of them at a cgroup switch */
 	CGC_STAT_READ_ERRORS,	/* bpf_perf_event_read_value failed */
 	CGC_STAT_CHARGES,	/* (run, tracked cgroup) pairs charged */
+	CGC_STAT_UNSEEN,	/* gaps in the tracepoint's switches */
 	CGC_STAT_NR
 };
 
 /* The program's per-CPU state: one lookup a run. */
 struct cgc_cpu {
 	__u64 primed;				/* last[] holds a reading */
+	__u64 css;				/* cgchange.bpf.c: the css_set
+						   whose tasks ran since the
+						   last run; 0: unknown */
+	__u64 next;				/* the task the last switch
+						   seen switched to */
 	__u64 stat[CGC_STAT_NR];
 	struct cgc_value last[CGC_MAX_EVENTS];	/* the previous reading */
 	struct cgc_value delta[CGC_MAX_EVENTS];	/* since then */

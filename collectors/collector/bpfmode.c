@@ -2,7 +2,8 @@
  * bpfmode.c - the config's "mode: bpf" (see collector_int.h): the groups
  * of every bpf-mode cgroups entry are opened once per online CPU,
  * system-wide, and handed to the BPF program (collectors/bpf/bpfcg.h), which
- * charges them to the tracked cgroups at every context switch.  A cgroup
+ * charges them to the tracked cgroups when a context switch changes
+ * cgroup (or at every switch, on a kernel without BTF).  A cgroup
  * then costs a map entry, not events x CPUs perf events.
  *
  * The object is kept across a reload, a rescan or a retry as long as the
@@ -203,6 +204,19 @@ open_counters(struct collector *c, struct bpfmode *b, struct bgroup *g,
 	return 0;
 }
 
+/*
+ * PMU_EXPORTER_BPF_TRIGGER=every_switch: the program that runs at every
+ * context switch, as on a kernel without BTF, for the tests of that path
+ * and for comparing the two.
+ */
+static int
+every_switch(void)
+{
+	const char *e = getenv("PMU_EXPORTER_BPF_TRIGGER");
+
+	return e && strcmp(e, "every_switch") == 0;
+}
+
 /* A new object for the plan's bpf-mode groups; the reason in why. */
 static int
 build(struct collector *c, const unsigned char *want, size_t nwant,
@@ -246,7 +260,8 @@ build(struct collector *c, const unsigned char *want, size_t nwant,
 				goto nomem;
 		}
 	}
-	if ((r = bpfcg_open(nev, b->max_cgroups, 0, &b->cg, why, len)) < 0)
+	if ((r = bpfcg_open(nev, b->max_cgroups, every_switch() ?
+	    BPFCG_EVERY_SWITCH : 0, &b->cg, why, len)) < 0)
 		goto fail;
 	for (i = 0; i < b->nr_groups; i++)
 		if ((r = open_counters(c, b, &b->g[i], why, len)) < 0)
@@ -255,7 +270,7 @@ build(struct collector *c, const unsigned char *want, size_t nwant,
 		for (e = 0; e < b->cpus.nr; e++)
 			n += b->g[i].pg[e].nr;
 	if (n == 0) {
-		/* Nothing to charge: no program on every context switch. */
+		/* Nothing to charge: no program on the context switches. */
 		snprintf(why, len, "no event of the bpf-mode groups could be "
 		    "opened on any CPU");
 		r = -ENOENT;
@@ -288,6 +303,7 @@ stats_add(struct bpfcg_stats *dst, const struct bpfcg_stats *src)
 	dst->read_errors += src->read_errors;
 	dst->charges += src->charges;
 	dst->prog_misses += src->prog_misses;
+	dst->unseen += src->unseen;
 	dst->full += src->full;
 }
 
@@ -320,6 +336,7 @@ bpfmode_setup(struct collector *c)
 	const struct plan *cfg = c->cfg;
 	unsigned char *want;
 	struct bpfmode *b = NULL;
+	const char *no_change;
 	char why[sizeof(c->bpf_why)];
 	size_t nwant, i;
 	int r, refuse = 0;
@@ -367,10 +384,22 @@ bpfmode_setup(struct collector *c)
 	}
 	c->bpf_why[0] = '\0';
 	c->bpf = b;
-	REPORT(c, 6, NULL, NULL, NULL, -1, 0, "mode: bpf: %zu group%s opened "
-	    "once on each of %zu CPUs, charged by a BPF program to up to %zu "
-	    "cgroups", b->nr_groups, b->nr_groups == 1 ? "" : "s",
-	    b->cpus.nr, b->max_cgroups);
+	if (bpfcg_trigger(b->cg, &no_change) == BPFCG_TRIGGER_CGROUP_CHANGE)
+		REPORT(c, 6, NULL, NULL, NULL, -1, 0, "mode: bpf: %zu group%s "
+		    "opened once on each of %zu CPUs, charged by a BPF program "
+		    "to up to %zu cgroups; it runs when a context switch "
+		    "changes cgroup (BTF-typed sched_switch tracepoint)",
+		    b->nr_groups, b->nr_groups == 1 ? "" : "s", b->cpus.nr,
+		    b->max_cgroups);
+	else
+		REPORT(c, 5, NULL, NULL, NULL, -1, 0, "mode: bpf: %zu group%s "
+		    "opened once on each of %zu CPUs, charged by a BPF program "
+		    "to up to %zu cgroups; it runs at every context switch "
+		    "(sched_switch raw tracepoint), also between tasks of one "
+		    "cgroup, because %s", b->nr_groups,
+		    b->nr_groups == 1 ? "" : "s", b->cpus.nr, b->max_cgroups,
+		    every_switch() ? "PMU_EXPORTER_BPF_TRIGGER=every_switch "
+		    "asks for it" : no_change);
 	return 0;
 }
 
@@ -419,7 +448,8 @@ bpfmode_stats(const struct collector *c, struct bpfcg_stats *st)
 		memset(st, 0, sizeof(*st));
 	else
 		bpfcg_get_stats(c->bpf->cg, st);
-	/* The counters go on across objects. */
+	/* The counters go on across objects; entries, capacity and trigger are
+	 * the object's own. */
 	stats_add(st, &c->bpf_base);
 }
 

@@ -27,7 +27,8 @@
 #   statically, so that starting them costs few instructions besides
 #   their loops;
 # - the shared libraries it needs, found by walking DT_NEEDED from the
-#   multiarch directories (and libpfm.so.4, which it dlopens);
+#   multiarch directories (and libpfm.so.4, which it dlopens); the
+#   ping-pong of bench/ for mode: bpf's context-switch counts;
 # - Debian's arm64 kernel (linux-image-*-arm64-unsigned: CONFIG_ARM_PMU,
 #   CONFIG_CGROUP_PERF, CONFIG_BPF_SYSCALL all built in) and
 #   busybox-static:arm64, fetched with `apt-get download` into OUT/cache
@@ -76,15 +77,16 @@ rm -rf "$B" && mkdir -p "$B"
 (cd "$B" && "$SRC/configure" -q --host=$TRIPLE --enable-werror \
     PKG_CONFIG_LIBDIR="/usr/lib/$TRIPLE/pkgconfig:/usr/share/pkgconfig" \
     CFLAGS="-O2" && make -s -j"$(nproc)" daemon/pmu_exporter \
-    tests/helpers/faults && make -s tests/helpers/spin tests/helpers/mix LDFLAGS=-static) \
+    tests/helpers/faults bench/pingpong && \
+    make -s tests/helpers/spin tests/helpers/mix LDFLAGS=-static) \
     > "$OUT/build.log" 2>&1 ||
 	rig_fail "cross build failed: $(grep -m3 -E 'error|Error' "$OUT/build.log")"
 
 # ---- the initramfs ------------------------------------------------------
 R=$OUT/initramfs
-rm -rf "$R" && mkdir -p "$R"/{bin,dev,proc,sys,tmp,run,lib/$TRIPLE,pmu/daemon,pmu/tests/helpers,pmu/tests/vm}
+rm -rf "$R" && mkdir -p "$R"/{bin,dev,proc,sys,tmp,run,lib/$TRIPLE,pmu/daemon,pmu/bench,pmu/tests/helpers,pmu/tests/vm}
 cp "$OUT/cache/root/bin/busybox" "$R/bin/"
-for f in daemon/pmu_exporter tests/helpers/spin tests/helpers/mix tests/helpers/faults; do
+for f in daemon/pmu_exporter tests/helpers/spin tests/helpers/mix tests/helpers/faults bench/pingpong; do
 	"$TRIPLE-strip" -o "$R/pmu/$f" "$B/$f" || rig_fail "strip $f"
 done
 cp "$SRC/tests/lib.sh" "$SRC"/tests/*_hw.test "$R/pmu/tests/"
@@ -101,7 +103,7 @@ findlib() {
 	return 1
 }
 needed() { LC_ALL=C readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
-todo="$(needed "$B/daemon/pmu_exporter") $(needed "$B/tests/helpers/faults") libpfm.so.4"
+todo="$(needed "$B/daemon/pmu_exporter") $(needed "$B/tests/helpers/faults") $(needed "$B/bench/pingpong") libpfm.so.4"
 done_libs=" "
 while [ -n "${todo// /}" ]; do
 	set -- $todo; lib=$1; shift; todo="$*"
