@@ -24,12 +24,14 @@ inst_init(struct inst *in, int cpu, size_t nr_events)
 	memset(in, 0, sizeof(*in));
 	in->cpu = cpu;
 	in->state = INST_CLOSED;
-	in->err = calloc(nr_events + 1, sizeof(*in->err));
-	in->prev = calloc(nr_events + 1, sizeof(*in->prev));
-	in->cur = calloc(nr_events + 1, sizeof(*in->cur));
-	in->acc = calloc(nr_events + 1, sizeof(*in->acc));
-	if (!in->err || !in->prev || !in->cur || !in->acc)
+	/* One block: the readings and sums first, then the errors. */
+	in->prev = calloc(nr_events + 1, sizeof(*in->prev) +
+	    sizeof(*in->cur) + sizeof(*in->acc) + sizeof(*in->err));
+	if (in->prev == NULL)
 		return -ENOMEM;
+	in->cur = in->prev + nr_events + 1;
+	in->acc = (struct scaled *)(void *)(in->cur + nr_events + 1);
+	in->err = (int *)(void *)(in->acc + nr_events + 1);
 	return 0;
 }
 
@@ -47,10 +49,10 @@ inst_fini(struct inst *in)
 {
 	source_close(in->src);
 	in->src = NULL;
-	free(in->err);
-	free(in->prev);
-	free(in->cur);
-	free(in->acc);
+	free(in->prev);			/* the block inst_init made */
+	in->prev = in->cur = NULL;
+	in->acc = NULL;
+	in->err = NULL;
 }
 
 static void
