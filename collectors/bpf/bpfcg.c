@@ -57,6 +57,10 @@ struct bpfcg {
 	int ncpus;			/* possible CPUs: values per key */
 	struct bpfslot *slot;		/* [max_slots] */
 	size_t hi;			/* slots ever used: [0, hi) */
+	uint32_t *index;		/* [index_mask + 1]: slot + 1 of each
+					   cgroup in the hash, by cgid; 0 empty */
+	size_t index_mask;
+	size_t free_from;		/* no reusable slot below this */
 	size_t entries;
 	uint64_t gen;			/* refreshes so far */
 	uint64_t full;
@@ -236,6 +240,7 @@ bpfcg_open(size_t nr_events, size_t max_cgroups, unsigned flags,
     struct bpfcg **out, char *why, size_t len)
 {
 	struct bpfcg *b;
+	size_t n;
 	int r;
 
 	pthread_once(&print_once, set_print);
@@ -267,9 +272,13 @@ bpfcg_open(size_t nr_events, size_t max_cgroups, unsigned flags,
 		goto fail;
 	}
 	b->slot = calloc(max_cgroups, sizeof(*b->slot));
+	for (n = 1; n < 2 * max_cgroups; n <<= 1)
+		;
+	b->index = calloc(n, sizeof(*b->index));
+	b->index_mask = n - 1;
 	b->zero = calloc((size_t)b->ncpus, sizeof(*b->zero));
 	b->cpu_state = calloc((size_t)b->ncpus, sizeof(*b->cpu_state));
-	if (!b->slot || !b->zero || !b->cpu_state) {
+	if (!b->slot || !b->index || !b->zero || !b->cpu_state) {
 		r = -ENOMEM;
 		snprintf(why, len, "%s", strerror(ENOMEM));
 		goto fail;
@@ -406,28 +415,86 @@ bpfcg_attach(struct bpfcg *b, const struct cpumap *cpus, char *why,
 	return 0;
 }
 
+/*
+ * The slots of the cgroups in the kernel's hash (tracked, or untracked
+ * and not yet deleted), by cgid: open addressing with linear probing at
+ * most half full, so that a reload of 10,000 cgroups finds each in a
+ * probe or two instead of a scan of every slot.
+ */
+static size_t
+index_home(const struct bpfcg *b, uint64_t cgid)
+{
+	return (size_t)((cgid * 0x9e3779b97f4a7c15ULL) >> 32) & b->index_mask;
+}
+
+static uint32_t *
+index_find(const struct bpfcg *b, uint64_t cgid)
+{
+	size_t h;
+
+	for (h = index_home(b, cgid); b->index[h]; h = (h + 1) & b->index_mask)
+		if (b->slot[b->index[h] - 1].cgid == cgid)
+			return &b->index[h];
+	return NULL;
+}
+
+static void
+index_add(struct bpfcg *b, uint32_t slot)
+{
+	size_t h = index_home(b, b->slot[slot].cgid);
+
+	while (b->index[h])
+		h = (h + 1) & b->index_mask;
+	b->index[h] = slot + 1;
+}
+
+/* Remove the entry at e, moving later entries of its run back. */
+static void
+index_remove(struct bpfcg *b, uint32_t *e)
+{
+	size_t i = (size_t)(e - b->index), j = i, home;
+
+	for (;;) {
+		b->index[i] = 0;
+		for (;;) {
+			j = (j + 1) & b->index_mask;
+			if (b->index[j] == 0)
+				return;
+			home = index_home(b, b->slot[b->index[j] - 1].cgid);
+			/* May the entry at j move to i: is home outside
+			 * the cyclic range (i, j]? */
+			if (i <= j ? (home <= i || home > j) :
+			    (home <= i && home > j))
+				break;
+		}
+		b->index[i] = b->index[j];
+		i = j;
+	}
+}
+
 int
 bpfcg_track(struct bpfcg *b, uint64_t cgid, uint32_t *slot)
 {
 	size_t i, e, pick = b->max_slots;
+	uint32_t *found;
 	__u32 key, val;
 
-	for (i = 0; i < b->hi; i++)
-		if ((b->slot[i].refs || b->slot[i].pending) &&
-		    b->slot[i].cgid == cgid) {
-			/* Tracked, or freed but still in the hash: its counts
-			 * go on; the caller takes them as they are now. */
-			if (b->slot[i].refs++ == 0) {
-				b->slot[i].pending = 0;
-				b->entries++;
-			}
-			*slot = (uint32_t)i;
-			return 1;
+	if ((found = index_find(b, cgid)) != NULL) {
+		/* Tracked, or freed but still in the hash: its counts go
+		 * on; the caller takes them as they are now. */
+		i = *found - 1;
+		if (b->slot[i].refs++ == 0) {
+			b->slot[i].pending = 0;
+			b->entries++;
 		}
-	for (i = 0; i < b->hi && pick == b->max_slots; i++)
+		*slot = (uint32_t)i;
+		return 1;
+	}
+	for (i = b->free_from; i < b->hi && pick == b->max_slots; i++)
 		if (b->slot[i].refs == 0 && !b->slot[i].pending &&
 		    b->slot[i].freed_gen < b->gen)
 			pick = i;
+	b->free_from = i;
 	if (pick == b->max_slots && b->hi < b->max_slots)
 		pick = b->hi;
 	if (pick == b->max_slots) {
@@ -438,19 +505,25 @@ bpfcg_track(struct bpfcg *b, uint64_t cgid, uint32_t *slot)
 		key = (__u32)(pick * b->nr_events + e);
 		if (bpf_map_update_elem(bpf_map__fd(b->counts),
 		    &key, b->zero, BPF_ANY) < 0)
-			return -errno;
+			goto fail;
 	}
 	val = (__u32)pick;
 	if (bpf_map_update_elem(bpf_map__fd(b->slots), &cgid, &val,
 	    BPF_NOEXIST) < 0)
-		return errno == E2BIG ? -ENOSPC : -errno;
+		goto fail;
 	b->slot[pick].cgid = cgid;
 	b->slot[pick].refs = 1;
+	index_add(b, (uint32_t)pick);
 	if (pick == b->hi)
 		b->hi++;
 	b->entries++;
 	*slot = (uint32_t)pick;
 	return 0;
+fail:
+	e = (size_t)errno;
+	if (pick < b->free_from)
+		b->free_from = pick;	/* still free */
+	return e == E2BIG ? -ENOSPC : -(int)e;
 }
 
 void
@@ -526,6 +599,7 @@ bpfcg_refresh(struct bpfcg *b)
 {
 	struct bpfcg_stats st = { 0 };
 	__u32 zero = 0;
+	uint32_t *e;
 	size_t i;
 	int r, c;
 
@@ -533,8 +607,12 @@ bpfcg_refresh(struct bpfcg *b)
 		if (b->slot[i].pending) {
 			bpf_map_delete_elem(bpf_map__fd(b->slots),
 			    &b->slot[i].cgid);
+			if ((e = index_find(b, b->slot[i].cgid)) != NULL)
+				index_remove(b, e);
 			b->slot[i].pending = 0;
 			b->slot[i].freed_gen = b->gen;
+			if (i < b->free_from)
+				b->free_from = i;
 		}
 	/* Also the barrier for the deletes above. */
 	for (i = 0; i < b->nr_trig; i++)
@@ -544,6 +622,8 @@ bpfcg_refresh(struct bpfcg *b)
 	while (b->hi > 0 && b->slot[b->hi - 1].refs == 0 &&
 	    !b->slot[b->hi - 1].pending)
 		b->hi--;
+	if (b->free_from > b->hi)
+		b->free_from = b->hi;
 	if ((r = fetch_counts(b, b->hi * b->nr_events)) < 0) {
 		b->stale = 1;
 		return r;
@@ -651,6 +731,7 @@ bpfcg_close(struct bpfcg *b)
 	cgcount__destroy(b->skel);
 	free(b->trig_cpu);
 	free(b->slot);
+	free(b->index);
 	free(b->zero);
 	free(b->vals);
 	free(b->keys);
