@@ -24,23 +24,19 @@ int
 group_init(struct perf_group *pg, size_t nr_events)
 {
 	size_t i;
-	char *block;
 
-	/* One block, widest members first: read buffer, ids, slots, fds
-	 * and errors.  A collection reads thousands of groups; one block
-	 * each keeps a read to one or two cache lines besides the syscall. */
 	memset(pg, 0, sizeof(*pg));
 	pg->nr_cfg = nr_events;
+	pg->fd = malloc(nr_events * sizeof(*pg->fd));
+	pg->id = calloc(nr_events, sizeof(*pg->id));
+	pg->evidx = calloc(nr_events, sizeof(*pg->evidx));
+	pg->err = calloc(nr_events, sizeof(*pg->err));
 	pg->buflen = (3 + 2 * nr_events) * sizeof(uint64_t);
-	block = calloc(1, pg->buflen + nr_events * (sizeof(*pg->id) +
-	    sizeof(*pg->evidx) + sizeof(*pg->fd) + sizeof(*pg->err)));
-	if (block == NULL)
+	pg->buf = malloc(pg->buflen);
+	if (!pg->fd || !pg->id || !pg->evidx || !pg->err || !pg->buf) {
+		group_fini(pg);
 		return -ENOMEM;
-	pg->buf = (uint64_t *)(void *)block;
-	pg->id = (uint64_t *)(void *)(block + pg->buflen);
-	pg->evidx = (size_t *)(void *)(pg->id + nr_events);
-	pg->fd = (int *)(void *)(pg->evidx + nr_events);
-	pg->err = pg->fd + nr_events;
+	}
 	for (i = 0; i < nr_events; i++)
 		pg->fd[i] = -1;
 	return 0;
@@ -209,6 +205,10 @@ group_fini(struct perf_group *pg)
 	if (pg == NULL)
 		return;
 	group_close(pg);
-	free(pg->buf);			/* the block group_init made */
+	free(pg->fd);
+	free(pg->id);
+	free(pg->evidx);
+	free(pg->err);
+	free(pg->buf);
 	memset(pg, 0, sizeof(*pg));
 }
