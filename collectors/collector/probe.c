@@ -136,13 +136,14 @@ collector_check(struct collector *c, FILE *out, unsigned wait_ms)
 				}
 			}
 			fprintf(out, "%s group %s%s%s on CPUs %s: %zu of %zu "
-			    "instances open%s%s%s\n", target_name(t), g->name,
+			    "instances open", target_name(t), g->name,
 			    g->hybrid ? " pmu " : "", g->hybrid ? g->pmu : "",
 			    cpumap_format(&tg->cpus, cpus, sizeof(cpus)),
-			    ok_inst, tg->cpus.nr, tg->kind != &source_perf_kind ?
-			    " (mode: " : "", tg->kind != &source_perf_kind ?
-			    tg->kind->name : "", tg->kind != &source_perf_kind ?
-			    ")" : "");
+			    ok_inst, tg->cpus.nr);
+			/* The default kind goes unsaid. */
+			if (tg->kind != &source_perf_kind)
+				fprintf(out, " (mode: %s)", tg->kind->name);
+			fputc('\n', out);
 			if (ok_inst < tg->cpus.nr)
 				problems++;
 			if (unsched) {
