@@ -6,6 +6,11 @@
  * column, and checks that need the whole file (a group used before it is
  * defined) are plain lookups.  The first error stops parsing; nothing is
  * half-applied because the caller only ever gets a complete config.
+ *
+ * Why one file of 800 lines: it is one schema, read top to bottom in the
+ * order of the file it parses (top-level keys, groups, then targets, which
+ * refer back to groups); the event grammar is events/, YAML helpers are
+ * yamldoc.c.
  */
 #include "autoconf.h"
 
