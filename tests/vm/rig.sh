@@ -53,11 +53,24 @@ command -v "$TRIPLE-gcc" >/dev/null ||
 	rig_fail "$TRIPLE-gcc is missing: run deps.sh test (apt-get install gcc-aarch64-linux-gnu)"
 
 # ---- the kernel and busybox, as Debian ships them for arm64 ------------
+# The downloaded .debs are a cache (tests/cache.sh): one dpkg-deb cannot
+# read whole is removed and fetched again, and a download is checked
+# before it takes the cache's name.
+. "$(dirname "$0")/../cache.sh"
 fetch() {	# fetch PACKAGE: download and unpack into OUT/cache/root
-	local pkg=$1
-	ls "$OUT/cache/$pkg"_*.deb >/dev/null 2>&1 && return 0
-	(cd "$OUT/cache" && apt-get download -q -o APT::Sandbox::User=root "$pkg:arm64") \
-	    >> "$OUT/fetch.log" 2>&1 || return 1
+	local pkg=$1 f dl
+	for f in "$OUT/cache/$pkg"_*.deb; do
+		[ -e "$f" ] && ! cache_deb_ok "$f" && rm -rf -- "$f"
+	done
+	if ! ls "$OUT/cache/$pkg"_*.deb >/dev/null 2>&1; then
+		dl=$(mktemp -d "$OUT/cache/.dl.XXXXXX") || return 1
+		(cd "$dl" && apt-get download -q -o APT::Sandbox::User=root "$pkg:arm64") \
+		    >> "$OUT/fetch.log" 2>&1 || { rm -rf "$dl"; return 1; }
+		for f in "$dl"/*.deb; do
+			cache_deb_ok "$f" || { echo "$f: unreadable download" >> "$OUT/fetch.log"; rm -rf "$dl"; return 1; }
+		done
+		mv "$dl"/*.deb "$OUT/cache/" && rmdir "$dl" || return 1
+	fi
 	dpkg-deb -x "$OUT/cache/$pkg"_*.deb "$OUT/cache/root"
 }
 mkdir -p "$OUT/cache/root"
