@@ -12,7 +12,9 @@
 # The package and image tests (make check-package) build the Debian
 # package (debhelper, dpkg-dev), lint it, boot a minimal Debian 12 made
 # by mmdebstrap with systemd-nspawn (systemd-container), and make the
-# OCI image with podman (import and save only: nothing runs in it).
+# OCI image with podman, then runs it as a real container under podman
+# with runc (crun refuses hybrid cgroups) and under containerd (ctr run),
+# each in a private temporary store.
 #
 # clang, llvm, bpftool and libbpf-dev build mode: bpf (configure finds
 # them; without them the daemon builds without it).
@@ -45,7 +47,7 @@ pmu_install_deps() {
 		pkgs="$pkgs curl prometheus jq yq linux-perf util-linux valgrind procps
 		systemd man-db clang libclang-rt-dev openssl apache2-utils wrk nginx
 		qemu-system-arm gcc-aarch64-linux-gnu cpio $PMU_ARM64_DEV
-		debhelper dpkg-dev lintian mmdebstrap systemd-container podman"
+		debhelper dpkg-dev lintian mmdebstrap systemd-container podman runc containerd"
 		[ "$(dpkg --print-architecture)" = arm64 ] || foreign=arm64
 	fi
 	local missing="" p

@@ -9,8 +9,14 @@
 # 2. What a container does not use goes: documentation but the copyright
 #    files, man pages, glibc's iconv modules, the systemd units and /etc/default (no systemd in
 #    a container), the contrib files, apt's and dpkg's state.  A passwd
-#    and group file name root and nobody (the image's user, 65534).
-# 3. podman import, in a private store under OUTDIR, makes the one-layer
+#    and group file name root (the image's user) and nobody.
+#    The image runs as uid 0 because a runtime's added capabilities
+#    (--cap-add, Kubernetes' capabilities.add) take effect for uid 0
+#    only: podman, Docker and Kubernetes give another user no ambient
+#    capabilities, and `ctr run` cannot even change the user.  Run it
+#    with every capability dropped but PERFMON and BPF (README, "The OCI
+#    image"): uid 0 then holds those two and nothing else.
+# 3. podman import, in a private store under /tmp, makes the one-layer
 #    image with its entrypoint, default arguments, user, port and OCI
 #    labels, tagged localhost/pmu-exporter:VERSION; podman save writes
 #    OUTDIR/pmu-exporter-VERSION.oci.tar (an OCI archive).
@@ -30,11 +36,17 @@ revision=$(git -C "$srcdir" rev-parse --short HEAD 2>/dev/null || echo unknown)
 name=localhost/pmu-exporter:$upstream
 work="$out/image-work"
 archive="$out/pmu-exporter-$upstream.oci.tar"
-podman() { command podman --root "$work/storage" --runroot "$work/run" --storage-driver vfs \
-	--cgroup-manager cgroupfs --events-backend none "$@"; }
+# podman's store and run root live in a private directory of their own
+# under /tmp, not under OUTDIR: podman refuses a run root longer than 50
+# characters, and a build tree under a home directory or a CI workspace
+# is deeper than that.  TMPDIR is not used for the same reason.
+store=
 rm -rf "$work" "$archive"
 mkdir -p "$work"
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work" ${store:+"$store"}' EXIT
+store=$(mktemp -d /tmp/pmuimg.XXXXXX)
+podman() { command podman --root "$store/s" --runroot "$store/r" --storage-driver vfs \
+	--cgroup-manager cgroupfs --events-backend none "$@"; }
 
 # The Depends, by name (apt resolves their own dependencies), from the
 # archive; then the package itself.
@@ -66,7 +78,7 @@ tar -C "$root" --numeric-owner --sort=name -cf "$work/rootfs.tar" .
 podman import \
 	--change 'ENTRYPOINT ["/usr/bin/pmu_exporter"]' \
 	--change 'CMD ["--config.file=/etc/pmu_exporter/pmu_exporter.yaml"]' \
-	--change 'USER 65534:65534' \
+	--change 'USER 0:0' \
 	--change 'EXPOSE 10101/tcp' \
 	--change "LABEL org.opencontainers.image.title=pmu-exporter" \
 	--change "LABEL org.opencontainers.image.description=\"Prometheus exporter for hardware performance counters per CPU and cgroup\"" \
