@@ -327,9 +327,9 @@ denied_cause_name(enum denied_cause cause)
 	case DENIED_NONE:
 		return "not refused";
 	case DENIED_NO_CAP:
-		return "the capability is missing";
+		return "no CAP_PERFMON";
 	case DENIED_NOT_AMBIENT:
-		return "the capability is not ambient";
+		return "CAP_PERFMON not ambient";
 	case DENIED_USERNS:
 		return "a user namespace";
 	case DENIED_SECCOMP:
@@ -337,5 +337,5 @@ denied_cause_name(enum denied_cause cause)
 	case DENIED_UNKNOWN:
 		break;
 	}
-	return "the cause is unclear";
+	return "cause unclear";
 }

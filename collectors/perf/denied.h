@@ -78,7 +78,8 @@ enum denied_cause denied_classify(const struct denied_facts *f, char *msg,
 enum denied_cause denied_explain(const char *procfs, int err, char *msg,
     size_t len);
 
-/* A few words for a cause, for a log line that refers to the message. */
+/* A few words for a cause ("a seccomp filter"), for a log line that
+ * refers to the message. */
 const char *denied_cause_name(enum denied_cause cause);
 
 #endif
