@@ -203,7 +203,8 @@ denied_classify(const struct denied_facts *f, char *msg, size_t len)
 		else {
 			add_paranoid(msg, len, &o, f);
 			add(msg, len, &o, ", which allows counting without "
-			    "CAP_PERFMON");
+			    "CAP_PERFMON%s", f->paranoid == 0 ?
+			    " (tracepoints aside: they need -1)" : "");
 		}
 		if (!filtered) {
 			add(msg, len, &o, " and no seccomp filter is active, "
