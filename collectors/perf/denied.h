@@ -26,9 +26,9 @@ enum denied_cause {
 	DENIED_NONE,		/* nothing was refused */
 	DENIED_NO_CAP,		/* no CAP_PERFMON/CAP_SYS_ADMIN; paranoid too high */
 	DENIED_NOT_AMBIENT,	/* non-root: in the bounding set, not effective */
-	DENIED_USERNS,		/* the capability is held in a user namespace */
+	DENIED_USERNS,		/* a user namespace: capabilities do not count */
 	DENIED_SECCOMP,		/* the kernel would allow it; a filter is active */
-	DENIED_UNKNOWN,		/* none of the above explains it */
+	DENIED_UNKNOWN,		/* status unreadable, or none of the above */
 };
 
 /* What <procfs>/self/status says; see denied_parse_status. */
