@@ -19,6 +19,9 @@
 # clang, llvm, bpftool and libbpf-dev build mode: bpf (configure finds
 # them; without them the daemon builds without it).
 #
+# libseccomp-dev is for a test helper only (tests/helpers/seccomp_exec:
+# the daemon under a seccomp filter, tests/privileges.test).
+#
 # The runtime libraries of the -dev packages below, for arm64: the guest
 # gets them (and the arm64 libc) from the multiarch directories.
 PMU_ARM64_DEV="libmicrohttpd-dev:arm64 libyaml-dev:arm64 libsystemd-dev:arm64
@@ -47,7 +50,8 @@ pmu_install_deps() {
 		pkgs="$pkgs curl prometheus jq yq linux-perf util-linux valgrind procps
 		systemd man-db clang libclang-rt-dev openssl apache2-utils wrk nginx
 		qemu-system-arm gcc-aarch64-linux-gnu cpio $PMU_ARM64_DEV
-		debhelper dpkg-dev lintian mmdebstrap systemd-container podman runc containerd"
+		debhelper dpkg-dev lintian mmdebstrap systemd-container podman runc containerd
+		libseccomp-dev"
 		[ "$(dpkg --print-architecture)" = arm64 ] || foreign=arm64
 	fi
 	local missing="" p

@@ -18,6 +18,9 @@
 
 #include "daemon/log.h"
 
+/* The longest message, before quoting and fields. */
+#define MSG_MAX 2048
+
 static int log_max = LOG_INFO;
 static enum log_format log_fmt = LOG_FORMAT_LOGFMT;
 
@@ -108,7 +111,8 @@ put_field(char *line, size_t o, size_t cap, const char *key,
 static int
 send_journal(int prio, const struct log_fields *f, const char *msg)
 {
-	char b[8][600];
+	/* MESSAGE= whole (journald takes long fields); the others are short. */
+	char m[sizeof("MESSAGE=") + MSG_MAX], b[8][600];
 	struct iovec iov[8];
 	int n = 0;
 
@@ -119,7 +123,8 @@ send_journal(int prio, const struct log_fields *f, const char *msg)
 	    sizeof(b[n]) - 1;						\
 	n++;								\
 } while (0)
-	JF("MESSAGE=%s", msg);
+	iov[n].iov_base = m;
+	iov[n++].iov_len = (size_t)snprintf(m, sizeof(m), "MESSAGE=%s", msg);
 	JF("PRIORITY=%d", prio);
 	JF("SYSLOG_IDENTIFIER=pmu_exporter");
 	if (f && f->cgroup)
@@ -139,7 +144,7 @@ send_journal(int prio, const struct log_fields *f, const char *msg)
 static void
 log_v(int prio, const struct log_fields *f, const char *fmt, va_list ap)
 {
-	char msg[2048], line[6144], ts[40], num[16];
+	char msg[MSG_MAX], line[6144], ts[40], num[16];
 	struct timespec now;
 	struct tm tm;
 	size_t o;

@@ -470,36 +470,6 @@ activated_socket(const struct options *opt)
 	return SD_LISTEN_FDS_START;
 }
 
-static void
-explain_denied(const char *procfs)
-{
-	char path[4096];
-	char paranoid[64 + 4096];
-	FILE *f;
-	int level;
-
-	/* Unreadable under ProcSubset=pid, for one: say so, not a number. */
-	snprintf(path, sizeof(path), "%s/sys/kernel/perf_event_paranoid",
-	    procfs);
-	if ((f = fopen(path, "re")) == NULL)
-		snprintf(paranoid, sizeof(paranoid), "kernel.perf_event_paranoid "
-		    "could not be read (%s: %s)", path, strerror(errno));
-	else if (fscanf(f, "%d", &level) != 1)
-		snprintf(paranoid, sizeof(paranoid), "kernel.perf_event_paranoid "
-		    "could not be read (%s: not a number)", path);
-	else
-		snprintf(paranoid, sizeof(paranoid),
-		    "kernel.perf_event_paranoid is %d", level);
-	if (f != NULL)
-		fclose(f);
-	log_error("no perf event could be opened: this process lacks "
-	    "CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8) and %s; "
-	    "system-wide and cgroup counting need the capability "
-	    "(AmbientCapabilities=CAP_PERFMON in the unit, or setcap "
-	    "cap_perfmon+ep on the binary) or kernel.perf_event_paranoid=-1",
-	    paranoid);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -530,6 +500,7 @@ main(int argc, char **argv)
 	struct event_sys es;
 	char err[1024], mountinfo[4096], summary[256];
 	const char *hang;
+	enum denied_cause why;
 	sigset_t sigs;
 	siginfo_t si;
 	int r, sig, status = 1, listen_fd = -1;
@@ -572,6 +543,7 @@ main(int argc, char **argv)
 		.sysfs = opt.sysfs,
 		.mountinfo = mountinfo,
 		.log = log_fields,
+		.procfs = opt.procfs,
 	};
 	/* Test hook for the watchdog test: the collector stops collecting. */
 	if ((hang = getenv("PMU_EXPORTER_TEST_HANG_AFTER")) != NULL)
@@ -605,16 +577,19 @@ main(int argc, char **argv)
 		goto out;
 	}
 	if (opt.check_config) {
+		/* A refusal was reported, with its reason, as it happened. */
 		r = collector_check(running, stdout, 200);
-		if (collector_denied(running))
-			explain_denied(opt.procfs);
 		printf("%s: %s\n", cfg->source, r ? "problems found" :
 		    "OK, every event can be counted here");
 		status = r ? 1 : 0;
 		goto out;
 	}
-	if (collector_open_fds(running) == 0 && collector_denied(running)) {
-		explain_denied(opt.procfs);
+	if (collector_open_fds(running) == 0 &&
+	    (why = collector_denied(running)) != DENIED_NONE) {
+		/* The collector said why, and what to change, as it happened. */
+		log_error("no perf event could be opened: perf_event_open was "
+		    "refused (%s; the message above says what to change)",
+		    denied_cause_name(why));
 		goto out;
 	}
 	if ((r = http_start(&hopts, &http, err, sizeof(err))) < 0) {

@@ -4,8 +4,9 @@
  * perf_ops is pointed at a scripted kernel so the arithmetic and the error
  * handling can be checked exactly, without hardware: multiplexing, an
  * interval with no running time, an event the CPU lacks, a group whose
- * read returns 0 bytes, a group that is never scheduled, and that every
- * fd opened is closed again.
+ * read returns 0 bytes, a group that is never scheduled, a refusal
+ * (EPERM) explained once from the procfs given, and that every fd opened
+ * is closed again.
  */
 #include "autoconf.h"
 
@@ -38,6 +39,7 @@ static int zero_read_cpu = -1;			/* this CPU's reads return 0 */
 static unsigned long long missing = PERF_COUNT_HW_BUS_CYCLES;
 static int vanish;				/* cgroup opens fail EBADF */
 static int no_perf_cgroup;			/* cgroup opens fail ENOENT */
+static int deny;				/* >0: opens fail with it */
 static int fake_counters;			/* >0: bigger groups never run */
 static int read_reversed;			/* members in reverse order */
 static int read_short;				/* one word short */
@@ -73,6 +75,10 @@ fake_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
 	    PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING));
 	/* Leaders start disabled, members enabled. */
 	CHECK(attr->disabled == (group_fd == -1));
+	if (deny) {
+		errno = deny;
+		return -1;
+	}
 	if (vanish && pid >= 0) {
 		errno = EBADF;		/* the cgroup was removed meanwhile */
 		return -1;
@@ -263,11 +269,17 @@ test_group_read(void)
 }
 
 static const char *mountinfo = "/nonexistent";
+static const char *procfs;			/* NULL: /proc */
 
 static struct collector *
 make(const char *yaml, struct plan **cfg, const char *sysfs)
 {
-	struct collector_opts o = { sysfs, mountinfo, capture, 0 };
+	struct collector_opts o = {
+		.sysfs = sysfs,
+		.mountinfo = mountinfo,
+		.log = capture,
+		.procfs = procfs,
+	};
 	struct collector *c = NULL;
 	char err[512];
 
@@ -475,6 +487,78 @@ test_retry(const char *sysfs)
 	CHECK(open_fds() == 0);
 }
 
+static void
+put(const char *dir, const char *rel, const char *text)
+{
+	char path[4200];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f == NULL)
+		return;
+	fputs(text, f);
+	fclose(f);
+}
+
+/*
+ * perf_event_open says EPERM on every CPU: the reason is told once, from
+ * the procfs the collector was given (a podman container's status: uid 0
+ * holding CAP_PERFMON under a seccomp filter), and the daemon can ask
+ * what it was.
+ */
+static void
+test_denied(const char *dir)
+{
+	char proc[512], path[1100];
+	struct plan *cfg = NULL;
+	struct collector *c;
+
+	snprintf(proc, sizeof(proc), "%s/proc", dir);
+	snprintf(path, sizeof(path), "mkdir -p %s/self %s/sys/kernel", proc,
+	    proc);
+	CHECK(system(path) == 0);
+	put(proc, "self/status", "Name:\tpmu_exporter\nUid:\t0\t0\t0\t0\n"
+	    "CapEff:\t000000c000000000\nCapBnd:\t000000c000000000\n"
+	    "Seccomp:\t2\nSeccomp_filters:\t1\n");
+	put(proc, "self/uid_map", "         0          0 4294967295\n");
+	put(proc, "sys/kernel/perf_event_paranoid", "2\n");
+	procfs = proc;
+	deny = EPERM;
+	logbuf[0] = '\0';
+	c = make("groups:\n  - name: g\n    events: [cycles, instructions]\n"
+	    "cpus:\n  - cpus: all\n    groups: [g]\n", &cfg, dir);
+	CHECK(collector_open_fds(c) == 0);
+	CHECK(collector_denied(c) == DENIED_SECCOMP);
+	CHECK(count_of(logbuf, "perf_event_open for group") == 1);
+	CHECK_CONTAINS(logbuf, "perf_event_open for group \"g\" on cpu 0: "
+	    "Operation not permitted: this process holds CAP_PERFMON, but a "
+	    "seccomp filter is active (Seccomp: 2, Seccomp_filters: 1)");
+	collector_free(c);
+	plan_free(cfg);
+
+	/* The kernel's own refusal, by the same process without the
+	 * capability. */
+	put(proc, "self/status", "Name:\tpmu_exporter\nUid:\t0\t0\t0\t0\n"
+	    "CapEff:\t0000000000000000\nCapBnd:\t0000000000000000\n"
+	    "Seccomp:\t0\nSeccomp_filters:\t0\n");
+	deny = EACCES;
+	logbuf[0] = '\0';
+	c = make("groups:\n  - name: g\n    events: [cycles]\n"
+	    "cpus:\n  - cpus: all\n    groups: [g]\n", &cfg, dir);
+	CHECK(collector_denied(c) == DENIED_NO_CAP);
+	CHECK(count_of(logbuf, "perf_event_open for group") == 1);
+	CHECK_CONTAINS(logbuf, "Permission denied: this process lacks "
+	    "CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8) and "
+	    "kernel.perf_event_paranoid is 2;");
+	collector_free(c);
+	plan_free(cfg);
+	deny = 0;
+	procfs = NULL;
+	CHECK(open_fds() == 0);
+}
+
 /* A scratch directory dir/name as the cgroup2 mount: mountinfo (written
  * to mi) names it, and the collector is made to read that mountinfo. */
 static void
@@ -626,7 +710,10 @@ test_no_perf_cgroup(const char *dir)
 static void
 test_pmus(void)
 {
-	struct collector_opts o = { NULL, "/nonexistent", capture, 0 };
+	struct collector_opts o = {
+		.mountinfo = "/nonexistent",
+		.log = capture,
+	};
 	const char *top = getenv("top_srcdir");
 	struct pmu_list l;
 	struct event_ctx ctx = { &l, NULL, 1 };
@@ -731,6 +818,7 @@ main(void)
 	test_check_counters(dir);
 	test_vanished(dir);
 	test_no_perf_cgroup(dir);
+	test_denied(dir);
 	test_pmus();
 
 	snprintf(path, sizeof(path), "rm -r %s", dir);

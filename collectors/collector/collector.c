@@ -201,6 +201,8 @@ collector_new(const struct plan *cfg, const struct collector_opts *o,
 		c->o.sysfs = "/sys";
 	if (c->o.mountinfo == NULL)
 		c->o.mountinfo = "/proc/self/mountinfo";
+	if (c->o.procfs == NULL)
+		c->o.procfs = "/proc";
 	c->stopfd = c->timerfd = c->reqfd = -1;
 	snapshot_slot_init(&c->slot);
 	atomic_init(&c->heartbeat, 0);
@@ -324,10 +326,10 @@ collector_reload_failed(struct collector *c)
 	request(c, NULL, 0, 0);
 }
 
-int
+enum denied_cause
 collector_denied(const struct collector *c)
 {
-	return c->logged_eacces > 0;
+	return c->denied;
 }
 
 size_t

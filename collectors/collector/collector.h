@@ -21,6 +21,7 @@
 
 #include "collectors/collector/snapshot.h"
 #include "collectors/collector/plan.h"
+#include "collectors/perf/denied.h"
 
 /*
  * What a report is about, for structured logs (journal fields, logfmt
@@ -45,6 +46,8 @@ struct collector_opts {
 	/* Test hook: stop collecting (but keep running) after this many
 	 * collections, to test the watchdog.  0: never. */
 	uint64_t hang_after;
+	/* "/proc": where to read why perf_event_open refused us (denied.h). */
+	const char *procfs;
 };
 
 struct collector;
@@ -113,9 +116,10 @@ int collector_check(struct collector *c, FILE *out, unsigned wait_ms);
 /*
  * Before collector_start only (after it, the thread owns this and the
  * snapshot tells): did perf_event_open refuse us for lack of privilege
- * (EACCES/EPERM)?
+ * (EACCES/EPERM), and why?  DENIED_NONE if it never did.  The first
+ * refusal was reported through the log hook with what to change.
  */
-int collector_denied(const struct collector *c);
+enum denied_cause collector_denied(const struct collector *c);
 
 /* Before collector_start only (after it, see snapshot->open_fds). */
 size_t collector_open_fds(const struct collector *c);

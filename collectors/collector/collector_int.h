@@ -94,7 +94,8 @@ struct collector {
 	uint64_t seq;
 	uint64_t last_rescan_ns;
 	atomic_uint_fast64_t heartbeat;
-	int logged_emfile, logged_eacces, logged_no_perf_cgroup;
+	int logged_emfile, logged_no_perf_cgroup;
+	enum denied_cause denied;	/* the first EACCES/EPERM, explained */
 	int *pattern_empty;		/* [cfg target]: reported matching none */
 
 	/* Discovery. */

@@ -61,6 +61,7 @@ report_open_error(struct collector *c, const struct target *t,
 {
 	const struct plan_group *g = &c->cfg->groups[tg->gi];
 	struct rlimit rl;
+	char why[1536];
 
 	if (e == EMFILE || e == ENFILE) {
 		if (c->logged_emfile++)
@@ -73,13 +74,13 @@ report_open_error(struct collector *c, const struct target *t,
 		    g->name, cpu, target_name(t), strerror(e),
 		    (unsigned long long)rl.rlim_cur);
 	} else if (e == EACCES || e == EPERM) {
-		if (c->logged_eacces++)
+		/* Once: the reason is the process's, not the group's. */
+		if (c->denied != DENIED_NONE)
 			return;
+		c->denied = denied_explain(c->o.procfs, e, why, sizeof(why));
 		REPORT(c, 3, t->cgroup, g->name, NULL, cpu, e,
-		    "perf_event_open for group \"%s\" on cpu %d: %s: "
-		    "run as root, or grant CAP_PERFMON (CAP_SYS_ADMIN before "
-		    "Linux 5.8), or lower kernel.perf_event_paranoid",
-		    g->name, cpu, strerror(e));
+		    "perf_event_open for group \"%s\" on cpu %d: %s: %s",
+		    g->name, cpu, strerror(e), why);
 	} else if (t->cgroup && (e == EBADF || e == ENOENT)) {
 		REPORT(c, 7, t->cgroup, g->name, NULL, cpu, e,
 		    "cgroup %s vanished while opening group \"%s\"",

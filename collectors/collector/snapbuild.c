@@ -293,7 +293,7 @@ snapbuild(struct collector *c, double duration_s)
 	s->reload_ok = c->reload_ok;
 	s->reload_success_s = c->reload_success_s;
 	s->nr_groups = cfg->nr_groups;
-	s->denied = c->logged_eacces > 0;
+	s->denied = c->denied != DENIED_NONE;
 	for (i = 0; i < s->nr_support; i++)
 		s->nr_unsupported += !s->support[i].supported;
 	return s;
