@@ -22,6 +22,8 @@
 #include "collectors/collector/snapshot.h"
 #include "collectors/collector/plan.h"
 
+struct names;
+
 /*
  * What a report is about, for structured logs (journal fields, logfmt
  * keys).  NULL, or cpu/err < 0 resp. 0, when it does not apply.
@@ -42,6 +44,9 @@ struct collector_opts {
 	const char *sysfs;		/* "/sys" unless testing */
 	const char *mountinfo;		/* "/proc/self/mountinfo" */
 	collector_log_fn log;
+	/* Container names for targets with a container_id label (NULL:
+	 * none): told the ids counted, read from its newest map. */
+	struct names *names;
 	/* Test hook: stop collecting (but keep running) after this many
 	 * collections, to test the watchdog.  0: never. */
 	uint64_t hang_after;
