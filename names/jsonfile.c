@@ -82,7 +82,8 @@ jsonfile_read(const char *path, size_t max, struct json_object **out,
 		*stp = st;
 	r = 0;
 out:
-	json_tokener_free(tok);
+	if (tok)
+		json_tokener_free(tok);
 	free(buf);
 	close(fd);
 	return r;
