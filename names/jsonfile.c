@@ -64,6 +64,7 @@ jsonfile_read(const char *path, size_t max, struct json_object **out,
 		r = -EFBIG;
 		goto out;
 	}
+	buf[len] = '\0';		/* for the trailing-space check */
 	if ((tok = json_tokener_new_ex(JSONFILE_DEPTH)) == NULL) {
 		r = -ENOMEM;
 		goto out;
