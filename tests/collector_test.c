@@ -267,7 +267,7 @@ static const char *mountinfo = "/nonexistent";
 static struct collector *
 make(const char *yaml, struct plan **cfg, const char *sysfs)
 {
-	struct collector_opts o = { sysfs, mountinfo, capture, 0 };
+	struct collector_opts o = { sysfs, mountinfo, capture, 0, NULL };
 	struct collector *c = NULL;
 	char err[512];
 
@@ -626,7 +626,7 @@ test_no_perf_cgroup(const char *dir)
 static void
 test_pmus(void)
 {
-	struct collector_opts o = { NULL, "/nonexistent", capture, 0 };
+	struct collector_opts o = { NULL, "/nonexistent", capture, 0, NULL };
 	const char *top = getenv("top_srcdir");
 	struct pmu_list l;
 	struct event_ctx ctx = { &l, NULL, 1 };

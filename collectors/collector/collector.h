@@ -44,12 +44,12 @@ struct collector_opts {
 	const char *sysfs;		/* "/sys" unless testing */
 	const char *mountinfo;		/* "/proc/self/mountinfo" */
 	collector_log_fn log;
-	/* Container names for targets with a container_id label (NULL:
-	 * none): told the ids counted, read from its newest map. */
-	struct names *names;
 	/* Test hook: stop collecting (but keep running) after this many
 	 * collections, to test the watchdog.  0: never. */
 	uint64_t hang_after;
+	/* Container names for targets with a container_id label (NULL:
+	 * none): told the ids counted, read from its newest map. */
+	struct names *names;
 };
 
 struct collector;
