@@ -96,8 +96,7 @@ st_drivers(struct storage *d)
 			if (strcmp(d->idx[i].dir, de->d_name) == 0)
 				break;
 		if (i == d->nr_idx && d->nr_idx < MAX_DRIVERS)
-			snprintf(d->idx[d->nr_idx++].dir,
-			    sizeof(d->idx[0].dir), "%s", de->d_name);
+			memcpy(d->idx[d->nr_idx++].dir, de->d_name, n + 1);
 	}
 	closedir(ds);
 	return 0;
