@@ -26,7 +26,7 @@
 # gets them (and the arm64 libc) from the multiarch directories.
 PMU_ARM64_DEV="libmicrohttpd-dev:arm64 libyaml-dev:arm64 libsystemd-dev:arm64
 	zlib1g-dev:arm64 libcrypt-dev:arm64 libgnutls28-dev:arm64 libpfm4-dev:arm64
-	libc6-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64"
+	libc6-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64 libjson-c-dev:arm64"
 
 # Is package $1 installed?  An unqualified name means the native
 # architecture (or arch "all"): an arm64 -dev package of the same name
@@ -44,14 +44,14 @@ pmu_installed() {
 pmu_install_deps() {
 	local pkgs="build-essential autoconf automake autoconf-archive pkg-config
 		libmicrohttpd-dev libyaml-dev libsystemd-dev libpfm4-dev zlib1g-dev
-		libcrypt-dev libgnutls28-dev clang llvm bpftool libbpf-dev libelf-dev"
+		libcrypt-dev libgnutls28-dev libjson-c-dev clang llvm bpftool libbpf-dev libelf-dev"
 	local foreign=""
 	if [ "${1:-}" = test ]; then
 		pkgs="$pkgs curl prometheus jq yq linux-perf util-linux valgrind procps
 		systemd man-db clang libclang-rt-dev openssl apache2-utils wrk nginx
 		qemu-system-arm gcc-aarch64-linux-gnu cpio $PMU_ARM64_DEV
 		debhelper dpkg-dev lintian mmdebstrap systemd-container podman runc containerd
-		libseccomp-dev"
+		libseccomp-dev python3-grpcio python3-grpc-tools"
 		[ "$(dpkg --print-architecture)" = arm64 ] || foreign=arm64
 	fi
 	local missing="" p

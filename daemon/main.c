@@ -1,9 +1,10 @@
 /*
  * main.c - pmu_exporter: flags, start-up order, signals, shutdown.
  *
- * Start-up runs in dependency order: logger, limits, config, collector
- * (opens every group), HTTP, then the collector thread with its first
- * collection; only then does systemd hear READY=1.  Signals are blocked in
+ * Start-up runs in dependency order: logger, limits, config, the
+ * container name resolver and its thread (names/), collector (opens every
+ * group), HTTP, then the collector thread with its first collection; only
+ * then does systemd hear READY=1.  Signals are blocked in
  * every thread and taken synchronously here with sigtimedwait, so no code
  * runs in signal context at all; the same loop feeds the watchdog, but
  * only while the collector's heartbeat advances, so a hung collector gets
@@ -33,6 +34,7 @@
 #include "daemon/http.h"
 #include "daemon/log.h"
 #include "daemon/webconfig.h"
+#include "names/names.h"
 #include "util/text.h"
 #include "util/clock.h"
 
@@ -42,6 +44,7 @@ struct options {
 	const char *telemetry_path;
 	const char *sysfs;
 	const char *procfs;
+	const char *rootfs;
 	int check_config;
 	int systemd_socket;
 	int list_events;
@@ -84,6 +87,9 @@ usage(FILE *f)
 "                              stderr is connected to it, else logfmt)\n"
 "  --path.sysfs=DIR            sysfs mount point (default /sys)\n"
 "  --path.procfs=DIR           procfs mount point (default /proc)\n"
+"  --path.rootfs=DIR           the host's root, where container runtimes\n"
+"                              keep their state (default /; /host when\n"
+"                              the daemon runs in a container)\n"
 "  --check-config              validate the config, open every group once,\n"
 "                              print what would be counted, exit 0 or 1\n"
 "  --list-events               print the events this machine offers\n"
@@ -93,6 +99,19 @@ usage(FILE *f)
 }
 
 static struct collector *running;
+
+/* The name resolver's reports (names.h), like the collector's. */
+static void
+names_log(int prio, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_msg(prio, "%s", msg);
+}
 
 static struct snapshot *
 current_snapshot(void *ctx)
@@ -258,7 +277,7 @@ parse_args(int argc, char **argv, struct options *opt)
 	enum { O_CONFIG = 256, O_LISTEN, O_PATH, O_LEVEL, O_FORMAT, O_SYSFS,
 	    O_PROCFS, O_CHECK, O_VERSION, O_HELP, O_SOCKET, O_LIST_EVENTS,
 	    O_RESOLVE_EVENT, O_WEBCFG, O_MAXREQ, O_MAXCONN, O_MAXPERIP,
-	    O_HDRTIMEOUT, O_HDRBYTES, O_AUTHFAIL, O_NOSELF };
+	    O_HDRTIMEOUT, O_HDRBYTES, O_AUTHFAIL, O_NOSELF, O_ROOTFS };
 	static const struct option longopts[] = {
 		{ "config.file", required_argument, NULL, O_CONFIG },
 		{ "web.listen-address", required_argument, NULL, O_LISTEN },
@@ -279,6 +298,7 @@ parse_args(int argc, char **argv, struct options *opt)
 		{ "log.format", required_argument, NULL, O_FORMAT },
 		{ "path.sysfs", required_argument, NULL, O_SYSFS },
 		{ "path.procfs", required_argument, NULL, O_PROCFS },
+		{ "path.rootfs", required_argument, NULL, O_ROOTFS },
 		{ "check-config", no_argument, NULL, O_CHECK },
 		{ "list-events", no_argument, NULL, O_LIST_EVENTS },
 		{ "resolve-event", required_argument, NULL, O_RESOLVE_EVENT },
@@ -297,6 +317,7 @@ parse_args(int argc, char **argv, struct options *opt)
 		case O_PATH: opt->telemetry_path = optarg; break;
 		case O_SYSFS: opt->sysfs = optarg; break;
 		case O_PROCFS: opt->procfs = optarg; break;
+		case O_ROOTFS: opt->rootfs = optarg; break;
 		case O_CHECK: opt->check_config = 1; break;
 		case O_SOCKET: opt->systemd_socket = 1; break;
 		case O_LIST_EVENTS: opt->list_events = 1; break;
@@ -478,6 +499,7 @@ main(int argc, char **argv)
 		.telemetry_path = "/metrics",
 		.sysfs = "/sys",
 		.procfs = "/proc",
+		.rootfs = "/",
 		.web = {
 			.max_requests = HTTP_DEFAULT_MAX_REQUESTS,
 			.max_connections = HTTP_DEFAULT_MAX_CONNECTIONS,
@@ -495,6 +517,7 @@ main(int argc, char **argv)
 	struct http_opts hopts;
 	struct plan *cfg = NULL;
 	struct http *http = NULL;
+	struct names *names = NULL;
 	struct watchdog wd = { 0, 0, 0, 0, 0 };
 	struct timespec tick;
 	struct event_sys es;
@@ -571,6 +594,18 @@ main(int argc, char **argv)
 	if ((r = http_check(&hopts, err, sizeof(err))) < 0) {
 		log_error("%s", err);
 		goto out;
+	}
+	/* The resolver runs before the collector's first collection, which
+	 * tells it the container ids to look up. */
+	if (!opt.check_config) {
+		struct names_opts nopts = { opt.rootfs, names_log };
+
+		if ((r = names_new(&nopts, &names)) < 0 ||
+		    (r = names_start(names)) < 0) {
+			log_error("container names: %s", strerror(-r));
+			goto out;
+		}
+		copts.names = names;
 	}
 	if ((r = collector_new(cfg, &copts, &running, err, sizeof(err))) < 0) {
 		log_error("%s", err);
@@ -656,6 +691,7 @@ out:
 	http_stop(http);
 	collector_free(running);
 	running = NULL;
+	names_free(names);
 	plan_free(cfg);
 	event_sys_free(&es);
 	webcfg_free(web);

@@ -23,6 +23,8 @@
 #include "collectors/collector/plan.h"
 #include "collectors/perf/denied.h"
 
+struct names;
+
 /*
  * What a report is about, for structured logs (journal fields, logfmt
  * keys).  NULL, or cpu/err < 0 resp. 0, when it does not apply.
@@ -48,6 +50,9 @@ struct collector_opts {
 	uint64_t hang_after;
 	/* "/proc": where to read why perf_event_open refused us (denied.h). */
 	const char *procfs;
+	/* Container names for targets with a container_id label (NULL:
+	 * none): told the ids counted, read from its newest map. */
+	struct names *names;
 };
 
 struct collector;

@@ -70,6 +70,8 @@ struct target {
 	int skipped;			/* over the fd budget */
 	int no_room;			/* a source kind had no room for it */
 	int bpf_refused;		/* mode: bpf unavailable, refuse */
+	int names_held;			/* held out of a snapshot once, for
+					   its container's names (snapbuild.c) */
 	void *attached[SOURCE_KINDS];	/* what each kind's attach left */
 };
 
@@ -133,6 +135,10 @@ struct collector {
 	struct collector_req *req;
 	int reload_ok;			/* the last reload worked */
 	double reload_success_s;
+
+	/* The container ids last told the name resolver (snapbuild.c). */
+	uint64_t names_told;		/* a hash of the set */
+	size_t names_told_nr;
 };
 
 /* A reload (cfg) or a failed reload's note (cfg NULL), and the reply. */

@@ -12,6 +12,102 @@
 #include <string.h>
 
 #include "collectors/collector/collector_int.h"
+#include "names/names.h"
+
+/* The value of t's label name, or NULL. */
+static const char *
+target_label(const struct target *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_labels; i++)
+		if (strcmp(t->lname[i], name) == 0)
+			return t->lvalue[i];
+	return NULL;
+}
+
+/*
+ * A target's labels for the snapshot: its own (from relabel rules), then
+ * the names its container_id resolved to (names.h), each unless the path
+ * gave that label already.  0, or -ENOMEM.
+ */
+static int
+row_labels(struct snapshot *s, const struct target *t,
+    const struct namemap_entry *ne, size_t *nr, const char ***ln,
+    const char ***lv)
+{
+	size_t e, n = 0, max = t->nr_labels + (ne ? NAMES_NR : 0);
+
+	*nr = 0;
+	*ln = *lv = NULL;
+	if (max == 0)
+		return 0;
+	*ln = snapshot_alloc(s, max * sizeof(**ln));
+	*lv = snapshot_alloc(s, max * sizeof(**lv));
+	if (!*ln || !*lv)
+		return -ENOMEM;
+	for (e = 0; e < t->nr_labels; e++, n++)
+		if (((*ln)[n] = snapshot_strdup(s, t->lname[e])) == NULL ||
+		    ((*lv)[n] = snapshot_strdup(s, t->lvalue[e])) == NULL)
+			return -ENOMEM;
+	for (e = 0; ne && e < NAMES_NR; e++) {
+		if (ne->v[e] == NULL || target_label(t, names_label_name[e]))
+			continue;
+		(*ln)[n] = names_label_name[e];
+		if (((*lv)[n++] = snapshot_strdup(s, ne->v[e])) == NULL)
+			return -ENOMEM;
+	}
+	*nr = n;
+	return 0;
+}
+
+/*
+ * The name map's entry for t's container id, NULL when it has none.  A
+ * target whose id the resolver has not looked up yet is held out of its
+ * first snapshot (*hold), so that its series start with their names
+ * rather than gain them an interval later; its id is added to ids, the
+ * set the resolver is told.
+ */
+static const struct namemap_entry *
+target_names(struct target *t, const struct namemap *nm, const char **ids,
+    size_t *nids, int *hold)
+{
+	const struct namemap_entry *ne;
+	const char *id;
+
+	*hold = 0;
+	if (nm == NULL || t->cgroup == NULL ||
+	    (id = target_label(t, NAMES_ID_LABEL)) == NULL ||
+	    !names_id_valid(id))
+		return NULL;
+	ids[(*nids)++] = id;
+	if ((ne = namemap_find(nm, id)) == NULL && !t->names_held) {
+		t->names_held = 1;
+		*hold = 1;
+	}
+	return ne && ne->found ? ne : NULL;
+}
+
+/* Tell the resolver the ids counted now, when the set changed. */
+static void
+names_tell(struct collector *c, const char **ids, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+	size_t i;
+	const char *p;
+
+	for (i = 0; i < n; i++) {
+		for (p = ids[i]; *p; p++)
+			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+		h = (h ^ 0xff) * 1099511628211ULL;
+	}
+	if (h == c->names_told && n == c->names_told_nr)
+		return;
+	if (names_want(c->o.names, ids, n) == 0) {
+		c->names_told = h;
+		c->names_told_nr = n;
+	}
+}
 
 /*
  * The collector's health for the self-metrics: targets, and per group its
@@ -125,15 +221,22 @@ snapbuild(struct collector *c, double duration_s)
 	const struct plan *cfg = c->cfg;
 	struct snapshot *s = snapshot_new();
 	const char ***names = NULL;
-	const char **gnames = NULL;
+	const char **gnames = NULL, **ids = NULL;
+	struct namemap *nm = c->o.names ? names_map(c->o.names) : NULL;
+	size_t nids = 0;
+	int hold;
 	const char *cg;
 	size_t i, j, k, e, nrows = 0, row = 0, ne, *base;
 	struct timespec ts;
 	unsigned char *cnt;
 	double *v;
 
-	if (s == NULL)
+	if (s == NULL) {
+		namemap_unref(nm);
 		return NULL;
+	}
+	if (nm && (ids = calloc(c->nr_targets + 1, sizeof(*ids))) == NULL)
+		goto fail;
 	names = snapshot_alloc(s, cfg->nr_groups * sizeof(*names));
 	gnames = snapshot_alloc(s, cfg->nr_groups * sizeof(*gnames));
 	if (!names || !gnames)
@@ -162,25 +265,20 @@ snapbuild(struct collector *c, double duration_s)
 		goto fail;
 	for (i = 0; i < c->nr_targets; i++) {
 		struct target *t = c->targets[i];
+		const struct namemap_entry *nent;
 		const char **ln = NULL, **lv = NULL;
+		size_t nl;
 
 		if (!t->opened)
+			continue;
+		nent = target_names(t, nm, ids, &nids, &hold);
+		if (hold)
 			continue;
 		cg = NULL;
 		if (t->cgroup && (cg = snapshot_strdup(s, t->cgroup)) == NULL)
 			goto fail;
-		if (t->nr_labels) {
-			ln = snapshot_alloc(s, t->nr_labels * sizeof(*ln));
-			lv = snapshot_alloc(s, t->nr_labels * sizeof(*lv));
-			if (!ln || !lv)
-				goto fail;
-			for (e = 0; e < t->nr_labels; e++)
-				if ((ln[e] = snapshot_strdup(s,
-				    t->lname[e])) == NULL ||
-				    (lv[e] = snapshot_strdup(s,
-				    t->lvalue[e])) == NULL)
-					goto fail;
-		}
+		if (row_labels(s, t, nent, &nl, &ln, &lv) < 0)
+			goto fail;
 		for (j = 0; j < t->nr_groups; j++) {
 			struct tgroup *tg = &t->groups[j];
 			int split = t->cgroup == NULL || tg->per_cpu;
@@ -193,7 +291,7 @@ snapbuild(struct collector *c, double duration_s)
 				if (split || k == 0) {
 					r = &s->rows[row++];
 					r->cgroup = cg;
-					r->nr_labels = t->nr_labels;
+					r->nr_labels = nl;
 					r->label_names = ln;
 					r->label_values = lv;
 					r->cpu = split ? in->cpu : -1;
@@ -296,8 +394,14 @@ snapbuild(struct collector *c, double duration_s)
 	s->denied = c->denied != DENIED_NONE;
 	for (i = 0; i < s->nr_support; i++)
 		s->nr_unsupported += !s->support[i].supported;
+	if (nm)
+		names_tell(c, ids, nids);
+	free(ids);
+	namemap_unref(nm);
 	return s;
 fail:
+	free(ids);
+	namemap_unref(nm);
 	snapshot_unref(s);
 	return NULL;
 }

@@ -1,0 +1,627 @@
+/*
+ * names.c - the resolver (see names.h): its thread, its cache, the map it
+ * publishes, and what the readers share.
+ *
+ * The cache is an array of entries sorted by id, owned by the thread.
+ * A round takes the newest set of wanted ids (the collector hands over
+ * a whole set, and only when it changed), keeps the entries still wanted
+ * and forgets the rest, then looks up what it has not looked up yet, and
+ * again what no runtime knew, with a back-off (2 s doubling to 5 min):
+ * a runtime that starts after the daemon is noticed then.  A round looks
+ * up at most ROUND_LOOKUPS ids and stops after ROUND_NS; the rest waits
+ * for the next round, which follows at once.  When anything changed, a
+ * new map is built and published by pointer swap.
+ *
+ * Logging, through the hook: each reader's state (its runtime absent,
+ * unreadable, present; slow) once per change, and a file that cannot be
+ * read or parsed once per container.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "names/runtime.h"
+
+#define ROUND_LOOKUPS 64
+#define ROUND_NS 100000000ULL		/* 100 ms */
+#define SLOW_NS 500000000ULL		/* one lookup this long: slow */
+#define PROBE_NS 10000000000ULL		/* runtimes probed at most every 10 s */
+#define RETRY_MIN_NS 2000000000ULL
+#define RETRY_MAX_NS 300000000000ULL
+#define MAX_IDS 65536			/* the most ids kept */
+
+const char *const names_label_name[NAMES_NR] = {
+	[NAMES_NAMESPACE] = "namespace",
+	[NAMES_POD] = "pod",
+	[NAMES_CONTAINER] = "container",
+	[NAMES_IMAGE] = "image",
+	[NAMES_POD_UID] = "pod_uid",
+};
+
+static const struct rt_ops *const readers[] = {
+	&rt_containerd_ops, &rt_storage_ops, &rt_docker_ops,
+};
+#define NREADERS (sizeof(readers) / sizeof(readers[0]))
+
+/* One id, as the thread knows it. */
+struct centry {
+	char *id;
+	int looked;			/* looked up at least once */
+	int found;
+	char *v[NAMES_NR];
+	uint64_t retry_ns;		/* not found: look again then */
+	unsigned tries;
+	int logged;			/* its file's error was reported */
+};
+
+struct reader {
+	const struct rt_ops *ops;
+	void *data;
+	int state;			/* 1: not probed yet; 0 or -errno */
+	int slow;
+	char where[512];
+};
+
+struct names {
+	struct names_opts o;
+	char rootfs[4096];
+	struct reader rd[NREADERS];
+	uint64_t probed_ns;
+	int probed;
+
+	/* Owned by the thread. */
+	struct centry *cache;
+	size_t nr_cache;
+	struct names_found found;	/* scratch */
+
+	/* Shared: guarded by lock. */
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	int stop;
+	char **want;			/* the newest set, not taken yet */
+	size_t nr_want;
+	int have_want;
+	struct namemap *map;
+
+	pthread_t thread;
+	int started;
+	int logged_cap;
+};
+
+/* ---- what readers share ------------------------------------------- */
+
+void
+names_found_set(struct names_found *f, enum names_label l, const char *s)
+{
+	snprintf(f->v[l], sizeof(f->v[l]), "%s", s ? s : "");
+}
+
+int
+rt_fail(struct names_found *f, const char *path, int r)
+{
+	snprintf(f->err, sizeof(f->err), "%.400s: %s", path,
+	    r == -EBADMSG ? "not valid JSON" : r == -EFBIG ?
+	    "larger than the limit" : r == -EPROTO ? "not the layout expected" :
+	    strerror(-r));
+	return r;
+}
+
+int
+rt_path(char *buf, size_t len, const char *rootfs, const char *fmt, ...)
+{
+	size_t n = strlen(rootfs);
+	va_list ap;
+	int m;
+
+	while (n > 0 && rootfs[n - 1] == '/')
+		n--;
+	if (n >= len)
+		return -ENAMETOOLONG;
+	memcpy(buf, rootfs, n);
+	va_start(ap, fmt);
+	m = vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
+	if (m < 0 || (size_t)m >= len - n)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int
+names_id_valid(const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < 64; i++)
+		if (!((id[i] >= '0' && id[i] <= '9') ||
+		    (id[i] >= 'a' && id[i] <= 'f')))
+			return 0;
+	return id[64] == '\0';
+}
+
+/* ---- the map ------------------------------------------------------ */
+
+static int
+entry_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct namemap_entry *)a)->id,
+	    ((const struct namemap_entry *)b)->id);
+}
+
+const struct namemap_entry *
+namemap_find(const struct namemap *m, const char *id)
+{
+	struct namemap_entry key = { .id = id };
+
+	if (m == NULL || m->nr == 0)
+		return NULL;
+	return bsearch(&key, m->e, m->nr, sizeof(*m->e), entry_cmp);
+}
+
+void
+namemap_unref(struct namemap *m)
+{
+	if (m && atomic_fetch_sub_explicit(&m->refs, 1,
+	    memory_order_acq_rel) == 1)
+		free(m);
+}
+
+/* One block: the header, the entries, then their strings. */
+static struct namemap *
+namemap_build(const struct centry *c, size_t nr)
+{
+	struct namemap *m;
+	size_t i, k, n = 0, bytes = 0;
+	char *p;
+
+	for (i = 0; i < nr; i++) {
+		if (!c[i].looked)
+			continue;
+		n++;
+		bytes += strlen(c[i].id) + 1;
+		for (k = 0; k < NAMES_NR; k++)
+			bytes += c[i].v[k] ? strlen(c[i].v[k]) + 1 : 0;
+	}
+	m = malloc(sizeof(*m) + n * sizeof(*m->e) + bytes);
+	if (m == NULL)
+		return NULL;
+	atomic_init(&m->refs, 1);
+	m->nr = 0;
+	m->e = (struct namemap_entry *)(m + 1);
+	p = (char *)(m->e + n);
+	for (i = 0; i < nr; i++) {
+		struct namemap_entry *e;
+
+		if (!c[i].looked)
+			continue;
+		e = &m->e[m->nr++];
+		e->id = p;
+		p = stpcpy(p, c[i].id) + 1;
+		e->found = c[i].found;
+		for (k = 0; k < NAMES_NR; k++) {
+			e->v[k] = NULL;
+			if (c[i].v[k]) {
+				e->v[k] = p;
+				p = stpcpy(p, c[i].v[k]) + 1;
+			}
+		}
+	}
+	return m;
+}
+
+struct namemap *
+names_map(struct names *n)
+{
+	struct namemap *m;
+
+	pthread_mutex_lock(&n->lock);
+	m = n->map;
+	atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
+	pthread_mutex_unlock(&n->lock);
+	return m;
+}
+
+static void
+publish(struct names *n, struct namemap *m)
+{
+	struct namemap *old;
+
+	pthread_mutex_lock(&n->lock);
+	old = n->map;
+	n->map = m;
+	pthread_mutex_unlock(&n->lock);
+	namemap_unref(old);
+}
+
+/* ---- the cache ---------------------------------------------------- */
+
+static void
+centry_clear(struct centry *e)
+{
+	size_t k;
+
+	for (k = 0; k < NAMES_NR; k++) {
+		free(e->v[k]);
+		e->v[k] = NULL;
+	}
+}
+
+static int
+str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Make the cache hold exactly the ids in want (sorted here; the strings
+ * are taken over).  1 if an entry went, 0, or -ENOMEM (cache unchanged,
+ * want freed).
+ */
+static int
+cache_merge(struct names *n, char **want, size_t nr)
+{
+	struct centry *next;
+	size_t i, j = 0, k = 0, gone = 0;
+
+	qsort(want, nr, sizeof(*want), str_cmp);
+	if ((next = calloc(nr + 1, sizeof(*next))) == NULL) {
+		for (i = 0; i < nr; i++)
+			free(want[i]);
+		free(want);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nr; i++) {
+		if (k > 0 && strcmp(next[k - 1].id, want[i]) == 0) {
+			free(want[i]);
+			continue;
+		}
+		while (j < n->nr_cache && strcmp(n->cache[j].id, want[i]) < 0) {
+			centry_clear(&n->cache[j]);
+			free(n->cache[j++].id);
+			gone++;
+		}
+		if (j < n->nr_cache && strcmp(n->cache[j].id, want[i]) == 0) {
+			next[k++] = n->cache[j++];
+			free(want[i]);
+		} else
+			next[k++] = (struct centry){ .id = want[i] };
+	}
+	for (; j < n->nr_cache; j++) {
+		centry_clear(&n->cache[j]);
+		free(n->cache[j].id);
+		gone++;
+	}
+	free(want);
+	free(n->cache);
+	n->cache = next;
+	n->nr_cache = k;
+	return gone > 0;
+}
+
+/* ---- looking up --------------------------------------------------- */
+
+static uint64_t
+mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+#define LOG(n, prio, ...) do {						\
+	if ((n)->o.log)							\
+		(n)->o.log((prio), __VA_ARGS__);			\
+} while (0)
+
+/* Each reader's runtime: here or not, said once per change. */
+static void
+probe_all(struct names *n)
+{
+	char where[512];
+	size_t i;
+	int r;
+
+	for (i = 0; i < NREADERS; i++) {
+		struct reader *rd = &n->rd[i];
+
+		where[0] = '\0';
+		r = rd->ops->probe(rd->data, where, sizeof(where));
+		if (r == rd->state)
+			continue;
+		if (r == 0)
+			LOG(n, 6, "container names: reading %s state in %s",
+			    rd->ops->name, where);
+		else if (r == -ENOENT)
+			LOG(n, 6, "container names: no "
+			    "%s state here (%s absent)%s", rd->ops->name,
+			    where, rd->state == 1 ? "" : ": its containers "
+			    "keep only their ids");
+		else
+			LOG(n, 4, "container names: %s state unreadable: "
+			    "%s: %s; its containers keep only their ids",
+			    rd->ops->name, where, strerror(-r));
+		rd->state = r;
+		snprintf(rd->where, sizeof(rd->where), "%s", where);
+	}
+}
+
+/* Every reader present, in order, until one knows id: 1, or 0. */
+static int
+lookup(struct names *n, const char *id, struct names_found *f, int *err,
+    int probed)
+{
+	uint64_t t0, dt;
+	size_t i;
+	int r;
+
+	*err = 0;
+	for (i = 0; i < NREADERS; i++) {
+		struct reader *rd = &n->rd[i];
+
+		if (probed && rd->state != 0)
+			continue;
+		memset(f, 0, sizeof(*f));
+		t0 = mono_now();
+		r = rd->ops->lookup(rd->data, id, f);
+		dt = mono_now() - t0;
+		if (probed && (dt >= SLOW_NS) != rd->slow) {
+			rd->slow = dt >= SLOW_NS;
+			if (rd->slow)
+				LOG(n, 4, "container names: reading %s state "
+				    "is slow (%.1fs for one container); "
+				    "names may come late", rd->ops->name,
+				    (double)dt / 1e9);
+			else
+				LOG(n, 6, "container names: reading %s state "
+				    "is fast again", rd->ops->name);
+		}
+		if (r == 0)
+			return 1;
+		if (r != -ENOENT && *err == 0)
+			*err = r;	/* f->err says where */
+	}
+	return 0;
+}
+
+int
+names_lookup(struct names *n, const char *id, struct names_found *f)
+{
+	int err;
+
+	if (!names_id_valid(id))
+		return 0;
+	return lookup(n, id, f, &err, 0);
+}
+
+/* Look up what is due, within the round's budget.  1 if the map
+ * changes; *next_ns: when the next retry is due (0: at once). */
+static int
+resolve_due(struct names *n, uint64_t *next_ns)
+{
+	struct names_found *f = &n->found;
+	uint64_t t0 = mono_now(), now = t0, backoff;
+	size_t i, k, done = 0;
+	int changed = 0, hit, err;
+
+	*next_ns = UINT64_MAX;
+	for (i = 0; i < n->nr_cache; i++) {
+		struct centry *e = &n->cache[i];
+
+		if (e->looked && (e->found || e->retry_ns > now)) {
+			if (!e->found && e->retry_ns < *next_ns)
+				*next_ns = e->retry_ns;
+			continue;
+		}
+		if (done >= ROUND_LOOKUPS || now - t0 >= ROUND_NS) {
+			*next_ns = 0;
+			break;
+		}
+		if (!n->probed || now - n->probed_ns >= PROBE_NS) {
+			probe_all(n);
+			n->probed = 1;
+			n->probed_ns = now;
+		}
+		done++;
+		hit = lookup(n, e->id, f, &err, 1);
+		now = mono_now();
+		if (err && !e->logged) {
+			e->logged = 1;
+			LOG(n, 4, "container names: %s; container %.12s "
+			    "keeps only its id", f->err, e->id);
+		}
+		if (!hit) {
+			backoff = RETRY_MIN_NS << (e->tries < 8 ? e->tries : 8);
+			e->retry_ns = now + (backoff < RETRY_MAX_NS ? backoff :
+			    RETRY_MAX_NS);
+			e->tries++;
+			if (e->retry_ns < *next_ns)
+				*next_ns = e->retry_ns;
+			changed |= !e->looked;
+			e->looked = 1;
+			continue;
+		}
+		centry_clear(e);
+		for (k = 0; k < NAMES_NR; k++)
+			if (f->v[k][0] && (e->v[k] = strdup(f->v[k])) == NULL)
+				break;	/* ENOMEM: fewer labels */
+		e->looked = e->found = 1;
+		changed = 1;
+	}
+	return changed;
+}
+
+/* ---- the thread --------------------------------------------------- */
+
+static void *
+names_main(void *arg)
+{
+	struct names *n = arg;
+	uint64_t next_ns = UINT64_MAX, now;
+	struct timespec until;
+	struct namemap *m;
+	char **want;
+	size_t nr;
+	int changed, have;
+
+	for (;;) {
+		pthread_mutex_lock(&n->lock);
+		while (!n->stop && !n->have_want && next_ns > mono_now()) {
+			now = mono_now();
+			/* Woken by names_want; at the latest once a minute. */
+			if (next_ns - now > 60000000000ULL)
+				next_ns = now + 60000000000ULL;
+			until.tv_sec = (time_t)(next_ns / 1000000000ULL);
+			until.tv_nsec = (long)(next_ns % 1000000000ULL);
+			pthread_cond_timedwait(&n->wake, &n->lock, &until);
+		}
+		if (n->stop) {
+			pthread_mutex_unlock(&n->lock);
+			break;
+		}
+		want = n->want;
+		nr = n->nr_want;
+		have = n->have_want;
+		n->want = NULL;
+		n->nr_want = 0;
+		n->have_want = 0;
+		pthread_mutex_unlock(&n->lock);
+
+		changed = 0;
+		if (have) {
+			if (nr > MAX_IDS) {
+				if (!n->logged_cap++)
+					LOG(n, 4, "container names: %zu "
+					    "containers; names are kept for "
+					    "%d of them", nr, MAX_IDS);
+				while (nr > MAX_IDS)
+					free(want[--nr]);
+			}
+			changed = cache_merge(n, want, nr) > 0;
+		}
+		changed |= resolve_due(n, &next_ns);
+		if (changed && (m = namemap_build(n->cache, n->nr_cache)))
+			publish(n, m);
+		else if (changed)
+			next_ns = 0;	/* ENOMEM: build it again soon */
+	}
+	return NULL;
+}
+
+/* ---- public ------------------------------------------------------- */
+
+int
+names_new(const struct names_opts *o, struct names **out)
+{
+	pthread_condattr_t ca;
+	struct names *n;
+	size_t i;
+
+	if ((n = calloc(1, sizeof(*n))) == NULL)
+		return -ENOMEM;
+	n->o = *o;
+	snprintf(n->rootfs, sizeof(n->rootfs), "%s", o->rootfs ? o->rootfs :
+	    "/");
+	n->o.rootfs = n->rootfs;
+	if ((n->map = calloc(1, sizeof(*n->map))) == NULL) {
+		free(n);
+		return -ENOMEM;
+	}
+	atomic_init(&n->map->refs, 1);
+	pthread_mutex_init(&n->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&n->wake, &ca);
+	pthread_condattr_destroy(&ca);
+	for (i = 0; i < NREADERS; i++) {
+		n->rd[i].ops = readers[i];
+		n->rd[i].state = 1;
+		if (readers[i]->open(n->rootfs, &n->rd[i].data) < 0) {
+			names_free(n);
+			return -ENOMEM;
+		}
+	}
+	*out = n;
+	return 0;
+}
+
+int
+names_start(struct names *n)
+{
+	int r;
+
+	if ((r = pthread_create(&n->thread, NULL, names_main, n)) != 0)
+		return -r;
+	n->started = 1;
+	return 0;
+}
+
+void
+names_free(struct names *n)
+{
+	size_t i;
+
+	if (n == NULL)
+		return;
+	if (n->started) {
+		pthread_mutex_lock(&n->lock);
+		n->stop = 1;
+		pthread_cond_signal(&n->wake);
+		pthread_mutex_unlock(&n->lock);
+		pthread_join(n->thread, NULL);
+	}
+	for (i = 0; i < NREADERS; i++)
+		if (n->rd[i].ops && n->rd[i].data)
+			n->rd[i].ops->close(n->rd[i].data);
+	for (i = 0; i < n->nr_cache; i++) {
+		centry_clear(&n->cache[i]);
+		free(n->cache[i].id);
+	}
+	free(n->cache);
+	for (i = 0; i < n->nr_want; i++)
+		free(n->want[i]);
+	free(n->want);
+	namemap_unref(n->map);
+	pthread_cond_destroy(&n->wake);
+	pthread_mutex_destroy(&n->lock);
+	free(n);
+}
+
+int
+names_want(struct names *n, const char *const *ids, size_t nr)
+{
+	char **set, **old;
+	size_t i, k = 0, nold;
+
+	if ((set = calloc(nr + 1, sizeof(*set))) == NULL)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		if (!names_id_valid(ids[i]))
+			continue;
+		if ((set[k] = strdup(ids[i])) == NULL) {
+			while (k > 0)
+				free(set[--k]);
+			free(set);
+			return -ENOMEM;
+		}
+		k++;
+	}
+	pthread_mutex_lock(&n->lock);
+	old = n->want;
+	nold = n->nr_want;
+	n->want = set;
+	n->nr_want = k;
+	n->have_want = 1;
+	pthread_cond_signal(&n->wake);
+	pthread_mutex_unlock(&n->lock);
+	for (i = 0; i < nold; i++)
+		free(old[i]);
+	free(old);
+	return 0;
+}

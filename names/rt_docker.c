@@ -1,0 +1,107 @@
+/*
+ * rt_docker.c - Docker Engine containers, named from the file the engine
+ * keeps each one's configuration in and reloads at its own start:
+ * /var/lib/docker/containers/<id>/config.v2.json (moby's container
+ * package, Container.ToDisk): "Name" ("/web": the leading slash is
+ * Docker's) and "Config": {"Image": the reference it was run from,
+ * "Labels": ...}.  Containers that cri-dockerd made for a kubelet carry
+ * the kubelet's labels there (io.kubernetes.pod.name, .namespace, .uid,
+ * io.kubernetes.container.name, io.kubernetes.docker.type podsandbox or
+ * container), and get the Kubernetes names from them.
+ *
+ * Only the default data root is read (a daemon.json "data-root" elsewhere
+ * is not followed; --path.rootfs still applies).
+ */
+#include "autoconf.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "names/jsonfile.h"
+#include "names/runtime.h"
+
+#define DOCKER "/var/lib/docker/containers"
+
+struct docker {
+	char root[4096];
+};
+
+static int
+dk_open(const char *rootfs, void **data)
+{
+	struct docker *d = calloc(1, sizeof(*d));
+
+	if (d == NULL)
+		return -ENOMEM;
+	snprintf(d->root, sizeof(d->root), "%s", rootfs);
+	*data = d;
+	return 0;
+}
+
+static void
+dk_close(void *data)
+{
+	free(data);
+}
+
+static int
+dk_probe(void *data, char *where, size_t len)
+{
+	struct docker *d = data;
+	DIR *ds;
+
+	if (rt_path(where, len, d->root, DOCKER) < 0)
+		return -ENAMETOOLONG;
+	if ((ds = opendir(where)) == NULL)
+		return -errno;
+	closedir(ds);
+	return 0;
+}
+
+static int
+dk_lookup(void *data, const char *id, struct names_found *f)
+{
+	struct docker *d = data;
+	struct json_object *o, *cfg, *labels;
+	const char *name, *type;
+	char path[4096];
+	int r;
+
+	if (rt_path(path, sizeof(path), d->root, DOCKER "/%s/config.v2.json",
+	    id) < 0)
+		return -ENAMETOOLONG;
+	if ((r = jsonfile_read(path, JSONFILE_SMALL, &o, NULL)) < 0) {
+		if (r != -ENOENT)
+			rt_fail(f, path, r);
+		return r;
+	}
+	cfg = jsonfile_obj(o, "Config");
+	labels = jsonfile_obj(cfg, "Labels");
+	names_found_set(f, NAMES_IMAGE, jsonfile_str(cfg, "Image"));
+	if (jsonfile_str(labels, "io.kubernetes.pod.name")) {
+		type = jsonfile_str(labels, "io.kubernetes.docker.type");
+		f->sandbox = type && strcmp(type, "podsandbox") == 0;
+		names_found_set(f, NAMES_NAMESPACE, jsonfile_str(labels,
+		    "io.kubernetes.pod.namespace"));
+		names_found_set(f, NAMES_POD, jsonfile_str(labels,
+		    "io.kubernetes.pod.name"));
+		names_found_set(f, NAMES_POD_UID, jsonfile_str(labels,
+		    "io.kubernetes.pod.uid"));
+		names_found_set(f, NAMES_CONTAINER, f->sandbox ? "POD" :
+		    jsonfile_str(labels, "io.kubernetes.container.name"));
+	} else if ((name = jsonfile_str(o, "Name")) != NULL)
+		names_found_set(f, NAMES_CONTAINER, name + (name[0] == '/'));
+	json_object_put(o);
+	return 0;
+}
+
+const struct rt_ops rt_docker_ops = {
+	.name = "Docker",
+	.open = dk_open,
+	.close = dk_close,
+	.probe = dk_probe,
+	.lookup = dk_lookup,
+};

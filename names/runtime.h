@@ -1,0 +1,57 @@
+/*
+ * runtime.h - what names/ shares: the readers of container runtimes'
+ * on-disk state, one file each, behind one ops table (chrony's refclock
+ * drivers are the model): the resolver (names.c) calls them in order and
+ * has no branch for any runtime.
+ *
+ *   rt_containerd.c  containerd's CRI containers: the OCI bundle's
+ *                    config.json, whose annotations the CRI plugin writes
+ *   rt_storage.c     containers/storage: CRI-O (config.json annotations)
+ *                    and Podman (containers.json)
+ *   rt_docker.c      Docker Engine: config.v2.json
+ *
+ * A reader returns 0 and fills a names_found, -ENOENT when the id is not
+ * one of its containers, or another -errno (the file unreadable,
+ * oversized -EFBIG, malformed -EBADMSG) with the path and the reason in
+ * found->err.  It never logs.
+ */
+#ifndef PMU_RUNTIME_H
+#define PMU_RUNTIME_H
+
+#include <stddef.h>
+
+#include "names/names.h"
+
+struct names_found {
+	char v[NAMES_NR][256];		/* "": no such label */
+	int sandbox;			/* a pod's sandbox (pause) container */
+	char err[512];			/* why, when a reader fails */
+};
+
+struct rt_ops {
+	const char *name;		/* for logs: "containerd (CRI)" */
+	/* A reader's state over rootfs ("/" or --path.rootfs).  -ENOMEM. */
+	int (*open)(const char *rootfs, void **data);
+	void (*close)(void *data);
+	/*
+	 * Is the runtime here: 0 (its state directory is readable),
+	 * -ENOENT (absent) or -errno; where in where.
+	 */
+	int (*probe)(void *data, char *where, size_t len);
+	int (*lookup)(void *data, const char *id, struct names_found *f);
+};
+
+extern const struct rt_ops rt_containerd_ops, rt_storage_ops, rt_docker_ops;
+
+/* Copy s (may be NULL) into a label slot, truncated; "" for NULL. */
+void names_found_set(struct names_found *f, enum names_label l,
+    const char *s);
+
+/* Say in f->err why path failed (r: -errno) and return r. */
+int rt_fail(struct names_found *f, const char *path, int r);
+
+/* "<rootfs><path>" into buf without a doubled "/".  -ENAMETOOLONG. */
+int rt_path(char *buf, size_t len, const char *rootfs, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+#endif

@@ -1,0 +1,263 @@
+/*
+ * names_test.c - the container name readers on state files captured from
+ * real runtimes and written from their formats (tests/fixtures/names/),
+ * broken, oversized and missing files, and the resolver's thread: the
+ * ids it is told, the map it publishes, the ids it forgets.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "names/jsonfile.h"
+#include "names/names.h"
+#include "names/runtime.h"
+#include "tests/check.h"
+
+#define CRI_CTR "4e7feab8eafb14e4d6a2a2ab2f92f7ef1ebfa44e754a0b548899c5a15a20789f"
+#define CRI_POD "67d1b6990fe1f5eb4c8e8a5e85ab3249fed65f99e2449baf164d161c533b6cf8"
+#define PODMAN_ROOTFS "32ab7010fb59bb34f2bb29e479bb574d7f82a8bcd446cfb5aeea7522500241fd"
+#define PODMAN_IMG "e792bb9ff139a14576a27d668e6eafdbec83001b4b6a3f160b1337197d1ed308"
+#define DOCKER "f31f384749f9115acf01fcf82f5a966b59dcc0a4cbd7c9740888c0bf32aa2bbb"
+#define DOCKER_K8S "89016fc1ebe735d5d6bfa8fa9b5c0431890483da9035da7f4031b4fd87aff831"
+#define CRIO_CTR "a6096b8f677941d7d2b0a6f0a3939ade48f461e03eb96621e2987a0b7f42afd0"
+#define CRIO_POD "a18bfabd3cf1d74d0267b59ef276e9c1c94d4e31a9fb482340d884a4c4275b94"
+#define CTD_BAD "b8b5d33623121d4ae77532718c76f026b7b17ee928eac3f12b9abe76e420ce9a"
+#define DOCKER_BAD "aceb6eee37f7052929ed385225ab658fa1941f6d890f5b59ff6c40a670d7837a"
+#define NOBODY "0000000000000000000000000000000000000000000000000000000000000000"
+
+static char root[4096];
+
+static void
+expect(struct names *n, const char *id, const char *ns, const char *pod,
+    const char *ctr, const char *image, const char *uid)
+{
+	struct names_found f;
+
+	memset(&f, 0, sizeof(f));
+	CHECK(names_lookup(n, id, &f) == 1);
+	CHECK_STR(f.v[NAMES_NAMESPACE], ns);
+	CHECK_STR(f.v[NAMES_POD], pod);
+	CHECK_STR(f.v[NAMES_CONTAINER], ctr);
+	CHECK_STR(f.v[NAMES_IMAGE], image);
+	CHECK_STR(f.v[NAMES_POD_UID], uid);
+}
+
+static void
+test_runtimes(void)
+{
+	struct names_opts o = { root, NULL };
+	struct names_found f;
+	struct names *n;
+
+	CHECK(names_new(&o, &n) == 0);
+	/* containerd 1.6.20, CRI: a container and its sandbox. */
+	expect(n, CRI_CTR, "shop", "web-7d4b9", "nginx", "localhost/bb:1",
+	    "1a2b3c4d-0000-4000-8000-000000000001");
+	expect(n, CRI_POD, "shop", "web-7d4b9", "POD", "",
+	    "1a2b3c4d-0000-4000-8000-000000000001");
+	/* Podman 4.3.1: run with --rootfs (no image), and from an image. */
+	expect(n, PODMAN_ROOTFS, "", "", "nm-rootfs", "", "");
+	expect(n, PODMAN_IMG, "", "", "nm-img", "localhost/bb:1", "");
+	/* Docker: its name without the slash, not the moby bundle. */
+	expect(n, DOCKER, "", "", "web", "nginx:1.25", "");
+	expect(n, DOCKER_K8S, "payments", "api-5f7c9-xk2lp", "api",
+	    "registry.example.com/payments/api@sha256:4f8e2c1d0b9a8f7e6d5c4b3"
+	    "a29180716f5e4d3c2b1a09f8e7d6c5b4a39281706",
+	    "0b7e4e2a-51c4-4f3e-9a3b-2d7c1e5f9a10");
+	/* CRI-O: annotations, and a sandbox with only the labels string. */
+	expect(n, CRIO_CTR, "store", "cache-0", "redis",
+	    "docker.io/library/redis:7.2",
+	    "7c4f1a2e-8d3b-4e6f-a1c2-9b8d7e6f5a4b");
+	expect(n, CRIO_POD, "store", "cache-0", "POD",
+	    "registry.k8s.io/pause:3.9",
+	    "7c4f1a2e-8d3b-4e6f-a1c2-9b8d7e6f5a4b");
+	/* Nobody's, broken files, and ids that are no ids. */
+	CHECK(names_lookup(n, NOBODY, &f) == 0);
+	CHECK(names_lookup(n, CTD_BAD, &f) == 0);
+	CHECK(names_lookup(n, DOCKER_BAD, &f) == 0);
+	CHECK(names_lookup(n, "../../../etc/passwd", &f) == 0);
+	CHECK(names_lookup(n, CRI_CTR "0", &f) == 0);
+	names_free(n);
+
+	/* A root where no runtime is. */
+	o.rootfs = "/nonexistent";
+	CHECK(names_new(&o, &n) == 0);
+	CHECK(names_lookup(n, CRI_CTR, &f) == 0);
+	names_free(n);
+}
+
+/* Each reader's own verdict on the broken files. */
+static void
+test_errors(void)
+{
+	struct names_found f;
+	void *d;
+
+	CHECK(rt_containerd_ops.open(root, &d) == 0);
+	memset(&f, 0, sizeof(f));
+	CHECK(rt_containerd_ops.lookup(d, CTD_BAD, &f) == -EBADMSG);
+	CHECK_CONTAINS(f.err, CTD_BAD "/config.json: not valid JSON");
+	CHECK(rt_containerd_ops.lookup(d, NOBODY, &f) == -ENOENT);
+	/* Docker's bundle in moby carries no CRI annotations: not ours. */
+	CHECK(rt_containerd_ops.lookup(d, DOCKER, &f) == -ENOENT);
+	rt_containerd_ops.close(d);
+
+	CHECK(rt_docker_ops.open(root, &d) == 0);
+	memset(&f, 0, sizeof(f));
+	CHECK(rt_docker_ops.lookup(d, DOCKER_BAD, &f) == -EBADMSG);
+	CHECK_CONTAINS(f.err, "config.v2.json: not valid JSON");
+	CHECK(rt_docker_ops.lookup(d, NOBODY, &f) == -ENOENT);
+	rt_docker_ops.close(d);
+
+	CHECK(rt_storage_ops.open("/nonexistent", &d) == 0);
+	CHECK(rt_storage_ops.lookup(d, NOBODY, &f) == -ENOENT);
+	rt_storage_ops.close(d);
+}
+
+static void
+write_file(const char *path, const char *s, size_t repeat, const char *end)
+{
+	FILE *fp = fopen(path, "w");
+	size_t i;
+
+	CHECK(fp != NULL);
+	if (fp == NULL)
+		return;
+	for (i = 0; i < repeat; i++)
+		fputs(s, fp);
+	fputs(end, fp);
+	fclose(fp);
+}
+
+/* Bounds: size, depth, one value only, not a regular file. */
+static void
+test_jsonfile(void)
+{
+	char dir[] = "/tmp/names_test.XXXXXX", path[4200];
+	struct json_object *o = NULL;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/big.json", dir);
+	write_file(path, "{\"a\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"},", 40000,
+	    "");
+	CHECK(jsonfile_read(path, JSONFILE_SMALL, &o, NULL) == -EFBIG);
+	snprintf(path, sizeof(path), "%s/deep.json", dir);
+	write_file(path, "[", 100, "");
+	CHECK(jsonfile_read(path, JSONFILE_SMALL, &o, NULL) == -EBADMSG);
+	snprintf(path, sizeof(path), "%s/two.json", dir);
+	write_file(path, "{} {}", 1, "\n");
+	CHECK(jsonfile_read(path, JSONFILE_SMALL, &o, NULL) == -EBADMSG);
+	snprintf(path, sizeof(path), "%s/empty.json", dir);
+	write_file(path, "", 1, "");
+	CHECK(jsonfile_read(path, JSONFILE_SMALL, &o, NULL) == -EBADMSG);
+	snprintf(path, sizeof(path), "%s/ok.json", dir);
+	write_file(path, "{\"k\": {\"s\": \"v\", \"e\": \"\", \"n\": 1}}", 1, "\n");
+	CHECK(jsonfile_read(path, JSONFILE_SMALL, &o, NULL) == 0);
+	CHECK_STR(jsonfile_str(jsonfile_obj(o, "k"), "s"), "v");
+	CHECK(jsonfile_str(jsonfile_obj(o, "k"), "e") == NULL);
+	CHECK(jsonfile_str(jsonfile_obj(o, "k"), "n") == NULL);
+	CHECK(jsonfile_obj(o, "nope") == NULL);
+	json_object_put(o);
+	CHECK(jsonfile_read(dir, JSONFILE_SMALL, &o, NULL) == -EINVAL);
+	CHECK(jsonfile_read("/nonexistent.json", 10, &o, NULL) == -ENOENT);
+
+	/* An oversized config.json: the container keeps its id only. */
+	{
+		char croot[64], cmd[8600];
+		struct names_opts no = { croot, NULL };
+		struct names_found f;
+		struct names *n;
+		FILE *fp;
+		size_t i;
+
+		snprintf(croot, sizeof(croot), "%s/root", dir);
+		snprintf(path, sizeof(path), "%s/var/lib/docker/containers/"
+		    NOBODY, croot);
+		snprintf(cmd, sizeof(cmd), "mkdir -p %s", path);
+		CHECK(system(cmd) == 0);
+		strcat(path, "/config.v2.json");
+		if ((fp = fopen(path, "w")) != NULL) {
+			fputs("{\"Name\":\"/big\",\"Config\":{\"Env\":[", fp);
+			for (i = 0; i < 70000; i++)
+				fputs("\"A=xxxxxxxxxx\",", fp);
+			fputs("\"B=1\"]}}", fp);
+			fclose(fp);
+		}
+		CHECK(names_new(&no, &n) == 0);
+		CHECK(names_lookup(n, NOBODY, &f) == 0);
+		names_free(n);
+	}
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	CHECK(system(path) == 0);
+}
+
+/* The thread: told ids, it publishes their names; told fewer, it forgets. */
+static void
+test_thread(void)
+{
+	struct names_opts o = { root, NULL };
+	const char *ids[] = { CRI_CTR, PODMAN_IMG, NOBODY, "not-an-id" };
+	const struct namemap_entry *e;
+	struct namemap *m;
+	struct names *n;
+	int i;
+
+	CHECK(names_new(&o, &n) == 0);
+	m = names_map(n);
+	CHECK(m != NULL && m->nr == 0);
+	namemap_unref(m);
+	CHECK(names_start(n) == 0);
+	CHECK(names_want(n, ids, 4) == 0);
+	for (i = 0; i < 500; i++) {
+		m = names_map(n);
+		if (m->nr == 3)
+			break;
+		namemap_unref(m);
+		m = NULL;
+		usleep(10000);
+	}
+	CHECK(m != NULL);
+	if (m) {
+		CHECK((e = namemap_find(m, CRI_CTR)) != NULL && e->found);
+		CHECK_STR(e ? e->v[NAMES_POD] : NULL, "web-7d4b9");
+		CHECK((e = namemap_find(m, PODMAN_IMG)) != NULL && e->found);
+		CHECK_STR(e ? e->v[NAMES_CONTAINER] : NULL, "nm-img");
+		CHECK(e && e->v[NAMES_NAMESPACE] == NULL);
+		/* Looked up, known to no runtime: in the map, not found. */
+		CHECK((e = namemap_find(m, NOBODY)) != NULL && !e->found);
+		CHECK(namemap_find(m, "not-an-id") == NULL);
+		namemap_unref(m);
+	}
+	CHECK(names_want(n, ids + 1, 1) == 0);
+	for (i = 0; i < 500; i++) {
+		m = names_map(n);
+		if (m->nr == 1)
+			break;
+		namemap_unref(m);
+		m = NULL;
+		usleep(10000);
+	}
+	CHECK(m != NULL && namemap_find(m, PODMAN_IMG) != NULL &&
+	    namemap_find(m, CRI_CTR) == NULL);
+	namemap_unref(m);
+	names_free(n);
+}
+
+int
+main(void)
+{
+	const char *srcdir = getenv("srcdir");
+
+	snprintf(root, sizeof(root), "%s/tests/fixtures/names/root",
+	    srcdir ? srcdir : ".");
+	test_runtimes();
+	test_errors();
+	test_jsonfile();
+	test_thread();
+	return CHECK_DONE();
+}
