@@ -5,7 +5,8 @@
 # an emulated PMU for the hardware tests (tests/vm/); between them, the
 # integration tests that start the daemon (TSAN_TESTS in tests/Makefile.inc)
 # built with ThreadSanitizer, any report failing the test; then, once, the
-# Debian package installed under a booted systemd and the OCI image (make
+# Debian package installed under a booted systemd and the OCI image run
+# as real containers under podman and containerd (make
 # check-package); then `make distcheck`.  Ends with one line
 # "N passed, N failed, N skipped" summed over all of them.
 set -u
