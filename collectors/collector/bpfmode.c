@@ -18,8 +18,8 @@
  * and slot are the same; when the object was rebuilt it gets a new
  * source and keeps the counts it had.
  *
- * It is loaded only while a bpf-mode entry matches a cgroup, at the
- * rescan that finds the first one (bpfmode_setup says why).
+ * It is loaded at the rescan that finds the first cgroup a bpf-mode entry
+ * matches, and kept until a rebuild finds none (bpfmode_setup says why).
  *
  * When the machine cannot run it (no privilege, an old kernel, a build
  * without BPF), the reason is logged once and the entries' cgroups are
@@ -343,13 +343,14 @@ bpf_matched(const struct plan *cfg, const struct cgroup_list *matched)
 
 /*
  * Before a rescan plans its targets: make c->bpf serve the plan's
- * bpf-mode entries, or say why it cannot.  The program is loaded only
- * while a bpf-mode entry matches a cgroup (the embedded default names
+ * bpf-mode entries, or say why it cannot.  The program is loaded when a
+ * bpf-mode entry first matches a cgroup (the embedded default names
  * container layouts most machines do not run: no program on their context
- * switches, and no warning where it cannot run), and replaced only at a
- * rebuild; a failure is tried again at the next rebuild, or when the
- * entries match again after matching nothing.  -ENOMEM only; any other
- * failure leaves c->bpf NULL with the reason in c->bpf_why.
+ * switches, and no warning where it cannot run).  It is kept, or its
+ * failure is, until the next rebuild: the last container of a host going
+ * and a new one coming neither unloads and loads it again nor says its
+ * failure twice; a rebuild that finds no match retires it.  -ENOMEM only;
+ * any other failure leaves c->bpf NULL with the reason in c->bpf_why.
  */
 static int
 bpfmode_setup(struct collector *c, const struct cgroup_list *matched,
@@ -367,13 +368,16 @@ bpfmode_setup(struct collector *c, const struct cgroup_list *matched,
 		return -ENOMEM;
 	nwant = c->have_cgroot && bpf_matched(cfg, matched) ?
 	    wanted_groups(c, want) : 0;
-	c->bpf_wanted = nwant > 0;
 	if (nwant == 0) {
-		retire(c);
-		c->bpf_why[0] = '\0';
+		if (rebuild) {
+			retire(c);
+			c->bpf_why[0] = '\0';
+			c->bpf_wanted = 0;
+		}
 		free(want);
 		return 0;
 	}
+	c->bpf_wanted = 1;
 	/* At a plain rescan the targets use what there is: kept, or the
 	 * failure kept until the next rebuild. */
 	if ((c->bpf && (!rebuild || still_fits(c, c->bpf, want, nwant))) ||
