@@ -405,12 +405,53 @@ label_name_ok(const char *s)
 }
 
 
+/*
+ * replace: {"_": "-"}: string replacements applied, in order, to the
+ * value a rule makes; what regex and $N cannot do (systemd writes a pod
+ * uid's "-" as "_", and a machine name's "-" as "\x2d").
+ */
+static int
+parse_replace(struct parse *p, yaml_node_t *n, struct plan_relabel *rl)
+{
+	yaml_node_pair_t *pr;
+	yaml_node_t *k, *v;
+	size_t nr;
+	int r;
+
+	if ((r = expect(p, n, YAML_MAPPING_NODE, "replace")) < 0)
+		return r;
+	nr = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+	rl->replace_from = calloc(nr + 1, sizeof(char *));
+	rl->replace_to = calloc(nr + 1, sizeof(char *));
+	if (rl->replace_from == NULL || rl->replace_to == NULL)
+		return -ENOMEM;
+	for (pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top;
+	    pr++) {
+		k = yaml_document_get_node(p->y.doc, pr->key);
+		v = yaml_document_get_node(p->y.doc, pr->value);
+		if ((r = expect(p, k, YAML_SCALAR_NODE, "a replace key")) < 0 ||
+		    (r = expect(p, v, YAML_SCALAR_NODE, "a replace value")) < 0)
+			return r;
+		if (scalar(k)[0] == '\0')
+			return perr(p, k, "replace: the string to replace is "
+			    "empty");
+		if ((rl->replace_from[rl->nr_replace] = strdup(scalar(k))) ==
+		    NULL || (rl->replace_to[rl->nr_replace] =
+		    strdup(scalar(v))) == NULL) {
+			free(rl->replace_from[rl->nr_replace]);
+			return -ENOMEM;
+		}
+		rl->nr_replace++;
+	}
+	return 0;
+}
+
 static int
 parse_relabel(struct parse *p, yaml_node_t *n, struct plan_relabel *rl)
 {
 	static const char *const keys[] = { "source", "regex", "target_label",
-	    "replacement", NULL };
-	yaml_node_t *src, *re, *tl, *rp;
+	    "replacement", "replace", NULL };
+	yaml_node_t *src, *re, *tl, *rp, *rs;
 	char *anchored, ebuf[256];
 	int r;
 
@@ -443,6 +484,9 @@ parse_relabel(struct parse *p, yaml_node_t *n, struct plan_relabel *rl)
 		    "pmu_exporter sets it itself", scalar(tl));
 	if ((rp = lookup(p, n, "replacement")) != NULL &&
 	    (r = expect(p, rp, YAML_SCALAR_NODE, "replacement")) < 0)
+		return r;
+	if ((rs = lookup(p, n, "replace")) != NULL &&
+	    (r = parse_replace(p, rs, rl)) < 0)
 		return r;
 	if ((anchored = malloc(strlen(scalar(re)) + 5)) == NULL)
 		return -ENOMEM;
@@ -487,8 +531,9 @@ check_pattern(struct parse *p, yaml_node_t *n, const char *what)
  * mode: perf (one perf event per event, CPU and cgroup) or bpf (the
  * groups opened once per CPU, cgroups charged by a BPF program), and what
  * bpf mode does when the machine cannot run it: bpf_fallback: perf (the
- * default: count in perf mode, logged and shown in pmu_exporter_bpf_active)
- * or refuse (the config is refused).  The bpf-mode groups of every entry
+ * default: count in perf mode, logged and shown in pmu_exporter_bpf_active),
+ * refuse (the config is refused) or skip (these cgroups are not counted:
+ * an aggregate worth counting only where it costs a map entry).  The bpf-mode groups of every entry
  * share one set of counters per CPU: at most BPFCG_MAX_EVENTS events.
  */
 static int
@@ -528,9 +573,11 @@ parse_mode(struct parse *p, yaml_node_t *n, struct plan_target *t)
 			return r;
 		if (strcmp(scalar(fb), "refuse") == 0)
 			t->bpf_refuse = 1;
+		else if (strcmp(scalar(fb), "skip") == 0)
+			t->bpf_skip = 1;
 		else if (strcmp(scalar(fb), "perf") != 0)
-			return perr(p, fb, "bpf_fallback must be perf or "
-			    "refuse, not \"%s\"", scalar(fb));
+			return perr(p, fb, "bpf_fallback must be perf, refuse "
+			    "or skip, not \"%s\"", scalar(fb));
 	}
 	/* This entry is the last one parsed: count the union so far. */
 	for (i = 0; i < p->cfg->nr_groups; i++) {
@@ -550,12 +597,51 @@ parse_mode(struct parse *p, yaml_node_t *n, struct plan_target *t)
 	return 0;
 }
 
+/*
+ * layout: a name for the entry, shared by the entries of one cgroup
+ * layout (the embedded default's "docker" has two: systemd and cgroupfs
+ * drivers).  The log says per layout how many cgroups it holds, and an
+ * entry with a layout is not warned about when it matches nothing: most
+ * machines run few of the layouts.
+ */
+static int
+parse_layout(struct parse *p, yaml_node_t *n, struct plan_target *t)
+{
+	struct plan *cfg = p->cfg;
+	const char *s;
+	char **tmp;
+	size_t i;
+	int r;
+
+	if ((r = expect(p, n, YAML_SCALAR_NODE, "layout")) < 0)
+		return r;
+	s = scalar(n);
+	if (s[0] == '\0' || strlen(s) > 64 || strpbrk(s, " \t\r\n"))
+		return perr(p, n, "layout must be a name of 1 to 64 "
+		    "characters without spaces, not \"%s\"", s);
+	for (i = 0; i < cfg->nr_layouts; i++)
+		if (strcmp(cfg->layouts[i], s) == 0)
+			break;
+	if (i == cfg->nr_layouts) {
+		tmp = realloc(cfg->layouts, (i + 1) * sizeof(*tmp));
+		if (tmp == NULL)
+			return -ENOMEM;
+		cfg->layouts = tmp;
+		if ((tmp[i] = strdup(s)) == NULL)
+			return -ENOMEM;
+		cfg->nr_layouts++;
+	}
+	t->layout = i + 1;
+	return 0;
+}
+
 static int
 parse_cgroup_target(struct parse *p, yaml_node_t *n, struct plan_target *t)
 {
-	static const char *const keys[] = { "path", "groups", "per_cpu",
-	    "exclude", "depth", "relabel", "mode", "bpf_fallback", NULL };
-	yaml_node_t *path, *pc, *ex, *dp, *rl, *item;
+	static const char *const keys[] = { "layout", "path", "groups",
+	    "per_cpu", "exclude", "depth", "relabel", "mode", "bpf_fallback",
+	    NULL };
+	yaml_node_t *path, *pc, *ex, *dp, *rl, *ly, *item;
 	yaml_node_item_t *it;
 	size_t nr;
 	char *end;
@@ -577,6 +663,9 @@ parse_cgroup_target(struct parse *p, yaml_node_t *n, struct plan_target *t)
 		return r;
 	if ((t->path = strdup(scalar(path))) == NULL)
 		return -ENOMEM;
+	if ((ly = lookup(p, n, "layout")) != NULL &&
+	    (r = parse_layout(p, ly, t)) < 0)
+		return r;
 	if ((ex = lookup(p, n, "exclude")) != NULL) {
 		/* One pattern, or a list of them. */
 		nr = ex->type == YAML_SEQUENCE_NODE ?

@@ -147,12 +147,13 @@ probe_hardware(void)
 	return -group_probe(&attr, 0, -1, 0);
 }
 
-/* Say what an embedded config counts: its groups and their events. */
+/* Say what an embedded config counts: its groups and their events, and
+ * the layouts whose cgroups it counts (each then says what it found). */
 static void
 log_embedded(const struct plan *p)
 {
-	char what[512];
-	size_t i, j, n = 0;
+	char what[512], layouts[512];
+	size_t i, j, n = 0, l = 0;
 
 	what[0] = '\0';
 	for (i = 0; i < p->nr_groups && n < sizeof(what); i++) {
@@ -169,8 +170,12 @@ log_embedded(const struct plan *p)
 		if (n < sizeof(what))
 			n += snprintf(what + n, sizeof(what) - n, "}");
 	}
-	log_info("the embedded default counts %s on every CPU and on every "
-	    "cgroup directly under the cgroup root", what);
+	layouts[0] = '\0';
+	for (i = 0; i < p->nr_layouts && l < sizeof(layouts); i++)
+		l += snprintf(layouts + l, sizeof(layouts) - l, "%s%s",
+		    i ? ", " : "", p->layouts[i]);
+	log_info("the embedded default counts %s on every CPU and on the "
+	    "cgroups of the layouts it knows: %s", what, layouts);
 }
 
 static int

@@ -6,7 +6,8 @@
  * interval with no running time, an event the CPU lacks, a group whose
  * read returns 0 bytes, a group that is never scheduled, a refusal
  * (EPERM) explained once from the procfs given, and that every fd opened
- * is closed again.
+ * is closed again.  And the embedded default's cgroup layouts against a
+ * tree made from tests/fixtures/layouts.
  */
 #include "autoconf.h"
 
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "collectors/collector/collector.h"
@@ -25,7 +27,7 @@
 #include "daemon/expo.h"
 #include "tests/check.h"
 
-#define MAXFD 64
+#define MAXFD 512
 
 static struct fake {
 	int used, closed, leader, cpu, enabled;
@@ -44,7 +46,7 @@ static int fake_counters;			/* >0: bigger groups never run */
 static int read_reversed;			/* members in reverse order */
 static int read_short;				/* one word short */
 static int max_prio_seen;
-static char logbuf[16384];
+static char logbuf[65536];
 
 #define FAKE_FD(i) (1000 + (i))
 
@@ -796,6 +798,235 @@ test_pmus(void)
 	CHECK(open_fds() == 0);
 }
 
+/* One line of tests/fixtures/layouts. */
+struct layout_case {
+	char path[1024];
+	char layouts[128];		/* "docker", "top,lxc"; "-": none */
+	char labels[1024];		/* "k=v k=v", sorted */
+};
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sort the space-separated words of s in place. */
+static void
+sort_words(char *s)
+{
+	char buf[1024], *w[32], *save = NULL, *t;
+	size_t n = 0, i, o = 0;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (t = strtok_r(buf, " ", &save); t && n < 32;
+	    t = strtok_r(NULL, " ", &save))
+		w[n++] = t;
+	qsort(w, n, sizeof(*w), cmp_str);
+	s[0] = '\0';
+	for (i = 0; i < n; i++)
+		o += (size_t)snprintf(s + o, 1024 - o, "%s%s", i ? " " : "",
+		    w[i]);
+}
+
+static size_t
+read_layout_cases(struct layout_case *lc, size_t max)
+{
+	const char *top = getenv("top_srcdir");
+	char path[4096], line[4096];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tests/fixtures/layouts",
+	    top ? top : ".");
+	f = fopen(path, "r");
+	CHECK(f != NULL);
+	while (f && fgets(line, sizeof(line), f) && n < max) {
+		char *p, *l;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] != '/')
+			continue;
+		p = strchr(line, ' ');
+		CHECK(p != NULL);
+		if (p == NULL)
+			continue;
+		*p++ = '\0';
+		l = strchr(p, ' ');
+		if (l)
+			*l++ = '\0';
+		snprintf(lc[n].path, sizeof(lc[n].path), "%.1000s", line);
+		snprintf(lc[n].layouts, sizeof(lc[n].layouts), "%.100s", p);
+		snprintf(lc[n].labels, sizeof(lc[n].labels), "%.1000s",
+		    l ? l : "");
+		sort_words(lc[n].labels);
+		n++;
+	}
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static int
+in_layout(const struct layout_case *lc, const char *layout)
+{
+	char buf[128], *save = NULL, *t;
+
+	snprintf(buf, sizeof(buf), "%s", lc->layouts);
+	for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		if (strcmp(t, layout) == 0)
+			return 1;
+	return 0;
+}
+
+/* The summed row of cgroup path, or NULL. */
+static const struct snap_row *
+cgroup_row(const struct snapshot *s, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_rows; i++)
+		if (s->rows[i].cgroup && s->rows[i].cpu == -1 &&
+		    strcmp(s->rows[i].cgroup, path) == 0)
+			return &s->rows[i];
+	return NULL;
+}
+
+/*
+ * Each case of one pass: counted with exactly its labels if it is in a
+ * layout (other than those in uncounted, ","-separated), not counted
+ * otherwise, and nothing else counted.
+ */
+static void
+check_layout_rows(const struct snapshot *s, const struct layout_case *lc,
+    size_t n, const char *uncounted)
+{
+	char got[1024];
+	size_t i, j, o, rows = 0, want_rows = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct snap_row *r = cgroup_row(s, lc[i].path);
+		int want = strcmp(lc[i].layouts, "-") != 0 &&
+		    strcmp(lc[i].layouts, uncounted) != 0;
+
+		want_rows += want;
+		if (!want != !r)
+			fprintf(stderr, "%s: %s, want %s\n", lc[i].path,
+			    r ? "counted" : "not counted", want ? "counted" :
+			    "not counted");
+		CHECK(!want == !r);
+		if (r == NULL || !want)
+			continue;
+		for (j = 0, o = 0, got[0] = '\0'; j < r->nr_labels; j++)
+			o += (size_t)snprintf(got + o, sizeof(got) - o, "%s%s=%s",
+			    j ? " " : "", r->label_names[j], r->label_values[j]);
+		sort_words(got);
+		if (strcmp(got, lc[i].labels) != 0)
+			fprintf(stderr, "%s:\n", lc[i].path);
+		CHECK_STR(got, lc[i].labels);
+	}
+	for (i = 0; i < s->nr_rows; i++)
+		rows += s->rows[i].cgroup && s->rows[i].cpu == -1;
+	CHECK(rows == want_rows);
+}
+
+/*
+ * The embedded default on the cgroups of every layout it knows, as their
+ * runtimes make them (tests/fixtures/layouts), through the real
+ * discovery: patterns, excludes, relabel rules, labels merged from
+ * several entries, and one log line per layout with its count.  First as
+ * it is, where mode: bpf cannot run (the fake PMU's fds are no perf
+ * events to the BPF map): containers in perf mode, pods not counted;
+ * then with every entry in perf mode, pods with their labels.
+ */
+static void
+test_layouts(const char *dir)
+{
+	static struct layout_case lc[256];
+	char mi[8400], path[8400], want[512];
+	struct plan *cfg = NULL;
+	struct collector *c;
+	struct snapshot *s;
+	size_t n, i, l, count;
+	int pass;
+
+	n = read_layout_cases(lc, 256);
+	CHECK(n > 50);
+	for (i = 0; i < n; i++) {
+		char *q;
+
+		snprintf(path, sizeof(path), "%.4000s/lay%.1000s", dir,
+		    lc[i].path);
+		for (q = path + strlen(dir) + 1; (q = strchr(q + 1, '/'));) {
+			*q = '\0';
+			(void)mkdir(path, 0755);
+			*q = '/';
+		}
+		(void)mkdir(path, 0755);
+	}
+	scratch_mount(dir, "lay", mi, sizeof(mi));
+	for (pass = 0; pass < 2; pass++) {
+		logbuf[0] = '\0';
+		cfg = NULL;
+		CHECK(config_parse(NULL, "<default>", config_default_yaml,
+		    strlen(config_default_yaml), &cfg, path,
+		    sizeof(path)) == 0);
+		if (cfg == NULL)
+			return;
+		for (i = 0; pass == 1 && i < cfg->nr_targets; i++)
+			cfg->targets[i].bpf = 0;
+		{
+			struct collector_opts o = {
+				.sysfs = dir,
+				.mountinfo = mountinfo,
+				.log = capture,
+			};
+
+			c = NULL;
+			CHECK(collector_new(cfg, &o, &c, path,
+			    sizeof(path)) == 0);
+		}
+		if (c == NULL)
+			return;
+		collector_enable(c);
+		collector_collect(c);
+		s = collector_snapshot(c);
+		CHECK(s != NULL);
+		if (s)
+			check_layout_rows(s, lc, n, pass == 0 ?
+			    "kubernetes-pod" : "");
+		snapshot_unref(s);
+		/* One line per layout, with its count and mode. */
+		for (l = 0; l < cfg->nr_layouts; l++) {
+			int pods = strcmp(cfg->layouts[l], "kubernetes-pod") == 0;
+			int bpf = 0;
+
+			for (i = 0; i < cfg->nr_targets; i++)
+				bpf |= cfg->targets[i].layout == l + 1 &&
+				    cfg->targets[i].bpf;
+			for (i = 0, count = 0; i < n; i++)
+				count += in_layout(&lc[i], cfg->layouts[l]);
+			CHECK(count > 0);
+			snprintf(want, sizeof(want), "layout %s: "
+			    "%zu cgroup%s (%s)\n", cfg->layouts[l], count,
+			    count == 1 ? "" : "s", !bpf ? "mode perf" : pods ?
+			    "not counted: mode bpf is not available" :
+			    "mode perf: mode bpf is not available");
+			if (count_of(logbuf, want) != 1)
+				fprintf(stderr, "no line \"%s\"\n", want);
+			CHECK(count_of(logbuf, want) == 1);
+		}
+		/* Layouts the machine does not run are not warned about. */
+		CHECK(count_of(logbuf, "matches no cgroup") == 0);
+		collector_free(c);
+		plan_free(cfg);
+		CHECK(open_fds() == 0);
+	}
+	snprintf(path, sizeof(path), "rm -r %s/lay", dir);
+	CHECK(system(path) == 0);
+	mountinfo = "/nonexistent";
+}
+
 int
 main(void)
 {
@@ -820,6 +1051,7 @@ main(void)
 	test_no_perf_cgroup(dir);
 	test_denied(dir);
 	test_pmus();
+	test_layouts(dir);
 
 	snprintf(path, sizeof(path), "rm -r %s", dir);
 	CHECK(system(path) == 0);

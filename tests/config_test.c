@@ -105,8 +105,13 @@ test_embedded(void)
 
 	CHECK(config_parse(NULL, "<default>", config_default_yaml,
 	    strlen(config_default_yaml), &cfg, err, sizeof(err)) == 0);
-	CHECK(cfg && cfg->nr_groups == 1 && cfg->nr_targets == 2);
+	/* The CPUs, then the layouts' entries (tests/layouts_test.c). */
+	CHECK(cfg && cfg->nr_groups == 1 && cfg->nr_targets > 2 &&
+	    cfg->nr_layouts > 1);
 	CHECK(cfg && strcmp(cfg->groups[0].name, "ipc") == 0);
+	CHECK(cfg && cfg->targets[1].layout == 1 &&
+	    strcmp(cfg->targets[1].path, "/*") == 0);
+	CHECK(cfg && strcmp(cfg->layouts[0], "top") == 0);
 	plan_free(cfg);
 	cfg = NULL;
 	CHECK(config_parse(NULL, "<default>", config_fallback_yaml,
@@ -251,6 +256,56 @@ test_cgroup_keys(void)
 	    "t.yaml:8:17: relabel source \"name\" is not known (the only source is \"path\")");
 	bad(GROUPS "max_fds: -3\ncpus:\n  - cpus: all\n    groups: [ipc]\n",
 	    "t.yaml:4:10: max_fds must be a positive whole number, not \"-3\"");
+	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    relabel:\n      - regex: a\n        target_label: x\n        replace: [a, b]\n",
+	    "t.yaml:10:18: replace must be a mapping, not a list");
+	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    relabel:\n      - regex: a\n        target_label: x\n        replace: {'': b}\n",
+	    "t.yaml:10:19: replace: the string to replace is empty");
+	bad(GROUPS "cgroups:\n  - layout: my docker\n    path: /a\n    groups: [ipc]\n",
+	    "t.yaml:5:13: layout must be a name of 1 to 64 characters without spaces, not \"my docker\"");
+}
+
+/* layout: names entries, one name for several; relabel's replace. */
+static void
+test_layout_keys(void)
+{
+	char out[256];
+	struct plan *cfg = parse(GROUPS "cgroups:\n"
+	    "  - layout: docker\n    path: /docker/*\n    groups: [ipc]\n"
+	    "  - path: /x\n    groups: [ipc]\n"
+	    "  - layout: pods\n    path: /kubepods/*/pod*\n    groups: [ipc]\n"
+	    "    relabel:\n"
+	    "      - regex: '.*-pod([0-9a-f_]+)\\.slice'\n"
+	    "        target_label: pod_uid\n"
+	    "        replace: {'_': '-', 'ab': 'AB'}\n"
+	    "      - regex: '.*/machine-(.*)\\.scope'\n"
+	    "        target_label: machine\n"
+	    "        replace: {'\\x2d': '-'}\n"
+	    "  - layout: docker\n    path: /system.slice/docker-*.scope\n"
+	    "    groups: [ipc]\n");
+
+	CHECK(cfg != NULL);
+	if (cfg == NULL) {
+		fprintf(stderr, "%s\n", err);
+		return;
+	}
+	CHECK(cfg->nr_layouts == 2);
+	CHECK_STR(cfg->layouts[0], "docker");
+	CHECK_STR(cfg->layouts[1], "pods");
+	CHECK(cfg->targets[0].layout == 1 && cfg->targets[1].layout == 0 &&
+	    cfg->targets[2].layout == 2 && cfg->targets[3].layout == 1);
+	CHECK(cfg->targets[2].relabel[0].nr_replace == 2);
+	CHECK(plan_relabel_apply(&cfg->targets[2].relabel[0],
+	    "/k/kubepods-podab_cd_ab.slice", out, sizeof(out)) == 1);
+	CHECK_STR(out, "AB-cd-AB");
+	CHECK(plan_relabel_apply(&cfg->targets[2].relabel[1],
+	    "/machine.slice/machine-qemu\\x2d1\\x2dweb\\x2d01.scope", out,
+	    sizeof(out)) == 1);
+	CHECK_STR(out, "qemu-1-web-01");
+	/* Cut to the buffer, replaced within it. */
+	CHECK(plan_relabel_apply(&cfg->targets[2].relabel[0],
+	    "/k/kubepods-podabab.slice", out, 4) == 1);
+	CHECK_STR(out, "ABa");
+	plan_free(cfg);
 }
 
 /* mode: bpf and its keys; without a BPF build, mode: bpf is an error. */
@@ -288,6 +343,12 @@ test_bpf_keys(void)
 	CHECK(cfg != NULL && cfg->bpf_max_cgroups == 1024 &&
 	    cfg->targets[0].bpf_refuse == 0);
 	plan_free(cfg);
+	/* skip: counted in mode: bpf or not at all. */
+	cfg = parse(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n"
+	    "    mode: bpf\n    bpf_fallback: skip\n");
+	CHECK(cfg != NULL && cfg->targets[0].bpf_skip == 1 &&
+	    cfg->targets[0].bpf_refuse == 0);
+	plan_free(cfg);
 
 	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    mode: bfp\n",
 	    "t.yaml:7:11: mode must be perf or bpf, not \"bfp\"");
@@ -296,7 +357,7 @@ test_bpf_keys(void)
 	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    mode: perf\n    bpf_fallback: refuse\n",
 	    "t.yaml:8:19: bpf_fallback applies to mode: bpf, not mode: perf");
 	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    mode: bpf\n    bpf_fallback: never\n",
-	    "t.yaml:8:19: bpf_fallback must be perf or refuse, not \"never\"");
+	    "t.yaml:8:19: bpf_fallback must be perf, refuse or skip, not \"never\"");
 	bad(GROUPS "bpf_max_cgroups: 0\ncgroups:\n  - path: /a\n    groups: [ipc]\n",
 	    "t.yaml:4:18: bpf_max_cgroups must be a whole number from 1 to 1000000, not \"0\"");
 	/* 33 raw events over two bpf-mode entries: one too many. */
@@ -421,6 +482,7 @@ main(void)
 	test_embedded();
 	test_errors();
 	test_cgroup_keys();
+	test_layout_keys();
 	test_durations();
 	test_bpf_keys();
 	test_load();

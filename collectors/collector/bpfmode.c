@@ -18,9 +18,12 @@
  * and slot are the same; when the object was rebuilt it gets a new
  * source and keeps the counts it had.
  *
+ * It is loaded at the rescan that finds the first cgroup a bpf-mode entry
+ * matches, and kept until a rebuild finds none (bpfmode_setup says why).
+ *
  * When the machine cannot run it (no privilege, an old kernel, a build
  * without BPF), the reason is logged once and the entries' cgroups are
- * counted in perf mode (bpf_fallback: perf) or not at all (refuse).
+ * counted in perf mode (bpf_fallback: perf) or not at all (refuse, skip).
  */
 #include "autoconf.h"
 
@@ -325,13 +328,33 @@ retire(struct collector *c)
 	c->bpf = NULL;
 }
 
+/* Does some bpf-mode entry match a cgroup? */
+static int
+bpf_matched(const struct plan *cfg, const struct cgroup_list *matched)
+{
+	size_t i;
+
+	for (i = 0; matched && i < cfg->nr_targets; i++)
+		if (cfg->targets[i].kind == PLAN_TARGET_CGROUP &&
+		    cfg->targets[i].bpf && matched[i].nr > 0)
+			return 1;
+	return 0;
+}
+
 /*
- * Before the targets are built: make c->bpf serve the plan's bpf-mode
- * entries, or say why it cannot.  -ENOMEM only; any other failure leaves
- * c->bpf NULL with the reason in c->bpf_why.
+ * Before a rescan plans its targets: make c->bpf serve the plan's
+ * bpf-mode entries, or say why it cannot.  The program is loaded when a
+ * bpf-mode entry first matches a cgroup (the embedded default names
+ * container layouts most machines do not run: no program on their context
+ * switches, and no warning where it cannot run).  It is kept, or its
+ * failure is, until the next rebuild: the last container of a host going
+ * and a new one coming neither unloads and loads it again nor says its
+ * failure twice; a rebuild that finds no match retires it.  -ENOMEM only;
+ * any other failure leaves c->bpf NULL with the reason in c->bpf_why.
  */
 static int
-bpfmode_setup(struct collector *c)
+bpfmode_setup(struct collector *c, const struct cgroup_list *matched,
+    int rebuild)
 {
 	const struct plan *cfg = c->cfg;
 	unsigned char *want;
@@ -339,17 +362,26 @@ bpfmode_setup(struct collector *c)
 	const char *no_change;
 	char why[sizeof(c->bpf_why)];
 	size_t nwant, i;
-	int r, refuse = 0;
+	int r, refuse = 0, skip = 0;
 
 	if ((want = calloc(cfg->nr_groups + 1, 1)) == NULL)
 		return -ENOMEM;
-	nwant = c->have_cgroot ? wanted_groups(c, want) : 0;
-	c->bpf_wanted = nwant > 0;
-	if (nwant == 0 || (c->bpf && still_fits(c, c->bpf, want, nwant))) {
-		if (nwant == 0) {
+	nwant = c->have_cgroot && bpf_matched(cfg, matched) ?
+	    wanted_groups(c, want) : 0;
+	if (nwant == 0) {
+		if (rebuild) {
 			retire(c);
 			c->bpf_why[0] = '\0';
+			c->bpf_wanted = 0;
 		}
+		free(want);
+		return 0;
+	}
+	c->bpf_wanted = 1;
+	/* At a plain rescan the targets use what there is: kept, or the
+	 * failure kept until the next rebuild. */
+	if ((c->bpf && (!rebuild || still_fits(c, c->bpf, want, nwant))) ||
+	    (c->bpf == NULL && !rebuild && c->bpf_why[0])) {
 		free(want);
 		return 0;
 	}
@@ -367,17 +399,19 @@ bpfmode_setup(struct collector *c)
 	free(want);
 	if (r == -ENOMEM)
 		return r;
-	for (i = 0; i < cfg->nr_targets; i++)
+	for (i = 0; i < cfg->nr_targets; i++) {
 		refuse |= cfg->targets[i].bpf && cfg->targets[i].bpf_refuse;
+		skip |= cfg->targets[i].bpf && cfg->targets[i].bpf_skip;
+	}
 	if (r < 0) {
 		/* Said once per reason, not at every rescan. */
 		if (strcmp(why, c->bpf_why) != 0)
 			REPORT(c, refuse ? 3 : 4, NULL, NULL, NULL, -1, -r,
 			    "mode: bpf is not available: %s; %s", why,
-			    refuse ? "the cgroups of the entries with "
-			    "bpf_fallback: refuse are not counted, the others "
-			    "are counted in perf mode" : "their cgroups are "
-			    "counted in perf mode instead (bpf_fallback: "
+			    refuse || skip ? "the cgroups of the entries with "
+			    "bpf_fallback: refuse or skip are not counted, the "
+			    "others are counted in perf mode" : "their cgroups "
+			    "are counted in perf mode instead (bpf_fallback: "
 			    "perf)");
 		snprintf(c->bpf_why, sizeof(c->bpf_why), "%s", why);
 		return 0;

@@ -378,7 +378,8 @@ collector_free(struct collector *c)
 		target_free(c->targets[i]);
 	free(c->targets);
 	bpfmode_unref(c->bpf);
-	cfgstate_fini(c->cfg, c->attrs, c->ev_logged, c->pattern_empty);
+	cfgstate_fini(c->cfg, c->attrs, c->ev_logged, c->pattern_empty,
+	    c->layout_said);
 	cpumap_free(&c->online);
 	cgwatch_free(c->watch);
 	if (c->online_fd >= 0)

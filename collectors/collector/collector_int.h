@@ -72,10 +72,17 @@ struct target {
 	int bpf_refused;		/* mode: bpf unavailable, refuse */
 	int names_held;			/* held out of a snapshot once, for
 					   its container's names (snapbuild.c) */
+	int bpf_skipped;		/* ... skip: not counted, as asked */
 	void *attached[SOURCE_KINDS];	/* what each kind's attach left */
 };
 
 struct bpfmode;
+
+/* What the log last said of a layout (discovery.c). */
+struct layout_said {
+	size_t cgroups;
+	const char *mode;		/* static text; NULL: never said */
+};
 
 struct collector {
 	const struct plan *cfg;
@@ -99,6 +106,7 @@ struct collector {
 	int logged_emfile, logged_no_perf_cgroup;
 	enum denied_cause denied;	/* the first EACCES/EPERM, explained */
 	int *pattern_empty;		/* [cfg target]: reported matching none */
+	struct layout_said *layout_said;	/* [cfg layout]: as last said */
 
 	/* Discovery. */
 	struct cgwatch *watch;		/* NULL without inotify */
@@ -211,14 +219,14 @@ int target_rebuild(struct collector *c, const struct plan *cfg);
 void targets_enable(struct collector *c);
 int cfgstate_init(struct collector *c, const struct plan *cfg);
 void cfgstate_fini(const struct plan *cfg, struct perf_event_attr **attrs,
-    int **ev_logged, int *pattern_empty);
+    int **ev_logged, int *pattern_empty, struct layout_said *layout_said);
 
 /* hotplug.c */
 void hotplug_open(struct collector *c);
 int hotplug_changed(struct collector *c);
 
 /* discovery.c */
-int rescan_cgroups(struct collector *c, int enable);
+int rescan_cgroups(struct collector *c, int enable, int rebuild);
 
 /* snapbuild.c */
 struct snapshot *snapbuild(struct collector *c, double duration_s);

@@ -79,11 +79,14 @@ plan_entry(struct collector *c, struct target *t,
 {
 	char value[1024];
 	size_t k;
-	int refused = ct->bpf && ct->bpf_refuse && c->bpf == NULL;
+	int refused = ct->bpf && (ct->bpf_refuse || ct->bpf_skip) &&
+	    c->bpf == NULL;
 
-	/* mode: bpf unavailable, and perf mode refused. */
-	if (refused)
+	/* mode: bpf unavailable, and perf mode refused (or skipped). */
+	if (refused && ct->bpf_refuse)
 		t->bpf_refused = 1;
+	else if (refused)
+		t->bpf_skipped = 1;
 	for (k = 0; k < ct->nr_groups && !refused; k++)
 		if (target_add_pmu_group(c, t, ct->groups[k], &c->online,
 		    ct->per_cpu, ct->bpf && c->bpf != NULL ? &source_bpf_kind :
@@ -127,7 +130,9 @@ expand_all(struct collector *c, struct cgroup_list *lists,
 				return r;
 			continue;
 		}
-		if (lists[i].nr == 0 && !c->pattern_empty[i]) {
+		/* A layout's entries match nothing on most machines: the
+		 * layout's line says what they hold. */
+		if (lists[i].nr == 0 && !c->pattern_empty[i] && !ct->layout) {
 			c->pattern_empty[i] = 1;
 			REPORT(c, 4, ct->path, NULL, NULL, -1, 0,
 			    "%s:%d:%d: cgroup path %s matches no "
@@ -202,6 +207,75 @@ report_tally(struct collector *c, const struct tally *t)
 	}
 }
 
+/* How an entry's cgroups are counted, for the layout lines. */
+static const char *
+entry_mode(const struct collector *c, const struct plan_target *ct)
+{
+	if (!ct->bpf)
+		return "mode perf";
+	if (c->bpf != NULL)
+		return "mode bpf";
+	if (ct->bpf_refuse || ct->bpf_skip)
+		return "not counted: mode bpf is not available";
+	return "mode perf: mode bpf is not available";
+}
+
+/*
+ * One line per layout whose count or mode changed since it was last
+ * said: "layout docker: 12 cgroups (mode bpf)".  m is sorted by path, so
+ * a cgroup two entries of one layout match is counted once.  Layouts are
+ * few (the default has ten): a pass over the matches each.
+ */
+static void
+report_layouts(struct collector *c, const struct match *m, size_t nm)
+{
+	const struct plan *cfg = c->cfg;
+	const char *mode, *prev;
+	size_t i, l, n;
+
+	for (l = 0; l < cfg->nr_layouts; l++) {
+		struct layout_said *s = &c->layout_said[l];
+
+		mode = NULL;
+		for (i = 0; i < cfg->nr_targets && mode == NULL; i++)
+			if (cfg->targets[i].layout == l + 1)
+				mode = entry_mode(c, &cfg->targets[i]);
+		for (i = 0, n = 0, prev = NULL; i < nm; i++)
+			if (cfg->targets[m[i].entry].layout == l + 1 &&
+			    (prev == NULL || strcmp(prev, m[i].path) != 0)) {
+				prev = m[i].path;
+				n++;
+			}
+		/* Never said and nothing found: nothing to say. */
+		if ((s->mode == NULL && n == 0) || (s->mode != NULL &&
+		    s->cgroups == n && strcmp(s->mode, mode) == 0))
+			continue;
+		REPORT(c, 6, NULL, NULL, NULL, -1, 0, "layout %s: %zu "
+		    "cgroup%s (%s)", cfg->layouts[l], n, n == 1 ? "" : "s",
+		    mode);
+		s->cgroups = n;
+		s->mode = mode;
+	}
+}
+
+/*
+ * Let every source kind prepare for what the rescan matched (mode: bpf
+ * loads its program when a bpf-mode entry first matches a cgroup).
+ */
+static int
+prepare_kinds(struct collector *c, const struct cgroup_list *matched,
+    int rebuild)
+{
+	size_t i;
+	int r;
+
+	for (i = 0; i < SOURCE_KINDS; i++)
+		if (source_kinds[i]->prepare &&
+		    (r = source_kinds[i]->prepare(c, matched, rebuild)) < 0)
+			return r;
+	return 0;
+}
+
 /*
  * Open a target that is new, or was left unopened before (over the
  * budget, no BPF slot).  1 if it is counted now, 0 if it stays unopened
@@ -214,8 +288,9 @@ open_one(struct collector *c, struct target *t, struct tally *ty,
 	size_t need = inst_need_fds(c, t);
 	int r;
 
-	if (t->nr_groups == 0 && t->bpf_refused) {
-		/* Every entry matching it is mode: bpf, refused. */
+	if (t->nr_groups == 0 && (t->bpf_refused || t->bpf_skipped)) {
+		/* Every entry matching it is mode: bpf, refused or
+		 * skipped. */
 		ty->bpf_refused++;
 		return 0;
 	}
@@ -249,11 +324,12 @@ open_one(struct collector *c, struct target *t, struct tally *ty,
 /*
  * Expand every cgroups: entry; open targets for new cgroups (within the fd
  * budget) and close the ones that are gone; then point the inotify
- * watches at the directories the expansion read.  0 or -ENOMEM, which
+ * watches at the directories the expansion read.  rebuild: the whole set
+ * is being built again (see source_kind.prepare).  0 or -ENOMEM, which
  * leaves the target set as it was.
  */
 int
-rescan_cgroups(struct collector *c, int enable)
+rescan_cgroups(struct collector *c, int enable, int rebuild)
 {
 	const struct plan *cfg = c->cfg;
 	struct cgroup_list *lists, dirs = { 0, 0, NULL };
@@ -266,10 +342,11 @@ rescan_cgroups(struct collector *c, int enable)
 	for (i = 0; i < cfg->nr_targets; i++)
 		any |= cfg->targets[i].kind == PLAN_TARGET_CGROUP;
 	if (!any || !c->have_cgroot)
-		return 0;
+		return prepare_kinds(c, NULL, rebuild);
 	if ((lists = calloc(cfg->nr_targets + 1, sizeof(*lists))) == NULL)
 		return -ENOMEM;
-	if (expand_all(c, lists, &dirs, &m, &nm) < 0)
+	if (expand_all(c, lists, &dirs, &m, &nm) < 0 ||
+	    prepare_kinds(c, lists, rebuild) < 0)
 		goto out;
 	next = malloc((c->nr_targets + nm + 1) * sizeof(*next));
 	fresh = malloc((nm + 1) * sizeof(*fresh));
@@ -351,6 +428,7 @@ rescan_cgroups(struct collector *c, int enable)
 	c->cg_bpf_full = ty.bpf_full;
 	c->cg_bpf_refused = ty.bpf_refused;
 	report_tally(c, &ty);
+	report_layouts(c, m, nm);
 	/* A slot freed this interval is reusable after the next refresh:
 	 * rescan then, not a whole rescan interval later. */
 	if (ty.bpf_full && bpfmode_pending(c->bpf))

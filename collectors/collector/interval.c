@@ -95,7 +95,7 @@ collector_collect(struct collector *c)
 	    c->cfg->rescan_ns) {
 		c->last_rescan_ns = t0;
 		c->rescan_due = 0;
-		if (rescan_cgroups(c, 1) < 0)
+		if (rescan_cgroups(c, 1, 0) < 0)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "cgroup rescan: %s", strerror(ENOMEM));
 	}

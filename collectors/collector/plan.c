@@ -1,15 +1,42 @@
 /*
- * plan.c - applying a plan's relabel rules, and freeing a plan (see
- * plan.h).
+ * plan.c - applying a plan's relabel rules (regex, replacement, then the
+ * rule's string replacements), and freeing a plan (see plan.h).
  */
 #include "autoconf.h"
 
 #include <ctype.h>
 #include <regex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collectors/collector/plan.h"
+
+/* Replace every from in out (of size len) by to, left to right. */
+static void
+replace_all(char *out, size_t len, const char *from, const char *to)
+{
+	char tmp[4096];
+	size_t fl = strlen(from), tl = strlen(to), o = 0;
+	const char *s = out, *hit;
+
+	if (fl == 0 || strstr(out, from) == NULL)
+		return;		/* the common case: nothing to copy */
+	while ((hit = strstr(s, from)) != NULL && o + 1 < sizeof(tmp)) {
+		size_t n = (size_t)(hit - s);
+
+		if (n > sizeof(tmp) - 1 - o)
+			n = sizeof(tmp) - 1 - o;
+		memcpy(tmp + o, s, n);
+		o += n;
+		n = tl < sizeof(tmp) - 1 - o ? tl : sizeof(tmp) - 1 - o;
+		memcpy(tmp + o, to, n);
+		o += n;
+		s = hit + fl;
+	}
+	snprintf(tmp + o, sizeof(tmp) - o, "%s", s);
+	snprintf(out, len, "%s", tmp);
+}
 
 int
 plan_relabel_apply(const struct plan_relabel *r, const char *path,
@@ -18,12 +45,12 @@ plan_relabel_apply(const struct plan_relabel *r, const char *path,
 	regmatch_t m[11];
 	const char *s = r->replacement;
 	size_t o = 0;
+	int g;
 
 	if (len == 0 || regexec(&r->re, path, 11, m, 0) != 0)
 		return 0;
 	while (*s && o + 1 < len) {
-		int g = -1;
-
+		g = -1;
 		if (s[0] == '$' && isdigit((unsigned char)s[1])) {
 			g = s[1] - '0';
 			s += 2;
@@ -47,13 +74,15 @@ plan_relabel_apply(const struct plan_relabel *r, const char *path,
 		}
 	}
 	out[o] = '\0';
+	for (g = 0; (size_t)g < r->nr_replace; g++)
+		replace_all(out, len, r->replace_from[g], r->replace_to[g]);
 	return 1;
 }
 
 void
 plan_free(struct plan *cfg)
 {
-	size_t i, j;
+	size_t i, j, k;
 
 	if (cfg == NULL)
 		return;
@@ -84,10 +113,19 @@ plan_free(struct plan *cfg)
 			regfree(&t->relabel[j].re);
 			free(t->relabel[j].target_label);
 			free(t->relabel[j].replacement);
+			for (k = 0; k < t->relabel[j].nr_replace; k++) {
+				free(t->relabel[j].replace_from[k]);
+				free(t->relabel[j].replace_to[k]);
+			}
+			free(t->relabel[j].replace_from);
+			free(t->relabel[j].replace_to);
 		}
 		free(t->relabel);
 	}
 	free(cfg->targets);
+	for (i = 0; i < cfg->nr_layouts; i++)
+		free(cfg->layouts[i]);
+	free(cfg->layouts);
 	free(cfg->source);
 	free(cfg);
 }

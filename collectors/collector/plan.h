@@ -44,12 +44,17 @@ struct plan_group {
 
 /*
  * One relabel rule: if the cgroup path fully matches regex, the series get
- * target_label="replacement" with $1..$9 (or ${1}) filled from the groups.
+ * target_label="replacement" with $1..$9 (or ${1}) filled from the groups,
+ * and then every occurrence of each replace_from[i] in the value replaced
+ * by replace_to[i], in order (systemd's "_" for "-" in a pod uid, its
+ * "\x2d" for "-" in a machine name).
  */
 struct plan_relabel {
 	regex_t re;			/* "^(" regex ")$", POSIX ERE */
 	char *target_label;
 	char *replacement;
+	size_t nr_replace;
+	char **replace_from, **replace_to;
 	int line, col;
 };
 
@@ -70,6 +75,9 @@ struct plan_target {
 	size_t *groups;			/* indices into config.groups */
 	int bpf;			/* cgroup: mode: bpf */
 	int bpf_refuse;			/* ... and not perf mode without it */
+	int bpf_skip;			/* ... nor counted at all without it */
+	size_t layout;			/* cgroup: 1 + index in plan.layouts,
+					   0 for an entry without a layout */
 	int mode_line, mode_col;	/* where mode: is written */
 	int line, col;
 };
@@ -84,6 +92,8 @@ struct plan {
 	struct plan_group *groups;
 	size_t nr_targets;
 	struct plan_target *targets;
+	size_t nr_layouts;		/* the distinct layout: names, in */
+	char **layouts;			/* the order they first appear */
 };
 
 /*

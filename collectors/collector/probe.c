@@ -94,7 +94,13 @@ collector_check(struct collector *c, FILE *out, unsigned wait_ms)
 				fprintf(out, "%s: not counted (mode: bpf is "
 				    "not available and bpf_fallback is "
 				    "refuse)\n", target_name(t));
-			else
+			else if (t->bpf_skipped) {
+				/* As the config asks: not a problem. */
+				fprintf(out, "%s: not counted (mode: bpf is "
+				    "not available and bpf_fallback is "
+				    "skip)\n", target_name(t));
+				continue;
+			} else
 				fprintf(out, "%s: not counted (over the fd "
 				    "budget of %llu)\n", target_name(t),
 				    (unsigned long long)c->max_fds);

@@ -28,7 +28,8 @@ cfgstate_init(struct collector *c, const struct plan *cfg)
 	c->attrs = calloc(cfg->nr_groups, sizeof(*c->attrs));
 	c->ev_logged = calloc(cfg->nr_groups, sizeof(*c->ev_logged));
 	c->pattern_empty = calloc(cfg->nr_targets + 1, sizeof(int));
-	if (!c->attrs || !c->ev_logged || !c->pattern_empty)
+	c->layout_said = calloc(cfg->nr_layouts + 1, sizeof(*c->layout_said));
+	if (!c->attrs || !c->ev_logged || !c->pattern_empty || !c->layout_said)
 		return -ENOMEM;
 	for (i = 0; i < cfg->nr_groups; i++) {
 		size_t ne = cfg->groups[i].nr_events;
@@ -45,7 +46,7 @@ cfgstate_init(struct collector *c, const struct plan *cfg)
 
 void
 cfgstate_fini(const struct plan *cfg, struct perf_event_attr **attrs,
-    int **ev_logged, int *pattern_empty)
+    int **ev_logged, int *pattern_empty, struct layout_said *layout_said)
 {
 	size_t i;
 
@@ -58,6 +59,7 @@ cfgstate_fini(const struct plan *cfg, struct perf_event_attr **attrs,
 	free(attrs);
 	free(ev_logged);
 	free(pattern_empty);
+	free(layout_said);
 }
 
 /*
@@ -158,10 +160,6 @@ target_open_all(struct collector *c)
 		else
 			c->have_cgroot = 1;
 	}
-	for (i = 0; i < SOURCE_KINDS; i++)
-		if (source_kinds[i]->prepare &&
-		    (r = source_kinds[i]->prepare(c)) < 0)
-			return r;
 	if ((r = build_cpu_target(c, &sys)) < 0)
 		return r;
 	if (sys) {
@@ -173,7 +171,7 @@ target_open_all(struct collector *c)
 			return r;
 	}
 	c->last_rescan_ns = now_ns(CLOCK_MONOTONIC);
-	return rescan_cgroups(c, 0);
+	return rescan_cgroups(c, 0, 1);
 }
 
 /*
@@ -201,6 +199,7 @@ target_rebuild(struct collector *c, const struct plan *cfg)
 {
 	struct perf_event_attr **attrs = c->attrs;
 	int **ev_logged = c->ev_logged, *pattern_empty = c->pattern_empty;
+	struct layout_said *layout_said = c->layout_said;
 	const struct plan *old_cfg = c->cfg;
 	struct target **old = c->targets;
 	size_t nr_old = c->nr_targets, i;
@@ -212,6 +211,7 @@ target_rebuild(struct collector *c, const struct plan *cfg)
 	c->attrs = NULL;
 	c->ev_logged = NULL;
 	c->pattern_empty = NULL;
+	c->layout_said = NULL;
 	/* Sorted already (every rescan leaves them so); adoption searches. */
 	if (nr_old > 1)
 		qsort(old, nr_old, sizeof(*old), target_cmp);
@@ -222,11 +222,14 @@ target_rebuild(struct collector *c, const struct plan *cfg)
 	if (r == 0 && cfg == old_cfg) {
 		/* Same config: what was reported stays reported. */
 		int **tmp = c->ev_logged, *ptmp = c->pattern_empty;
+		struct layout_said *ltmp = c->layout_said;
 
 		c->ev_logged = ev_logged;
 		ev_logged = tmp;
 		c->pattern_empty = pattern_empty;
 		pattern_empty = ptmp;
+		c->layout_said = layout_said;
+		layout_said = ltmp;
 	}
 	if (r == 0)
 		r = target_open_all(c);
@@ -244,7 +247,7 @@ target_rebuild(struct collector *c, const struct plan *cfg)
 		target_free(old[i]);
 	}
 	free(old);
-	cfgstate_fini(old_cfg, attrs, ev_logged, pattern_empty);
+	cfgstate_fini(old_cfg, attrs, ev_logged, pattern_empty, layout_said);
 	return r;
 }
 

@@ -29,6 +29,7 @@
 #include "collectors/perf/scale.h"
 
 struct collector;
+struct cgroup_list;
 struct target;
 struct tgroup;
 struct inst;
@@ -87,9 +88,15 @@ source_close(struct source *s)
 struct source_kind {
 	const char *name;		/* "perf", "bpf" */
 	unsigned id;			/* index in source_kinds[] */
-	/* Once per plan, before any target is built (and again at a
-	 * reload, a rescan retry or a CPU change).  0 or -ENOMEM. */
-	int (*prepare)(struct collector *c);
+	/*
+	 * At every cgroup rescan, before its targets are planned: matched
+	 * holds the cgroups each plan target matches (NULL: none, no
+	 * cgroup hierarchy); rebuild is set at start, a reload, a retry
+	 * or a CPU change, when what the kind built may be replaced (at
+	 * a plain rescan the existing targets still use it).  0 or -ENOMEM.
+	 */
+	int (*prepare)(struct collector *c, const struct cgroup_list *matched,
+	    int rebuild);
 	/* Once per collection, before the instances are read. */
 	void (*refresh)(struct collector *c);
 	/* Per target with groups of this kind, before their instances
