@@ -6,13 +6,13 @@
 #
 # Builds the bench programs (make bench), prints the machine facts, runs
 # collect_bench twice (a default-like config; 1000 cgroups), then
-# scrape_bench.sh and pingpong_bench.sh, and ends with the RESULT lines
-# side by side with their targets.  The full output is also kept in
-# $TMPDIR/pmu_bench_run.<time>.log.  A few minutes at most; each part
-# has its own time limit.  Results are only meaningful on an otherwise
-# idle machine: before each part it waits up to QUIET_WAIT seconds
-# (default 60) for the CPUs to be at most QUIET_PCT% busy (default 10)
-# and prints what it found.
+# scrape_bench.sh, pingpong_bench.sh and config_bench.sh, and ends with
+# the RESULT lines side by side with their targets.  The full output is
+# also kept in $TMPDIR/pmu_bench_run.<time>.log.  A few minutes at most;
+# each part has its own time limit.  Results are only meaningful on an
+# otherwise idle machine: before each part it waits up to QUIET_WAIT
+# seconds (default 60) for the CPUs to be at most QUIET_PCT% busy
+# (default 10) and prints what it found.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 : "${top_srcdir:=$(cd "$here/.." && pwd)}"
@@ -96,6 +96,7 @@ part() {
 	    -n 1000 -C -e task-clock,context-switches -k 100 -R -t 1.2 -m 16
 	part scrape 180 "$here/scrape_bench.sh"
 	part pingpong 240 "$here/pingpong_bench.sh"
+	part config 600 "$here/config_bench.sh"
 
 	echo
 	echo "### summary"
@@ -127,6 +128,15 @@ part() {
 		    (v["daemon_us"] + 0 <= v["perf_us"] + 0 ? "met" : "NOT met"),
 		    v["none_min_us"], v["daemon_min_us"], v["perf_min_us"],
 		    (v["daemon_min_us"] + 0 <= v["perf_min_us"] + 0 ? "met" : "NOT met")
+	}'
+	grep '^RESULT config' "$RES" | sed 's/^RESULT config //' | awk '{
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		printf "config        CPU of 20,000 / 10,000 groups: --check-config %s (<= %s: %s), reload %s (<= %s: %s); --check-config s: %s\n",
+		    v["check_ratio"], v["max_ratio"],
+		    (v["check_ratio"] != "" && v["check_ratio"] + 0 <= v["max_ratio"] + 0 ? "met" : "NOT met"),
+		    v["reload_ratio"], v["max_ratio"],
+		    (v["reload_ratio"] != "" && v["reload_ratio"] + 0 <= v["max_ratio"] + 0 ? "met" : "NOT met"),
+		    v["check_cpu_s"]
 	}'
 	grep 'FAILED\|offline during' "$RES"
 	echo "full log: $LOG"

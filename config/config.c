@@ -7,6 +7,11 @@
  * defined) are plain lookups.  The first error stops parsing; nothing is
  * half-applied because the caller only ever gets a complete config.
  *
+ * Every check that relates one entry to the others (a duplicate group or
+ * event name, a group named by a target, the events of the bpf-mode
+ * groups) is a lookup in an index or a mark, not a scan of the entries
+ * before it: a config of 20,000 groups is checked in linear time.
+ *
  * Why one file of 800 lines: it is one schema, read top to bottom in the
  * order of the file it parses (top-level keys, groups, then targets, which
  * refer back to groups); the event grammar is events/, YAML helpers are
@@ -27,12 +32,17 @@
 #include "collectors/events/event.h"
 #include "config/config.h"
 #include "config/yamldoc.h"
+#include "util/nameidx.h"
 #include "util/text.h"
 
 struct parse {
 	struct yamldoc y;		/* source, document, error buffer */
 	const struct event_ctx *events;
 	struct plan *cfg;
+	size_t cap_groups;		/* cfg->groups has room for */
+	struct nameidx group_idx;	/* name -> its first plan group */
+	unsigned char *in_bpf;		/* [nr_groups]: a bpf-mode entry has it */
+	size_t bpf_events;		/* events of the groups in_bpf */
 };
 
 /* The shared YAML helpers, under this file's short names. */
@@ -78,16 +88,23 @@ duration_key(struct parse *p, yaml_node_t *n, const char *key, uint64_t *ns,
 	return 0;
 }
 
-/* Append an empty group to cfg; NULL on ENOMEM. */
+/* Append an empty group to the plan; NULL on ENOMEM.  The array doubles,
+ * so that 20,000 groups are not 20,000 copies of it. */
 static struct plan_group *
-add_group(struct plan *cfg)
+add_group(struct parse *p)
 {
+	struct plan *cfg = p->cfg;
 	struct plan_group *tmp;
+	size_t cap;
 
-	tmp = realloc(cfg->groups, (cfg->nr_groups + 1) * sizeof(*tmp));
-	if (tmp == NULL)
-		return NULL;
-	cfg->groups = tmp;
+	if (cfg->nr_groups == p->cap_groups) {
+		cap = p->cap_groups ? 2 * p->cap_groups : 16;
+		tmp = realloc(cfg->groups, cap * sizeof(*tmp));
+		if (tmp == NULL)
+			return NULL;
+		cfg->groups = tmp;
+		p->cap_groups = cap;
+	}
 	tmp = &cfg->groups[cfg->nr_groups++];
 	memset(tmp, 0, sizeof(*tmp));
 	return tmp;
@@ -166,8 +183,9 @@ parse_group(struct parse *p, yaml_node_t *n)
 	yaml_node_item_t *it;
 	struct event (*var)[EVENT_MAX_VARIANTS] = NULL;
 	struct plan_group *g;
+	struct nameidx evnames = { 0 };
 	const char *pmu = NULL;
-	size_t i, j, nr, bound = 0, generic = 0;
+	size_t i, first, nr, bound = 0, generic = 0;
 	int *nvar = NULL, r, k, copies = 1;
 	char eerr[1024];
 
@@ -181,11 +199,10 @@ parse_group(struct parse *p, yaml_node_t *n)
 		return r;
 	if (scalar(name)[0] == '\0')
 		return perr(p, name, "group name is empty");
-	for (i = 0; i < p->cfg->nr_groups; i++)
-		if (strcmp(p->cfg->groups[i].name, scalar(name)) == 0)
-			return perr(p, name, "duplicate group name \"%s\" "
-			    "(first defined at line %d)", scalar(name),
-			    p->cfg->groups[i].line);
+	if (nameidx_find(&p->group_idx, scalar(name), &first))
+		return perr(p, name, "duplicate group name \"%s\" "
+		    "(first defined at line %d)", scalar(name),
+		    p->cfg->groups[first].line);
 	if ((events = lookup(p, n, "events")) == NULL)
 		return perr(p, n, "group \"%s\" has no \"events\"",
 		    scalar(name));
@@ -227,13 +244,13 @@ parse_group(struct parse *p, yaml_node_t *n)
 			    scalar(ev), scalar(name), scalar(evnodes[0]));
 			goto out;
 		}
-		for (j = 0; j < i; j++)
-			if (strcmp(scalar(evnodes[j]), scalar(ev)) == 0) {
+		if ((r = nameidx_add(&evnames, scalar(ev), i)) < 0) {
+			if (r == -EEXIST)
 				r = perr(p, ev, "event \"%s\" is listed twice "
 				    "in group \"%s\"", scalar(ev),
 				    scalar(name));
-				goto out;
-			}
+			goto out;
+		}
 		/* One hardware PMU per group, plus software events. */
 		if (var[i][0].kind == EVENT_PMU) {
 			if (pmu && strcmp(pmu, var[i][0].pmu) != 0) {
@@ -264,8 +281,9 @@ parse_group(struct parse *p, yaml_node_t *n)
 		}
 	if (!pmu && generic)
 		copies = nvar[generic - 1];
+	first = p->cfg->nr_groups;
 	for (k = 0; k < copies; k++) {
-		if ((g = add_group(p->cfg)) == NULL) {
+		if ((g = add_group(p)) == NULL) {
 			r = -ENOMEM;
 			goto out;
 		}
@@ -275,12 +293,37 @@ parse_group(struct parse *p, yaml_node_t *n)
 		if (r < 0)
 			goto out;
 	}
-	r = 0;
+	/* The copies are consecutive: the index names the first.  The
+	 * plan's copy of the name lives as long as the index. */
+	r = nameidx_add(&p->group_idx, p->cfg->groups[first].name, first);
 out:
+	nameidx_free(&evnames);
 	free(var);
 	free(nvar);
 	free(evnodes);
 	return r;
+}
+
+/* A target names a group that is not defined: say so, with the nearest
+ * defined name if one is close.  Only this error scans every group. */
+static int
+undefined_group(struct parse *p, yaml_node_t *g)
+{
+	const char *best = NULL;
+	size_t i, d, bestd = (size_t)-1;
+
+	for (i = 0; i < p->cfg->nr_groups; i++) {
+		d = text_distance(p->cfg->groups[i].name, scalar(g));
+		if (d < bestd) {
+			bestd = d;
+			best = p->cfg->groups[i].name;
+		}
+	}
+	if (best && bestd <= 2)
+		return perr(p, g, "group \"%s\" is used but not defined "
+		    "(did you mean \"%s\"?)", scalar(g), best);
+	return perr(p, g, "group \"%s\" is used but not defined",
+	    scalar(g));
 }
 
 static int
@@ -288,7 +331,8 @@ parse_target_groups(struct parse *p, yaml_node_t *n, struct plan_target *t)
 {
 	yaml_node_t *gl = lookup(p, n, "groups"), *g;
 	yaml_node_item_t *it;
-	size_t i, j, nr, *tmp;
+	struct nameidx listed = { 0 };
+	size_t i, nr, cap = 0, *tmp;
 	int r;
 
 	if (gl == NULL)
@@ -301,51 +345,46 @@ parse_target_groups(struct parse *p, yaml_node_t *n, struct plan_target *t)
 		return perr(p, gl, "target lists no groups");
 	for (it = gl->data.sequence.items.start;
 	    it < gl->data.sequence.items.top; it++) {
-		const char *best = NULL;
-		size_t d, bestd = (size_t)-1;
-
 		g = yaml_document_get_node(p->y.doc, *it);
 		if ((r = expect(p, g, YAML_SCALAR_NODE, "a group name")) < 0)
-			return r;
-		for (i = 0; i < p->cfg->nr_groups; i++) {
-			if (strcmp(p->cfg->groups[i].name, scalar(g)) == 0)
-				break;
-			d = text_distance(p->cfg->groups[i].name, scalar(g));
-			if (d < bestd) {
-				bestd = d;
-				best = p->cfg->groups[i].name;
-			}
+			goto out;
+		if (!nameidx_find(&p->group_idx, scalar(g), &i)) {
+			r = undefined_group(p, g);
+			goto out;
 		}
-		if (i == p->cfg->nr_groups) {
-			if (best && bestd <= 2)
-				return perr(p, g, "group \"%s\" is used but "
-				    "not defined (did you mean \"%s\"?)",
-				    scalar(g), best);
-			return perr(p, g, "group \"%s\" is used but not "
-			    "defined", scalar(g));
+		if ((r = nameidx_add(&listed, scalar(g), i)) < 0) {
+			if (r == -EEXIST)
+				r = perr(p, g, "group \"%s\" is listed twice "
+				    "for this target", scalar(g));
+			goto out;
 		}
-		for (j = 0; j < t->nr_groups; j++)
-			if (t->groups[j] == i)
-				return perr(p, g, "group \"%s\" is listed "
-				    "twice for this target", scalar(g));
-		if (t->kind == PLAN_TARGET_CGROUP && p->cfg->groups[i].uncore)
-			return perr(p, g, "group \"%s\" counts events of the "
+		if (t->kind == PLAN_TARGET_CGROUP && p->cfg->groups[i].uncore) {
+			r = perr(p, g, "group \"%s\" counts events of the "
 			    "uncore PMU \"%s\", which counts for the whole "
 			    "package and cannot be split by cgroup: count "
 			    "it under cpus: instead", scalar(g),
 			    p->cfg->groups[i].pmu);
+			goto out;
+		}
 		/* Every per-PMU copy of a hybrid group. */
 		for (; i < p->cfg->nr_groups &&
 		    strcmp(p->cfg->groups[i].name, scalar(g)) == 0; i++) {
-			tmp = realloc(t->groups, (t->nr_groups + 1) *
-			    sizeof(*tmp));
-			if (tmp == NULL)
-				return -ENOMEM;
-			t->groups = tmp;
+			if (t->nr_groups == cap) {
+				cap = cap ? 2 * cap : nr;
+				tmp = realloc(t->groups, cap * sizeof(*tmp));
+				if (tmp == NULL) {
+					r = -ENOMEM;
+					goto out;
+				}
+				t->groups = tmp;
+			}
 			t->groups[t->nr_groups++] = i;
 		}
 	}
-	return 0;
+	r = 0;
+out:
+	nameidx_free(&listed);
+	return r;
 }
 
 static int
@@ -541,7 +580,7 @@ parse_mode(struct parse *p, yaml_node_t *n, struct plan_target *t)
 {
 	yaml_node_t *md = lookup(p, n, "mode"), *fb = lookup(p, n,
 	    "bpf_fallback");
-	size_t i, j, k, nev = 0;
+	size_t i;
 	int r;
 
 	if (md == NULL) {
@@ -579,21 +618,21 @@ parse_mode(struct parse *p, yaml_node_t *n, struct plan_target *t)
 			return perr(p, fb, "bpf_fallback must be perf, refuse "
 			    "or skip, not \"%s\"", scalar(fb));
 	}
-	/* This entry is the last one parsed: count the union so far. */
-	for (i = 0; i < p->cfg->nr_groups; i++) {
-		int used = 0;
-
-		for (j = 0; j < p->cfg->nr_targets && !used; j++)
-			for (k = 0; p->cfg->targets[j].bpf &&
-			    k < p->cfg->targets[j].nr_groups; k++)
-				used |= p->cfg->targets[j].groups[k] == i;
-		nev += used ? p->cfg->groups[i].nr_events : 0;
-	}
-	if (nev > BPFCG_MAX_EVENTS)
+	/* The union of the groups of the bpf-mode entries so far: this
+	 * entry's groups are marked, and those new to it counted. */
+	if (p->in_bpf == NULL &&
+	    (p->in_bpf = calloc(p->cfg->nr_groups, 1)) == NULL)
+		return -ENOMEM;
+	for (i = 0; i < t->nr_groups; i++)
+		if (!p->in_bpf[t->groups[i]]) {
+			p->in_bpf[t->groups[i]] = 1;
+			p->bpf_events += p->cfg->groups[t->groups[i]].nr_events;
+		}
+	if (p->bpf_events > BPFCG_MAX_EVENTS)
 		return perr(p, md, "mode: bpf: the groups of the bpf-mode "
 		    "entries have %zu events in all, and bpf mode counts at "
 		    "most %d per CPU; use fewer, or mode: perf for some",
-		    nev, BPFCG_MAX_EVENTS);
+		    p->bpf_events, BPFCG_MAX_EVENTS);
 	return 0;
 }
 
@@ -874,6 +913,8 @@ config_parse(const struct event_ctx *events, const char *source,
 	}
 	if (r == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", source);
+	nameidx_free(&p.group_idx);
+	free(p.in_bpf);
 	yaml_document_delete(&doc);
 	if (r < 0) {
 		plan_free(p.cfg);

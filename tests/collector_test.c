@@ -446,6 +446,60 @@ test_check_counters(const char *sysfs)
 }
 
 /*
+ * The system-wide target is the union of the cpus: entries, each group
+ * once, in the order the entries first name them (--check-config prints
+ * them so): 40 groups, the first entry naming g19..g0, the second g10..g39,
+ * so half are found again and widened, through every growth of the
+ * target's group list.
+ */
+static void
+test_union(const char *sysfs)
+{
+	struct plan *cfg = NULL;
+	struct collector *c;
+	char yaml[4096], line[64], *text = NULL;
+	const char *at;
+	size_t len = 0, n, i, in_order = 0, once = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	n = (size_t)snprintf(yaml, sizeof(yaml), "groups:\n");
+	for (i = 0; i < 40; i++)
+		n += (size_t)snprintf(yaml + n, sizeof(yaml) - n,
+		    "  - {name: g%zu, events: [cycles]}\n", i);
+	n += (size_t)snprintf(yaml + n, sizeof(yaml) - n,
+	    "cpus:\n  - cpus: \"0\"\n    groups: [");
+	for (i = 20; i-- > 0;)
+		n += (size_t)snprintf(yaml + n, sizeof(yaml) - n, "g%zu%s", i,
+		    i ? ", " : "]\n");
+	n += (size_t)snprintf(yaml + n, sizeof(yaml) - n,
+	    "  - cpus: \"1\"\n    groups: [");
+	for (i = 10; i < 40; i++)
+		n += (size_t)snprintf(yaml + n, sizeof(yaml) - n, "g%zu%s", i,
+		    i < 39 ? ", " : "]\n");
+	logbuf[0] = '\0';
+	step_enabled = step_running = 1000000000ULL;
+	c = make(yaml, &cfg, sysfs);
+	/* g0-g9 on CPU 0, g10-g19 on both, g20-g39 on CPU 1. */
+	CHECK(open_fds() == 50);
+	CHECK(collector_check(c, out, 1) == 0);
+	fclose(out);
+	for (at = text, i = 0; i < 40; i++) {
+		size_t g = i < 20 ? 19 - i : i;
+
+		snprintf(line, sizeof(line), "system-wide group g%zu on CPUs "
+		    "%s:", g, g < 10 ? "0" : g < 20 ? "0-1" : "1");
+		once += count_of(text, line) == 1;
+		if (at && (at = strstr(at, line)) != NULL)
+			in_order++;
+	}
+	CHECK(once == 40 && in_order == 40);
+	free(text);
+	collector_free(c);
+	plan_free(cfg);
+	CHECK(open_fds() == 0);
+}
+
+/*
  * An instance whose reads fail (a CPU that blinked offline) is reopened at
  * the next full rescan, and its series go on from where they stopped.
  */
@@ -1047,6 +1101,7 @@ main(void)
 	test_unscheduled(dir);
 	test_retry(dir);
 	test_check_counters(dir);
+	test_union(dir);
 	test_vanished(dir);
 	test_no_perf_cgroup(dir);
 	test_denied(dir);

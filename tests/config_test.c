@@ -376,6 +376,81 @@ test_bpf_keys(void)
 	bad(many, "t.yaml:12:11: mode: bpf: the groups of the bpf-mode entries "
 	    "have 33 events in all, and bpf mode counts at most 32 per CPU; "
 	    "use fewer, or mode: perf for some");
+	/* A group several bpf-mode entries name counts once: a (17) and b
+	 * (16) both twice are 33, over; a three times is 17, fine. */
+	n = strlen(many) - strlen("  - path: /b\n    groups: [b]\n    mode: bpf\n");
+	snprintf(many + n, sizeof(many) - n,
+	    "  - path: /b\n    groups: [a]\n    mode: bpf\n"
+	    "  - path: /c\n    groups: [a]\n    mode: bpf\n"
+	    "  - path: /d\n    groups: [b, a]\n    mode: bpf\n");
+	bad(many, "t.yaml:18:11: mode: bpf: the groups of the bpf-mode entries "
+	    "have 33 events in all, and bpf mode counts at most 32 per CPU; "
+	    "use fewer, or mode: perf for some");
+	many[strlen(many) - strlen("  - path: /d\n    groups: [b, a]\n    mode: bpf\n")] = '\0';
+	cfg = parse(many);
+	CHECK(cfg != NULL);
+	plan_free(cfg);
+}
+
+/*
+ * Many groups, one target naming them all in reverse order: every name
+ * resolves to its own group, and the errors that relate one entry to the
+ * others still point at the right place.  How long 20,000 groups take is
+ * bench/config_bench.sh's business (and tests/fuzz.test runs such a file
+ * under ASan within the fuzzer's time limit); valgrind.test runs this
+ * test too, hence fewer here.
+ */
+#define MANY 1000
+static void
+test_many_groups(void)
+{
+	size_t len = 64 + MANY * 64, n, i, ok = 0;
+	char *y = malloc(len), want[128];
+	struct plan *cfg;
+
+	CHECK(y != NULL);
+	if (y == NULL)
+		return;
+	n = (size_t)snprintf(y, len, "groups:\n");
+	for (i = 0; i < MANY; i++)
+		n += (size_t)snprintf(y + n, len - n, "  - {name: g%zu, events: "
+		    "[%s, cs]}\n", i, i % 2 ? "task-clock" : "cpu-clock");
+	n += (size_t)snprintf(y + n, len - n, "cpus:\n  - cpus: all\n"
+	    "    groups: [");
+	for (i = MANY; i-- > 0;)
+		n += (size_t)snprintf(y + n, len - n, "g%zu%s", i,
+		    i ? ", " : "]\n");
+	cfg = parse(y);
+	CHECK(cfg != NULL);
+	if (cfg) {
+		CHECK(cfg->nr_groups == MANY && cfg->targets[0].nr_groups == MANY);
+		for (i = 0; i < MANY; i++)
+			ok += cfg->targets[0].groups[i] == MANY - 1 - i;
+		CHECK(ok == MANY);
+		CHECK_STR(cfg->groups[567].name, "g567");
+	}
+	plan_free(cfg);
+
+	/* The last name of the list misspelt: the nearest defined one. */
+	CHECK(y[n - 3] == '0');
+	y[n - 3] = 'x';
+	cfg = parse(y);
+	CHECK(cfg == NULL);
+	CHECK_CONTAINS(err, ": group \"gx\" is used but not defined (did you "
+	    "mean \"g0\"?)");
+	plan_free(cfg);
+
+	/* The last group named like the first. */
+	n = (size_t)(strstr(y, "cpus:\n") - y);
+	n += (size_t)snprintf(y + n, len - n, "  - {name: g0, events: [cs]}\n"
+	    "cpus:\n  - {cpus: all, groups: [g0]}\n");
+	cfg = parse(y);
+	CHECK(cfg == NULL);
+	snprintf(want, sizeof(want), "t.yaml:%d:12: duplicate group name "
+	    "\"g0\" (first defined at line 2)", MANY + 2);
+	CHECK_STR(err, want);
+	plan_free(cfg);
+	free(y);
 }
 
 static void
@@ -443,6 +518,20 @@ test_pmus(void)
 	}
 	plan_free(cfg);
 
+	/* A hybrid group's copies share its name: a duplicate points at the
+	 * first copy's line, and a target lists the name once. */
+	r = PARSE("groups:\n  - name: sw\n    events: [cs]\n"
+	    "  - name: ipc\n    events: [cycles]\n"
+	    "  - name: ipc\n    events: [cs]\n");
+	CHECK(r == -EINVAL);
+	CHECK_STR(err, "t.yaml:6:11: duplicate group name \"ipc\" (first "
+	    "defined at line 4)");
+	r = PARSE("groups:\n  - name: ipc\n    events: [cycles]\n"
+	    "cpus:\n  - cpus: all\n    groups: [ipc, ipc]\n");
+	CHECK(r == -EINVAL);
+	CHECK_STR(err, "t.yaml:6:19: group \"ipc\" is listed twice for this "
+	    "target");
+
 	r = PARSE("groups:\n  - name: x\n    events: [cpu_core/mem-loads/, cpu_atom/event=1/]\n"
 	    "cpus:\n  - cpus: all\n    groups: [x]\n");
 	CHECK(r == -EINVAL);
@@ -485,6 +574,7 @@ main(void)
 	test_layout_keys();
 	test_durations();
 	test_bpf_keys();
+	test_many_groups();
 	test_load();
 	return CHECK_DONE();
 }

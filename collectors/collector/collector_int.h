@@ -61,8 +61,12 @@ struct tgroup {
 
 struct target {
 	char *cgroup;			/* NULL: system-wide */
-	size_t nr_groups;
+	size_t nr_groups, cap_groups;
 	struct tgroup *groups;
+	uint32_t *at;			/* [at_mask + 1]: position + 1 in
+					   groups of each gi, 0 empty; NULL
+					   for a few groups (target.c) */
+	size_t at_mask;
 	size_t nr_labels;		/* from relabel rules */
 	char **lname, **lvalue;
 	int seen;			/* rescan mark */

@@ -34,6 +34,7 @@ target_free(struct target *t)
 		cpumap_free(&t->groups[i].cpus);
 	}
 	free(t->groups);
+	free(t->at);
 	/* After the instances: their sources may read what was attached. */
 	for (i = 0; i < SOURCE_KINDS; i++)
 		if (t->attached[i] && source_kinds[i]->detach)
@@ -90,15 +91,79 @@ target_new(const char *cgroup)
 	return t;
 }
 
+/*
+ * Every entry naming a target adds its groups through target_find_group,
+ * so a target of 20,000 groups must not scan its list for each one.  A
+ * target of a few groups (most cgroups: one or two) does scan it, and
+ * pays no more memory than its groups; past TARGET_SCAN_MAX, t->at finds
+ * them: an open-addressing table of positions in t->groups, as bpfcg.c
+ * finds a slot by cgroup id, kept at most half full.
+ */
+#define TARGET_SCAN_MAX 8
+
+static size_t
+at_home(const struct target *t, size_t gi)
+{
+	return (size_t)(((uint64_t)gi * 0x9e3779b97f4a7c15ULL) >> 32) &
+	    t->at_mask;
+}
+
 static struct tgroup *
 target_find_group(struct target *t, size_t gi)
 {
-	size_t i;
+	size_t i, h;
 
-	for (i = 0; i < t->nr_groups; i++)
-		if (t->groups[i].gi == gi)
-			return &t->groups[i];
+	if (t->at == NULL) {
+		for (i = 0; i < t->nr_groups; i++)
+			if (t->groups[i].gi == gi)
+				return &t->groups[i];
+		return NULL;
+	}
+	for (h = at_home(t, gi); t->at[h]; h = (h + 1) & t->at_mask)
+		if (t->groups[t->at[h] - 1].gi == gi)
+			return &t->groups[t->at[h] - 1];
 	return NULL;
+}
+
+/* Enter t->groups[i] in t->at. */
+static void
+at_put(struct target *t, size_t i)
+{
+	size_t h;
+
+	for (h = at_home(t, t->groups[i].gi); t->at[h];
+	    h = (h + 1) & t->at_mask)
+		;
+	t->at[h] = (uint32_t)i + 1;
+}
+
+/* Make room for one more group in t->groups (and t->at). */
+static int
+target_grow(struct target *t)
+{
+	struct tgroup *tmp;
+	size_t cap, i;
+	uint32_t *at;
+
+	if (t->nr_groups < t->cap_groups)
+		return 0;
+	cap = t->cap_groups ? 2 * t->cap_groups : 1;
+	if ((tmp = realloc(t->groups, cap * sizeof(*tmp))) == NULL)
+		return -ENOMEM;
+	t->groups = tmp;
+	if (cap <= TARGET_SCAN_MAX) {
+		t->cap_groups = cap;
+		return 0;
+	}
+	if ((at = calloc(2 * cap, sizeof(*at))) == NULL)
+		return -ENOMEM;
+	free(t->at);
+	t->at = at;
+	t->at_mask = 2 * cap - 1;
+	t->cap_groups = cap;
+	for (i = 0; i < t->nr_groups; i++)
+		at_put(t, i);
+	return 0;
 }
 
 /* Add group gi on cpus to t, or widen its CPUs to the union. */
@@ -106,7 +171,7 @@ static int
 target_add_group(struct target *t, size_t gi, const struct cpumap *cpus,
     int per_cpu, const struct source_kind *kind)
 {
-	struct tgroup *tg = target_find_group(t, gi), *tmp;
+	struct tgroup *tg = target_find_group(t, gi);
 	struct cpumap u;
 	size_t i, n;
 
@@ -143,10 +208,8 @@ target_add_group(struct target *t, size_t gi, const struct cpumap *cpus,
 		tg->cpus = u;
 		return 0;
 	}
-	tmp = realloc(t->groups, (t->nr_groups + 1) * sizeof(*tmp));
-	if (tmp == NULL)
+	if (target_grow(t) < 0)
 		return -ENOMEM;
-	t->groups = tmp;
 	tg = &t->groups[t->nr_groups];
 	memset(tg, 0, sizeof(*tg));
 	tg->gi = gi;
@@ -156,6 +219,8 @@ target_add_group(struct target *t, size_t gi, const struct cpumap *cpus,
 		return -ENOMEM;
 	memcpy(tg->cpus.cpu, cpus->cpu, cpus->nr * sizeof(int));
 	tg->cpus.nr = cpus->nr;
+	if (t->at)
+		at_put(t, t->nr_groups);
 	t->nr_groups++;
 	return 0;
 }
