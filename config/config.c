@@ -449,6 +449,22 @@ label_name_ok(const char *s)
  * value a rule makes; what regex and $N cannot do (systemd writes a pod
  * uid's "-" as "_", and a machine name's "-" as "\x2d").
  */
+/* What parse_replace filled in, freed when the rule fails after it. */
+static void
+replace_free(struct plan_relabel *rl)
+{
+	size_t i;
+
+	for (i = 0; i < rl->nr_replace; i++) {
+		free(rl->replace_from[i]);
+		free(rl->replace_to[i]);
+	}
+	free(rl->replace_from);
+	free(rl->replace_to);
+	rl->replace_from = rl->replace_to = NULL;
+	rl->nr_replace = 0;
+}
+
 static int
 parse_replace(struct parse *p, yaml_node_t *n, struct plan_relabel *rl)
 {
@@ -524,16 +540,23 @@ parse_relabel(struct parse *p, yaml_node_t *n, struct plan_relabel *rl)
 	if ((rp = lookup(p, n, "replacement")) != NULL &&
 	    (r = expect(p, rp, YAML_SCALAR_NODE, "replacement")) < 0)
 		return r;
+	/* The rule is counted (and freed with the plan) only when this
+	 * returns 0: every failure below frees what it had filled in. */
 	if ((rs = lookup(p, n, "replace")) != NULL &&
-	    (r = parse_replace(p, rs, rl)) < 0)
+	    (r = parse_replace(p, rs, rl)) < 0) {
+		replace_free(rl);
 		return r;
-	if ((anchored = malloc(strlen(scalar(re)) + 5)) == NULL)
+	}
+	if ((anchored = malloc(strlen(scalar(re)) + 5)) == NULL) {
+		replace_free(rl);
 		return -ENOMEM;
+	}
 	sprintf(anchored, "^(%s)$", scalar(re));
 	r = regcomp(&rl->re, anchored, REG_EXTENDED);
 	free(anchored);
 	if (r != 0) {
 		regerror(r, &rl->re, ebuf, sizeof(ebuf));
+		replace_free(rl);
 		return perr(p, re, "regex \"%s\": %s", scalar(re), ebuf);
 	}
 	if ((rl->target_label = strdup(scalar(tl))) == NULL ||
@@ -541,6 +564,7 @@ parse_relabel(struct parse *p, yaml_node_t *n, struct plan_relabel *rl)
 		free(rl->target_label);
 		rl->target_label = NULL;
 		regfree(&rl->re);
+		replace_free(rl);
 		return -ENOMEM;
 	}
 	return 0;
