@@ -196,11 +196,17 @@ within() {
 	awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d / b <= p / 100) }'
 }
 
-# The PromQL of every panel of a Grafana dashboard, one JSON object
-# {"title": ..., "expr": ...} a line, with Grafana's variables replaced:
-#   dashboard_queries FILE RATE_INTERVAL INSTANCE CGROUP
+# The PromQL of every panel query of a Grafana dashboard, one JSON object
+# {"title": ..., "refId": ..., "expr": ...} a line, with Grafana's
+# variables replaced: $__rate_interval by RATE_INTERVAL, $NAME by VALUE
+# (a whole name: name=VALUE replaces $name, not the start of $namespace):
+#   dashboard_queries FILE RATE_INTERVAL NAME=VALUE...
 dashboard_queries() {
-	jq -c --arg r "$2" --arg i "$3" --arg c "$4" '.panels[] | .title as $t | .targets[]
-		| {title: $t, expr: (.expr | gsub("\\$__rate_interval"; $r) | gsub("\\$instance"; $i)
-		  | gsub("\\$cgroup"; $c))}' "$1"
+	local f=$1 r=$2 vars
+	shift 2
+	vars=$(for v in "$@"; do printf '%s\n' "$v"; done |
+		jq -R -s 'split("\n") | map(select(length > 0) | capture("^(?<k>[a-z_]+)=(?<v>.*)$"))')
+	jq -c --arg r "$r" --argjson vars "$vars" '.panels[] | .title as $t | .targets[]
+		| {title: $t, refId, expr: (reduce $vars[] as $x (.expr | gsub("\\$__rate_interval"; $r);
+		  gsub("\\$" + $x.k + "(?![A-Za-z0-9_])"; $x.v)))}' "$f"
 }
