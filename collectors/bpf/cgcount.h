@@ -49,6 +49,10 @@ struct cgc_cpu {
 	__u64 next;				/* the task the last switch
 						   seen switched to */
 	__u64 stat[CGC_STAT_NR];
+	__u32 path[CGC_MAX_LEVELS];		/* slots of the tracked cgroups
+						   on current's path */
+	__u32 npath;				/* ... how many */
+	__u32 pad;
 	struct cgc_value last[CGC_MAX_EVENTS];	/* the previous reading */
 	struct cgc_value delta[CGC_MAX_EVENTS];	/* since then */
 };
