@@ -50,11 +50,23 @@ struct cgc_cpu {
 						   seen switched to */
 	__u64 stat[CGC_STAT_NR];
 	__u32 path[CGC_MAX_LEVELS];		/* slots of the tracked cgroups
-						   on current's path */
+						   on the path of the task the
+						   last run charged */
 	__u32 npath;				/* ... how many */
-	__u32 pad;
+	__u32 rooted;				/* path[0] is the root's */
+	__u32 pending;				/* delta[] (and rest[]) are
+						   still to add to path[] */
+	__u32 parted;				/* rest[] is the root's */
+	__u64 into_root;			/* cgchange.bpf.c: the last run
+						   was a switch into the root
+						   cgroup */
 	struct cgc_value last[CGC_MAX_EVENTS];	/* the previous reading */
-	struct cgc_value delta[CGC_MAX_EVENTS];	/* since then */
+	struct cgc_value delta[CGC_MAX_EVENTS];	/* the last run's interval:
+						   path[]'s share */
+	struct cgc_value rest[CGC_MAX_EVENTS];	/* ... and the root's, what
+						   tasks the tracepoint did
+						   not show ran
+						   (cgchange.bpf.c) */
 };
 
 #endif
