@@ -85,25 +85,21 @@ cpu_state(void)
  * Every switch on a CPU should switch out the task the previous one
  * switched in; when not, the kernel switched tasks without the tracepoint
  * in between, and what ran after that switch goes with the interval to
- * the cgroup of the next run, unless the program can tell whose it was
- * (cgchange.bpf.c, share()).  Counted, so that it shows: a stock kernel
- * never does it.  prev and next are the tasks' addresses, never 0.
- * Whether there was such a gap.
+ * the cgroup of the next run, unless the program can tell how long the
+ * task it saw switched in ran (cgchange.bpf.c, unseen_ns()).  Counted,
+ * so that it shows: a stock kernel never does it.  prev is the outgoing
+ * task's address, never 0; the caller then keeps the incoming one's in
+ * st->next.  Whether there was such a gap.
  */
 static __always_inline int
-seen(struct cgc_cpu *st, __u64 prev, __u64 next)
+seen(struct cgc_cpu *st, __u64 prev)
 {
-	int gap = st->next != prev && st->next != 0;
-
 	/* 0: no switch seen on this CPU yet. */
-	if (gap)
-		st->stat[CGC_STAT_UNSEEN]++;
-	st->next = next;
-	return gap;
+	if (st->next == prev || st->next == 0)
+		return 0;
+	st->stat[CGC_STAT_UNSEEN]++;
+	return 1;
 }
-
-/* charge()'s share: all of the interval is current's. */
-#define CGC_WHOLE (~0ULL)
 
 /* a * b / c without overflow, for b < c < 2^32. */
 static __always_inline __u64
@@ -113,15 +109,15 @@ muldiv(__u64 a, __u64 b, __u64 c)
 }
 
 /*
- * Split the interval just read: current ran `share` ns of it (the
- * scheduler's count), the tasks the tracepoint did not show the rest
- * (cgchange.bpf.c).  Each event's delta is divided in proportion to its
- * enabled time, which for a CPU's counter is the interval's length.
- * Where the share is no less than the interval (or the interval longer
- * than 4 s) it is all current's.
+ * Split the interval just read: a task the tracepoint showed switched in
+ * and not out ran `other` ns of it (the scheduler's count), current the
+ * rest (cgchange.bpf.c).  Each event's delta is divided in proportion to
+ * its enabled time, which for a CPU's counter is the interval's length.
+ * Where `other` is no less than the interval (not what was seen: a stale
+ * reading), or the interval is longer than 4 s, it is all current's.
  */
 static __always_inline void
-split(struct cgc_cpu *st, __u64 share)
+split(struct cgc_cpu *st, __u64 other)
 {
 	struct cgc_value *d, *r;
 	__u64 en;
@@ -131,18 +127,18 @@ split(struct cgc_cpu *st, __u64 share)
 		d = &st->delta[i];
 		r = &st->rest[i];
 		en = d->enabled;
-		if (en == 0 || share >= en || en > 0xffffffffULL) {
+		if (en == 0 || other >= en || en > 0xffffffffULL) {
 			r->counter = 0;
 			r->enabled = 0;
 			r->running = 0;
 			continue;
 		}
-		r->counter = d->counter - muldiv(d->counter, share, en);
-		r->running = d->running - muldiv(d->running, share, en);
-		r->enabled = en - share;
+		r->counter = muldiv(d->counter, other, en);
+		r->running = muldiv(d->running, other, en);
+		r->enabled = other;
 		d->counter -= r->counter;
 		d->running -= r->running;
-		d->enabled = share;
+		d->enabled -= other;
 	}
 }
 
@@ -187,9 +183,9 @@ apply(struct cgc_cpu *st)
 /*
  * Charge what was counted on this CPU since its last run to current's
  * cgroup path; at_switch: run at a context switch, else on demand;
- * share: CGC_WHOLE, or how much of the interval current ran, when tasks
- * the tracepoint did not show ran the rest (cgchange.bpf.c), which then
- * goes to the root cgroup only.
+ * other: how much of the interval a task the tracepoint did not show
+ * switched out ran (cgchange.bpf.c), which goes to the root cgroup only;
+ * 0 where there is none.
  *
  * Where a run at a switch reads the counters matters: what the program
  * does after the read goes to the next interval, the incoming task's,
@@ -211,7 +207,7 @@ apply(struct cgc_cpu *st)
  * and the one left at once, so a collection reads everything charged.
  */
 static __always_inline void
-charge(struct cgc_cpu *st, int at_switch, __u64 share)
+charge(struct cgc_cpu *st, int at_switch, __u64 other)
 {
 	struct bpf_perf_event_value v;
 	__u32 cpu = bpf_get_smp_processor_id(), i, l, n, *slot;
@@ -267,9 +263,9 @@ charge(struct cgc_cpu *st, int at_switch, __u64 share)
 		st->primed = 1;
 		return;
 	}
-	st->parted = share != CGC_WHOLE;
+	st->parted = other != 0;
 	if (st->parted)
-		split(st, share);
+		split(st, other);
 	st->pending = 1;
 	if (!at_switch)
 		apply(st);

@@ -59,10 +59,12 @@ struct cgc_cpu {
 	__u32 parted;				/* rest[] is the root's */
 	__u64 into_root;			/* cgchange.bpf.c: the last run
 						   was a switch into the root
-						   cgroup */
+						   cgroup, */
+	__u64 root_sum;				/* ... whose task had then run
+						   so long (se.sum_exec_runtime) */
 	struct cgc_value last[CGC_MAX_EVENTS];	/* the previous reading */
 	struct cgc_value delta[CGC_MAX_EVENTS];	/* the last run's interval:
-						   path[]'s share */
+						   path[]'s part */
 	struct cgc_value rest[CGC_MAX_EVENTS];	/* ... and the root's, what
 						   tasks the tracepoint did
 						   not show ran

@@ -10,11 +10,9 @@
  * What is read: task->cgroups, the task's css_set (its cgroup in every
  * hierarchy; tasks of one css_set are in one cgroup2 cgroup), and
  * css_set->dfl_cgrp->level, the depth of that cgroup2 cgroup (0: the
- * root); and where the tracepoint missed a switch, the outgoing task's
- * scheduling policy and its CPU time now and when it was last switched
- * in (task->se.sum_exec_runtime, which the fair class brings up to date
- * before the tracepoint, and prev_sum_exec_runtime, which it sets when
- * the task is switched in).  All there since Linux 4.x.
+ * root); and a task's CPU time so far (task->se.sum_exec_runtime, which
+ * every class but idle's brings up to date when it switches the task
+ * out).  All there since Linux 4.x.
  */
 #ifndef PMU_TASK_CGROUP_BPF_H
 #define PMU_TASK_CGROUP_BPF_H
@@ -29,18 +27,11 @@ struct css_set {
 
 struct sched_entity {
 	__u64 sum_exec_runtime;
-	__u64 prev_sum_exec_runtime;
 } __attribute__((preserve_access_index));
 
 struct task_struct {
-	unsigned int policy;
 	struct sched_entity se;
 	struct css_set *cgroups;
 } __attribute__((preserve_access_index));
-
-/* The policies of the fair class, the one that keeps se's times. */
-#define TASK_CGROUP_SCHED_NORMAL 0
-#define TASK_CGROUP_SCHED_BATCH 3
-#define TASK_CGROUP_SCHED_IDLE 5
 
 #endif
