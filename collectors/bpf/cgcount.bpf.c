@@ -33,8 +33,9 @@ on_switch(__u64 *ctx)
 
 	if (st == 0)
 		return 0;
-	seen(st, ctx[1], ctx[2]);
-	charge(st, 1);
+	seen(st, ctx[1]);
+	st->next = ctx[2];
+	charge(st, 1, 0);
 	return 0;
 }
 
@@ -47,7 +48,7 @@ on_demand(void *ctx)
 
 	(void)ctx;
 	if (st)
-		charge(st, 0);
+		charge(st, 0, 0);
 	return 0;
 }
 
@@ -60,6 +61,6 @@ on_cgroup_switch(void *ctx)
 
 	(void)ctx;
 	if (st)
-		charge(st, 1);
+		charge(st, 1, 0);
 	return 0;
 }

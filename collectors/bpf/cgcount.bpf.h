@@ -21,7 +21,9 @@
  * that closes the interval (the next cgroup change, or the collection's
  * run through BPF_PROG_TEST_RUN on every CPU, where current is whatever
  * that CPU was running) charges it to the right cgroups.  Switches
- * between two tasks of one cgroup need no run.
+ * between two tasks of one cgroup need no run.  A run at a switch reads
+ * the counters last and leaves its additions to the next run on that CPU
+ * (charge() says why); the collection's run adds everything at once.
  *
  * perf's "bperf" (tools/perf/util/bpf_skel/bperf_cgroup.bpf.c) works this
  * way; this is written for pmu_exporter's maps, not taken from it.
@@ -83,32 +85,160 @@ cpu_state(void)
  * Every switch on a CPU should switch out the task the previous one
  * switched in; when not, the kernel switched tasks without the tracepoint
  * in between, and what ran after that switch goes with the interval to
- * the cgroup of the next run.  Counted, so that it shows: a stock kernel
- * never does it.  prev and next are the tasks' addresses, never 0.
+ * the cgroup of the next run, unless the program can tell how long the
+ * task it saw switched in ran (cgchange.bpf.c, unseen_ns()).  Counted,
+ * so that it shows: a stock kernel never does it.  prev is the outgoing
+ * task's address, never 0; the caller then keeps the incoming one's in
+ * st->next.  Whether there was such a gap.
  */
-static __always_inline void
-seen(struct cgc_cpu *st, __u64 prev, __u64 next)
+static __always_inline int
+seen(struct cgc_cpu *st, __u64 prev)
 {
 	/* 0: no switch seen on this CPU yet. */
-	if (st->next != prev && st->next != 0)
-		st->stat[CGC_STAT_UNSEEN]++;
-	st->next = next;
+	if (st->next == prev || st->next == 0)
+		return 0;
+	st->stat[CGC_STAT_UNSEEN]++;
+	return 1;
 }
 
-/* Charge what was counted on this CPU since its last run to current's
- * cgroup path; at_switch: run at a context switch, else on demand. */
+/* a * b / c without overflow, for b < c < 2^32. */
+static __always_inline __u64
+muldiv(__u64 a, __u64 b, __u64 c)
+{
+	return a / c * b + a % c * b / c;
+}
+
+/*
+ * Split the interval just read: a task the tracepoint showed switched in
+ * and not out ran `other` ns of it (the scheduler's count), current the
+ * rest (cgchange.bpf.c).  Each event's delta is divided in proportion to
+ * its enabled time, which for a CPU's counter is the interval's length.
+ * Where `other` is no less than the interval (not what was seen: a stale
+ * reading), or the interval is longer than 4 s, it is all current's.
+ */
 static __always_inline void
-charge(struct cgc_cpu *st, int at_switch)
+split(struct cgc_cpu *st, __u64 other)
+{
+	struct cgc_value *d, *r;
+	__u64 en;
+	__u32 i;
+
+	for (i = 0; i < CGC_MAX_EVENTS && i < nr_events; i++) {
+		d = &st->delta[i];
+		r = &st->rest[i];
+		en = d->enabled;
+		if (en == 0 || other >= en || en > 0xffffffffULL) {
+			r->counter = 0;
+			r->enabled = 0;
+			r->running = 0;
+			continue;
+		}
+		r->counter = muldiv(d->counter, other, en);
+		r->running = muldiv(d->running, other, en);
+		r->enabled = other;
+		d->counter -= r->counter;
+		d->running -= r->running;
+		d->enabled -= other;
+	}
+}
+
+/* Add d[] to slot's counts. */
+static __always_inline void
+add(__u32 slot, const struct cgc_value *d)
+{
+	struct cgc_value *c;
+	__u32 i, key;
+
+	for (i = 0; i < CGC_MAX_EVENTS && i < nr_events; i++) {
+		key = slot * nr_events + i;
+		c = bpf_map_lookup_elem(&counts, &key);
+		if (c == 0)
+			break;
+		c->counter += d[i].counter;
+		c->enabled += d[i].enabled;
+		c->running += d[i].running;
+	}
+}
+
+/*
+ * Add what the previous run read to the cgroups it found, if it left
+ * them to this run (charge(), below).
+ */
+static __always_inline void
+apply(struct cgc_cpu *st)
+{
+	__u32 j, n;
+
+	if (!st->pending)
+		return;
+	st->pending = 0;
+	n = *(volatile __u32 *)&st->npath;
+	st->stat[CGC_STAT_CHARGES] += n;
+	for (j = 0; j < CGC_MAX_LEVELS && j < n; j++)
+		add(st->path[j], st->delta);
+	if (st->parted && st->rooted && n > 0)
+		add(st->path[0], st->rest);
+}
+
+/*
+ * Charge what was counted on this CPU since its last run to current's
+ * cgroup path; at_switch: run at a context switch, else on demand;
+ * other: how much of the interval a task the tracepoint did not show
+ * switched out ran (cgchange.bpf.c), which goes to the root cgroup only;
+ * 0 where there is none.
+ *
+ * Where a run at a switch reads the counters matters: what the program
+ * does after the read goes to the next interval, the incoming task's,
+ * while perf, which switches a cgroup's events in
+ * perf_event_task_sched_out() a little after the tracepoint, gives the
+ * whole run to the outgoing cgroup.  Any work after the read that
+ * depends on the outgoing cgroup is time one cgroup loses and another
+ * gains.  The program used to read first and then walk the outgoing
+ * task's path (an ancestor id and a hash lookup a level) and add to each
+ * tracked cgroup on it: a cgroup lost its walk at every switch out and
+ * gained at every switch in the walk of what it replaced, which across
+ * two CPUs was the root cgroup's idle task, with nothing to walk.
+ * Task-clock came out 0.5% to 3% under perf mode's for a ping-pong on
+ * two CPUs, the more the deeper the tracked path, and even on one CPU,
+ * where every switch in is another cgroup's switch out (bench/RESULTS.md,
+ * issue 25).  So the walk comes before the read, and the additions are
+ * left to the next run, before its walk: after the read there is only
+ * the same few stores at every switch.  A run on demand adds its own
+ * and the one left at once, so a collection reads everything charged.
+ */
+static __always_inline void
+charge(struct cgc_cpu *st, int at_switch, __u64 other)
 {
 	struct bpf_perf_event_value v;
-	struct cgc_value *c;
-	__u32 cpu = bpf_get_smp_processor_id(), i, l, key, *slot;
+	__u32 cpu = bpf_get_smp_processor_id(), i, l, n, *slot;
 	__u64 id;
 	long err;
 
 	st->stat[CGC_STAT_RUNS]++;
 	if (at_switch)
 		st->stat[CGC_STAT_SWITCH_RUNS]++;
+	apply(st);
+	/*
+	 * The tracked cgroups on current's path, root first.  Their number
+	 * goes through memory (volatile): kept in a register, the verifier
+	 * would walk the rest of the program once for every count the walk
+	 * can give at every level, past its limit.
+	 */
+	*(volatile __u32 *)&st->npath = 0;
+	st->rooted = 0;
+	for (l = 0; l < CGC_MAX_LEVELS; l++) {
+		id = bpf_get_current_ancestor_cgroup_id(l);
+		if (id == 0)
+			break;		/* deeper than the task's cgroup */
+		slot = bpf_map_lookup_elem(&slots, &id);
+		if (slot == 0)
+			continue;
+		if (l == 0)
+			st->rooted = 1;
+		n = *(volatile __u32 *)&st->npath;
+		st->path[n & (CGC_MAX_LEVELS - 1)] = *slot;
+		*(volatile __u32 *)&st->npath = n + 1;
+	}
 	for (i = 0; i < CGC_MAX_EVENTS && i < nr_events; i++) {
 		err = bpf_perf_event_read_value(&counters,
 		    (__u64)cpu * nr_events + i, &v, sizeof(v));
@@ -133,24 +263,12 @@ charge(struct cgc_cpu *st, int at_switch)
 		st->primed = 1;
 		return;
 	}
-	for (l = 0; l < CGC_MAX_LEVELS; l++) {
-		id = bpf_get_current_ancestor_cgroup_id(l);
-		if (id == 0)
-			break;		/* deeper than the task's cgroup */
-		slot = bpf_map_lookup_elem(&slots, &id);
-		if (slot == 0)
-			continue;
-		st->stat[CGC_STAT_CHARGES]++;
-		for (i = 0; i < CGC_MAX_EVENTS && i < nr_events; i++) {
-			key = *slot * nr_events + i;
-			c = bpf_map_lookup_elem(&counts, &key);
-			if (c == 0)
-				break;
-			c->counter += st->delta[i].counter;
-			c->enabled += st->delta[i].enabled;
-			c->running += st->delta[i].running;
-		}
-	}
+	st->parted = other != 0;
+	if (st->parted)
+		split(st, other);
+	st->pending = 1;
+	if (!at_switch)
+		apply(st);
 }
 
 #endif

@@ -49,8 +49,26 @@ struct cgc_cpu {
 	__u64 next;				/* the task the last switch
 						   seen switched to */
 	__u64 stat[CGC_STAT_NR];
+	__u32 path[CGC_MAX_LEVELS];		/* slots of the tracked cgroups
+						   on the path of the task the
+						   last run charged */
+	__u32 npath;				/* ... how many */
+	__u32 rooted;				/* path[0] is the root's */
+	__u32 pending;				/* delta[] (and rest[]) are
+						   still to add to path[] */
+	__u32 parted;				/* rest[] is the root's */
+	__u64 into_root;			/* cgchange.bpf.c: the last run
+						   was a switch into the root
+						   cgroup, */
+	__u64 root_sum;				/* ... whose task had then run
+						   so long (se.sum_exec_runtime) */
 	struct cgc_value last[CGC_MAX_EVENTS];	/* the previous reading */
-	struct cgc_value delta[CGC_MAX_EVENTS];	/* since then */
+	struct cgc_value delta[CGC_MAX_EVENTS];	/* the last run's interval:
+						   path[]'s part */
+	struct cgc_value rest[CGC_MAX_EVENTS];	/* ... and the root's, what
+						   tasks the tracepoint did
+						   not show ran
+						   (cgchange.bpf.c) */
 };
 
 #endif
