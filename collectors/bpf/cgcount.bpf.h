@@ -199,9 +199,9 @@ apply(struct cgc_cpu *st)
  * gained at every switch in the walk of what it replaced, which across
  * two CPUs was the root cgroup's idle task, with nothing to walk.
  * Task-clock came out 0.5% to 3% under perf mode's for a ping-pong on
- * two CPUs, the more the deeper the tracked path, and even on one CPU,
- * where every switch in is another cgroup's switch out (bench/RESULTS.md,
- * issue 25).  So the walk comes before the read, and the additions are
+ * two CPUs, the more the deeper the tracked path, while on one CPU,
+ * where every switch in is another cgroup's switch out, it evened out
+ * (bench/RESULTS.md, issue 25).  So the walk comes before the read, and the additions are
  * left to the next run, before its walk: after the read there is only
  * the same few stores at every switch.  A run on demand adds its own
  * and the one left at once, so a collection reads everything charged.
