@@ -114,6 +114,24 @@ rt_fail(struct names_found *f, const char *path, int r)
 }
 
 int
+rt_root_open(const char *rootfs, void **data)
+{
+	struct rt_root *d = calloc(1, sizeof(*d));
+
+	if (d == NULL)
+		return -ENOMEM;
+	snprintf(d->root, sizeof(d->root), "%s", rootfs);
+	*data = d;
+	return 0;
+}
+
+void
+rt_root_close(void *data)
+{
+	free(data);
+}
+
+int
 rt_path(char *buf, size_t len, const char *rootfs, const char *fmt, ...)
 {
 	size_t n = strlen(rootfs);

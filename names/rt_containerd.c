@@ -28,32 +28,10 @@
 static const char *const states[] = { "/run/containerd", "/run/k3s/containerd" };
 #define NSTATES (sizeof(states) / sizeof(states[0]))
 
-struct ctd {
-	char root[4096];
-};
-
-static int
-ctd_open(const char *rootfs, void **data)
-{
-	struct ctd *d = calloc(1, sizeof(*d));
-
-	if (d == NULL)
-		return -ENOMEM;
-	snprintf(d->root, sizeof(d->root), "%s", rootfs);
-	*data = d;
-	return 0;
-}
-
-static void
-ctd_close(void *data)
-{
-	free(data);
-}
-
 static int
 ctd_probe(void *data, char *where, size_t len)
 {
-	struct ctd *d = data;
+	struct rt_root *d = data;
 	char path[4096];
 	size_t i;
 	int r = -ENOENT;
@@ -115,7 +93,7 @@ ctd_bundle(const char *path, struct names_found *f)
 static int
 ctd_lookup(void *data, const char *id, struct names_found *f)
 {
-	struct ctd *d = data;
+	struct rt_root *d = data;
 	char dir[4096], path[4096 + 512];
 	struct dirent *de;
 	size_t i;
@@ -153,8 +131,8 @@ ctd_lookup(void *data, const char *id, struct names_found *f)
 
 const struct rt_ops rt_containerd_ops = {
 	.name = "containerd (CRI)",
-	.open = ctd_open,
-	.close = ctd_close,
+	.open = rt_root_open,
+	.close = rt_root_close,
 	.probe = ctd_probe,
 	.lookup = ctd_lookup,
 };

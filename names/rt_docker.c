@@ -25,32 +25,10 @@
 
 #define DOCKER "/var/lib/docker/containers"
 
-struct docker {
-	char root[4096];
-};
-
-static int
-dk_open(const char *rootfs, void **data)
-{
-	struct docker *d = calloc(1, sizeof(*d));
-
-	if (d == NULL)
-		return -ENOMEM;
-	snprintf(d->root, sizeof(d->root), "%s", rootfs);
-	*data = d;
-	return 0;
-}
-
-static void
-dk_close(void *data)
-{
-	free(data);
-}
-
 static int
 dk_probe(void *data, char *where, size_t len)
 {
-	struct docker *d = data;
+	struct rt_root *d = data;
 	DIR *ds;
 
 	if (rt_path(where, len, d->root, DOCKER) < 0)
@@ -64,7 +42,7 @@ dk_probe(void *data, char *where, size_t len)
 static int
 dk_lookup(void *data, const char *id, struct names_found *f)
 {
-	struct docker *d = data;
+	struct rt_root *d = data;
 	struct json_object *o, *cfg, *labels;
 	const char *name, *type;
 	char path[4096];
@@ -100,8 +78,8 @@ dk_lookup(void *data, const char *id, struct names_found *f)
 
 const struct rt_ops rt_docker_ops = {
 	.name = "Docker",
-	.open = dk_open,
-	.close = dk_close,
+	.open = rt_root_open,
+	.close = rt_root_close,
 	.probe = dk_probe,
 	.lookup = dk_lookup,
 };

@@ -43,6 +43,14 @@ struct rt_ops {
 
 extern const struct rt_ops rt_containerd_ops, rt_storage_ops, rt_docker_ops;
 
+/* The state of a reader that keeps nothing but where the root is
+ * (containerd, Docker): its open and close. */
+struct rt_root {
+	char root[4096];
+};
+int rt_root_open(const char *rootfs, void **data);
+void rt_root_close(void *data);
+
 /* Copy s (may be NULL) into a label slot, truncated; "" for NULL. */
 void names_found_set(struct names_found *f, enum names_label l,
     const char *s);
