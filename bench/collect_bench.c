@@ -590,7 +590,7 @@ main(int argc, char **argv)
 	char cgroot[4096], rel[4096], err[1024], summary[256];
 	long rss0, rss_c, hwm;
 	size_t i, bad = 0, text_len = 0, ncoll_fds;
-	const char *text;
+	char *text;
 	int v2, have_root, r, status = 1;
 	double ratio;
 
@@ -658,10 +658,11 @@ main(int argc, char **argv)
 		collector_collect(c);
 	if ((snap = collector_snapshot(c)) != NULL) {
 		t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-		text = snapshot_text(snap, &text_len, expo_render);
+		text = expo_render(snap, &text_len);
 		render_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 		if (text == NULL)
 			text_len = 0;
+		free(text);
 		collector_summary(snap, summary, sizeof(summary));
 		snapshot_unref(snap);
 	}

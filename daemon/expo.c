@@ -20,7 +20,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -549,78 +548,35 @@ deflate_into(struct expo_buf *out, const char *in, size_t len, int flush)
 	return 0;
 }
 
-struct body_arg {
-	enum expo_format f;
-	const struct expo_opts *o;
-};
-
-static int
-render_plain(struct snapshot *s, void *arg, struct snap_blob *out)
+int
+expo_gzip_body(const char *plain, size_t len, struct expo_buf *out,
+    uint32_t *crc)
 {
-	const struct body_arg *a = arg;
-
-	out->p = expo_render_body(s, a->f, a->o, &out->len);
-	return out->p ? 0 : -ENOMEM;
-}
-
-static int
-render_gzip(struct snapshot *s, void *arg, struct snap_blob *out)
-{
-	const struct body_arg *a = arg;
-	const struct snap_blob *plain;
 	struct expo_buf b = { NULL, 0, 0, 0, 0 };
-	int r;
 
-	if ((plain = snapshot_blob(s, (unsigned)a->f, render_plain,
-	    arg)) == NULL)
-		return -ENOMEM;
-	expo_reserve(&b, plain->len / 4 + 4096);
+	expo_reserve(&b, len / 4 + 4096);
 	expo_put(&b, (const char *)gzip_header, sizeof(gzip_header));
-	if (b.oom || (r = deflate_into(&b, plain->p, plain->len,
-	    Z_SYNC_FLUSH)) < 0) {
+	if (b.oom || deflate_into(&b, plain, len, Z_SYNC_FLUSH) < 0) {
 		free(b.p);
 		return -ENOMEM;
 	}
-	out->p = b.p;
-	out->len = b.len;
-	out->meta[0] = crc32_z(0, (const Bytef *)plain->p, plain->len);
-	out->meta[1] = plain->len;
+	*out = b;
+	*crc = (uint32_t)crc32_z(0, (const Bytef *)plain, len);
 	return 0;
 }
 
-const struct snap_blob *
-expo_body(struct snapshot *s, enum expo_format f, int gzip,
-    const struct expo_opts *o)
-{
-	struct body_arg a = { f, o };
-
-	/* Slots: 0 text, 1 OpenMetrics, 2 and 3 the same gzipped. */
-	return snapshot_blob(s, EXPO_BODY_SLOT(f, gzip),
-	    gzip ? render_gzip : render_plain, &a);
-}
-
-const struct snap_blob *
-expo_slot_ready(struct snapshot *s, unsigned slot)
-{
-	/* The acquire pairs with snapshot_blob's release of done: whoever
-	 * sees it set sees the blob it published. */
-	if (!atomic_load_explicit(&s->render[slot].done, memory_order_acquire))
-		return NULL;
-	return &s->render[slot].blob;
-}
-
 int
-expo_gzip_tail(const struct snap_blob *body, const char *tail, size_t len,
-    struct expo_buf *out)
+expo_gzip_tail(uint32_t body_crc, uint64_t body_len, const char *tail,
+    size_t len, struct expo_buf *out)
 {
 	uLong crc;
-	uint64_t total = body->meta[1] + len;
+	uint64_t total = body_len + len;
 	unsigned char trailer[8];
 	int i, r;
 
 	if ((r = deflate_into(out, tail, len, Z_FINISH)) < 0)
 		return r;
-	crc = crc32_combine((uLong)body->meta[0],
+	crc = crc32_combine((uLong)body_crc,
 	    crc32_z(0, (const Bytef *)tail, len), (z_off_t)len);
 	for (i = 0; i < 4; i++) {
 		trailer[i] = (unsigned char)(crc >> (8 * i));

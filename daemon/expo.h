@@ -4,7 +4,7 @@
  *
  * A response is two parts.  The body holds everything that is a function
  * of the snapshot; it is rendered (and compressed) at most once per
- * snapshot and variant, cached in the snapshot's render slots, and handed
+ * snapshot and variant, cached on the HTTP side (scrape.h), and handed
  * to every scrape by reference.  The tail holds the few series that change
  * between scrapes (scrape counts, auth failures, process_*) and, in
  * OpenMetrics, the closing "# EOF"; it is a few hundred bytes, which the
@@ -83,23 +83,13 @@ char *expo_render_body(const struct snapshot *s, enum expo_format f,
     const struct expo_opts *o, size_t *len);
 
 /*
- * The cached body of a variant, rendered (and, with gzip, compressed) on
- * first use; NULL on ENOMEM.  o must be the same for every call on s.  A
- * gzip body has meta[0] = CRC-32 and meta[1] = length of the uncompressed
- * body.
+ * The start of a gzip member: the header, then plain (len bytes)
+ * deflated up to a sync flush, with no final block, so that a tail can
+ * follow (expo_gzip_tail).  Replaces *out with a malloc'ed buffer and
+ * sets *crc to plain's CRC-32; 0 or -ENOMEM.
  */
-const struct snap_blob *expo_body(struct snapshot *s, enum expo_format f,
-    int gzip, const struct expo_opts *o);
-
-/*
- * Render slot `slot` of s if it is already rendered, else NULL: never
- * renders, never waits for a render in progress.  The HTTP server's
- * threads look with this and leave rendering to its workers.
- */
-const struct snap_blob *expo_slot_ready(struct snapshot *s, unsigned slot);
-
-/* The body's slot for a variant (expo_body's); tails may use the rest. */
-#define EXPO_BODY_SLOT(f, gzip) ((unsigned)(f) + ((gzip) ? 2u : 0u))
+int expo_gzip_body(const char *plain, size_t len, struct expo_buf *out,
+    uint32_t *crc);
 
 /*
  * The tail: the live series (when o->exporter_metrics) and
@@ -109,12 +99,13 @@ int expo_render_tail(struct expo_buf *b, enum expo_format f,
     const struct expo_opts *o, const struct expo_live *l);
 
 /*
- * Compress tail (len bytes) to follow the gzip body `body` and close the
- * gzip member: the deflate stream's final block, then CRC-32 and length of
- * body and tail together.  Replaces *out with a malloc'ed buffer; 0 or
+ * Compress tail (len bytes) to follow a gzip body (expo_gzip_body: its
+ * CRC-32 and plain length) and close the gzip member: the deflate
+ * stream's final block, then CRC-32 and length of body and tail
+ * together.  Replaces *out with a malloc'ed buffer; 0 or
  * -ENOMEM.
  */
-int expo_gzip_tail(const struct snap_blob *body, const char *tail,
+int expo_gzip_tail(uint32_t body_crc, uint64_t body_len, const char *tail,
     size_t len, struct expo_buf *out);
 
 #endif

@@ -68,12 +68,12 @@
 #include <gnutls/gnutls.h>
 #include <microhttpd.h>
 
-#include "collectors/events/event_pfm.h"
 #include "daemon/auth.h"
 #include "daemon/expo.h"
 #include "daemon/http.h"
 #include "daemon/log.h"
 #include "daemon/procstat.h"
+#include "daemon/scrape.h"
 #include "daemon/workq.h"
 #include "util/clock.h"
 
@@ -122,6 +122,9 @@ struct http {
 	struct workq *render;
 	pthread_mutex_t render_lock;	/* tasks */
 	struct render_task *tasks;
+
+	/* What was rendered for each path's newest snapshot. */
+	struct scrape_cache cache, extra_cache;
 };
 
 /*
@@ -140,7 +143,7 @@ struct req {
 	int inflight;			/* counted in h->inflight */
 	int authed;			/* its credentials passed */
 	struct auth_check check;
-	struct snapshot *snap;		/* WAIT_RENDER: what it will be sent */
+	struct scrape *sc;		/* WAIT_RENDER: what it will be sent */
 	enum expo_format f;
 	int gz;
 	struct req *next_waiter;	/* the render task's list */
@@ -162,7 +165,7 @@ struct req {
 struct render_task {
 	struct workq_job job;
 	struct http *h;
-	struct snapshot *snap;		/* with a reference */
+	struct scrape *sc;		/* with a reference */
 	enum expo_format f;
 	int gz;
 	struct req *waiters;
@@ -359,11 +362,11 @@ reply_worker_error(struct http *h, struct MHD_Connection *conn, int err)
 	    "text/plain", "out of memory\n");
 }
 
-/* A response borrows the snapshot's buffers and holds a reference. */
+/* A response borrows the scrape's buffers and holds a reference. */
 static void
 scrape_free(void *cls)
 {
-	snapshot_unref(cls);
+	scrape_unref(cls);
 }
 
 /*
@@ -372,8 +375,8 @@ scrape_free(void *cls)
  * rendered once per snapshot and variant, with the body, and cached like
  * it: every later scrape of the snapshot sends the same bytes, so a scrape
  * does no rendering at all.  Those series are therefore as of the first
- * scrape of each snapshot, at most one interval old.  Slots 4-7, next to
- * the bodies' 0-3.
+ * scrape of each snapshot, at most one interval old.  Its slot is
+ * SCRAPE_TAIL (scrape.h).
  *
  * A small body is copied into its tail's slot, ahead of the tail (meta[1]
  * set, meta[0] the body's length): the response is then one buffer, and
@@ -383,18 +386,17 @@ scrape_free(void *cls)
  * HTTP_WHOLE_MAX the copy would cost more than the call saves, and the
  * body is sent from where it is.
  */
-#define TAIL_SLOT(f, gz) (4u + EXPO_BODY_SLOT(f, gz))
 #define HTTP_WHOLE_MAX 65536
 
 struct tail_arg {
 	struct http *h;
 	enum expo_format f;
 	int gz;
-	const struct snap_blob *body;
+	const struct scrape_blob *body;
 };
 
 static int
-render_tail(struct snapshot *s, void *arg, struct snap_blob *out)
+render_tail(struct scrape *sc, void *arg, struct scrape_blob *out)
 {
 	struct tail_arg *a = arg;
 	struct http *h = a->h;
@@ -402,7 +404,7 @@ render_tail(struct snapshot *s, void *arg, struct snap_blob *out)
 	struct expo_live live;
 	int i, j;
 
-	(void)s;
+	(void)sc;
 	memset(&live, 0, sizeof(live));
 	for (i = 0; i < 2; i++)
 		for (j = 0; j < 2; j++)
@@ -419,8 +421,8 @@ render_tail(struct snapshot *s, void *arg, struct snap_blob *out)
 	if (expo_render_tail(&tail, a->f, &h->eo, &live) < 0)
 		return -ENOMEM;
 	if (a->gz) {
-		if (expo_gzip_tail(a->body, tail.p ? tail.p : "", tail.len,
-		    &zt) < 0) {
+		if (expo_gzip_tail((uint32_t)a->body->meta[0], a->body->meta[1],
+		    tail.p ? tail.p : "", tail.len, &zt) < 0) {
 			free(tail.p);
 			free(zt.p);
 			return -ENOMEM;
@@ -452,53 +454,52 @@ render_tail(struct snapshot *s, void *arg, struct snap_blob *out)
 
 /* Render a variant's body and tail (a worker's job).  0 or -ENOMEM. */
 static int
-render_variant(struct http *h, struct snapshot *snap, enum expo_format f,
+render_variant(struct http *h, struct scrape *sc, enum expo_format f,
     int gz)
 {
-	const struct snap_blob *body;
+	const struct scrape_blob *body;
 	struct tail_arg ta;
 
-	if ((body = expo_body(snap, f, gz, &h->eo)) == NULL)
+	if ((body = scrape_body(sc, f, gz, &h->eo)) == NULL)
 		return -ENOMEM;
 	ta = (struct tail_arg){ h, f, gz, body };
-	if (snapshot_blob(snap, TAIL_SLOT(f, gz), render_tail, &ta) == NULL)
+	if (scrape_blob(sc, SCRAPE_TAIL(f, gz), render_tail, &ta) == NULL)
 		return -ENOMEM;
 	return 0;
 }
 
 /*
  * Answer a scrape from the variant's rendered body and tail, which must
- * be ready.  Takes over the caller's reference on snap.
+ * be ready.  Takes over the caller's reference on sc.
  */
 static MHD_Result
 send_metrics(struct http *h, struct MHD_Connection *conn,
-    struct snapshot *snap, enum expo_format f, int gz)
+    struct scrape *sc, enum expo_format f, int gz)
 {
-	const struct snap_blob *body = expo_slot_ready(snap,
-	    EXPO_BODY_SLOT(f, gz));
-	const struct snap_blob *tail = expo_slot_ready(snap, TAIL_SLOT(f, gz));
+	const struct scrape_blob *body = scrape_ready(sc, SCRAPE_BODY(f, gz));
+	const struct scrape_blob *tail = scrape_ready(sc, SCRAPE_TAIL(f, gz));
 	struct MHD_IoVec iov[2];
 	struct MHD_Response *resp;
 	MHD_Result r;
 
 	if (body == NULL || tail == NULL) {
-		snapshot_unref(snap);
+		scrape_unref(sc);
 		return reply_worker_error(h, conn, -ENOMEM);
 	}
 	atomic_fetch_add(&h->scrapes[f][gz], 1);
 	if (tail->meta[1])	/* body and tail in one buffer */
 		resp = MHD_create_response_from_buffer_with_free_callback_cls(
-		    tail->len, tail->p, scrape_free, snap);
+		    tail->len, tail->p, scrape_free, sc);
 	else {
 		iov[0].iov_base = body->p;
 		iov[0].iov_len = body->len;
 		iov[1].iov_base = tail->p;
 		iov[1].iov_len = tail->len;
 		resp = MHD_create_response_from_iovec(iov, tail->len ? 2 : 1,
-		    scrape_free, snap);
+		    scrape_free, sc);
 	}
 	if (resp == NULL) {
-		snapshot_unref(snap);
+		scrape_unref(sc);
 		return MHD_NO;
 	}
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
@@ -542,7 +543,7 @@ render_finish(struct render_task *t, int err)
 		atomic_store(&w->result, err);
 		MHD_resume_connection(conn);
 	}
-	snapshot_unref(t->snap);
+	scrape_unref(t->sc);
 	free(t);
 }
 
@@ -553,11 +554,11 @@ render_run(struct workq_job *job, int cancelled)
 	    offsetof(struct render_task, job));
 
 	render_finish(t, cancelled ? -ESHUTDOWN :
-	    render_variant(t->h, t->snap, t->f, t->gz));
+	    render_variant(t->h, t->sc, t->f, t->gz));
 }
 
 /*
- * Suspend r until its variant of r->snap is rendered: join the render in
+ * Suspend r until its variant of r->sc is rendered: join the render in
  * progress for it, or start one.
  */
 static void
@@ -570,7 +571,7 @@ render_wait(struct http *h, struct req *r)
 	MHD_suspend_connection(r->conn);
 	pthread_mutex_lock(&h->render_lock);
 	for (t = h->tasks; t; t = t->next)
-		if (t->snap == r->snap && t->f == r->f && t->gz == r->gz)
+		if (t->sc == r->sc && t->f == r->f && t->gz == r->gz)
 			break;
 	if (t) {
 		r->next_waiter = t->waiters;
@@ -585,8 +586,8 @@ render_wait(struct http *h, struct req *r)
 		return;
 	}
 	t->h = h;
-	t->snap = r->snap;
-	snapshot_ref(t->snap);
+	t->sc = r->sc;
+	scrape_ref(t->sc);
 	t->f = r->f;
 	t->gz = r->gz;
 	t->waiters = r;
@@ -601,10 +602,11 @@ render_wait(struct http *h, struct req *r)
 
 static MHD_Result
 reply_metrics(struct http *h, struct MHD_Connection *conn, void **req_cls,
-    struct snapshot *(*source)(void *))
+    struct snapshot *(*source)(void *), struct scrape_cache *cache)
 {
 	const char *accept, *encoding;
 	struct snapshot *snap;
+	struct scrape *sc;
 	struct req *r;
 	enum expo_format f;
 	int gz;
@@ -635,15 +637,17 @@ reply_metrics(struct http *h, struct MHD_Connection *conn, void **req_cls,
 	if ((snap = source(h->o.ctx)) == NULL)
 		return reply_static(h, conn, MHD_HTTP_SERVICE_UNAVAILABLE,
 		    "text/plain", "no collection yet\n");
-	if (expo_slot_ready(snap, EXPO_BODY_SLOT(f, gz)) &&
-	    expo_slot_ready(snap, TAIL_SLOT(f, gz)))
-		return send_metrics(h, conn, snap, f, gz);
+	if ((sc = scrape_get(cache, snap)) == NULL)
+		return reply_worker_error(h, conn, -ENOMEM);
+	if (scrape_ready(sc, SCRAPE_BODY(f, gz)) &&
+	    scrape_ready(sc, SCRAPE_TAIL(f, gz)))
+		return send_metrics(h, conn, sc, f, gz);
 	/* Its first scrape: a worker renders it, this request waits. */
 	if ((r = req_get(conn, req_cls)) == NULL) {
-		snapshot_unref(snap);
+		scrape_unref(sc);
 		return reply_worker_error(h, conn, -ENOMEM);
 	}
-	r->snap = snap;
+	r->sc = sc;
 	r->f = f;
 	r->gz = gz;
 	render_wait(h, r);
@@ -654,16 +658,16 @@ reply_metrics(struct http *h, struct MHD_Connection *conn, void **req_cls,
 static MHD_Result
 reply_rendered(struct http *h, struct MHD_Connection *conn, struct req *r)
 {
-	struct snapshot *snap = r->snap;
+	struct scrape *sc = r->sc;
 	int err = atomic_load(&r->result);
 
 	r->wait = WAIT_NONE;
-	r->snap = NULL;
+	r->sc = NULL;
 	if (err < 0) {
-		snapshot_unref(snap);
+		scrape_unref(sc);
 		return reply_worker_error(h, conn, err);
 	}
-	return send_metrics(h, conn, snap, r->f, r->gz);
+	return send_metrics(h, conn, sc, r->f, r->gz);
 }
 
 /* ---- authentication ------------------------------------------------- */
@@ -896,9 +900,10 @@ handle(void *cls, struct MHD_Connection *conn, const char *url,
 		return reply_static(h, conn, MHD_HTTP_METHOD_NOT_ALLOWED,
 		    "text/plain", "method not allowed\n");
 	if (strcmp(url, h->path) == 0)
-		return reply_metrics(h, conn, req_cls, h->o.snapshot);
+		return reply_metrics(h, conn, req_cls, h->o.snapshot, &h->cache);
 	if (h->o.extra_path && strcmp(url, h->o.extra_path) == 0)
-		return reply_metrics(h, conn, req_cls, h->o.extra_snapshot);
+		return reply_metrics(h, conn, req_cls, h->o.extra_snapshot,
+		    &h->extra_cache);
 	if (strcmp(url, "/") == 0) {
 		char page[sizeof(landing) + 512];
 
@@ -940,7 +945,7 @@ completed(void *cls, struct MHD_Connection *conn, void **req_cls,
 		 * and workers let go of it before resuming it. */
 		if (r->inflight)
 			atomic_fetch_sub(&h->inflight, 1);
-		snapshot_unref(r->snap);
+		scrape_unref(r->sc);
 		free(r);
 	}
 	*req_cls = NULL;
@@ -1204,6 +1209,8 @@ http_free(struct http *h)
 	 * and a task that could not be queued was finished at once. */
 	workq_free(h->render);
 	auth_free(h->auth);
+	scrape_cache_fini(&h->cache);
+	scrape_cache_fini(&h->extra_cache);
 	pthread_mutex_destroy(&h->render_lock);
 	pthread_cond_destroy(&h->conn_cond);
 	pthread_mutex_destroy(&h->conn_lock);
@@ -1247,6 +1254,8 @@ http_start(const struct http_opts *o, struct http **out, char *err,
 	pthread_mutex_init(&h->conn_lock, NULL);
 	pthread_cond_init(&h->conn_cond, NULL);
 	pthread_mutex_init(&h->render_lock, NULL);
+	scrape_cache_init(&h->cache);
+	scrape_cache_init(&h->extra_cache);
 	h->o = *o;
 	if (!h->o.threads)
 		h->o.threads = cpus_upto(HTTP_MAX_THREADS);
@@ -1259,7 +1268,7 @@ http_start(const struct http_opts *o, struct http **out, char *err,
 	if (!h->o.procfs)
 		h->o.procfs = "/proc";
 	h->eo = (struct expo_opts){ o->exporter_metrics, MHD_get_version(),
-	    event_pfm_version() };
+	    o->pfm_version };
 	h->nr_conns = h->o.max_connections + 16;
 	if ((h->path = strdup(o->telemetry_path)) == NULL ||
 	    (h->conns = calloc(h->nr_conns, sizeof(*h->conns))) == NULL) {

@@ -46,6 +46,7 @@ struct http_opts {
 	unsigned auth_failures_per_minute;
 	unsigned threads;		/* serving threads; 0: the default */
 	int exporter_metrics;		/* pmu_exporter_* and process_* */
+	const char *pfm_version;	/* build_info's libpfm4; NULL: "none" */
 	const char *procfs;		/* for process_*; "/proc" */
 };
 

@@ -13,7 +13,7 @@
 
 #include <syslog.h>
 
-#include "collectors/collector/collector.h"
+#include "util/logfields.h"
 
 enum log_format { LOG_FORMAT_LOGFMT, LOG_FORMAT_JSON, LOG_FORMAT_JOURNAL };
 

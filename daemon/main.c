@@ -28,6 +28,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "collectors/collector/collector.h"
+#include "collectors/events/event_pfm.h"
 #include "collectors/events/event_sys.h"
 #include "collectors/perf/group.h"
 #include "config/config.h"
@@ -594,6 +595,7 @@ main(int argc, char **argv)
 	hopts.snapshot = current_snapshot;
 	hopts.web = web;
 	hopts.procfs = opt.procfs;
+	hopts.pfm_version = event_pfm_version();
 	/* Everything the user gave is checked before the first perf event,
 	 * cgroup watch or socket is opened. */
 	if ((r = http_check(&hopts, err, sizeof(err))) < 0) {

@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include "daemon/expo.h"
+#include "daemon/scrape.h"
 #include "tests/check.h"
 
 static const char *
@@ -74,7 +75,7 @@ test_render(void)
 	struct snap_group_health health = { "ipc", 3, 0.5, 0 };
 	struct snap_open_error oe[2] = { { "ipc", "instructions", ENOENT, 0, 3 },
 	    { "ipc", "cycles", ENOENT, 1, 2 } };
-	const char *text;
+	char *text;
 	size_t len;
 	static const char want[] =
 "# HELP pmu_cpu_events_total Events counted on each CPU, system-wide, estimated from each interval's deltas as value*enabled/running when multiplexed.\n"
@@ -194,11 +195,10 @@ test_render(void)
 	s->nr_health = 1;
 	s->open_errors = oe;
 	s->nr_open_errors = 2;
-	text = snapshot_text(s, &len, expo_render);
+	text = expo_render(s, &len);
 	CHECK(text != NULL && len == strlen(want));
 	CHECK_STR(text, want);
-	/* Rendered once, shared after. */
-	CHECK(snapshot_text(s, &len, expo_render) == text);
+	free(text);
 	snapshot_unref(s);
 }
 
@@ -247,10 +247,10 @@ gunzip(const char *in, size_t len, size_t *outlen)
 
 /* body + tail, plain and gzipped, must say the same thing. */
 static void
-check_variant(struct snapshot *s, enum expo_format f,
+check_variant(struct scrape *s, enum expo_format f,
     const struct expo_opts *o)
 {
-	const struct snap_blob *plain, *gz;
+	const struct scrape_blob *plain, *gz;
 	struct expo_buf tail = { NULL, 0, 0, 0, 0 }, zt = { NULL, 0, 0, 0, 0 };
 	struct expo_live live;
 	char *whole, *un;
@@ -260,17 +260,20 @@ check_variant(struct snapshot *s, enum expo_format f,
 	live.scrapes[f][1] = 3;
 	live.have_process = 1;
 	live.cpu_seconds = 0.25;
-	plain = expo_body(s, f, 0, o);
-	gz = expo_body(s, f, 1, o);
+	plain = scrape_body(s, f, 0, o);
+	gz = scrape_body(s, f, 1, o);
 	CHECK(plain != NULL && gz != NULL);
 	if (plain == NULL || gz == NULL)
 		return;
 	/* Cached: the same blobs again. */
-	CHECK(expo_body(s, f, 0, o) == plain);
-	CHECK(expo_body(s, f, 1, o) == gz);
+	CHECK(scrape_body(s, f, 0, o) == plain);
+	CHECK(scrape_body(s, f, 1, o) == gz);
+	CHECK(scrape_ready(s, SCRAPE_BODY(f, 0)) == plain);
+	CHECK(scrape_ready(s, SCRAPE_BODY(f, 1)) == gz);
 	CHECK(gz->meta[1] == plain->len);
 	CHECK(expo_render_tail(&tail, f, o, &live) == 0);
-	CHECK(expo_gzip_tail(gz, tail.p ? tail.p : "", tail.len, &zt) == 0);
+	CHECK(expo_gzip_tail((uint32_t)gz->meta[0], gz->meta[1],
+	    tail.p ? tail.p : "", tail.len, &zt) == 0);
 
 	whole = malloc(plain->len + tail.len + 1);
 	memcpy(whole, plain->p, plain->len);
@@ -310,28 +313,44 @@ check_variant(struct snapshot *s, enum expo_format f,
 	free(zt.p);
 }
 
+/* A snapshot's scrape: the one of the snapshot served last, or new. */
+static struct scrape *
+scrape_of(struct scrape_cache *cache, struct snapshot *s)
+{
+	snapshot_ref(s);
+	return scrape_get(cache, s);
+}
+
 static void
 test_variants(void)
 {
 	struct expo_opts on = { 1, "0.9.75", "none" }, off = { 0, NULL, NULL };
+	struct scrape_cache cache;
 	struct snapshot *s;
-	const struct snap_blob *b;
+	struct scrape *sc;
+	const struct scrape_blob *b;
 	size_t sizes[] = { 1, 200, 5000 }, i;
 
+	scrape_cache_init(&cache);
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		s = make_snapshot(sizes[i]);
-		check_variant(s, EXPO_TEXT, &on);
-		check_variant(s, EXPO_OPENMETRICS, &on);
+		sc = scrape_of(&cache, s);
+		check_variant(sc, EXPO_TEXT, &on);
+		check_variant(sc, EXPO_OPENMETRICS, &on);
+		scrape_unref(sc);
 		snapshot_unref(s);
 		s = make_snapshot(sizes[i]);
-		check_variant(s, EXPO_TEXT, &off);
-		check_variant(s, EXPO_OPENMETRICS, &off);
+		sc = scrape_of(&cache, s);
+		check_variant(sc, EXPO_TEXT, &off);
+		check_variant(sc, EXPO_OPENMETRICS, &off);
+		scrape_unref(sc);
 		snapshot_unref(s);
 	}
 
 	/* OpenMetrics: counter families without _total, samples with it. */
 	s = make_snapshot(2);
-	b = expo_body(s, EXPO_OPENMETRICS, 0, &on);
+	sc = scrape_of(&cache, s);
+	b = scrape_body(sc, EXPO_OPENMETRICS, 0, &on);
 	CHECK_CONTAINS(b->p, "# TYPE pmu_cpu_events counter\n");
 	CHECK_CONTAINS(b->p, "# HELP pmu_cpu_events Events counted");
 	CHECK_CONTAINS(b->p, "\npmu_cpu_events_total{cpu=\"1\",group=\"sw\","
@@ -344,9 +363,48 @@ test_variants(void)
 	CHECK(strstr(b->p, "# TYPE pmu_cpu_events_total") == NULL);
 	CHECK(strstr(b->p, "# EOF") == NULL);	/* the tail closes it */
 	/* The text format keeps _total on the family. */
-	b = expo_body(s, EXPO_TEXT, 0, &on);
+	b = scrape_body(sc, EXPO_TEXT, 0, &on);
 	CHECK_CONTAINS(b->p, "# TYPE pmu_cpu_events_total counter\n");
+	scrape_unref(sc);
 	snapshot_unref(s);
+	scrape_cache_fini(&cache);
+}
+
+/* The cache is keyed by snapshot: the same one shares its renders, a
+ * newer one starts afresh, and an old scrape lives while it is held. */
+static void
+test_scrape_cache(void)
+{
+	struct expo_opts on = { 1, "0.9.75", "none" };
+	struct scrape_cache cache;
+	struct snapshot *s1 = make_snapshot(3), *s2 = make_snapshot(4);
+	struct scrape *a, *b, *c;
+	const struct scrape_blob *body;
+
+	scrape_cache_init(&cache);
+	a = scrape_of(&cache, s1);
+	b = scrape_of(&cache, s1);
+	CHECK(a != NULL && a == b);
+	CHECK(scrape_snapshot(a) == s1);
+	CHECK(scrape_ready(a, SCRAPE_BODY(EXPO_TEXT, 0)) == NULL);
+	body = scrape_body(a, EXPO_TEXT, 0, &on);
+	CHECK(body != NULL && scrape_ready(b, SCRAPE_BODY(EXPO_TEXT, 0)) ==
+	    body);
+	/* Rendered once, shared after. */
+	CHECK(scrape_body(b, EXPO_TEXT, 0, &on) == body);
+	CHECK(scrape_ready(a, SCRAPE_BODY(EXPO_TEXT, 1)) == NULL);
+	scrape_unref(b);
+	c = scrape_of(&cache, s2);
+	CHECK(c != NULL && c != a && scrape_snapshot(c) == s2);
+	CHECK(scrape_ready(c, SCRAPE_BODY(EXPO_TEXT, 0)) == NULL);
+	/* a, no longer cached, still holds its snapshot and body. */
+	snapshot_unref(s1);
+	CHECK(scrape_ready(a, SCRAPE_BODY(EXPO_TEXT, 0)) == body);
+	CHECK_CONTAINS(body->p, "pmu_exporter_collections_total 7\n");
+	scrape_unref(a);
+	scrape_unref(c);
+	snapshot_unref(s2);
+	scrape_cache_fini(&cache);
 }
 
 int
@@ -356,5 +414,6 @@ main(void)
 	test_escape();
 	test_render();
 	test_variants();
+	test_scrape_cache();
 	return CHECK_DONE();
 }

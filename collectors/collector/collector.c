@@ -332,40 +332,6 @@ collector_denied(const struct collector *c)
 	return c->denied;
 }
 
-size_t
-collector_unsupported(const struct collector *c)
-{
-	const struct plan *cfg = c->cfg;
-	size_t gi, e, i, j, k, x, n = 0;
-
-	for (gi = 0; gi < cfg->nr_groups; gi++)
-		for (e = 0; e < cfg->groups[gi].nr_events; e++) {
-			int found = 0;
-
-			for (i = 0; i < c->nr_targets && !found; i++)
-				for (j = 0; j < c->targets[i]->nr_groups &&
-				    !found; j++) {
-					struct tgroup *tg =
-					    &c->targets[i]->groups[j];
-
-					if (tg->gi != gi || tg->inst == NULL)
-						continue;
-					for (k = 0; k < tg->cpus.nr && !found;
-					    k++) {
-						const struct source *src =
-						    tg->inst[k].src;
-
-						for (x = 0; src && x < src->nr;
-						    x++)
-							if (src->evidx[x] == e)
-								found = 1;
-					}
-				}
-			n += !found;
-		}
-	return n;
-}
-
 void
 collector_free(struct collector *c)
 {

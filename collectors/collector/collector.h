@@ -22,20 +22,9 @@
 #include "collectors/collector/snapshot.h"
 #include "collectors/collector/plan.h"
 #include "collectors/perf/denied.h"
+#include "util/logfields.h"
 
 struct names;
-
-/*
- * What a report is about, for structured logs (journal fields, logfmt
- * keys).  NULL, or cpu/err < 0 resp. 0, when it does not apply.
- */
-struct log_fields {
-	const char *cgroup;
-	const char *group;
-	const char *event;
-	int cpu;
-	int err;			/* errno value */
-};
 
 /* Priorities as in syslog.h: 3 error, 4 warning, 6 info, 7 debug. */
 typedef void (*collector_log_fn)(int prio, const struct log_fields *f,

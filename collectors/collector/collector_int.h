@@ -242,8 +242,4 @@ size_t bpfmode_fds(const struct bpfmode *b);
 struct bpfcg_stats;
 void bpfmode_stats(const struct collector *c, struct bpfcg_stats *st);
 
-/* collector.c */
-size_t collector_unsupported(const struct collector *c);
-
-
 #endif

@@ -6,7 +6,6 @@
  */
 #include "autoconf.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,15 +23,10 @@ struct snapshot *
 snapshot_new(void)
 {
 	struct snapshot *s = calloc(1, sizeof(*s));
-	unsigned i;
 
 	if (s == NULL)
 		return NULL;
 	atomic_init(&s->refs, 1);
-	for (i = 0; i < SNAP_RENDER_SLOTS; i++) {
-		atomic_init(&s->render[i].done, 0);
-		pthread_mutex_init(&s->render[i].lock, NULL);
-	}
 	return s;
 }
 
@@ -79,7 +73,6 @@ void
 snapshot_unref(struct snapshot *s)
 {
 	struct snap_chunk *c, *next;
-	unsigned i;
 
 	if (s == NULL ||
 	    atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) != 1)
@@ -88,63 +81,7 @@ snapshot_unref(struct snapshot *s)
 		next = c->next;
 		free(c);
 	}
-	for (i = 0; i < SNAP_RENDER_SLOTS; i++) {
-		free(s->render[i].blob.p);
-		pthread_mutex_destroy(&s->render[i].lock);
-	}
 	free(s);
-}
-
-const struct snap_blob *
-snapshot_blob(struct snapshot *s, unsigned slot, snapshot_render_fn render,
-    void *arg)
-{
-	struct snap_render *r = &s->render[slot];
-	int ok = 1;
-
-	if (atomic_load_explicit(&r->done, memory_order_acquire))
-		return &r->blob;
-	pthread_mutex_lock(&r->lock);
-	if (!atomic_load_explicit(&r->done, memory_order_relaxed)) {
-		struct snap_blob b = { NULL, 0, { 0, 0 } };
-
-		if (render(s, arg, &b) == 0) {
-			r->blob = b;
-			atomic_store_explicit(&r->done, 1,
-			    memory_order_release);
-		} else
-			ok = 0;
-	}
-	pthread_mutex_unlock(&r->lock);
-	return ok ? &r->blob : NULL;
-}
-
-/* snapshot_text's adapter: the buffer-returning renderer, in a box. */
-struct text_renderer {
-	char *(*fn)(const struct snapshot *, size_t *);
-};
-
-static int
-render_text(struct snapshot *s, void *arg, struct snap_blob *out)
-{
-	const struct text_renderer *t = arg;
-
-	if ((out->p = t->fn(s, &out->len)) == NULL)
-		return -ENOMEM;
-	return 0;
-}
-
-const char *
-snapshot_text(struct snapshot *s, size_t *len,
-    char *(*render)(const struct snapshot *, size_t *))
-{
-	struct text_renderer t = { render };
-	const struct snap_blob *b = snapshot_blob(s, 0, render_text, &t);
-
-	if (b == NULL)
-		return NULL;
-	*len = b->len;
-	return b->p;
 }
 
 void

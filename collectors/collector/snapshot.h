@@ -3,14 +3,9 @@
  *
  * The collector builds a snapshot completely, then publishes it by pointer
  * swap.  Readers take a reference and never see it change; the last
- * reference frees it.  Each exposition variant (text or OpenMetrics, plain
- * or gzip) is rendered lazily, at most once per snapshot, by the first
- * reader that wants it, into its own slot, and shared by every later
- * reader: an interval nobody scrapes costs no formatting, and one nobody
- * scrapes with gzip costs no compression.  The only lock a reader can meet
- * is that one-time render of its slot; none is held while a response is
- * written.  The snapshot does not know what the variants are: the renderer
- * (daemon/expo.c) numbers them and may build one from another.
+ * reference frees it.  It is data: counts, labels and statistics.  What
+ * the HTTP side renders from it is cached there (daemon/scrape.h), keyed
+ * by the snapshot.
  */
 #ifndef PMU_SNAPSHOT_H
 #define PMU_SNAPSHOT_H
@@ -66,8 +61,6 @@ struct snap_support {
 	const char *pmu;		/* the PMU the event belongs to */
 };
 
-#define SNAP_RENDER_SLOTS 8
-
 struct snapshot {
 	atomic_int refs;
 	uint64_t seq;			/* collections so far */
@@ -103,16 +96,6 @@ struct snapshot {
 	size_t nr_open_errors;
 	struct snap_open_error *open_errors;
 
-	/* Render cache: one slot per variant, each filled once. */
-	struct snap_render {
-		pthread_mutex_t lock;
-		atomic_int done;
-		struct snap_blob {
-			char *p;		/* malloc'ed */
-			size_t len;
-			uint64_t meta[2];	/* the renderer's own */
-		} blob;
-	} render[SNAP_RENDER_SLOTS];
 
 	/* Arena for everything above. */
 	struct snap_chunk *chunks;
@@ -126,26 +109,6 @@ char *snapshot_strdup(struct snapshot *s, const char *str);
 
 void snapshot_ref(struct snapshot *s);
 void snapshot_unref(struct snapshot *s);
-
-/*
- * Render slot `slot` (< SNAP_RENDER_SLOTS) on first use and return it;
- * later calls return the same blob.  render fills *out with a malloc'ed
- * buffer (owned by the snapshot afterwards) and returns 0, or returns
- * -errno and leaves *out alone; the next call then tries again.  render
- * may call snapshot_blob for another slot (never its own).  Returns NULL
- * when render failed.
- */
-typedef int (*snapshot_render_fn)(struct snapshot *s, void *arg,
-    struct snap_blob *out);
-const struct snap_blob *snapshot_blob(struct snapshot *s, unsigned slot,
-    snapshot_render_fn render, void *arg);
-
-/*
- * Slot 0 through a renderer that returns a buffer: the text exposition as
- * the benchmarks and tests take it.  NULL on ENOMEM.
- */
-const char *snapshot_text(struct snapshot *s, size_t *len,
-    char *(*render)(const struct snapshot *, size_t *));
 
 /* The slot readers take the current snapshot from. */
 struct snapshot_slot {

@@ -1,0 +1,190 @@
+/*
+ * scrape.c - the scrape cache (see scrape.h): a snapshot's rendered
+ * variants, each rendered once under its slot's lock and published with
+ * a release store, so a reader that sees the slot done reads its blob
+ * without a lock.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "daemon/scrape.h"
+
+struct scrape {
+	atomic_int refs;
+	struct snapshot *snap;		/* with a reference */
+	struct scrape_slot {
+		pthread_mutex_t lock;
+		atomic_int done;
+		struct scrape_blob blob;
+	} slot[SCRAPE_SLOTS];
+};
+
+static struct scrape *
+scrape_new(struct snapshot *s)
+{
+	struct scrape *sc = calloc(1, sizeof(*sc));
+	unsigned i;
+
+	if (sc == NULL)
+		return NULL;
+	atomic_init(&sc->refs, 1);
+	sc->snap = s;
+	for (i = 0; i < SCRAPE_SLOTS; i++) {
+		atomic_init(&sc->slot[i].done, 0);
+		pthread_mutex_init(&sc->slot[i].lock, NULL);
+	}
+	return sc;
+}
+
+void
+scrape_ref(struct scrape *sc)
+{
+	atomic_fetch_add_explicit(&sc->refs, 1, memory_order_relaxed);
+}
+
+void
+scrape_unref(struct scrape *sc)
+{
+	unsigned i;
+
+	if (sc == NULL ||
+	    atomic_fetch_sub_explicit(&sc->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	for (i = 0; i < SCRAPE_SLOTS; i++) {
+		free(sc->slot[i].blob.p);
+		pthread_mutex_destroy(&sc->slot[i].lock);
+	}
+	snapshot_unref(sc->snap);
+	free(sc);
+}
+
+struct snapshot *
+scrape_snapshot(const struct scrape *sc)
+{
+	return sc->snap;
+}
+
+void
+scrape_cache_init(struct scrape_cache *c)
+{
+	pthread_mutex_init(&c->lock, NULL);
+	c->cur = NULL;
+}
+
+void
+scrape_cache_fini(struct scrape_cache *c)
+{
+	scrape_unref(c->cur);
+	c->cur = NULL;
+	pthread_mutex_destroy(&c->lock);
+}
+
+struct scrape *
+scrape_get(struct scrape_cache *c, struct snapshot *s)
+{
+	struct scrape *sc, *old = NULL;
+
+	pthread_mutex_lock(&c->lock);
+	if ((sc = c->cur) != NULL && sc->snap == s) {
+		scrape_ref(sc);
+		pthread_mutex_unlock(&c->lock);
+		snapshot_unref(s);	/* sc holds one already */
+		return sc;
+	}
+	/* The cache's reference on the snapshot it keeps stops the
+	 * snapshot being freed, so a pointer match is the same snapshot. */
+	if ((sc = scrape_new(s)) == NULL) {
+		pthread_mutex_unlock(&c->lock);
+		snapshot_unref(s);
+		return NULL;
+	}
+	old = c->cur;
+	c->cur = sc;
+	scrape_ref(sc);
+	pthread_mutex_unlock(&c->lock);
+	scrape_unref(old);
+	return sc;
+}
+
+const struct scrape_blob *
+scrape_blob(struct scrape *sc, unsigned slot, scrape_render_fn render,
+    void *arg)
+{
+	struct scrape_slot *r = &sc->slot[slot];
+	int ok = 1;
+
+	if (atomic_load_explicit(&r->done, memory_order_acquire))
+		return &r->blob;
+	pthread_mutex_lock(&r->lock);
+	if (!atomic_load_explicit(&r->done, memory_order_relaxed)) {
+		struct scrape_blob b = { NULL, 0, { 0, 0 } };
+
+		if (render(sc, arg, &b) == 0) {
+			r->blob = b;
+			atomic_store_explicit(&r->done, 1,
+			    memory_order_release);
+		} else
+			ok = 0;
+	}
+	pthread_mutex_unlock(&r->lock);
+	return ok ? &r->blob : NULL;
+}
+
+const struct scrape_blob *
+scrape_ready(struct scrape *sc, unsigned slot)
+{
+	/* The acquire pairs with scrape_blob's release of done: whoever
+	 * sees it set sees the blob it published. */
+	if (!atomic_load_explicit(&sc->slot[slot].done, memory_order_acquire))
+		return NULL;
+	return &sc->slot[slot].blob;
+}
+
+/* ---- bodies ------------------------------------------------------- */
+
+struct body_arg {
+	enum expo_format f;
+	const struct expo_opts *o;
+};
+
+static int
+render_plain(struct scrape *sc, void *arg, struct scrape_blob *out)
+{
+	const struct body_arg *a = arg;
+
+	out->p = expo_render_body(sc->snap, a->f, a->o, &out->len);
+	return out->p ? 0 : -ENOMEM;
+}
+
+static int
+render_gzip(struct scrape *sc, void *arg, struct scrape_blob *out)
+{
+	const struct body_arg *a = arg;
+	const struct scrape_blob *plain;
+	struct expo_buf b = { NULL, 0, 0, 0, 0 };
+	uint32_t crc;
+
+	if ((plain = scrape_blob(sc, SCRAPE_BODY(a->f, 0), render_plain,
+	    arg)) == NULL)
+		return -ENOMEM;
+	if (expo_gzip_body(plain->p, plain->len, &b, &crc) < 0)
+		return -ENOMEM;
+	out->p = b.p;
+	out->len = b.len;
+	out->meta[0] = crc;
+	out->meta[1] = plain->len;
+	return 0;
+}
+
+const struct scrape_blob *
+scrape_body(struct scrape *sc, enum expo_format f, int gz,
+    const struct expo_opts *o)
+{
+	struct body_arg a = { f, o };
+
+	return scrape_blob(sc, SCRAPE_BODY(f, gz),
+	    gz ? render_gzip : render_plain, &a);
+}

@@ -1,0 +1,92 @@
+/*
+ * scrape.h - what the HTTP side rendered from a snapshot, kept for the
+ * scrapes that follow: the scrape cache.
+ *
+ * A snapshot is data: counts and labels.  The bytes a scrape sends are
+ * the HTTP side's, and so is their cache.  One struct scrape holds one
+ * snapshot (with a reference) and its rendered variants, each in its own
+ * slot, rendered at most once, by the first reader that wants it, and
+ * shared by every later reader: an interval nobody scrapes costs no
+ * formatting, and one nobody scrapes with gzip costs no compression.  The
+ * only lock a reader can meet is that one-time render of its slot; none
+ * is held while a response is written.
+ *
+ * A scrape_cache keeps the scrape of the newest snapshot a path served,
+ * keyed by the snapshot: asked for another snapshot, it starts a new
+ * scrape and lets go of the old one, which lives on as long as a response
+ * still sends from it.
+ *
+ * The slots: the body of each variant (text or OpenMetrics, plain or
+ * gzip), then its tail (the per-scrape series, http.c).  This file is the
+ * one place that numbers them.
+ */
+#ifndef PMU_SCRAPE_H
+#define PMU_SCRAPE_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "daemon/expo.h"
+
+#define SCRAPE_BODY(f, gz) ((unsigned)(f) + ((gz) ? 2u : 0u))	/* 0-3 */
+#define SCRAPE_TAIL(f, gz) (4u + SCRAPE_BODY(f, gz))		/* 4-7 */
+#define SCRAPE_SLOTS 8
+
+/* One rendered variant or tail; meta is its renderer's own. */
+struct scrape_blob {
+	char *p;			/* malloc'ed */
+	size_t len;
+	uint64_t meta[2];
+};
+
+struct scrape;
+
+struct scrape_cache {
+	pthread_mutex_t lock;		/* held only to look up or swap */
+	struct scrape *cur;
+};
+
+void scrape_cache_init(struct scrape_cache *c);
+void scrape_cache_fini(struct scrape_cache *c);
+
+/*
+ * The scrape of s, with a reference: the cached one when it is s's, else
+ * a new one, which the cache keeps in place of the old.  Takes over the
+ * caller's reference on s whatever it returns; NULL on ENOMEM.
+ */
+struct scrape *scrape_get(struct scrape_cache *c, struct snapshot *s);
+
+void scrape_ref(struct scrape *sc);
+/* Drops a reference; the last frees the blobs and releases the snapshot.
+ * Accepts NULL. */
+void scrape_unref(struct scrape *sc);
+
+struct snapshot *scrape_snapshot(const struct scrape *sc);
+
+/*
+ * Slot `slot` (< SCRAPE_SLOTS), rendered on first use: later calls
+ * return the same blob.  render fills *out (a malloc'ed buffer, owned by
+ * the scrape afterwards) and returns 0, or returns -errno and leaves *out
+ * alone; the next call then tries again.  render may ask for another slot
+ * (never its own).  NULL when render failed.
+ */
+typedef int (*scrape_render_fn)(struct scrape *sc, void *arg,
+    struct scrape_blob *out);
+const struct scrape_blob *scrape_blob(struct scrape *sc, unsigned slot,
+    scrape_render_fn render, void *arg);
+
+/* Slot `slot` if it is rendered, else NULL: never renders, never waits
+ * for a render in progress. */
+const struct scrape_blob *scrape_ready(struct scrape *sc, unsigned slot);
+
+/*
+ * The body of a variant, rendered (and, with gzip, compressed) on first
+ * use; NULL on ENOMEM.  o must be the same for every call on sc.  A gzip
+ * body has meta[0] = CRC-32 and meta[1] = length of the plain body, what
+ * expo_gzip_tail needs to close the member.
+ */
+const struct scrape_blob *scrape_body(struct scrape *sc, enum expo_format f,
+    int gz, const struct expo_opts *o);
+
+#endif
