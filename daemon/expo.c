@@ -347,20 +347,20 @@ render_health(struct expo_buf *b, const struct snapshot *s)
 static void
 render_bpf(struct expo_buf *b, const struct snapshot *s)
 {
-	const struct bpfcg_stats *st = &s->bpf;
+	const struct snap_bpf *st = &s->bpf;
 
 	single(b, "pmu_exporter_bpf_active", "gauge",
 	    "1 while the BPF program counts the mode: bpf cgroups; 0 when "
 	    "it could not be loaded (the log says why) and they are counted "
 	    "in perf mode (bpf_fallback: perf) or not at all (refuse).",
-	    s->bpf_active ? 1.0 : 0.0);
-	if (s->bpf_active) {
+	    st->active ? 1.0 : 0.0);
+	if (st->active) {
 		family(b, "pmu_exporter_bpf_trigger", "gauge",
 		    "When the BPF program runs, as a label: cgroup_change (at "
 		    "context switches between cgroups; it needs the kernel's "
 		    "BTF) or every_switch (at every context switch; the log "
 		    "says why).");
-		expo_puts(b, st->trigger == BPFCG_TRIGGER_CGROUP_CHANGE ?
+		expo_puts(b, !st->every_switch ?
 		    "pmu_exporter_bpf_trigger{trigger=\"cgroup_change\"} 1\n" :
 		    "pmu_exporter_bpf_trigger{trigger=\"every_switch\"} 1\n");
 	}
@@ -468,11 +468,11 @@ expo_render_body(const struct snapshot *s, enum expo_format f,
 	expo_puts(&b, "\npmu_exporter_cgroups_skipped{reason=\"no_perf_event\"} ");
 	expo_put_double(&b, (double)s->cgroups_no_perf);
 	expo_puts(&b, "\n");
-	if (s->bpf_wanted) {
+	if (s->bpf.wanted) {
 		expo_puts(&b, "pmu_exporter_cgroups_skipped{reason=\"bpf_map_full\"} ");
-		expo_put_double(&b, (double)s->cgroups_bpf_full);
+		expo_put_double(&b, (double)s->bpf.cgroups_full);
 		expo_puts(&b, "\npmu_exporter_cgroups_skipped{reason=\"bpf_refused\"} ");
-		expo_put_double(&b, (double)s->cgroups_bpf_refused);
+		expo_put_double(&b, (double)s->bpf.cgroups_refused);
 		expo_puts(&b, "\n");
 		render_bpf(&b, s);
 	}

@@ -382,15 +382,6 @@ parse_args(int argc, char **argv, struct options *opt)
 	return -1;
 }
 
-static double
-wall_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void
 notify_status(const char *state)
 {

@@ -25,6 +25,7 @@
 #include <yaml.h>
 #include <gnutls/gnutls.h>
 
+#define YAMLDOC_SHORT_NAMES
 #include "config/yamldoc.h"
 #include "daemon/webconfig.h"
 
@@ -34,26 +35,18 @@ struct wparse {
 	struct webcfg *w;
 };
 
-/* The shared YAML helpers, under this file's short names. */
-#define werr(p, ...) yamldoc_err(&(p)->y, __VA_ARGS__)
-#define scalar(n) yamldoc_scalar(n)
-#define want(p, n, t, what) yamldoc_expect(&(p)->y, (n), (t), (what))
-#define keys_known(p, map, allowed, where) \
-	yamldoc_check_keys(&(p)->y, (map), (allowed), (where))
-#define get(p, map, key) yamldoc_get(&(p)->y, (map), (key))
-
 /* A scalar, or NULL when absent, empty or null. */
 static int
 str_key(struct wparse *p, yaml_node_t *map, const char *key,
     const char **out)
 {
-	yaml_node_t *n = get(p, map, key);
+	yaml_node_t *n = lookup(p, map, key);
 	int r;
 
 	*out = NULL;
 	if (n == NULL)
 		return 0;
-	if ((r = want(p, n, YAML_SCALAR_NODE, key)) < 0)
+	if ((r = expect(p, n, YAML_SCALAR_NODE, key)) < 0)
 		return r;
 	if (scalar(n)[0] != '\0' && strcmp(scalar(n), "null") != 0 &&
 	    strcmp(scalar(n), "~") != 0)
@@ -66,7 +59,7 @@ static int
 read_named_file(struct wparse *p, yaml_node_t *map, const char *key,
     char **out)
 {
-	yaml_node_t *n = get(p, map, key);
+	yaml_node_t *n = lookup(p, map, key);
 	char path[4096], why[4400];
 	const char *name;
 	size_t len;
@@ -83,14 +76,14 @@ read_named_file(struct wparse *p, yaml_node_t *map, const char *key,
 		/* why is "path: reason"; say it as key "path": reason. */
 		size_t pl = strlen(path);
 
-		return werr(p, n, "%s \"%s\": %s", key, path,
+		return perr(p, n, "%s \"%s\": %s", key, path,
 		    strncmp(why, path, pl) == 0 && why[pl] == ':' ?
 		    why + pl + 2 : why);
 	}
 	if (len == 0) {
 		free(*out);
 		*out = NULL;
-		return werr(p, n, "%s \"%s\": the file is empty", key, path);
+		return perr(p, n, "%s \"%s\": the file is empty", key, path);
 	}
 	return 0;
 }
@@ -109,7 +102,7 @@ check_pem(struct wparse *p, yaml_node_t *n)
 	int r = 0, g;
 
 	if (gnutls_certificate_allocate_credentials(&cred) < 0)
-		return werr(p, n, "out of memory");
+		return perr(p, n, "out of memory");
 	cert = (gnutls_datum_t){ (unsigned char *)w->cert_pem,
 	    (unsigned)strlen(w->cert_pem) };
 	key = (gnutls_datum_t){ (unsigned char *)w->key_pem,
@@ -117,14 +110,14 @@ check_pem(struct wparse *p, yaml_node_t *n)
 	g = gnutls_certificate_set_x509_key_mem(cred, &cert, &key,
 	    GNUTLS_X509_FMT_PEM);
 	if (g < 0)
-		r = werr(p, n, "cert_file and key_file: %s", gnutls_strerror(g));
+		r = perr(p, n, "cert_file and key_file: %s", gnutls_strerror(g));
 	if (r == 0 && w->client_ca_pem) {
 		ca = (gnutls_datum_t){ (unsigned char *)w->client_ca_pem,
 		    (unsigned)strlen(w->client_ca_pem) };
 		g = gnutls_certificate_set_x509_trust_mem(cred, &ca,
 		    GNUTLS_X509_FMT_PEM);
 		if (g <= 0)
-			r = werr(p, n, "client_ca_file: %s", g < 0 ?
+			r = perr(p, n, "client_ca_file: %s", g < 0 ?
 			    gnutls_strerror(g) : "no certificate in it");
 	}
 	gnutls_certificate_free_credentials(cred);
@@ -238,8 +231,8 @@ parse_tls(struct wparse *p, yaml_node_t *n)
 	int r, v, prefer = 1;
 	size_t i;
 
-	if ((r = want(p, n, YAML_MAPPING_NODE, "tls_server_config")) < 0 ||
-	    (r = keys_known(p, n, keys, "tls_server_config")) < 0)
+	if ((r = expect(p, n, YAML_MAPPING_NODE, "tls_server_config")) < 0 ||
+	    (r = check_keys(p, n, keys, "tls_server_config")) < 0)
 		return r;
 	if ((r = read_named_file(p, n, "cert_file", &w->cert_pem)) < 0 ||
 	    (r = read_named_file(p, n, "key_file", &w->key_pem)) < 0 ||
@@ -247,7 +240,7 @@ parse_tls(struct wparse *p, yaml_node_t *n)
 	    &w->client_ca_pem)) < 0)
 		return r;
 	if (!w->cert_pem != !w->key_pem)
-		return werr(p, n, "tls_server_config needs both cert_file and "
+		return perr(p, n, "tls_server_config needs both cert_file and "
 		    "key_file (%s is missing)", w->cert_pem ? "key_file" :
 		    "cert_file");
 	w->tls = w->cert_pem != NULL;
@@ -261,7 +254,7 @@ parse_tls(struct wparse *p, yaml_node_t *n)
 			if (strcmp(s, auth[i]) == 0)
 				break;
 		if (i == sizeof(auth) / sizeof(auth[0]))
-			return werr(p, get(p, n, "client_auth_type"),
+			return perr(p, lookup(p, n, "client_auth_type"),
 			    "client_auth_type: unknown value \"%s\" "
 			    "(NoClientCert, RequestClientCert, "
 			    "RequireAnyClientCert, VerifyClientCertIfGiven, "
@@ -271,11 +264,11 @@ parse_tls(struct wparse *p, yaml_node_t *n)
 	if ((w->client_auth == WEBCFG_VERIFY_CLIENT_CERT_IF_GIVEN ||
 	    w->client_auth == WEBCFG_REQUIRE_AND_VERIFY_CLIENT_CERT) &&
 	    w->client_ca_pem == NULL)
-		return werr(p, get(p, n, "client_auth_type"),
+		return perr(p, lookup(p, n, "client_auth_type"),
 		    "client_auth_type %s needs client_ca_file",
 		    auth[w->client_auth]);
 	if (w->client_ca_pem && w->client_auth == WEBCFG_NO_CLIENT_CERT)
-		return werr(p, get(p, n, "client_ca_file"), "client_ca_file "
+		return perr(p, lookup(p, n, "client_ca_file"), "client_ca_file "
 		    "is set but client_auth_type is NoClientCert: set "
 		    "client_auth_type (RequireAndVerifyClientCert)");
 
@@ -284,18 +277,18 @@ parse_tls(struct wparse *p, yaml_node_t *n)
 	if ((r = str_key(p, n, "min_version", &s)) < 0)
 		return r;
 	if (s && (w->min_version = webcfg_tls_version(s)) < 0)
-		return werr(p, get(p, n, "min_version"), "min_version: unknown "
-		    "TLS version \"%s\" (TLS10, TLS11, TLS12, TLS13)", s);
+		return perr(p, lookup(p, n, "min_version"),
+		    "min_version: unknown TLS version \"%s\" (TLS10, TLS11, TLS12, TLS13)", s);
 	if ((r = str_key(p, n, "max_version", &s)) < 0)
 		return r;
 	if (s && (w->max_version = webcfg_tls_version(s)) < 0)
-		return werr(p, get(p, n, "max_version"), "max_version: unknown "
-		    "TLS version \"%s\" (TLS10, TLS11, TLS12, TLS13)", s);
+		return perr(p, lookup(p, n, "max_version"),
+		    "max_version: unknown TLS version \"%s\" (TLS10, TLS11, TLS12, TLS13)", s);
 	if (w->min_version > w->max_version)
-		return werr(p, n, "min_version is above max_version");
+		return perr(p, n, "min_version is above max_version");
 
-	if ((c = get(p, n, "prefer_server_cipher_suites")) != NULL) {
-		if ((r = want(p, c, YAML_SCALAR_NODE,
+	if ((c = lookup(p, n, "prefer_server_cipher_suites")) != NULL) {
+		if ((r = expect(p, c, YAML_SCALAR_NODE,
 		    "prefer_server_cipher_suites")) < 0)
 			return r;
 		if (strcmp(scalar(c), "true") == 0)
@@ -303,23 +296,23 @@ parse_tls(struct wparse *p, yaml_node_t *n)
 		else if (strcmp(scalar(c), "false") == 0)
 			prefer = 0;
 		else
-			return werr(p, c, "prefer_server_cipher_suites must be "
+			return perr(p, c, "prefer_server_cipher_suites must be "
 			    "true or false");
 	}
-	if ((c = get(p, n, "cipher_suites")) != NULL) {
-		if ((r = want(p, c, YAML_SEQUENCE_NODE, "cipher_suites")) < 0)
+	if ((c = lookup(p, n, "cipher_suites")) != NULL) {
+		if ((r = expect(p, c, YAML_SEQUENCE_NODE, "cipher_suites")) < 0)
 			return r;
 		for (it = c->data.sequence.items.start;
 		    it < c->data.sequence.items.top; it++) {
 			item = yaml_document_get_node(p->y.doc, *it);
-			if ((r = want(p, item, YAML_SCALAR_NODE,
+			if ((r = expect(p, item, YAML_SCALAR_NODE,
 			    "a cipher suite")) < 0)
 				return r;
 			for (i = 0; i < sizeof(suites) / sizeof(suites[0]); i++)
 				if (strcmp(scalar(item), suites[i].go) == 0)
 					break;
 			if (i == sizeof(suites) / sizeof(suites[0]))
-				return werr(p, item, "unknown cipher suite "
+				return perr(p, item, "unknown cipher suite "
 				    "\"%s\" (Go's names, e.g. "
 				    "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256)",
 				    scalar(item));
@@ -329,20 +322,20 @@ parse_tls(struct wparse *p, yaml_node_t *n)
 				prio_add(kxs, sizeof(kxs), suites[i].kx);
 		}
 	}
-	if ((c = get(p, n, "curve_preferences")) != NULL) {
-		if ((r = want(p, c, YAML_SEQUENCE_NODE,
+	if ((c = lookup(p, n, "curve_preferences")) != NULL) {
+		if ((r = expect(p, c, YAML_SEQUENCE_NODE,
 		    "curve_preferences")) < 0)
 			return r;
 		for (it = c->data.sequence.items.start;
 		    it < c->data.sequence.items.top; it++) {
 			item = yaml_document_get_node(p->y.doc, *it);
-			if ((r = want(p, item, YAML_SCALAR_NODE, "a curve")) < 0)
+			if ((r = expect(p, item, YAML_SCALAR_NODE, "a curve")) < 0)
 				return r;
 			for (i = 0; i < sizeof(curves) / sizeof(curves[0]); i++)
 				if (strcmp(scalar(item), curves[i].go) == 0)
 					break;
 			if (i == sizeof(curves) / sizeof(curves[0]))
-				return werr(p, item, "unknown curve \"%s\" "
+				return perr(p, item, "unknown curve \"%s\" "
 				    "(CurveP256, CurveP384, CurveP521, X25519)",
 				    scalar(item));
 			prio_add(groups, sizeof(groups), curves[i].gnutls);
@@ -386,8 +379,8 @@ parse_headers(struct wparse *p, yaml_node_t *n)
 	const char *const *a;
 	int r;
 
-	if ((r = want(p, n, YAML_MAPPING_NODE, "headers")) < 0 ||
-	    (r = keys_known(p, n, NULL, "headers")) < 0)
+	if ((r = expect(p, n, YAML_MAPPING_NODE, "headers")) < 0 ||
+	    (r = check_keys(p, n, NULL, "headers")) < 0)
 		return r;
 	w->headers = calloc((size_t)(n->data.mapping.pairs.top -
 	    n->data.mapping.pairs.start) + 1, sizeof(*w->headers));
@@ -403,24 +396,24 @@ parse_headers(struct wparse *p, yaml_node_t *n)
 			if (strcasecmp(*a, scalar(k)) == 0)
 				break;
 		if (*a == NULL)
-			return werr(p, k, "HTTP header \"%s\" can not be "
+			return perr(p, k, "HTTP header \"%s\" can not be "
 			    "configured (Strict-Transport-Security, "
 			    "X-Content-Type-Options, X-Frame-Options, "
 			    "X-XSS-Protection, Content-Security-Policy)",
 			    scalar(k));
-		if ((r = want(p, v, YAML_SCALAR_NODE, scalar(k))) < 0)
+		if ((r = expect(p, v, YAML_SCALAR_NODE, scalar(k))) < 0)
 			return r;
 		if (strchr(scalar(v), '\r') || strchr(scalar(v), '\n'))
-			return werr(p, v, "header %s: a value cannot span lines",
+			return perr(p, v, "header %s: a value cannot span lines",
 			    *a);
 		if (strcmp(*a, "X-Content-Type-Options") == 0 &&
 		    strcasecmp(scalar(v), "nosniff") != 0)
-			return werr(p, v, "X-Content-Type-Options must be "
+			return perr(p, v, "X-Content-Type-Options must be "
 			    "nosniff");
 		if (strcmp(*a, "X-Frame-Options") == 0 &&
 		    strcasecmp(scalar(v), "deny") != 0 &&
 		    strcasecmp(scalar(v), "sameorigin") != 0)
-			return werr(p, v, "X-Frame-Options must be deny or "
+			return perr(p, v, "X-Frame-Options must be deny or "
 			    "sameorigin");
 		if ((h->name = strdup(*a)) == NULL ||
 		    (h->value = strdup(scalar(v))) == NULL) {
@@ -439,8 +432,8 @@ parse_users(struct wparse *p, yaml_node_t *n)
 	yaml_node_pair_t *pair;
 	int r;
 
-	if ((r = want(p, n, YAML_MAPPING_NODE, "basic_auth_users")) < 0 ||
-	    (r = keys_known(p, n, NULL, "basic_auth_users")) < 0)
+	if ((r = expect(p, n, YAML_MAPPING_NODE, "basic_auth_users")) < 0 ||
+	    (r = check_keys(p, n, NULL, "basic_auth_users")) < 0)
 		return r;
 	w->users = calloc((size_t)(n->data.mapping.pairs.top -
 	    n->data.mapping.pairs.start) + 1, sizeof(*w->users));
@@ -453,16 +446,16 @@ parse_users(struct wparse *p, yaml_node_t *n)
 		struct webcfg_user *u = &w->users[w->nr_users];
 		const char *h;
 
-		if ((r = want(p, v, YAML_SCALAR_NODE, "a password hash")) < 0)
+		if ((r = expect(p, v, YAML_SCALAR_NODE, "a password hash")) < 0)
 			return r;
 		h = scalar(v);
 		if (strchr(scalar(k), ':'))
-			return werr(p, k, "user name \"%s\" contains ':', which "
+			return perr(p, k, "user name \"%s\" contains ':', which "
 			    "basic auth cannot carry", scalar(k));
 		if (strlen(h) != 60 || h[0] != '$' || h[1] != '2' ||
 		    (h[2] != 'a' && h[2] != 'b' && h[2] != 'y') ||
 		    h[3] != '$' || h[6] != '$')
-			return werr(p, v, "user \"%s\": the password must be a "
+			return perr(p, v, "user \"%s\": the password must be a "
 			    "bcrypt hash ($2y$..., 60 characters; "
 			    "htpasswd -nbBC 10 USER PASSWORD makes one)",
 			    scalar(k));
@@ -487,28 +480,28 @@ parse_web_root(struct wparse *p, yaml_node_t *root)
 
 	if (root->type == YAML_SCALAR_NODE && scalar(root)[0] == '\0')
 		return 0;	/* an empty file: no TLS, no auth */
-	if ((r = want(p, root, YAML_MAPPING_NODE, "the web config")) < 0 ||
-	    (r = keys_known(p, root, keys, "the web config")) < 0)
+	if ((r = expect(p, root, YAML_MAPPING_NODE, "the web config")) < 0 ||
+	    (r = check_keys(p, root, keys, "the web config")) < 0)
 		return r;
-	if ((n = get(p, root, "tls_server_config")) != NULL &&
+	if ((n = lookup(p, root, "tls_server_config")) != NULL &&
 	    (r = parse_tls(p, n)) < 0)
 		return r;
-	if (!p->w->tls && n && (get(p, n, "client_ca_file") ||
-	    get(p, n, "client_auth_type")))
-		return werr(p, n, "client certificates need TLS: set "
+	if (!p->w->tls && n && (lookup(p, n, "client_ca_file") ||
+	    lookup(p, n, "client_auth_type")))
+		return perr(p, n, "client certificates need TLS: set "
 		    "cert_file and key_file");
-	if ((n = get(p, root, "http_server_config")) != NULL) {
-		if ((r = want(p, n, YAML_MAPPING_NODE,
+	if ((n = lookup(p, root, "http_server_config")) != NULL) {
+		if ((r = expect(p, n, YAML_MAPPING_NODE,
 		    "http_server_config")) < 0 ||
-		    (r = keys_known(p, n, http_keys,
+		    (r = check_keys(p, n, http_keys,
 		    "http_server_config")) < 0)
 			return r;
 		/* http2: accepted and ignored: this server speaks HTTP/1.1. */
-		if ((h = get(p, n, "headers")) != NULL &&
+		if ((h = lookup(p, n, "headers")) != NULL &&
 		    (r = parse_headers(p, h)) < 0)
 			return r;
 	}
-	if ((n = get(p, root, "basic_auth_users")) != NULL &&
+	if ((n = lookup(p, root, "basic_auth_users")) != NULL &&
 	    (r = parse_users(p, n)) < 0)
 		return r;
 	return 0;

@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "names/runtime.h"
+#include "util/clock.h"
 
 #define ROUND_LOOKUPS 64
 #define ROUND_NS 100000000ULL		/* 100 ms */
@@ -324,15 +325,6 @@ cache_merge(struct names *n, char **want, size_t nr)
 
 /* ---- looking up --------------------------------------------------- */
 
-static uint64_t
-mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 #define LOG(n, prio, ...) do {						\
 	if ((n)->o.log)							\
 		(n)->o.log((prio), __VA_ARGS__);			\
@@ -386,9 +378,9 @@ lookup(struct names *n, const char *id, struct names_found *f, int *err,
 		if (probed && rd->state != 0)
 			continue;
 		memset(f, 0, sizeof(*f));
-		t0 = mono_now();
+		t0 = mono_ns();
 		r = rd->ops->lookup(rd->data, id, f);
-		dt = mono_now() - t0;
+		dt = mono_ns() - t0;
 		if (probed && (dt >= SLOW_NS) != rd->slow) {
 			rd->slow = dt >= SLOW_NS;
 			if (rd->slow)
@@ -424,7 +416,7 @@ static int
 resolve_due(struct names *n, uint64_t *next_ns)
 {
 	struct names_found *f = &n->found;
-	uint64_t t0 = mono_now(), now = t0, backoff;
+	uint64_t t0 = mono_ns(), now = t0, backoff;
 	size_t i, k, done = 0;
 	int changed = 0, hit, err;
 
@@ -448,7 +440,7 @@ resolve_due(struct names *n, uint64_t *next_ns)
 		}
 		done++;
 		hit = lookup(n, e->id, f, &err, 1);
-		now = mono_now();
+		now = mono_ns();
 		if (err && !e->logged) {
 			e->logged = 1;
 			LOG(n, 4, "container names: %s; container %.12s "
@@ -490,8 +482,8 @@ names_main(void *arg)
 
 	for (;;) {
 		pthread_mutex_lock(&n->lock);
-		while (!n->stop && !n->have_want && next_ns > mono_now()) {
-			now = mono_now();
+		while (!n->stop && !n->have_want && next_ns > mono_ns()) {
+			now = mono_ns();
 			/* Woken by names_want; at the latest once a minute. */
 			if (next_ns - now > 60000000000ULL)
 				next_ns = now + 60000000000ULL;

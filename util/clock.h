@@ -1,6 +1,7 @@
 /*
- * clock.h - clock_gettime as nanoseconds, for every thread's timing
- * (collection durations, deadlines, budgets, the watchdog).  Inline: one
+ * clock.h - the one clock: clock_gettime as nanoseconds, for every
+ * thread's timing (collection durations, deadlines, budgets, the
+ * watchdog), and the wall clock in seconds for timestamps.  Inline: one
  * call each, used in hot paths.
  */
 #ifndef PMU_CLOCK_H
@@ -23,6 +24,16 @@ static inline uint64_t
 mono_ns(void)
 {
 	return clock_ns(CLOCK_MONOTONIC);
+}
+
+/* CLOCK_REALTIME in seconds: timestamps people and Prometheus read. */
+static inline double
+wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 #endif

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "collectors/cgroup/cgroupfs.h"
+#include "util/mountinfo.h"
 #include "util/text.h"
 
 int
@@ -39,24 +40,6 @@ cgroupfs_subtree_control(const char *root, char *buf, size_t len)
 	return text_read_small(path, buf, len);
 }
 
-/* mountinfo escapes space, tab, newline and backslash as \ooo. */
-void
-cgroupfs_unescape(char *s)
-{
-	char *d = s;
-
-	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
-			    (s[3] - '0'));
-			s += 4;
-		} else
-			*d++ = *s++;
-	}
-	*d = '\0';
-}
-
 static int
 has_opt(const char *opts, const char *want)
 {
@@ -71,51 +54,40 @@ has_opt(const char *opts, const char *want)
 	return 0;
 }
 
+/* cgroupfs_find's look at each mount: the first of each kind. */
+struct cg_mounts {
+	char v2root[4096], v1root[4096];
+};
+
+static int
+cg_mount(const struct mountinfo_entry *m, void *arg)
+{
+	struct cg_mounts *cm = arg;
+
+	if (strcmp(m->fstype, "cgroup2") == 0 && cm->v2root[0] == '\0')
+		snprintf(cm->v2root, sizeof(cm->v2root), "%s", m->mountpoint);
+	else if (strcmp(m->fstype, "cgroup") == 0 && m->superopts &&
+	    has_opt(m->superopts, "perf_event") && cm->v1root[0] == '\0')
+		snprintf(cm->v1root, sizeof(cm->v1root), "%s", m->mountpoint);
+	return 0;
+}
+
 int
 cgroupfs_find(const char *mountinfo, char *root, size_t len, int *v2)
 {
-	FILE *f;
-	char *line = NULL, v2root[4096] = "", v1root[4096] = "";
-	size_t cap = 0;
+	struct cg_mounts cm = { "", "" };
+	int r;
 
-	if ((f = fopen(mountinfo, "re")) == NULL)
-		return -errno;
-	while (getline(&line, &cap, f) > 0) {
-		char *fields[12], *save = NULL, *tok, *sep;
-		int nf = 0;
-
-		/* "... - fstype source superopts" */
-		if ((sep = strstr(line, " - ")) == NULL)
-			continue;
-		*sep = '\0';
-		for (tok = strtok_r(line, " ", &save); tok && nf < 10;
-		    tok = strtok_r(NULL, " ", &save))
-			fields[nf++] = tok;
-		if (nf < 5)
-			continue;
-		save = NULL;
-		fields[10] = strtok_r(sep + 3, " \n", &save);
-		(void)strtok_r(NULL, " \n", &save);
-		fields[11] = strtok_r(NULL, " \n", &save);
-		if (fields[10] == NULL)
-			continue;
-		cgroupfs_unescape(fields[4]);
-		if (strcmp(fields[10], "cgroup2") == 0 && v2root[0] == '\0')
-			snprintf(v2root, sizeof(v2root), "%s", fields[4]);
-		else if (strcmp(fields[10], "cgroup") == 0 && fields[11] &&
-		    has_opt(fields[11], "perf_event") && v1root[0] == '\0')
-			snprintf(v1root, sizeof(v1root), "%s", fields[4]);
-	}
-	free(line);
-	fclose(f);
+	if ((r = mountinfo_each(mountinfo, cg_mount, &cm)) < 0)
+		return r;
 	/* A v1 perf_event mount owns the controller; v2 cannot use it then. */
-	if (v1root[0]) {
-		snprintf(root, len, "%s", v1root);
+	if (cm.v1root[0]) {
+		snprintf(root, len, "%s", cm.v1root);
 		*v2 = 0;
 		return 0;
 	}
-	if (v2root[0]) {
-		snprintf(root, len, "%s", v2root);
+	if (cm.v2root[0]) {
+		snprintf(root, len, "%s", cm.v2root);
 		*v2 = 1;
 		return 0;
 	}

@@ -21,10 +21,6 @@
  */
 int cgroupfs_find(const char *mountinfo, char *root, size_t len, int *v2);
 
-/* Undo mountinfo's \ooo escapes (space, tab, newline, backslash) in place;
- * tracefs_find uses it too. */
-void cgroupfs_unescape(char *s);
-
 /* Does the cgroup whose directory dirfd is open still exist?  A removed
  * cgroup's directory has no files left.  1 or 0. */
 int cgroupfs_alive(int dirfd);

@@ -476,15 +476,33 @@ bpfmode_fds(const struct bpfmode *b)
 }
 
 void
-bpfmode_stats(const struct collector *c, struct bpfcg_stats *st)
+bpfmode_stats(const struct collector *c, struct snap_bpf *out)
 {
+	struct bpfcg_stats st;
+
 	if (c->bpf == NULL)
-		memset(st, 0, sizeof(*st));
+		memset(&st, 0, sizeof(st));
 	else
-		bpfcg_get_stats(c->bpf->cg, st);
+		bpfcg_get_stats(c->bpf->cg, &st);
 	/* The counters go on across objects; entries, capacity and trigger are
 	 * the object's own. */
-	stats_add(st, &c->bpf_base);
+	stats_add(&st, &c->bpf_base);
+	*out = (struct snap_bpf){
+		.wanted = c->bpf_wanted,
+		.active = c->bpf != NULL,
+		.every_switch = c->bpf != NULL &&
+		    st.trigger != BPFCG_TRIGGER_CGROUP_CHANGE,
+		.cgroups_full = c->cg_bpf_full,
+		.cgroups_refused = c->cg_bpf_refused,
+		.entries = st.entries,
+		.capacity = st.capacity,
+		.full = st.full,
+		.runs = st.runs,
+		.switch_runs = st.switch_runs,
+		.prog_misses = st.prog_misses,
+		.unseen = st.unseen,
+		.read_errors = st.read_errors,
+	};
 }
 
 int

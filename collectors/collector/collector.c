@@ -8,11 +8,12 @@
  *   collector
  *     target[]            system-wide (cgroup == NULL) or one cgroup
  *       tgroup[]          one config group counted on this target
- *         inst[]          the group on one CPU: a perf group and its
- *                         accumulators
+ *         inst[]          the group on one CPU: its source (a perf
+ *                         group, or a slot of mode: bpf's program)
+ *                         and its accumulators
  *
- * The thread wakes on a timerfd, reads every instance with one read(),
- * adds the scaled deltas to monotonic accumulators, and builds a snapshot
+ * The thread wakes on a timerfd, reads every instance's source, adds the
+ * scaled deltas to monotonic accumulators, and builds a snapshot
  * that owns copies of everything it shows.  Nothing here formats text.
  *
  * Other threads talk to it only through requests (a reload, a failed
@@ -101,7 +102,7 @@ apply_plan(struct collector *c, const struct plan *cfg)
 	int r;
 
 	watch_ensure(c, cfg);
-	if ((r = target_rebuild(c, cfg)) < 0)
+	if ((r = rebuild_targets(c, cfg)) < 0)
 		return r;
 	collector_enable(c);
 	return 0;
@@ -210,7 +211,7 @@ collector_new(const struct plan *cfg, const struct collector_opts *o,
 	pthread_cond_init(&c->req_done, NULL);
 	/* The config just loaded is the last successful load. */
 	c->reload_ok = 1;
-	c->reload_success_s = (double)now_ns(CLOCK_REALTIME) / 1e9;
+	c->reload_success_s = wall_s();
 
 	if ((r = cpumap_online(c->o.sysfs, &c->online)) < 0) {
 		snprintf(err, errlen, "%s/devices/system/cpu/online: %s",
@@ -218,11 +219,11 @@ collector_new(const struct plan *cfg, const struct collector_opts *o,
 		goto fail;
 	}
 	hotplug_open(c);
-	c->max_fds = target_fd_budget(cfg);
-	if ((r = cfgstate_init(c, cfg)) < 0)
+	c->max_fds = rebuild_fd_budget(cfg);
+	if ((r = rebuild_cfgstate_init(c, cfg)) < 0)
 		goto nomem;
 	watch_ensure(c, cfg);
-	if ((r = target_open_all(c)) < 0)
+	if ((r = rebuild_open_all(c)) < 0)
 		goto nomem;
 	*out = c;
 	return 0;
@@ -237,7 +238,7 @@ fail:
 void
 collector_enable(struct collector *c)
 {
-	targets_enable(c);
+	rebuild_enable(c);
 }
 
 int
@@ -326,6 +327,22 @@ collector_reload_failed(struct collector *c)
 	request(c, NULL, 0, 0);
 }
 
+/* Every source's fds: perf groups, and mode: bpf's per-CPU counters. */
+size_t
+collector_open_fds(const struct collector *c)
+{
+	size_t n = bpfmode_fds(c->bpf), i, j, k;
+
+	for (i = 0; i < c->nr_targets; i++)
+		for (j = 0; j < c->targets[i]->nr_groups; j++) {
+			struct tgroup *tg = &c->targets[i]->groups[j];
+
+			for (k = 0; k < tg->cpus.nr && tg->inst; k++)
+				n += source_fds(tg->inst[k].src);
+		}
+	return n;
+}
+
 enum denied_cause
 collector_denied(const struct collector *c)
 {
@@ -344,7 +361,7 @@ collector_free(struct collector *c)
 		target_free(c->targets[i]);
 	free(c->targets);
 	bpfmode_unref(c->bpf);
-	cfgstate_fini(c->cfg, c->attrs, c->ev_logged, c->pattern_empty,
+	rebuild_cfgstate_fini(c->cfg, c->attrs, c->ev_logged, c->pattern_empty,
 	    c->layout_said);
 	cpumap_free(&c->online);
 	cgwatch_free(c->watch);

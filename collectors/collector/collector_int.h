@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "collectors/bpf/bpfcg.h"
 #include "collectors/cgroup/cgwatch.h"
 #include "collectors/collector/collector.h"
 #include "collectors/collector/source.h"
@@ -165,9 +166,6 @@ struct collector_req {
 	(c)->o.log((prio), &(const struct log_fields){ (cg), (grp), (ev),	\
 	    (cpu), (err) }, __VA_ARGS__)
 
-/* The collector's clocks (util/clock.h). */
-#define now_ns(clk) clock_ns(clk)
-
 /* Order: the system-wide target first, then cgroups by path. */
 static inline int
 target_cmp(const void *a, const void *b)
@@ -187,7 +185,7 @@ target_name(const struct target *t)
 }
 
 /* instance.c */
-struct target *adopt_target(const struct collector *c, const char *cgroup);
+struct target *inst_adopt_target(const struct collector *c, const char *cgroup);
 int inst_init(struct inst *in, int cpu, size_t nr_events);
 void inst_fini(struct inst *in);
 int inst_open(struct collector *c, struct target *t, struct tgroup *tg,
@@ -217,20 +215,21 @@ int target_was_counted(const struct collector *c, const char *cgroup);
 void target_last_read(struct target *t);
 
 /* rebuild.c */
-int target_open_all(struct collector *c);
-uint64_t target_fd_budget(const struct plan *cfg);
-int target_rebuild(struct collector *c, const struct plan *cfg);
-void targets_enable(struct collector *c);
-int cfgstate_init(struct collector *c, const struct plan *cfg);
-void cfgstate_fini(const struct plan *cfg, struct perf_event_attr **attrs,
-    int **ev_logged, int *pattern_empty, struct layout_said *layout_said);
+int rebuild_open_all(struct collector *c);
+uint64_t rebuild_fd_budget(const struct plan *cfg);
+int rebuild_targets(struct collector *c, const struct plan *cfg);
+void rebuild_enable(struct collector *c);
+int rebuild_cfgstate_init(struct collector *c, const struct plan *cfg);
+void rebuild_cfgstate_fini(const struct plan *cfg,
+    struct perf_event_attr **attrs, int **ev_logged, int *pattern_empty,
+    struct layout_said *layout_said);
 
 /* hotplug.c */
 void hotplug_open(struct collector *c);
 int hotplug_changed(struct collector *c);
 
 /* discovery.c */
-int rescan_cgroups(struct collector *c, int enable, int rebuild);
+int discovery_rescan(struct collector *c, int enable, int rebuild);
 
 /* snapbuild.c */
 struct snapshot *snapbuild(struct collector *c, double duration_s);
@@ -239,7 +238,6 @@ struct snapshot *snapbuild(struct collector *c, double duration_s);
 void bpfmode_unref(struct bpfmode *b);
 size_t bpfmode_pending(const struct bpfmode *b);
 size_t bpfmode_fds(const struct bpfmode *b);
-struct bpfcg_stats;
-void bpfmode_stats(const struct collector *c, struct bpfcg_stats *st);
+void bpfmode_stats(const struct collector *c, struct snap_bpf *st);
 
 #endif

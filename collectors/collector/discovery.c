@@ -329,7 +329,7 @@ open_one(struct collector *c, struct target *t, struct tally *ty,
  * leaves the target set as it was.
  */
 int
-rescan_cgroups(struct collector *c, int enable, int rebuild)
+discovery_rescan(struct collector *c, int enable, int rebuild)
 {
 	const struct plan *cfg = c->cfg;
 	struct cgroup_list *lists, dirs = { 0, 0, NULL };

@@ -2,7 +2,7 @@
  * hotplug.c - CPU hotplug as the collector sees it: the online-CPUs file
  * is kept open, and one pread() per interval tells whether the set
  * changed.  When it did, the collection rebuilds the targets the way a
- * reload does (target_rebuild), so instances on CPUs that stay keep their
+ * reload does (rebuild_targets), so instances on CPUs that stay keep their
  * counters, summed cgroup series keep the counts of CPUs gone offline,
  * and new CPUs are opened (retried at once on ENODEV).
  */

@@ -201,7 +201,7 @@ inst_open(struct collector *c, struct target *t, struct tgroup *tg,
  * by binary search (the old set is sorted), or NULL.
  */
 struct target *
-adopt_target(const struct collector *c, const char *cgroup)
+inst_adopt_target(const struct collector *c, const char *cgroup)
 {
 	struct target key = { .cgroup = (char *)cgroup }, *kp = &key, **f;
 
@@ -273,7 +273,7 @@ old_tgroup(struct collector *c, const struct target *t,
     const struct tgroup *tg, int *same)
 {
 	const struct plan_group *want = &c->cfg->groups[tg->gi];
-	struct target *o = adopt_target(c, t->cgroup);
+	struct target *o = inst_adopt_target(c, t->cgroup);
 	size_t j;
 
 	for (j = 0; o && j < o->nr_groups; j++) {
@@ -434,22 +434,5 @@ inst_need_fds(const struct collector *c, const struct target *t)
 	for (i = 0; i < t->nr_groups; i++)
 		if (t->groups[i].kind->need_fds)
 			n += t->groups[i].kind->need_fds(c, &t->groups[i]);
-	return n;
-}
-
-/* ---- snapshots ---------------------------------------------------- */
-
-size_t
-collector_open_fds(const struct collector *c)
-{
-	size_t n = bpfmode_fds(c->bpf), i, j, k;
-
-	for (i = 0; i < c->nr_targets; i++)
-		for (j = 0; j < c->targets[i]->nr_groups; j++) {
-			struct tgroup *tg = &c->targets[i]->groups[j];
-
-			for (k = 0; k < tg->cpus.nr && tg->inst; k++)
-				n += source_fds(tg->inst[k].src);
-		}
 	return n;
 }

@@ -64,18 +64,18 @@ inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
 void
 collector_collect(struct collector *c)
 {
-	uint64_t t0 = now_ns(CLOCK_MONOTONIC), t1;
+	uint64_t t0 = mono_ns(), t1;
 	struct snapshot *s;
 	size_t i, j, k;
 
 	if (hotplug_changed(c)) {
 		c->soon_tries = 0;
 		c->retry_soon = 0;
-		if (target_rebuild(c, c->cfg) < 0)
+		if (rebuild_targets(c, c->cfg) < 0)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "reopening after a CPU change: %s",
 			    strerror(ENOMEM));
-		targets_enable(c);
+		rebuild_enable(c);
 	} else if ((c->retry_soon && c->soon_tries < 10) ||
 	    (c->retry_due && t0 - c->last_rescan_ns >= c->cfg->rescan_ns)) {
 		/* ENODEV on a CPU just online: again at the next collection,
@@ -87,15 +87,15 @@ collector_collect(struct collector *c)
 		    "instances that stopped counting");
 		c->retry_due = 0;
 		c->rescan_due = 0;
-		if (target_rebuild(c, c->cfg) < 0)
+		if (rebuild_targets(c, c->cfg) < 0)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "reopening: %s", strerror(ENOMEM));
-		targets_enable(c);
+		rebuild_enable(c);
 	} else if (c->rescan_due || t0 - c->last_rescan_ns >=
 	    c->cfg->rescan_ns) {
 		c->last_rescan_ns = t0;
 		c->rescan_due = 0;
-		if (rescan_cgroups(c, 1, 0) < 0)
+		if (discovery_rescan(c, 1, 0) < 0)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "cgroup rescan: %s", strerror(ENOMEM));
 	}
@@ -112,7 +112,7 @@ collector_collect(struct collector *c)
 				    &tg->inst[k]);
 		}
 	c->seq++;
-	t1 = now_ns(CLOCK_MONOTONIC);
+	t1 = mono_ns();
 	s = snapbuild(c, (double)(t1 - t0) / 1e9);
 	if (s == NULL)
 		REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,

@@ -20,7 +20,7 @@
 
 /* The per-config tables: attrs per group, what was reported. */
 int
-cfgstate_init(struct collector *c, const struct plan *cfg)
+rebuild_cfgstate_init(struct collector *c, const struct plan *cfg)
 {
 	size_t i, e;
 
@@ -45,7 +45,7 @@ cfgstate_init(struct collector *c, const struct plan *cfg)
 }
 
 void
-cfgstate_fini(const struct plan *cfg, struct perf_event_attr **attrs,
+rebuild_cfgstate_fini(const struct plan *cfg, struct perf_event_attr **attrs,
     int **ev_logged, int *pattern_empty, struct layout_said *layout_said)
 {
 	size_t i;
@@ -139,7 +139,7 @@ fail:
 
 /* Build and open every target of c->cfg (adopting during a reload). */
 int
-target_open_all(struct collector *c)
+rebuild_open_all(struct collector *c)
 {
 	const struct plan *cfg = c->cfg;
 	struct target *sys = NULL;
@@ -170,8 +170,8 @@ target_open_all(struct collector *c)
 		if ((r = target_open(c, sys)) == -ENOMEM)
 			return r;
 	}
-	c->last_rescan_ns = now_ns(CLOCK_MONOTONIC);
-	return rescan_cgroups(c, 0, 1);
+	c->last_rescan_ns = mono_ns();
+	return discovery_rescan(c, 0, 1);
 }
 
 /*
@@ -179,7 +179,7 @@ target_open_all(struct collector *c)
  * limit that leaves room for HTTP connections and the rest.
  */
 uint64_t
-target_fd_budget(const struct plan *cfg)
+rebuild_fd_budget(const struct plan *cfg)
 {
 	struct rlimit rl;
 
@@ -195,7 +195,7 @@ target_fd_budget(const struct plan *cfg)
  * CPU change), adopting the instances that stay the same.
  */
 int
-target_rebuild(struct collector *c, const struct plan *cfg)
+rebuild_targets(struct collector *c, const struct plan *cfg)
 {
 	struct perf_event_attr **attrs = c->attrs;
 	int **ev_logged = c->ev_logged, *pattern_empty = c->pattern_empty;
@@ -205,7 +205,7 @@ target_rebuild(struct collector *c, const struct plan *cfg)
 	size_t nr_old = c->nr_targets, i;
 	int r;
 
-	c->max_fds = target_fd_budget(cfg);
+	c->max_fds = rebuild_fd_budget(cfg);
 	c->targets = NULL;
 	c->nr_targets = c->cap_targets = 0;
 	c->attrs = NULL;
@@ -218,7 +218,7 @@ target_rebuild(struct collector *c, const struct plan *cfg)
 	c->adopt = old;
 	c->nr_adopt = nr_old;
 	c->adopt_cfg = old_cfg;
-	r = cfgstate_init(c, cfg);
+	r = rebuild_cfgstate_init(c, cfg);
 	if (r == 0 && cfg == old_cfg) {
 		/* Same config: what was reported stays reported. */
 		int **tmp = c->ev_logged, *ptmp = c->pattern_empty;
@@ -232,7 +232,7 @@ target_rebuild(struct collector *c, const struct plan *cfg)
 		layout_said = ltmp;
 	}
 	if (r == 0)
-		r = target_open_all(c);
+		r = rebuild_open_all(c);
 	c->adopt = NULL;
 	c->nr_adopt = 0;
 	c->adopt_cfg = NULL;
@@ -247,13 +247,14 @@ target_rebuild(struct collector *c, const struct plan *cfg)
 		target_free(old[i]);
 	}
 	free(old);
-	cfgstate_fini(old_cfg, attrs, ev_logged, pattern_empty, layout_said);
+	rebuild_cfgstate_fini(old_cfg, attrs, ev_logged, pattern_empty,
+	    layout_said);
 	return r;
 }
 
 /* Enable every open instance. */
 void
-targets_enable(struct collector *c)
+rebuild_enable(struct collector *c)
 {
 	size_t i;
 

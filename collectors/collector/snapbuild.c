@@ -227,7 +227,6 @@ snapbuild(struct collector *c, double duration_s)
 	int hold;
 	const char *cg;
 	size_t i, j, k, e, nrows = 0, row = 0, ne, *base;
-	struct timespec ts;
 	unsigned char *cnt;
 	double *v;
 
@@ -373,8 +372,7 @@ snapbuild(struct collector *c, double duration_s)
 	if (snapshot_health(c, s, gnames, names) < 0)
 		goto fail;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	s->timestamp_s = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	s->timestamp_s = wall_s();
 	s->duration_s = duration_s;
 	s->interval_s = (double)cfg->interval_ns / 1e9;
 	s->seq = c->seq;
@@ -383,10 +381,6 @@ snapbuild(struct collector *c, double duration_s)
 	s->cgroups_counted = c->cg_counted > s->cgroups_no_perf ?
 	    c->cg_counted - s->cgroups_no_perf : 0;
 	s->cgroups_skipped = c->cg_skipped;
-	s->cgroups_bpf_full = c->cg_bpf_full;
-	s->cgroups_bpf_refused = c->cg_bpf_refused;
-	s->bpf_wanted = c->bpf_wanted;
-	s->bpf_active = c->bpf != NULL;
 	bpfmode_stats(c, &s->bpf);
 	s->reload_ok = c->reload_ok;
 	s->reload_success_s = c->reload_success_s;

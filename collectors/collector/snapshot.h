@@ -15,7 +15,29 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collectors/bpf/bpfcg.h"
+/*
+ * mode: bpf as the exposition shows it: plain numbers, copied from the
+ * program's own statistics when the snapshot is built (bpfmode.c), so
+ * that no reader of a snapshot sees a BPF header.  The counters go on
+ * across BPF objects; entries, capacity and trigger are the current one's.
+ */
+struct snap_bpf {
+	int wanted;			/* a cgroups entry asks for mode: bpf */
+	int active;			/* ... and the BPF program runs */
+	int every_switch;		/* it runs at every context switch,
+					   not only at cgroup changes */
+	size_t cgroups_full;		/* matched cgroups with no slot left */
+	size_t cgroups_refused;		/* ... unavailable, bpf_fallback:
+					   refuse */
+	size_t entries;			/* cgroups it charges now */
+	size_t capacity;		/* ... at most */
+	uint64_t full;			/* times a cgroup found no slot */
+	uint64_t runs;			/* program runs */
+	uint64_t switch_runs;		/* ... at a context switch */
+	uint64_t prog_misses;		/* runs the kernel skipped */
+	uint64_t unseen;		/* gaps in the switches seen */
+	uint64_t read_errors;		/* counter reads that failed */
+};
 
 /* One (target, group) row: a group on one CPU, or on a cgroup. */
 struct snap_row {
@@ -72,11 +94,7 @@ struct snapshot {
 	size_t cgroups_counted;		/* ... and counted */
 	size_t cgroups_skipped;		/* ... over the fd budget */
 	size_t cgroups_no_perf;		/* ... with no perf_event state */
-	size_t cgroups_bpf_full;	/* ... with no BPF slot left */
-	size_t cgroups_bpf_refused;	/* ... mode: bpf unavailable, refused */
-	int bpf_wanted;			/* a cgroups entry asks for mode: bpf */
-	int bpf_active;			/* ... and the BPF program runs */
-	struct bpfcg_stats bpf;		/* its statistics */
+	struct snap_bpf bpf;		/* mode: bpf */
 	int reload_ok;			/* the last reload worked */
 	double reload_success_s;	/* when the config last loaded */
 	size_t nr_rows;

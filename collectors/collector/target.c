@@ -1,9 +1,10 @@
 /*
- * target.c - the target set: system-wide CPUs and cgroups, each with the
- * groups it counts (see collector_int.h).  Building it from the plan,
- * opening and enabling it, the fd budget, and rebuilding it (keeping what
- * did not change) on a reload, a CPU going offline or online, and the
- * full rescan that reopens what failed.
+ * target.c - one target: the system-wide CPUs or one cgroup, with the
+ * groups it counts (see collector_int.h).  Its groups by config group (an
+ * open-addressing table), its relabelled labels, opening, attaching and
+ * enabling them, and its last read before it goes.  Building the set from
+ * a plan and rebuilding it is rebuild.c's; matching cgroups to targets is
+ * discovery.c's.
  */
 #include "autoconf.h"
 
@@ -373,7 +374,7 @@ target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
 int
 target_was_counted(const struct collector *c, const char *cgroup)
 {
-	const struct target *o = adopt_target(c, cgroup);
+	const struct target *o = inst_adopt_target(c, cgroup);
 
 	return o != NULL && o->opened;
 }

@@ -10,48 +10,44 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collectors/cgroup/cgroupfs.h"
 #include "collectors/events/tracefs.h"
+#include "util/mountinfo.h"
 #include "util/text.h"
+
+/* tracefs_find's look at each mount: tracefs, else debugfs's tracing/. */
+struct trace_mounts {
+	char tracefs[4096], debugfs[4096];
+};
+
+static int
+trace_mount(const struct mountinfo_entry *m, void *arg)
+{
+	struct trace_mounts *tm = arg;
+
+	if (strcmp(m->fstype, "tracefs") == 0) {
+		snprintf(tm->tracefs, sizeof(tm->tracefs), "%s", m->mountpoint);
+		return 1;
+	}
+	if (strcmp(m->fstype, "debugfs") == 0 && tm->debugfs[0] == '\0')
+		snprintf(tm->debugfs, sizeof(tm->debugfs), "%s/tracing",
+		    m->mountpoint);
+	return 0;
+}
 
 int
 tracefs_find(const char *mountinfo, char *root, size_t len)
 {
-	FILE *f;
-	char *line = NULL, debugfs[4096] = "", *sep, *save, *tok, *mnt, *fs;
-	size_t cap = 0;
-	int field, found = 0;
+	struct trace_mounts tm = { "", "" };
+	int r;
 
-	if ((f = fopen(mountinfo, "re")) == NULL)
-		return -errno;
-	while (!found && getline(&line, &cap, f) > 0) {
-		/* "id parent maj:min root mountpoint opts ... - fstype ..." */
-		if ((sep = strstr(line, " - ")) == NULL)
-			continue;
-		*sep = '\0';
-		mnt = NULL;
-		save = NULL;
-		for (tok = strtok_r(line, " ", &save), field = 0; tok;
-		    tok = strtok_r(NULL, " ", &save), field++)
-			if (field == 4)
-				mnt = tok;
-		save = NULL;
-		fs = strtok_r(sep + 3, " \n", &save);
-		if (mnt == NULL || fs == NULL)
-			continue;
-		cgroupfs_unescape(mnt);
-		if (strcmp(fs, "tracefs") == 0) {
-			snprintf(root, len, "%s", mnt);
-			found = 1;
-		} else if (strcmp(fs, "debugfs") == 0 && debugfs[0] == '\0')
-			snprintf(debugfs, sizeof(debugfs), "%s/tracing", mnt);
-	}
-	free(line);
-	fclose(f);
-	if (found)
+	if ((r = mountinfo_each(mountinfo, trace_mount, &tm)) < 0)
+		return r;
+	if (tm.tracefs[0]) {
+		snprintf(root, len, "%s", tm.tracefs);
 		return 0;
-	if (debugfs[0]) {
-		snprintf(root, len, "%s", debugfs);
+	}
+	if (tm.debugfs[0]) {
+		snprintf(root, len, "%s", tm.debugfs);
 		return 0;
 	}
 	return -ENOENT;

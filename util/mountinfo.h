@@ -1,0 +1,30 @@
+/*
+ * mountinfo.h - the one reader of /proc/PID/mountinfo: finding cgroupfs
+ * (collectors/cgroup) and tracefs (collectors/events) both ask it, so the
+ * format's corners (the optional fields ending at " - ", the \ooo
+ * escapes) are handled in one place.
+ */
+#ifndef PMU_MOUNTINFO_H
+#define PMU_MOUNTINFO_H
+
+/* One mount: "id parent maj:min root MOUNTPOINT opts ... - FSTYPE source
+ * SUPEROPTS".  The mount point is unescaped; superopts may be NULL. */
+struct mountinfo_entry {
+	const char *mountpoint;
+	const char *fstype;
+	const char *superopts;
+};
+
+/*
+ * Call fn for each mount listed in the file at path, in order, until fn
+ * returns non-zero.  The entry's strings live until fn returns.  0, or
+ * -errno when the file cannot be opened.
+ */
+int mountinfo_each(const char *path,
+    int (*fn)(const struct mountinfo_entry *m, void *arg), void *arg);
+
+/* Undo mountinfo's \ooo escapes (space, tab, newline, backslash) in
+ * place. */
+void mountinfo_unescape(char *s);
+
+#endif
