@@ -295,16 +295,14 @@ fail:
 	return r;
 }
 
-/* dst += the counters of src (not entries and capacity, which are an
- * object's own). */
+/* dst += the counters of src (not entries, capacity and trigger, which
+ * are an object's own). */
 static void
-stats_add(struct bpfcg_stats *dst, const struct bpfcg_stats *src)
+stats_add(struct snap_bpf *dst, const struct bpfcg_stats *src)
 {
 	dst->runs += src->runs;
-	dst->switches += src->switches;
 	dst->switch_runs += src->switch_runs;
 	dst->read_errors += src->read_errors;
-	dst->charges += src->charges;
 	dst->prog_misses += src->prog_misses;
 	dst->unseen += src->unseen;
 	dst->full += src->full;
@@ -480,29 +478,20 @@ bpfmode_stats(const struct collector *c, struct snap_bpf *out)
 {
 	struct bpfcg_stats st;
 
+	/* The counters go on across objects (bpf_base); entries, capacity
+	 * and trigger are the object's own. */
+	*out = c->bpf_base;
+	out->wanted = c->bpf_wanted;
+	out->cgroups_full = c->cg_bpf_full;
+	out->cgroups_refused = c->cg_bpf_refused;
 	if (c->bpf == NULL)
-		memset(&st, 0, sizeof(st));
-	else
-		bpfcg_get_stats(c->bpf->cg, &st);
-	/* The counters go on across objects; entries, capacity and trigger are
-	 * the object's own. */
-	stats_add(&st, &c->bpf_base);
-	*out = (struct snap_bpf){
-		.wanted = c->bpf_wanted,
-		.active = c->bpf != NULL,
-		.every_switch = c->bpf != NULL &&
-		    st.trigger != BPFCG_TRIGGER_CGROUP_CHANGE,
-		.cgroups_full = c->cg_bpf_full,
-		.cgroups_refused = c->cg_bpf_refused,
-		.entries = st.entries,
-		.capacity = st.capacity,
-		.full = st.full,
-		.runs = st.runs,
-		.switch_runs = st.switch_runs,
-		.prog_misses = st.prog_misses,
-		.unseen = st.unseen,
-		.read_errors = st.read_errors,
-	};
+		return;
+	bpfcg_get_stats(c->bpf->cg, &st);
+	stats_add(out, &st);
+	out->active = 1;
+	out->every_switch = st.trigger != BPFCG_TRIGGER_CGROUP_CHANGE;
+	out->entries = st.entries;
+	out->capacity = st.capacity;
 }
 
 int

@@ -22,7 +22,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "collectors/bpf/bpfcg.h"
 #include "collectors/cgroup/cgwatch.h"
 #include "collectors/collector/collector.h"
 #include "collectors/collector/source.h"
@@ -137,7 +136,7 @@ struct collector {
 	struct bpfmode *bpf;		/* NULL: none asked for, or failed */
 	int bpf_wanted;			/* some cgroups entry asks for it */
 	char bpf_why[512];		/* why it is not running */
-	struct bpfcg_stats bpf_base;	/* counted by objects gone before */
+	struct snap_bpf bpf_base;	/* counted by objects gone before */
 	size_t cg_bpf_full;		/* cgroups without a BPF slot */
 	size_t cg_bpf_refused;		/* ... not counted: bpf_fallback: refuse */
 
