@@ -31,7 +31,6 @@
 #include "collectors/bpf/bpfcg.h"
 #include "collectors/events/event.h"
 #include "config/config.h"
-#define YAMLDOC_SHORT_NAMES
 #include "config/yamldoc.h"
 #include "util/nameidx.h"
 #include "util/text.h"
@@ -45,6 +44,14 @@ struct parse {
 	unsigned char *in_bpf;		/* [nr_groups]: a bpf-mode entry has it */
 	size_t bpf_events;		/* events of the groups in_bpf */
 };
+
+/* The shared YAML helpers, under the short names (yamldoc.h). */
+#define perr(p, ...) yamldoc_err(&(p)->y, __VA_ARGS__)
+#define scalar(n) yamldoc_scalar(n)
+#define expect(p, n, t, what) yamldoc_expect(&(p)->y, (n), (t), (what))
+#define check_keys(p, map, allowed, where) \
+	yamldoc_check_keys(&(p)->y, (map), (allowed), (where))
+#define lookup(p, map, key) yamldoc_get(&(p)->y, (map), (key))
 
 
 static int

@@ -47,5 +47,16 @@ int text_parse_duration(const char *s, uint64_t *ns);
 /* Labels the exporter sets itself, which relabel rules may not. */
 int config_label_reserved(const char *name);
 
+/*
+ * Can the plan run as it asks?  Where a cgroups entry asks for mode: bpf
+ * with bpf_fallback: refuse, the BPF program is loaded and attached once
+ * (on one CPU, then closed), reading the cgroup mount from
+ * <procfs>/self/mountinfo and the CPUs from sysfs: 0, or -1 with
+ * "source:line:col: why" in err.  Needs what mode: bpf needs (root, or
+ * CAP_BPF and CAP_PERFMON).
+ */
+int config_bpf_check(const struct plan *cfg, const char *procfs,
+    const char *sysfs, char *err, size_t len);
+
 
 #endif

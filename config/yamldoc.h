@@ -66,17 +66,10 @@ yaml_node_t *yamldoc_get(const struct yamldoc *d, yaml_node_t *map,
     const char *key);
 
 /*
- * The short names config.c and webconfig.c both parse with, for a parser
- * p whose struct holds its struct yamldoc as member y.  Opt in: they are
- * too short for every includer.
+ * config.c and webconfig.c call these through one set of short names,
+ * defined in each (too short for a header every includer sees): perr,
+ * scalar, expect, check_keys, lookup, for a parser p whose struct holds
+ * its struct yamldoc as member y.
  */
-#ifdef YAMLDOC_SHORT_NAMES
-#define perr(p, ...) yamldoc_err(&(p)->y, __VA_ARGS__)
-#define scalar(n) yamldoc_scalar(n)
-#define expect(p, n, t, what) yamldoc_expect(&(p)->y, (n), (t), (what))
-#define check_keys(p, map, allowed, where) \
-	yamldoc_check_keys(&(p)->y, (map), (allowed), (where))
-#define lookup(p, map, key) yamldoc_get(&(p)->y, (map), (key))
-#endif
 
 #endif

@@ -203,7 +203,8 @@ load_config(const struct options *opt, const struct event_ctx *ectx,
 			return -1;
 		}
 		/* mode: bpf with bpf_fallback: refuse, where it cannot run. */
-		if (collector_bpf_check(*cfg, err, sizeof(err)) < 0) {
+		if (config_bpf_check(*cfg, opt->procfs, opt->sysfs, err,
+		    sizeof(err)) < 0) {
 			log_error("%s", err);
 			plan_free(*cfg);
 			*cfg = NULL;

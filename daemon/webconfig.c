@@ -25,7 +25,6 @@
 #include <yaml.h>
 #include <gnutls/gnutls.h>
 
-#define YAMLDOC_SHORT_NAMES
 #include "config/yamldoc.h"
 #include "daemon/webconfig.h"
 
@@ -34,6 +33,14 @@ struct wparse {
 	const char *dir;
 	struct webcfg *w;
 };
+
+/* The shared YAML helpers, under the short names (yamldoc.h). */
+#define perr(p, ...) yamldoc_err(&(p)->y, __VA_ARGS__)
+#define scalar(n) yamldoc_scalar(n)
+#define expect(p, n, t, what) yamldoc_expect(&(p)->y, (n), (t), (what))
+#define check_keys(p, map, allowed, where) \
+	yamldoc_check_keys(&(p)->y, (map), (allowed), (where))
+#define lookup(p, map, key) yamldoc_get(&(p)->y, (map), (key))
 
 /* A scalar, or NULL when absent, empty or null. */
 static int
@@ -277,13 +284,15 @@ parse_tls(struct wparse *p, yaml_node_t *n)
 	if ((r = str_key(p, n, "min_version", &s)) < 0)
 		return r;
 	if (s && (w->min_version = webcfg_tls_version(s)) < 0)
-		return perr(p, lookup(p, n, "min_version"),
-		    "min_version: unknown TLS version \"%s\" (TLS10, TLS11, TLS12, TLS13)", s);
+		return perr(p, lookup(p, n, "min_version"), "min_version: "
+		    "unknown TLS version \"%s\" (TLS10, TLS11, TLS12, TLS13)",
+		    s);
 	if ((r = str_key(p, n, "max_version", &s)) < 0)
 		return r;
 	if (s && (w->max_version = webcfg_tls_version(s)) < 0)
-		return perr(p, lookup(p, n, "max_version"),
-		    "max_version: unknown TLS version \"%s\" (TLS10, TLS11, TLS12, TLS13)", s);
+		return perr(p, lookup(p, n, "max_version"), "max_version: "
+		    "unknown TLS version \"%s\" (TLS10, TLS11, TLS12, TLS13)",
+		    s);
 	if (w->min_version > w->max_version)
 		return perr(p, n, "min_version is above max_version");
 

@@ -54,6 +54,28 @@ struct bpfmode {
 	int incomplete;			/* a CPU said ENODEV: build again */
 };
 
+/*
+ * The kind's own state (c->kstate[source_bpf_kind.id], source.h): the
+ * object in use, and what the snapshot and --check-config say of it.
+ */
+#define BPF_WHY 512
+struct bpfstate {
+	struct bpfmode *cur;		/* NULL: none asked for, or failed */
+	int wanted;			/* some cgroups entry asks for it */
+	char why[BPF_WHY];		/* why it is not running */
+	struct snap_bpf base;		/* counted by objects gone before */
+	size_t full;			/* cgroups without a slot */
+	size_t refused;			/* ... not counted: bpf_fallback:
+					   refuse */
+	size_t full_logged;		/* full, as the log last said */
+};
+
+static struct bpfstate *
+bst(const struct collector *c)
+{
+	return c->kstate[source_bpf_kind.id];
+}
+
 static void
 bpfmode_free(struct bpfmode *b)
 {
@@ -85,7 +107,7 @@ bpfmode_ref(struct bpfmode *b)
 	return b;
 }
 
-void
+static void
 bpfmode_unref(struct bpfmode *b)
 {
 	if (b != NULL && --b->refs == 0)
@@ -180,7 +202,7 @@ open_counters(struct collector *c, struct bpfmode *b, struct bgroup *g,
 		if (r == -ENODEV) {
 			/* Online but not ready for perf yet: again soon. */
 			b->incomplete = 1;
-			c->retry_soon = 1;
+			interval_retry_soon(c);
 			continue;
 		}
 		for (i = 0; i < g->id.nr_events; i++) {
@@ -314,16 +336,16 @@ stats_add(struct snap_bpf *dst, const struct bpfcg_stats *src)
  * counters of runs, charges and misses never go back.
  */
 static void
-retire(struct collector *c)
+retire(struct bpfstate *bs)
 {
 	struct bpfcg_stats st;
 
-	if (c->bpf == NULL)
+	if (bs->cur == NULL)
 		return;
-	bpfcg_get_stats(c->bpf->cg, &st);
-	stats_add(&c->bpf_base, &st);
-	bpfmode_unref(c->bpf);
-	c->bpf = NULL;
+	bpfcg_get_stats(bs->cur->cg, &st);
+	stats_add(&bs->base, &st);
+	bpfmode_unref(bs->cur);
+	bs->cur = NULL;
 }
 
 /* Does some bpf-mode entry match a cgroup? */
@@ -340,7 +362,7 @@ bpf_matched(const struct plan *cfg, const struct cgroup_list *matched)
 }
 
 /*
- * Before a rescan plans its targets: make c->bpf serve the plan's
+ * Before a rescan plans its targets: make the kind's object serve the plan's
  * bpf-mode entries, or say why it cannot.  The program is loaded when a
  * bpf-mode entry first matches a cgroup (the embedded default names
  * container layouts most machines do not run: no program on their context
@@ -348,17 +370,18 @@ bpf_matched(const struct plan *cfg, const struct cgroup_list *matched)
  * failure is, until the next rebuild: the last container of a host going
  * and a new one coming neither unloads and loads it again nor says its
  * failure twice; a rebuild that finds no match retires it.  -ENOMEM only;
- * any other failure leaves c->bpf NULL with the reason in c->bpf_why.
+ * any other failure leaves no object, with the reason in the state's why.
  */
 static int
 bpfmode_setup(struct collector *c, const struct cgroup_list *matched,
     int rebuild)
 {
 	const struct plan *cfg = c->cfg;
+	struct bpfstate *bs = bst(c);
 	unsigned char *want;
 	struct bpfmode *b = NULL;
 	const char *no_change;
-	char why[sizeof(c->bpf_why)];
+	char why[BPF_WHY];
 	size_t nwant, i;
 	int r, refuse = 0, skip = 0;
 
@@ -368,22 +391,22 @@ bpfmode_setup(struct collector *c, const struct cgroup_list *matched,
 	    wanted_groups(c, want) : 0;
 	if (nwant == 0) {
 		if (rebuild) {
-			retire(c);
-			c->bpf_why[0] = '\0';
-			c->bpf_wanted = 0;
+			retire(bs);
+			bs->why[0] = '\0';
+			bs->wanted = 0;
 		}
 		free(want);
 		return 0;
 	}
-	c->bpf_wanted = 1;
+	bs->wanted = 1;
 	/* At a plain rescan the targets use what there is: kept, or the
 	 * failure kept until the next rebuild. */
-	if ((c->bpf && (!rebuild || still_fits(c, c->bpf, want, nwant))) ||
-	    (c->bpf == NULL && !rebuild && c->bpf_why[0])) {
+	if ((bs->cur && (!rebuild || still_fits(c, bs->cur, want, nwant))) ||
+	    (bs->cur == NULL && !rebuild && bs->why[0])) {
 		free(want);
 		return 0;
 	}
-	retire(c);
+	retire(bs);
 	why[0] = '\0';
 	if (!c->cgroot_v2) {
 		/* The program sees cgroup2 ids only; v1 ids are another
@@ -403,7 +426,7 @@ bpfmode_setup(struct collector *c, const struct cgroup_list *matched,
 	}
 	if (r < 0) {
 		/* Said once per reason, not at every rescan. */
-		if (strcmp(why, c->bpf_why) != 0)
+		if (strcmp(why, bs->why) != 0)
 			REPORT(c, refuse ? 3 : 4, NULL, NULL, NULL, -1, -r,
 			    "mode: bpf is not available: %s; %s", why,
 			    refuse || skip ? "the cgroups of the entries with "
@@ -411,11 +434,11 @@ bpfmode_setup(struct collector *c, const struct cgroup_list *matched,
 			    "others are counted in perf mode" : "their cgroups "
 			    "are counted in perf mode instead (bpf_fallback: "
 			    "perf)");
-		snprintf(c->bpf_why, sizeof(c->bpf_why), "%s", why);
+		snprintf(bs->why, BPF_WHY, "%s", why);
 		return 0;
 	}
-	c->bpf_why[0] = '\0';
-	c->bpf = b;
+	bs->why[0] = '\0';
+	bs->cur = b;
 	if (bpfcg_trigger(b->cg, &no_change) == BPFCG_TRIGGER_CGROUP_CHANGE)
 		REPORT(c, 6, NULL, NULL, NULL, -1, 0, "mode: bpf: %zu group%s "
 		    "opened once on each of %zu CPUs, charged by a BPF program "
@@ -452,16 +475,19 @@ bpfmode_refresh(struct collector *c)
 {
 	int r;
 
-	if (c->bpf == NULL)
+	if (bst(c)->cur == NULL)
 		return;
-	if ((r = bpfcg_refresh(c->bpf->cg)) < 0)
+	if ((r = bpfcg_refresh(bst(c)->cur->cg)) < 0)
 		REPORT(c, 4, NULL, NULL, NULL, -1, -r, "reading the BPF "
 		    "program's counts: %s", strerror(-r));
 }
 
-size_t
-bpfmode_fds(const struct bpfmode *b)
+/* The object's fds: the program's, and the counters it reads. */
+static size_t
+bpf_fds(const void *state)
 {
+	const struct bpfstate *bs = state;
+	const struct bpfmode *b = bs->cur;
 	size_t n, i, k;
 
 	if (b == NULL)
@@ -473,20 +499,22 @@ bpfmode_fds(const struct bpfmode *b)
 	return n;
 }
 
-void
-bpfmode_stats(const struct collector *c, struct snap_bpf *out)
+static void
+bpf_stats(const void *state, struct snapshot *s)
 {
+	const struct bpfstate *bs = state;
+	struct snap_bpf *out = &s->bpf;
 	struct bpfcg_stats st;
 
-	/* The counters go on across objects (bpf_base); entries, capacity
-	 * and trigger are the object's own. */
-	*out = c->bpf_base;
-	out->wanted = c->bpf_wanted;
-	out->cgroups_full = c->cg_bpf_full;
-	out->cgroups_refused = c->cg_bpf_refused;
-	if (c->bpf == NULL)
+	/* The counters go on across objects (base); entries, capacity and
+	 * trigger are the object's own. */
+	*out = bs->base;
+	out->wanted = bs->wanted;
+	out->cgroups_full = bs->full;
+	out->cgroups_refused = bs->refused;
+	if (bs->cur == NULL)
 		return;
-	bpfcg_get_stats(c->bpf->cg, &st);
+	bpfcg_get_stats(bs->cur->cg, &st);
 	stats_add(out, &st);
 	out->active = 1;
 	out->every_switch = st.trigger != BPFCG_TRIGGER_CGROUP_CHANGE;
@@ -494,51 +522,121 @@ bpfmode_stats(const struct collector *c, struct snap_bpf *out)
 	out->capacity = st.capacity;
 }
 
-int
-collector_bpf_check(const struct plan *cfg, char *err, size_t len)
+static int
+bpf_check_config(const void *state, FILE *out)
 {
-	const struct plan_target *t = NULL;
-	struct bpfcg *b = NULL;
-	struct cpumap online, one;
-	char why[512], root[4096];
-	size_t i;
-	int r, v2 = 1;
+	const struct bpfstate *bs = state;
 
-	for (i = 0; i < cfg->nr_targets && t == NULL; i++)
-		if (cfg->targets[i].bpf && cfg->targets[i].bpf_refuse)
-			t = &cfg->targets[i];
-	if (t == NULL)
+	if (!bs->wanted)
 		return 0;
-	why[0] = '\0';
-	if (cgroupfs_find("/proc/self/mountinfo", root, sizeof(root), &v2) == 0 &&
-	    !v2) {
-		snprintf(why, sizeof(why), "the cgroups are counted in the "
-		    "cgroup v1 perf_event hierarchy at %.300s, and the BPF "
-		    "program sees cgroup2 ids only", root);
-		r = -EOPNOTSUPP;
-	} else if ((r = cpumap_online("/sys", &online)) < 0) {
-		snprintf(why, sizeof(why), "/sys/devices/system/cpu/online: %s",
-		    strerror(-r));
-	} else {
-		one.nr = online.nr ? 1 : 0;
-		one.cpu = online.cpu;
-		if ((r = bpfcg_open(1, 1, 0, &b, why, sizeof(why))) == 0)
-			r = bpfcg_attach(b, &one, why, sizeof(why));
-		bpfcg_close(b);
-		cpumap_free(&online);
+	if (bs->cur) {
+		fprintf(out, "mode: bpf: the BPF program is loaded and "
+		    "attached (%zu fds in all, whatever the number of "
+		    "cgroups)\n", bpf_fds(bs));
+		return 0;
 	}
-	if (r == 0)
-		return 0;
-	snprintf(err, len, "%s:%d:%d: mode: bpf with bpf_fallback: refuse, "
-	    "and mode: bpf cannot run here: %s", cfg->source, t->mode_line,
-	    t->mode_col, why);
-	return -1;
+	fprintf(out, "mode: bpf: not available: %s\n", bs->why);
+	return 1;
 }
 
-size_t
-bpfmode_pending(const struct bpfmode *b)
+static int
+bpf_init(void **state)
 {
-	return b ? bpfcg_pending(b->cg) : 0;
+	return (*state = calloc(1, sizeof(struct bpfstate))) ? 0 : -ENOMEM;
+}
+
+static void
+bpf_fini(void *state)
+{
+	struct bpfstate *bs = state;
+
+	if (bs == NULL)
+		return;
+	bpfmode_unref(bs->cur);
+	free(bs);
+}
+
+/* mode: bpf entries are this kind's while the program runs. */
+static enum source_answer
+bpf_takes(const struct collector *c, const struct plan_target *ct)
+{
+	if (!ct->bpf)
+		return SOURCE_NOT_MINE;
+	if (bst(c)->cur != NULL)
+		return SOURCE_MINE;
+	if (ct->bpf_refuse)
+		return SOURCE_REFUSED;
+	if (ct->bpf_skip)
+		return SOURCE_SKIPPED;
+	return SOURCE_NOT_MINE;		/* bpf_fallback: perf */
+}
+
+static const char *
+bpf_mode_text(const struct collector *c, const struct plan_target *ct)
+{
+	if (!ct->bpf)
+		return NULL;
+	if (bst(c)->cur != NULL)
+		return "mode bpf";
+	if (ct->bpf_refuse || ct->bpf_skip)
+		return "not counted: mode bpf is not available";
+	return "mode perf: mode bpf is not available";
+}
+
+/* --check-config: a cgroup without a slot, or refused or skipped. */
+static int
+bpf_check_unopened(const struct collector *c, const struct target *t,
+    FILE *out)
+{
+	if (t->no_room)
+		fprintf(out, "%s: not counted (mode: bpf tracks "
+		    "bpf_max_cgroups = %zu cgroups already)\n", target_name(t),
+		    c->cfg->bpf_max_cgroups);
+	else if (t->refused)
+		fprintf(out, "%s: not counted (mode: bpf is not available and "
+		    "bpf_fallback is refuse)\n", target_name(t));
+	else if (t->skip_asked) {
+		/* As the config asks: not a problem. */
+		fprintf(out, "%s: not counted (mode: bpf is not available and "
+		    "bpf_fallback is skip)\n", target_name(t));
+		return 0;
+	} else
+		return -1;
+	return 1;
+}
+
+/*
+ * What a rescan found: cgroups left out for want of a slot (named in
+ * full_names) and cgroups refused.  The log says when the first changes.
+ */
+static void
+bpf_tally(struct collector *c, size_t full, size_t refused,
+    const char *full_names)
+{
+	struct bpfstate *bs = bst(c);
+
+	bs->full = full;
+	bs->refused = refused;
+	if (full == bs->full_logged)
+		return;
+	if (full)
+		REPORT(c, 4, NULL, NULL, NULL, -1, ENOSPC, "%zu cgroup%s not "
+		    "counted: mode: bpf tracks %zu cgroups already: %s; raise "
+		    "bpf_max_cgroups", full, full == 1 ? " is" : "s are",
+		    max_cgroups(c->cfg), full_names);
+	else
+		REPORT(c, 6, NULL, NULL, NULL, -1, 0, "every cgroup left out "
+		    "for want of a BPF slot is counted now");
+	bs->full_logged = full;
+}
+
+/* Slots freed this interval are reusable after the next refresh. */
+static int
+bpf_room_soon(const void *state)
+{
+	const struct bpfmode *b = ((const struct bpfstate *)state)->cur;
+
+	return b && bpfcg_pending(b->cg) > 0;
 }
 
 /* ---- the source kind ---------------------------------------------- */
@@ -599,11 +697,12 @@ static const struct source_ops bsrc_ops = {
 static int
 bpf_attach(struct collector *c, struct target *t, int cgfd)
 {
+	struct bpfstate *bs = bst(c);
 	struct bpf_track *tr;
 	uint64_t id;
 	int r;
 
-	if (c->bpf == NULL || cgfd < 0)
+	if (bs->cur == NULL || cgfd < 0)
 		return -ENOENT;
 	if ((r = cgroupfs_id(cgfd, &id)) < 0) {
 		REPORT(c, 4, t->cgroup, NULL, NULL, -1, -r, "cgroup %s: "
@@ -613,13 +712,13 @@ bpf_attach(struct collector *c, struct target *t, int cgfd)
 	}
 	if ((tr = calloc(1, sizeof(*tr))) == NULL)
 		return -ENOMEM;
-	if ((r = bpfcg_track(c->bpf->cg, id, &tr->slot)) < 0) {
+	if ((r = bpfcg_track(bs->cur->cg, id, &tr->slot)) < 0) {
 		free(tr);
 		t->no_room = r == -ENOSPC;
 		return r;
 	}
 	tr->existing = r == 1;
-	tr->b = bpfmode_ref(c->bpf);
+	tr->b = bpfmode_ref(bs->cur);
 	t->attached[source_bpf_kind.id] = tr;
 	return 0;
 }
@@ -684,6 +783,16 @@ bpf_current(struct collector *c, const struct target *t,
 const struct source_kind source_bpf_kind = {
 	.name = "bpf",
 	.id = 1,
+	.init = bpf_init,
+	.fini = bpf_fini,
+	.fds = bpf_fds,
+	.stats = bpf_stats,
+	.check_config = bpf_check_config,
+	.takes = bpf_takes,
+	.mode_text = bpf_mode_text,
+	.tally = bpf_tally,
+	.room_soon = bpf_room_soon,
+	.check_unopened = bpf_check_unopened,
 	.prepare = bpfmode_setup,
 	.refresh = bpfmode_refresh,
 	.attach = bpf_attach,

@@ -9,8 +9,8 @@
  *     target[]            system-wide (cgroup == NULL) or one cgroup
  *       tgroup[]          one config group counted on this target
  *         inst[]          the group on one CPU: its source (a perf
- *                         group, or a slot of mode: bpf's program)
- *                         and its accumulators
+ *                         group, or what another kind gives it,
+ *                         source.h) and its accumulators
  *
  * The thread wakes on a timerfd, reads every instance's source, adds the
  * scaled deltas to monotonic accumulators, and builds a snapshot
@@ -32,8 +32,8 @@
  *   target.c       one target: its groups, opening and enabling them
  *   instance.c     one group on one CPU: its source opened, adopted
  *                  across a rebuild, errors reported
- *   source_perf.c,  the two kinds of counter source (source.h)
- *   bpfmode.c
+ *   source_perf.c   the kinds of counter source (source.h), each with
+ *                   its own state; the kinds table names them all
  *   snapbuild.c    the immutable snapshot of it all
  *   hotplug.c      the online CPUs
  *   probe.c        --check-config
@@ -173,7 +173,7 @@ collector_main(void *arg)
 			serve_request(c);
 		/* A cgroup came or went: rescan at the next collection. */
 		if (pfd[3].revents && c->watch && cgwatch_drain(c->watch) != 0)
-			c->rescan_due = 1;
+			interval_rescan_soon(c);
 		if (pfd[0].revents &&
 		    read(c->timerfd, &expirations, sizeof(expirations)) ==
 		    (ssize_t)sizeof(expirations) &&
@@ -190,6 +190,7 @@ collector_new(const struct plan *cfg, const struct collector_opts *o,
     struct collector **out, char *err, size_t errlen)
 {
 	struct collector *c;
+	size_t i;
 	int r;
 
 	if ((c = calloc(1, sizeof(*c))) == NULL)
@@ -219,11 +220,15 @@ collector_new(const struct plan *cfg, const struct collector_opts *o,
 		goto fail;
 	}
 	hotplug_open(c);
+	for (i = 0; i < SOURCE_KINDS; i++)
+		if (source_kinds[i]->init &&
+		    source_kinds[i]->init(&c->kstate[i]) < 0)
+			goto nomem;
 	c->max_fds = rebuild_fd_budget(cfg);
 	if ((r = rebuild_cfgstate_init(c, cfg)) < 0)
 		goto nomem;
 	watch_ensure(c, cfg);
-	if ((r = rebuild_open_all(c)) < 0)
+	if ((r = rebuild_open_all(c, NULL)) < 0)
 		goto nomem;
 	*out = c;
 	return 0;
@@ -327,20 +332,10 @@ collector_reload_failed(struct collector *c)
 	request(c, NULL, 0, 0);
 }
 
-/* Every source's fds: perf groups, and mode: bpf's per-CPU counters. */
 size_t
 collector_open_fds(const struct collector *c)
 {
-	size_t n = bpfmode_fds(c->bpf), i, j, k;
-
-	for (i = 0; i < c->nr_targets; i++)
-		for (j = 0; j < c->targets[i]->nr_groups; j++) {
-			struct tgroup *tg = &c->targets[i]->groups[j];
-
-			for (k = 0; k < tg->cpus.nr && tg->inst; k++)
-				n += source_fds(tg->inst[k].src);
-		}
-	return n;
+	return inst_all_fds(c);
 }
 
 enum denied_cause
@@ -360,7 +355,9 @@ collector_free(struct collector *c)
 	for (i = 0; i < c->nr_targets; i++)
 		target_free(c->targets[i]);
 	free(c->targets);
-	bpfmode_unref(c->bpf);
+	for (i = 0; i < SOURCE_KINDS; i++)
+		if (source_kinds[i]->fini)
+			source_kinds[i]->fini(c->kstate[i]);
 	rebuild_cfgstate_fini(c->cfg, c->attrs, c->ev_logged, c->pattern_empty,
 	    c->layout_said);
 	cpumap_free(&c->online);

@@ -124,13 +124,4 @@ size_t collector_open_fds(const struct collector *c);
  */
 void collector_summary(const struct snapshot *s, char *buf, size_t len);
 
-/*
- * Can the plan run as it asks?  Where a cgroups entry asks for mode: bpf
- * with bpf_fallback: refuse, the BPF program is loaded and attached once,
- * and closed again: 0, or -1 with "file:line:column: ... why" in err.
- * Before anything is counted, so that such a config is refused (at start,
- * or at a reload, which keeps the running config).
- */
-int collector_bpf_check(const struct plan *cfg, char *err, size_t len);
-
 #endif

@@ -1,8 +1,8 @@
 /*
  * collector_int.h - what the files of collectors/collector/ share, and
  * nothing outside that folder may use.  Every function here runs on the
- * collector thread (or before it starts), which owns every perf fd, BPF
- * object, target, instance and CPU map; other threads see only published
+ * collector thread (or before it starts), which owns every perf fd, every
+ * source kind's state, target, instance and CPU map; other threads see only published
  * snapshots and replies to their requests.
  *
  * Shape of the data:
@@ -73,14 +73,38 @@ struct target {
 	int opened;			/* instances exist */
 	int skipped;			/* over the fd budget */
 	int no_room;			/* a source kind had no room for it */
-	int bpf_refused;		/* mode: bpf unavailable, refuse */
+	int refused;			/* an entry's kind cannot run and its
+					   fallback refuses (source.h) */
 	int names_held;			/* held out of a snapshot once, for
 					   its container's names (snapbuild.c) */
-	int bpf_skipped;		/* ... skip: not counted, as asked */
+	int skip_asked;			/* ... skips: not counted, as asked */
 	void *attached[SOURCE_KINDS];	/* what each kind's attach left */
 };
 
-struct bpfmode;
+/*
+ * A rebuild's old targets, whose instances the new ones adopt (rebuild.c):
+ * handed down the calls that open the new set, never kept.  NULL where no
+ * rebuild is under way.
+ */
+struct adopt {
+	struct target **old;		/* sorted (target_cmp) */
+	size_t nr;
+	const struct plan *cfg;		/* the plan they were built from */
+};
+
+/*
+ * When the next collection rebuilds, retries or rescans (interval.c).
+ * Only interval.c reads or writes it; the others ask through the
+ * interval_* calls below.
+ */
+struct schedule {
+	uint64_t last_rescan_ns;
+	int rescan_due;			/* a change seen: rescan next time */
+	int retry_due;			/* instances failed: reopen at rescan */
+	int retry_soon;			/* ... on a CPU just online (ENODEV):
+					   at the next collection */
+	unsigned soon_tries;		/* such retries since the CPU change */
+};
 
 /* What the log last said of a layout (discovery.c). */
 struct layout_said {
@@ -105,7 +129,7 @@ struct collector {
 	int started;
 	int stopfd, timerfd;
 	uint64_t seq;
-	uint64_t last_rescan_ns;
+	struct schedule sched;		/* interval.c's alone */
 	atomic_uint_fast64_t heartbeat;
 	int logged_emfile, logged_no_perf_cgroup;
 	enum denied_cause denied;	/* the first EACCES/EPERM, explained */
@@ -114,31 +138,16 @@ struct collector {
 
 	/* Discovery. */
 	struct cgwatch *watch;		/* NULL without inotify */
-	int rescan_due;			/* inotify saw a change */
-	int retry_due;			/* instances failed: reopen at rescan */
-	int retry_soon;			/* ... on a CPU just online (ENODEV):
-					   at the next collection */
-	unsigned soon_tries;		/* such retries since the CPU change */
 	int logged_watch;
 	uint64_t max_fds;
 	size_t cg_matched, cg_counted, cg_skipped;
 	size_t cg_skipped_logged;	/* ... as last reported */
-	size_t cg_bpf_full_logged;
 	int online_fd;			/* <sysfs>/devices/system/cpu/online */
 	char online_text[256];
 
-	/* During a reload: the old targets whose instances may be adopted. */
-	struct target **adopt;
-	size_t nr_adopt;
-	const struct plan *adopt_cfg;
-
-	/* mode: bpf (bpfmode.c). */
-	struct bpfmode *bpf;		/* NULL: none asked for, or failed */
-	int bpf_wanted;			/* some cgroups entry asks for it */
-	char bpf_why[512];		/* why it is not running */
-	struct snap_bpf bpf_base;	/* counted by objects gone before */
-	size_t cg_bpf_full;		/* cgroups without a BPF slot */
-	size_t cg_bpf_refused;		/* ... not counted: bpf_fallback: refuse */
+	/* Each source kind's own state (source.h); only the kind reads
+	 * it. */
+	void *kstate[SOURCE_KINDS];
 
 	/* Requests to the thread (collector.c): one at a time. */
 	int reqfd;			/* eventfd: a request is pending */
@@ -184,37 +193,39 @@ target_name(const struct target *t)
 }
 
 /* instance.c */
-struct target *inst_adopt_target(const struct collector *c, const char *cgroup);
+struct target *inst_adopt_target(const struct adopt *ad, const char *cgroup);
 int inst_init(struct inst *in, int cpu, size_t nr_events);
 void inst_fini(struct inst *in);
 int inst_open(struct collector *c, struct target *t, struct tgroup *tg,
     struct inst *in, int cgfd);
-int inst_adopt(struct collector *c, struct target *t, struct tgroup *tg,
-    int cpu, struct inst *dst, int cgfd);
+int inst_adopt(struct collector *c, const struct adopt *ad, struct target *t,
+    struct tgroup *tg, int cpu, struct inst *dst, int cgfd);
 void inst_close(struct inst *in, enum inst_state state);
 int inst_read(struct inst *in);
-void inst_inherit(struct collector *c, const struct target *t,
-    const struct tgroup *tg, struct inst *dst);
-int inst_carry_gone(struct collector *c, const struct target *t,
-    struct tgroup *tg);
+void inst_inherit(struct collector *c, const struct adopt *ad,
+    const struct target *t, const struct tgroup *tg, struct inst *dst);
+int inst_carry_gone(struct collector *c, const struct adopt *ad,
+    const struct target *t, struct tgroup *tg);
 
 size_t inst_target_fds(const struct target *t);
 size_t inst_need_fds(const struct collector *c, const struct target *t);
+size_t inst_all_fds(const struct collector *c);
 
 /* target.c */
 void target_free(struct target *t);
 int target_add_label(struct target *t, const char *name, const char *value);
 struct target *target_new(const char *cgroup);
-int target_open(struct collector *c, struct target *t);
+int target_open(struct collector *c, struct target *t,
+    const struct adopt *ad);
 void target_enable(struct target *t);
 int target_add(struct collector *c, struct target *t);
 int target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
     const struct cpumap *cpus, int per_cpu, const struct source_kind *kind);
-int target_was_counted(const struct collector *c, const char *cgroup);
+int target_was_counted(const struct adopt *ad, const char *cgroup);
 void target_last_read(struct target *t);
 
 /* rebuild.c */
-int rebuild_open_all(struct collector *c);
+int rebuild_open_all(struct collector *c, const struct adopt *ad);
 uint64_t rebuild_fd_budget(const struct plan *cfg);
 int rebuild_targets(struct collector *c, const struct plan *cfg);
 void rebuild_enable(struct collector *c);
@@ -223,20 +234,43 @@ void rebuild_cfgstate_fini(const struct plan *cfg,
     struct perf_event_attr **attrs, int **ev_logged, int *pattern_empty,
     struct layout_said *layout_said);
 
+/*
+ * Asking interval.c's schedule for a retry or a rescan: the one way the
+ * other files touch it.
+ */
+static inline void
+interval_retry(struct collector *c)		/* at the next rescan */
+{
+	c->sched.retry_due = 1;
+}
+
+static inline void
+interval_retry_soon(struct collector *c)	/* at the next collection */
+{
+	c->sched.retry_soon = 1;
+}
+
+static inline void
+interval_rescan_soon(struct collector *c)	/* ... */
+{
+	c->sched.rescan_due = 1;
+}
+
+static inline void
+interval_rescanned(struct collector *c)		/* a rescan ran just now */
+{
+	c->sched.last_rescan_ns = mono_ns();
+}
+
 /* hotplug.c */
 void hotplug_open(struct collector *c);
 int hotplug_changed(struct collector *c);
 
 /* discovery.c */
-int discovery_rescan(struct collector *c, int enable, int rebuild);
+int discovery_rescan(struct collector *c, int enable, int rebuild,
+    const struct adopt *ad);
 
 /* snapbuild.c */
 struct snapshot *snapbuild(struct collector *c, double duration_s);
-
-/* bpfmode.c (the source kind itself is source_bpf_kind) */
-void bpfmode_unref(struct bpfmode *b);
-size_t bpfmode_pending(const struct bpfmode *b);
-size_t bpfmode_fds(const struct bpfmode *b);
-void bpfmode_stats(const struct collector *c, struct snap_bpf *st);
 
 #endif

@@ -12,9 +12,9 @@
  * entry's matches are sorted once and merged with the sorted targets, so
  * a rescan costs O(n log n) in the cgroups, not a search per match.
  *
- * What a user must act on (cgroups over the fd budget, no BPF slot left)
- * is said as one line per change, with the count, the first few paths
- * and the key to raise, never one line per cgroup.  A cgroup counted or
+ * What a user must act on (cgroups over the fd budget, or without room
+ * in their source kind) is said as one line per change, with the count,
+ * the first few paths and the key to raise, never one line per cgroup.  A cgroup counted or
  * gone is one info line each: the audit trail of a churning node.
  */
 #include "autoconf.h"
@@ -79,18 +79,21 @@ plan_entry(struct collector *c, struct target *t,
 {
 	char value[1024];
 	size_t k;
-	int refused = ct->bpf && (ct->bpf_refuse || ct->bpf_skip) &&
-	    c->bpf == NULL;
+	const struct source_kind *kind = NULL;
+	enum source_answer a = SOURCE_NOT_MINE;
 
-	/* mode: bpf unavailable, and perf mode refused (or skipped). */
-	if (refused && ct->bpf_refuse)
-		t->bpf_refused = 1;
-	else if (refused)
-		t->bpf_skipped = 1;
-	for (k = 0; k < ct->nr_groups && !refused; k++)
+	for (k = SOURCE_KINDS; k-- > 0 && a == SOURCE_NOT_MINE; ) {
+		kind = source_kinds[k];
+		a = kind->takes ? kind->takes(c, ct) : SOURCE_MINE;
+	}
+	/* Its kind cannot run, and its fallback is no other kind. */
+	if (a == SOURCE_REFUSED)
+		t->refused = 1;
+	else if (a == SOURCE_SKIPPED)
+		t->skip_asked = 1;
+	for (k = 0; k < ct->nr_groups && a == SOURCE_MINE; k++)
 		if (target_add_pmu_group(c, t, ct->groups[k], &c->online,
-		    ct->per_cpu, ct->bpf && c->bpf != NULL ? &source_bpf_kind :
-		    &source_perf_kind) < 0)
+		    ct->per_cpu, kind) < 0)
 			return -ENOMEM;
 	for (k = 0; k < ct->nr_relabel; k++)
 		if (plan_relabel_apply(&ct->relabel[k], t->cgroup, value,
@@ -166,7 +169,7 @@ find_old(struct target **v, size_t n, const char *path)
 
 /* What one pass found, reported and published only if it completes. */
 struct tally {
-	size_t matched, counted, skipped, bpf_full, bpf_refused;
+	size_t matched, counted, skipped, no_room, refused;
 	struct namelist skip, full;
 	size_t fds_in_use;
 };
@@ -176,6 +179,7 @@ static void
 report_tally(struct collector *c, const struct tally *t)
 {
 	char names[1024];
+	size_t i;
 
 	if (t->skipped != c->cg_skipped_logged) {
 		if (t->skipped)
@@ -191,38 +195,29 @@ report_tally(struct collector *c, const struct tally *t)
 			    "skipped for the fd budget is counted now");
 		c->cg_skipped_logged = t->skipped;
 	}
-	if (t->bpf_full != c->cg_bpf_full_logged) {
-		if (t->bpf_full)
-			REPORT(c, 4, NULL, NULL, NULL, -1, ENOSPC, "%zu "
-			    "cgroup%s not counted: mode: bpf tracks %zu "
-			    "cgroups already: %s; raise bpf_max_cgroups",
-			    t->bpf_full, t->bpf_full == 1 ? " is" : "s are",
-			    c->cfg->bpf_max_cgroups ? c->cfg->bpf_max_cgroups :
-			    (size_t)1024, namelist_str(&t->full, names,
-			    sizeof(names)));
-		else
-			REPORT(c, 6, NULL, NULL, NULL, -1, 0, "every cgroup "
-			    "left out for want of a BPF slot is counted now");
-		c->cg_bpf_full_logged = t->bpf_full;
-	}
+	namelist_str(&t->full, names, sizeof(names));
+	for (i = 0; i < SOURCE_KINDS; i++)
+		if (source_kinds[i]->tally)
+			source_kinds[i]->tally(c, t->no_room, t->refused, names);
 }
 
 /* How an entry's cgroups are counted, for the layout lines. */
 static const char *
 entry_mode(const struct collector *c, const struct plan_target *ct)
 {
-	if (!ct->bpf)
-		return "mode perf";
-	if (c->bpf != NULL)
-		return "mode bpf";
-	if (ct->bpf_refuse || ct->bpf_skip)
-		return "not counted: mode bpf is not available";
-	return "mode perf: mode bpf is not available";
+	const char *mode;
+	size_t k;
+
+	for (k = SOURCE_KINDS; k-- > 0; )
+		if (source_kinds[k]->mode_text &&
+		    (mode = source_kinds[k]->mode_text(c, ct)) != NULL)
+			return mode;
+	return "mode perf";
 }
 
 /*
  * One line per layout whose count or mode changed since it was last
- * said: "layout docker: 12 cgroups (mode bpf)".  m is sorted by path, so
+ * said: "layout docker: 12 cgroups (mode perf)".  m is sorted by path, so
  * a cgroup two entries of one layout match is counted once.  Layouts are
  * few (the default has ten): a pass over the matches each.
  */
@@ -259,8 +254,8 @@ report_layouts(struct collector *c, const struct match *m, size_t nm)
 }
 
 /*
- * Let every source kind prepare for what the rescan matched (mode: bpf
- * loads its program when a bpf-mode entry first matches a cgroup).
+ * Let every source kind prepare for what the rescan matched (a kind may
+ * load what it needs only when its first cgroup appears).
  */
 static int
 prepare_kinds(struct collector *c, const struct cgroup_list *matched,
@@ -278,20 +273,20 @@ prepare_kinds(struct collector *c, const struct cgroup_list *matched,
 
 /*
  * Open a target that is new, or was left unopened before (over the
- * budget, no BPF slot).  1 if it is counted now, 0 if it stays unopened
+ * budget, no room in its kind).  1 if it is counted now, 0 if it stays unopened
  * (and stays in the set), -ENOENT if it vanished, -ENOMEM.
  */
 static int
 open_one(struct collector *c, struct target *t, struct tally *ty,
-    int enable)
+    int enable, const struct adopt *ad)
 {
 	size_t need = inst_need_fds(c, t);
 	int r;
 
-	if (t->nr_groups == 0 && (t->bpf_refused || t->bpf_skipped)) {
-		/* Every entry matching it is mode: bpf, refused or
-		 * skipped. */
-		ty->bpf_refused++;
+	if (t->nr_groups == 0 && (t->refused || t->skip_asked)) {
+		/* Every entry matching it has a kind that cannot run, and
+		 * refuses or skips. */
+		ty->refused++;
 		return 0;
 	}
 	if (need > 0 && ty->fds_in_use + need > c->max_fds) {
@@ -300,12 +295,12 @@ open_one(struct collector *c, struct target *t, struct tally *ty,
 		namelist_add(&ty->skip, t->cgroup);
 		return 0;
 	}
-	r = target_open(c, t);
+	r = target_open(c, t, ad);
 	if (r == -ENOMEM)
 		return r;
 	if (r == -ENOSPC && t->no_room) {
-		/* No BPF slot: tried again at the next rescan. */
-		ty->bpf_full++;
+		/* No room in its kind: tried again at the next rescan. */
+		ty->no_room++;
 		namelist_add(&ty->full, t->cgroup);
 		return 0;
 	}
@@ -313,7 +308,7 @@ open_one(struct collector *c, struct target *t, struct tally *ty,
 		return -ENOENT;		/* vanished meanwhile */
 	t->skipped = 0;
 	ty->fds_in_use += inst_target_fds(t);
-	if (!target_was_counted(c, t->cgroup))
+	if (!target_was_counted(ad, t->cgroup))
 		REPORT(c, 6, t->cgroup, NULL, NULL, -1, 0, "counting cgroup "
 		    "%s", t->cgroup);
 	if (enable)
@@ -321,22 +316,143 @@ open_one(struct collector *c, struct target *t, struct tally *ty,
 	return 1;
 }
 
+/* The target set a rescan builds beside the old one. */
+struct next_set {
+	struct target **v;		/* the new set, in path order */
+	size_t n;
+	struct target **fresh;		/* the targets made by this rescan */
+	size_t nfresh;
+};
+
+/*
+ * The new set: the system-wide target, then one per matched path, in
+ * path order (so it comes out sorted), old targets kept.  0 or -ENOMEM.
+ */
+static int
+plan_next(struct collector *c, const struct match *m, size_t nm,
+    struct next_set *ns)
+{
+	struct target *t;
+	size_t i, j;
+
+	for (i = 0; i < c->nr_targets; i++)
+		c->targets[i]->seen = c->targets[i]->cgroup == NULL;
+	if (c->nr_targets && c->targets[0]->cgroup == NULL)
+		ns->v[ns->n++] = c->targets[0];
+	for (i = 0; i < nm; i = j) {
+		t = find_old(c->targets, c->nr_targets, m[i].path);
+		if (t == NULL) {
+			if ((t = target_new(m[i].path)) == NULL)
+				return -ENOMEM;
+			ns->fresh[ns->nfresh++] = t;
+		}
+		t->seen = 1;
+		for (j = i; j < nm && strcmp(m[j].path, m[i].path) == 0; j++)
+			if (!t->opened &&
+			    plan_entry(c, t, &c->cfg->targets[m[j].entry]) < 0)
+				return -ENOMEM;
+		ns->v[ns->n++] = t;
+	}
+	return 0;
+}
+
+/*
+ * Open what is new or was left out: the old set stays valid (an old
+ * target opened here is complete), so this may still fail.  Targets that
+ * vanished meanwhile leave the new set.  0 or -ENOMEM.
+ */
+static int
+open_next(struct collector *c, struct next_set *ns, struct tally *ty,
+    int enable, const struct adopt *ad)
+{
+	struct target *t;
+	size_t i, j;
+	int r;
+
+	for (i = 0, j = 0; i < ns->n; i++) {
+		t = ns->v[i];
+		if (t->cgroup && !t->opened) {
+			r = open_one(c, t, ty, enable, ad);
+			if (r == -ENOMEM)
+				return r;
+			if (r == -ENOENT) {
+				t->seen = 0;	/* dropped below */
+				continue;
+			}
+		}
+		if (t->cgroup) {
+			ty->matched++;
+			ty->counted += t->opened;
+		}
+		ns->v[j++] = t;
+	}
+	ns->n = j;
+	return 0;
+}
+
+/* Complete: swap the new set in, then close what vanished. */
+static void
+swap_in(struct collector *c, struct next_set *ns)
+{
+	struct target *t;
+	size_t i;
+
+	for (i = 0; i < c->nr_targets; i++) {
+		t = c->targets[i];
+		if (t->seen)
+			continue;
+		if (t->opened)
+			REPORT(c, 6, t->cgroup, NULL, NULL, -1, 0, "cgroup %s "
+			    "is gone; its series are dropped", t->cgroup);
+		target_last_read(t);
+		target_free(t);
+	}
+	for (i = 0; i < ns->nfresh; i++)
+		if (!ns->fresh[i]->seen)
+			target_free(ns->fresh[i]);	/* vanished meanwhile */
+	ns->nfresh = 0;
+	free(c->targets);
+	c->targets = ns->v;
+	c->nr_targets = c->cap_targets = ns->n;
+	ns->v = NULL;
+}
+
+/* Point the inotify watches at the directories read.  0 or -ENOMEM. */
+static int
+watch_dirs(struct collector *c, struct cgroup_list *dirs)
+{
+	int r;
+
+	if (c->watch == NULL)
+		return 0;
+	cgroup_list_sort_unique(dirs);
+	r = cgwatch_set(c->watch, c->cgroot, dirs);
+	if (r == -ENOSPC && !c->logged_watch++)
+		REPORT(c, 4, NULL, NULL, NULL, -1, ENOSPC, "inotify watch "
+		    "limit reached (fs.inotify.max_user_watches): some new "
+		    "cgroups are found only by the rescan every %llus",
+		    (unsigned long long)(c->cfg->rescan_ns / 1000000000ULL));
+	return r == -ENOMEM ? r : 0;
+}
+
 /*
  * Expand every cgroups: entry; open targets for new cgroups (within the fd
  * budget) and close the ones that are gone; then point the inotify
  * watches at the directories the expansion read.  rebuild: the whole set
- * is being built again (see source_kind.prepare).  0 or -ENOMEM, which
+ * is being built again (see source_kind.prepare), adopting from ad's old
+ * targets (NULL at a plain rescan).  0 or -ENOMEM, which
  * leaves the target set as it was.
  */
 int
-discovery_rescan(struct collector *c, int enable, int rebuild)
+discovery_rescan(struct collector *c, int enable, int rebuild,
+    const struct adopt *ad)
 {
 	const struct plan *cfg = c->cfg;
 	struct cgroup_list *lists, dirs = { 0, 0, NULL };
-	struct target **next = NULL, **fresh = NULL, *t;
+	struct next_set ns = { NULL, 0, NULL, 0 };
 	struct match *m = NULL;
 	struct tally ty;
-	size_t i, j, nm = 0, nnext = 0, nfresh = 0, any = 0;
+	size_t i, nm = 0, any = 0;
 	int r = -ENOMEM;
 
 	for (i = 0; i < cfg->nr_targets; i++)
@@ -348,110 +464,42 @@ discovery_rescan(struct collector *c, int enable, int rebuild)
 	if (expand_all(c, lists, &dirs, &m, &nm) < 0 ||
 	    prepare_kinds(c, lists, rebuild) < 0)
 		goto out;
-	next = malloc((c->nr_targets + nm + 1) * sizeof(*next));
-	fresh = malloc((nm + 1) * sizeof(*fresh));
-	if (next == NULL || fresh == NULL)
+	ns.v = malloc((c->nr_targets + nm + 1) * sizeof(*ns.v));
+	ns.fresh = malloc((nm + 1) * sizeof(*ns.fresh));
+	if (ns.v == NULL || ns.fresh == NULL)
 		goto out;
-
-	/* The new set: the system-wide target, then one per matched path,
-	 * in path order (so it comes out sorted). */
 	memset(&ty, 0, sizeof(ty));
-	ty.fds_in_use = collector_open_fds(c);
-	for (i = 0; i < c->nr_targets; i++)
-		c->targets[i]->seen = c->targets[i]->cgroup == NULL;
-	if (c->nr_targets && c->targets[0]->cgroup == NULL)
-		next[nnext++] = c->targets[0];
-	for (i = 0; i < nm; i = j) {
-		t = find_old(c->targets, c->nr_targets, m[i].path);
-		if (t == NULL) {
-			if ((t = target_new(m[i].path)) == NULL)
-				goto out;
-			fresh[nfresh++] = t;
-		}
-		t->seen = 1;
-		for (j = i; j < nm && strcmp(m[j].path, m[i].path) == 0; j++)
-			if (!t->opened &&
-			    plan_entry(c, t, &cfg->targets[m[j].entry]) < 0)
-				goto out;
-		next[nnext++] = t;
-	}
-
+	ty.fds_in_use = inst_all_fds(c);
+	if (plan_next(c, m, nm, &ns) < 0)
+		goto out;
 	/* What vanished is closed below, on success: its fds are not in
 	 * the budget's way. */
 	for (i = 0; i < c->nr_targets; i++)
 		if (!c->targets[i]->seen)
 			ty.fds_in_use -= inst_target_fds(c->targets[i]);
-
-	/* Open what is new or was left out: the old set stays valid (an
-	 * old target opened here is complete), so this may still fail. */
-	for (i = 0, j = 0; i < nnext; i++) {
-		t = next[i];
-		if (t->cgroup && !t->opened) {
-			r = open_one(c, t, &ty, enable);
-			if (r == -ENOMEM)
-				goto out;
-			if (r == -ENOENT) {
-				t->seen = 0;	/* dropped below */
-				continue;
-			}
-		}
-		if (t->cgroup) {
-			ty.matched++;
-			ty.counted += t->opened;
-		}
-		next[j++] = t;
-	}
-	nnext = j;
-
-	/* Complete: swap it in, then close what vanished. */
-	for (i = 0; i < c->nr_targets; i++) {
-		t = c->targets[i];
-		if (t->seen)
-			continue;
-		if (t->opened)
-			REPORT(c, 6, t->cgroup, NULL, NULL, -1, 0, "cgroup %s "
-			    "is gone; its series are dropped", t->cgroup);
-		target_last_read(t);
-		target_free(t);
-	}
-	for (i = 0; i < nfresh; i++)
-		if (!fresh[i]->seen)
-			target_free(fresh[i]);	/* vanished while opening */
-	nfresh = 0;
-	free(c->targets);
-	c->targets = next;
-	c->nr_targets = c->cap_targets = nnext;
-	next = NULL;
+	if (open_next(c, &ns, &ty, enable, ad) < 0)
+		goto out;
+	swap_in(c, &ns);
 	c->cg_matched = ty.matched;
 	c->cg_counted = ty.counted;
 	c->cg_skipped = ty.skipped;
-	c->cg_bpf_full = ty.bpf_full;
-	c->cg_bpf_refused = ty.bpf_refused;
 	report_tally(c, &ty);
 	report_layouts(c, m, nm);
 	/* A slot freed this interval is reusable after the next refresh:
 	 * rescan then, not a whole rescan interval later. */
-	if (ty.bpf_full && bpfmode_pending(c->bpf))
-		c->rescan_due = 1;
-
-	r = 0;
-	if (c->watch) {
-		cgroup_list_sort_unique(&dirs);
-		r = cgwatch_set(c->watch, c->cgroot, &dirs);
-		if (r == -ENOSPC && !c->logged_watch++)
-			REPORT(c, 4, NULL, NULL, NULL, -1, ENOSPC,
-			    "inotify watch limit reached (fs.inotify."
-			    "max_user_watches): some new cgroups are found "
-			    "only by the rescan every %llus",
-			    (unsigned long long)(cfg->rescan_ns / 1000000000ULL));
-		r = r == -ENOMEM ? r : 0;
-	}
+	for (i = 0; i < SOURCE_KINDS && ty.no_room; i++)
+		if (source_kinds[i]->room_soon &&
+		    source_kinds[i]->room_soon(c->kstate[i])) {
+			interval_rescan_soon(c);
+			break;
+		}
+	r = watch_dirs(c, &dirs);
 out:
 	/* On failure the targets made here go; the old set is untouched. */
-	for (i = 0; i < nfresh; i++)
-		target_free(fresh[i]);
-	free(fresh);
-	free(next);
+	for (i = 0; i < ns.nfresh; i++)
+		target_free(ns.fresh[i]);
+	free(ns.fresh);
+	free(ns.v);
 	free(m);
 	for (i = 0; i < cfg->nr_targets; i++)
 		cgroup_list_free(&lists[i]);

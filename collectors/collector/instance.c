@@ -182,11 +182,11 @@ inst_open(struct collector *c, struct target *t, struct tgroup *tg,
 		/* A CPU that went away while we opened, or a cgroup the
 		 * controller was not set up for yet: try again later. */
 		if (r == -ENODEV || in->no_perf_cgroup)
-			c->retry_due = 1;
+			interval_retry(c);
 		/* A CPU whose online bit is set before perf can open events
 		 * on it: a moment later it can. */
 		if (r == -ENODEV)
-			c->retry_soon = 1;
+			interval_retry_soon(c);
 		return r;
 	}
 	in->src = src;
@@ -201,12 +201,12 @@ inst_open(struct collector *c, struct target *t, struct tgroup *tg,
  * by binary search (the old set is sorted), or NULL.
  */
 struct target *
-inst_adopt_target(const struct collector *c, const char *cgroup)
+inst_adopt_target(const struct adopt *ad, const char *cgroup)
 {
 	struct target key = { .cgroup = (char *)cgroup }, *kp = &key, **f;
 
-	f = c->nr_adopt ? bsearch(&kp, c->adopt, c->nr_adopt,
-	    sizeof(*c->adopt), target_cmp) : NULL;
+	f = ad && ad->nr ? bsearch(&kp, ad->old, ad->nr, sizeof(*ad->old),
+	    target_cmp) : NULL;
 	return f ? *f : NULL;
 }
 
@@ -233,7 +233,7 @@ inst_read(struct inst *in)
 	if (src->nr == 0)
 		return 1;
 	if (src->baseline) {
-		/* Counts from before this instance (a mode: bpf slot that
+		/* Counts from before this instance (a shared slot that
 		 * another group already charged): its starting point. */
 		for (i = 0; i < src->nr; i++)
 			in->prev[src->evidx[i]] = in->cur[src->evidx[i]];
@@ -269,16 +269,16 @@ inst_read(struct inst *in)
  * adopted whole) or other ones (old_event maps them).
  */
 static struct tgroup *
-old_tgroup(struct collector *c, const struct target *t,
-    const struct tgroup *tg, int *same)
+old_tgroup(struct collector *c, const struct adopt *ad,
+    const struct target *t, const struct tgroup *tg, int *same)
 {
 	const struct plan_group *want = &c->cfg->groups[tg->gi];
-	struct target *o = inst_adopt_target(c, t->cgroup);
+	struct target *o = inst_adopt_target(ad, t->cgroup);
 	size_t j;
 
 	for (j = 0; o && j < o->nr_groups; j++) {
 		struct tgroup *og = &o->groups[j];
-		const struct plan_group *had = &c->adopt_cfg->groups[og->gi];
+		const struct plan_group *had = &ad->cfg->groups[og->gi];
 
 		if (og->inst != NULL && og->per_cpu == tg->per_cpu &&
 		    og->kind == tg->kind && strcmp(had->name, want->name) == 0) {
@@ -292,10 +292,10 @@ old_tgroup(struct collector *c, const struct target *t,
 /* The index in the old group of the new group's event e (the same name
  * and attr), or -1: an event the group did not count before. */
 static int
-old_event(struct collector *c, const struct tgroup *og,
-    const struct tgroup *tg, size_t e)
+old_event(struct collector *c, const struct adopt *ad,
+    const struct tgroup *og, const struct tgroup *tg, size_t e)
 {
-	const struct plan_group *had = &c->adopt_cfg->groups[og->gi];
+	const struct plan_group *had = &ad->cfg->groups[og->gi];
 	const struct plan_event *ev = &c->cfg->groups[tg->gi].events[e];
 	size_t i;
 
@@ -324,21 +324,21 @@ old_inst(struct tgroup *og, int cpu)
  * of a group whose events changed, those of the events it keeps.
  */
 int
-inst_carry_gone(struct collector *c, const struct target *t,
-    struct tgroup *tg)
+inst_carry_gone(struct collector *c, const struct adopt *ad,
+    const struct target *t, struct tgroup *tg)
 {
 	struct tgroup *og;
 	size_t ne = c->cfg->groups[tg->gi].nr_events, k, e;
 	int same, oe;
 
 	if (t->cgroup == NULL || tg->per_cpu ||
-	    (og = old_tgroup(c, t, tg, &same)) == NULL)
+	    (og = old_tgroup(c, ad, t, tg, &same)) == NULL)
 		return 0;
 	if (tg->gone == NULL && (tg->gone = calloc(ne, sizeof(*tg->gone))) ==
 	    NULL)
 		return -ENOMEM;
 	for (e = 0; og->gone && e < ne; e++)
-		if ((oe = old_event(c, og, tg, e)) >= 0)
+		if ((oe = old_event(c, ad, og, tg, e)) >= 0)
 			scale_add(&tg->gone[e], &og->gone[oe]);
 	tg->gone_enabled_ns += og->gone_enabled_ns;
 	tg->gone_running_ns += og->gone_running_ns;
@@ -348,7 +348,7 @@ inst_carry_gone(struct collector *c, const struct target *t,
 		if (cpumap_has(&tg->cpus, in->cpu) || in->acc == NULL)
 			continue;
 		for (e = 0; e < ne; e++)
-			if ((oe = old_event(c, og, tg, e)) >= 0)
+			if ((oe = old_event(c, ad, og, tg, e)) >= 0)
 				scale_add(&tg->gone[e], &in->acc[oe]);
 		tg->gone_enabled_ns += in->enabled_ns;
 		tg->gone_running_ns += in->running_ns;
@@ -362,20 +362,20 @@ inst_carry_gone(struct collector *c, const struct target *t,
  * continue.  Returns 1 if dst now holds it.
  */
 int
-inst_adopt(struct collector *c, struct target *t, struct tgroup *tg, int cpu,
-    struct inst *dst, int cgfd)
+inst_adopt(struct collector *c, const struct adopt *ad, struct target *t,
+    struct tgroup *tg, int cpu, struct inst *dst, int cgfd)
 {
 	struct inst *in;
 	int r, same = 0;
 
-	in = old_inst(old_tgroup(c, t, tg, &same), cpu);
+	in = old_inst(old_tgroup(c, ad, t, tg, &same), cpu);
 	if (in == NULL || !same || in->state != INST_OK)
 		return 0;
 	*dst = *in;
 	/* The old slot is left empty: freeing it closes and frees nothing. */
 	memset(in, 0, sizeof(*in));
 	in->state = INST_CLOSED;
-	/* Its source no longer the one to read (mode: bpf's object was
+	/* Its source no longer the one to read (what its kind built was
 	 * rebuilt): a new one, the counts so far kept. */
 	if (tg->kind->current && !tg->kind->current(c, t, tg, dst->src)) {
 		inst_close(dst, INST_CLOSED);
@@ -393,21 +393,21 @@ inst_adopt(struct collector *c, struct target *t, struct tgroup *tg, int cpu,
  * new events start at 0 and removed ones are gone.
  */
 void
-inst_inherit(struct collector *c, const struct target *t,
-    const struct tgroup *tg, struct inst *dst)
+inst_inherit(struct collector *c, const struct adopt *ad,
+    const struct target *t, const struct tgroup *tg, struct inst *dst)
 {
 	size_t ne = c->cfg->groups[tg->gi].nr_events, e;
 	struct tgroup *og;
 	struct inst *in;
 	int same = 0, oe;
 
-	in = old_inst(og = old_tgroup(c, t, tg, &same), dst->cpu);
+	in = old_inst(og = old_tgroup(c, ad, t, tg, &same), dst->cpu);
 	if (in == NULL || in->acc == NULL || (same && in->state != INST_BROKEN))
 		return;
 	if (!same && in->state == INST_OK)
 		inst_read(in);		/* what it counted since the last */
 	for (e = 0; e < ne; e++)
-		if ((oe = old_event(c, og, tg, e)) >= 0)
+		if ((oe = old_event(c, ad, og, tg, e)) >= 0)
 			dst->acc[e] = in->acc[oe];
 	dst->enabled_ns = in->enabled_ns;
 	dst->running_ns = in->running_ns;
@@ -434,5 +434,24 @@ inst_need_fds(const struct collector *c, const struct target *t)
 	for (i = 0; i < t->nr_groups; i++)
 		if (t->groups[i].kind->need_fds)
 			n += t->groups[i].kind->need_fds(c, &t->groups[i]);
+	return n;
+}
+
+/* Every source's fds, and those the kinds hold themselves. */
+size_t
+inst_all_fds(const struct collector *c)
+{
+	size_t n = 0, i, j, k;
+
+	for (i = 0; i < SOURCE_KINDS; i++)
+		if (source_kinds[i]->fds)
+			n += source_kinds[i]->fds(c->kstate[i]);
+	for (i = 0; i < c->nr_targets; i++)
+		for (j = 0; j < c->targets[i]->nr_groups; j++) {
+			struct tgroup *tg = &c->targets[i]->groups[j];
+
+			for (k = 0; k < tg->cpus.nr && tg->inst; k++)
+				n += source_fds(tg->inst[k].src);
+		}
 	return n;
 }

@@ -5,6 +5,13 @@
  * snapshot built and published.  Reading allocates nothing and takes no
  * lock; the snapshot is new memory every interval (one arena, freed by
  * its last reader), since readers may hold the previous one.
+ *
+ * It owns the schedule too (struct schedule): whether this collection
+ * rebuilds the target set (a CPU change), reopens what failed (a retry,
+ * soon or at the rescan interval) or rescans the cgroups.  The files that
+ * find a reason to ask call interval_retry() and its kin (inline in
+ * collector_int.h, so that asking is no call back up here); none of them
+ * reads the schedule.
  */
 #include "autoconf.h"
 
@@ -40,7 +47,7 @@ inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
 		inst_close(in, INST_BROKEN);
 		/* Reopened at the next full rescan: a CPU that blinked
 		 * offline for less than an interval breaks reads like this. */
-		c->retry_due = 1;
+		interval_retry(c);
 		return;
 	}
 	/* Never scheduled: enabled for a whole interval, running never. */
@@ -61,6 +68,49 @@ inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
 	}
 }
 
+/* ---- the schedule ------------------------------------------------ */
+
+/* Before a collection reads: a rebuild, a retry or a rescan if due. */
+static void
+schedule_run(struct collector *c, uint64_t t0)
+{
+	struct schedule *sc = &c->sched;
+
+	if (hotplug_changed(c)) {
+		sc->soon_tries = 0;
+		sc->retry_soon = 0;
+		if (rebuild_targets(c, c->cfg) < 0)
+			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
+			    "reopening after a CPU change: %s",
+			    strerror(ENOMEM));
+		rebuild_enable(c);
+	} else if ((sc->retry_soon && sc->soon_tries < 10) ||
+	    (sc->retry_due && t0 - sc->last_rescan_ns >= c->cfg->rescan_ns)) {
+		/* ENODEV on a CPU just online: again at the next collection,
+		 * 10 times at most; other failures at the full rescan. */
+		sc->soon_tries += sc->retry_soon;
+		sc->retry_soon = 0;
+		/* The full rescan reopens what failed, keeping the rest. */
+		REPORT(c, 6, NULL, NULL, NULL, -1, 0, "reopening group "
+		    "instances that stopped counting");
+		sc->retry_due = 0;
+		sc->rescan_due = 0;
+		if (rebuild_targets(c, c->cfg) < 0)
+			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
+			    "reopening: %s", strerror(ENOMEM));
+		rebuild_enable(c);
+	} else if (sc->rescan_due || t0 - sc->last_rescan_ns >=
+	    c->cfg->rescan_ns) {
+		sc->last_rescan_ns = t0;
+		sc->rescan_due = 0;
+		if (discovery_rescan(c, 1, 0, NULL) < 0)
+			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
+			    "cgroup rescan: %s", strerror(ENOMEM));
+	}
+}
+
+/* ---- one collection ----------------------------------------------- */
+
 void
 collector_collect(struct collector *c)
 {
@@ -68,37 +118,7 @@ collector_collect(struct collector *c)
 	struct snapshot *s;
 	size_t i, j, k;
 
-	if (hotplug_changed(c)) {
-		c->soon_tries = 0;
-		c->retry_soon = 0;
-		if (rebuild_targets(c, c->cfg) < 0)
-			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
-			    "reopening after a CPU change: %s",
-			    strerror(ENOMEM));
-		rebuild_enable(c);
-	} else if ((c->retry_soon && c->soon_tries < 10) ||
-	    (c->retry_due && t0 - c->last_rescan_ns >= c->cfg->rescan_ns)) {
-		/* ENODEV on a CPU just online: again at the next collection,
-		 * 10 times at most; other failures at the full rescan. */
-		c->soon_tries += c->retry_soon;
-		c->retry_soon = 0;
-		/* The full rescan reopens what failed, keeping the rest. */
-		REPORT(c, 6, NULL, NULL, NULL, -1, 0, "reopening group "
-		    "instances that stopped counting");
-		c->retry_due = 0;
-		c->rescan_due = 0;
-		if (rebuild_targets(c, c->cfg) < 0)
-			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
-			    "reopening: %s", strerror(ENOMEM));
-		rebuild_enable(c);
-	} else if (c->rescan_due || t0 - c->last_rescan_ns >=
-	    c->cfg->rescan_ns) {
-		c->last_rescan_ns = t0;
-		c->rescan_due = 0;
-		if (discovery_rescan(c, 1, 0) < 0)
-			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
-			    "cgroup rescan: %s", strerror(ENOMEM));
-	}
+	schedule_run(c, t0);
 	for (i = 0; i < SOURCE_KINDS; i++)
 		if (source_kinds[i]->refresh)
 			source_kinds[i]->refresh(c);

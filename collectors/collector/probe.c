@@ -62,139 +62,151 @@ probe_counters(const struct perf_event_attr *attr, int cpu)
 	return fits;
 }
 
+/* Why target t opened nothing (its kind's reason, else the fd
+ * budget); 1 when that is a problem. */
+static int
+check_unopened(const struct collector *c, const struct target *t, FILE *out)
+{
+	size_t k;
+	int r;
+
+	for (k = 0; k < SOURCE_KINDS; k++)
+		if (source_kinds[k]->check_unopened && (r =
+		    source_kinds[k]->check_unopened(c, t, out)) >= 0)
+			return r;
+	fprintf(out, "%s: not counted (over the fd budget of %llu)\n",
+	    target_name(t), (unsigned long long)c->max_fds);
+	return 1;
+}
+
+/* Counted descendants of target i: their work is counted twice. */
+static void
+check_descendants(const struct collector *c, size_t i, FILE *out)
+{
+	const struct target *t = c->targets[i];
+	size_t j, n;
+
+	/* Targets are sorted: descendants follow their ancestor. */
+	for (j = i + 1; t->cgroup && j < c->nr_targets; j++) {
+		const char *d = c->targets[j]->cgroup;
+
+		n = strlen(t->cgroup);
+		if (strcmp(t->cgroup, "/") != 0 &&
+		    (strncmp(d, t->cgroup, n) != 0 || d[n] != '/'))
+			break;
+		fprintf(out, "note: %s is counted and so is its descendant %s: "
+		    "a perf cgroup event counts descendants too, so %s's work "
+		    "is in both, and both compete for counters\n", t->cgroup,
+		    d, d);
+	}
+}
+
+/* A group counted but never scheduled on some CPUs: why, at a guess. */
+static void
+check_unscheduled(const struct collector *c, const struct tgroup *tg,
+    size_t unsched, int ucpu, FILE *out)
+{
+	const struct plan_group *g = &c->cfg->groups[tg->gi];
+	const struct perf_event_attr *hw = NULL;
+	size_t e, nhw = 0;
+	int n = -1;
+
+	for (e = 0; e < g->nr_events; e++)
+		if (uses_counter(&g->events[e].attr)) {
+			nhw++;
+			if (hw == NULL)
+				hw = &c->attrs[tg->gi][e];
+		}
+	if (hw)
+		n = probe_counters(hw, ucpu);
+	if (n >= 0 && (size_t)n < nhw)
+		fprintf(out, "  never scheduled on %zu CPUs: the group has %zu "
+		    "hardware events and the PMU showed %d counters for them "
+		    "(cpu %d): split the group\n", unsched, nhw, n, ucpu);
+	else
+		fprintf(out, "  never scheduled on %zu CPUs: the PMU showed %d "
+		    "counters for its %zu hardware events (cpu %d), so it is "
+		    "busy: pinned events or another user hold them\n",
+		    unsched, n, nhw, ucpu);
+}
+
+/* One group on an opened target: its instances and events.  Problems. */
+static int
+check_group(const struct collector *c, const struct target *t,
+    const struct tgroup *tg, FILE *out)
+{
+	const struct plan_group *g = &c->cfg->groups[tg->gi];
+	size_t k, e, ok_inst = 0, unsched = 0;
+	char cpus[256];
+	int ucpu = -1, problems = 0;
+
+	for (k = 0; k < tg->cpus.nr; k++) {
+		struct inst *in = &tg->inst[k];
+
+		if (in->state != INST_OK)
+			continue;
+		ok_inst++;
+		if (in->src && in->src->nr &&
+		    source_read(in->src, in->cur) == 0 &&
+		    in->cur[in->src->evidx[0]].enabled > 0 &&
+		    in->cur[in->src->evidx[0]].running == 0) {
+			unsched++;
+			ucpu = in->cpu;
+		}
+	}
+	fprintf(out, "%s group %s%s%s on CPUs %s: %zu of %zu instances open",
+	    target_name(t), g->name, g->hybrid ? " pmu " : "",
+	    g->hybrid ? g->pmu : "", cpumap_format(&tg->cpus, cpus,
+	    sizeof(cpus)), ok_inst, tg->cpus.nr);
+	/* The default kind goes unsaid. */
+	if (tg->kind != &source_perf_kind)
+		fprintf(out, " (mode: %s)", tg->kind->name);
+	fputc('\n', out);
+	problems += ok_inst < tg->cpus.nr;
+	if (unsched) {
+		check_unscheduled(c, tg, unsched, ucpu, out);
+		problems++;
+	}
+	for (e = 0; e < g->nr_events; e++) {
+		int errnum = 0;
+
+		for (k = 0; k < tg->cpus.nr; k++)
+			if (tg->inst[k].err[e])
+				errnum = tg->inst[k].err[e];
+		if (errnum) {
+			fprintf(out, "  %-24s unsupported: %s\n",
+			    g->events[e].name, strerror(errnum));
+			problems++;
+		} else
+			fprintf(out, "  %-24s supported\n", g->events[e].name);
+	}
+	return problems;
+}
+
 int
 collector_check(struct collector *c, FILE *out, unsigned wait_ms)
 {
-	const struct plan *cfg = c->cfg;
-	struct timespec ts = { wait_ms / 1000, (long)(wait_ms % 1000) * 1000000L };
-	char cpus[256];
-	size_t i, j, k, e;
+	struct timespec ts = { wait_ms / 1000,
+	    (long)(wait_ms % 1000) * 1000000L };
+	size_t i, j;
 	int problems = 0;
 
 	collector_enable(c);
 	nanosleep(&ts, NULL);
-	if (c->bpf_wanted && c->bpf)
-		fprintf(out, "mode: bpf: the BPF program is loaded and "
-		    "attached (%zu fds in all, whatever the number of "
-		    "cgroups)\n", bpfmode_fds(c->bpf));
-	else if (c->bpf_wanted) {
-		fprintf(out, "mode: bpf: not available: %s\n", c->bpf_why);
-		problems++;
-	}
+	for (i = 0; i < SOURCE_KINDS; i++)
+		if (source_kinds[i]->check_config)
+			problems += source_kinds[i]->check_config(c->kstate[i],
+			    out);
 	for (i = 0; i < c->nr_targets; i++) {
 		struct target *t = c->targets[i];
 
 		if (!t->opened) {
-			if (t->no_room)
-				fprintf(out, "%s: not counted (mode: bpf "
-				    "tracks bpf_max_cgroups = %zu cgroups "
-				    "already)\n", target_name(t),
-				    cfg->bpf_max_cgroups);
-			else if (t->bpf_refused)
-				fprintf(out, "%s: not counted (mode: bpf is "
-				    "not available and bpf_fallback is "
-				    "refuse)\n", target_name(t));
-			else if (t->bpf_skipped) {
-				/* As the config asks: not a problem. */
-				fprintf(out, "%s: not counted (mode: bpf is "
-				    "not available and bpf_fallback is "
-				    "skip)\n", target_name(t));
-				continue;
-			} else
-				fprintf(out, "%s: not counted (over the fd "
-				    "budget of %llu)\n", target_name(t),
-				    (unsigned long long)c->max_fds);
-			problems++;
+			problems += check_unopened(c, t, out);
 			continue;
 		}
-		/* Targets are sorted: descendants follow their ancestor. */
-		for (j = i + 1; t->cgroup && j < c->nr_targets; j++) {
-			const char *d = c->targets[j]->cgroup;
-			size_t n = strlen(t->cgroup);
-
-			if (strcmp(t->cgroup, "/") != 0 &&
-			    (strncmp(d, t->cgroup, n) != 0 || d[n] != '/'))
-				break;
-			fprintf(out, "note: %s is counted and so is its "
-			    "descendant %s: a perf cgroup event counts "
-			    "descendants too, so %s's work is in both, and "
-			    "both compete for counters\n", t->cgroup, d, d);
-		}
-
-		for (j = 0; j < t->nr_groups; j++) {
-			struct tgroup *tg = &t->groups[j];
-			const struct plan_group *g = &cfg->groups[tg->gi];
-			size_t ok_inst = 0, unsched = 0, nhw = 0;
-			int ucpu = -1;
-
-			for (k = 0; k < tg->cpus.nr; k++) {
-				struct inst *in = &tg->inst[k];
-
-				if (in->state != INST_OK)
-					continue;
-				ok_inst++;
-				if (in->src && in->src->nr &&
-				    source_read(in->src, in->cur) == 0 &&
-				    in->cur[in->src->evidx[0]].enabled > 0 &&
-				    in->cur[in->src->evidx[0]].running == 0) {
-					unsched++;
-					ucpu = in->cpu;
-				}
-			}
-			fprintf(out, "%s group %s%s%s on CPUs %s: %zu of %zu "
-			    "instances open", target_name(t), g->name,
-			    g->hybrid ? " pmu " : "", g->hybrid ? g->pmu : "",
-			    cpumap_format(&tg->cpus, cpus, sizeof(cpus)),
-			    ok_inst, tg->cpus.nr);
-			/* The default kind goes unsaid. */
-			if (tg->kind != &source_perf_kind)
-				fprintf(out, " (mode: %s)", tg->kind->name);
-			fputc('\n', out);
-			if (ok_inst < tg->cpus.nr)
-				problems++;
-			if (unsched) {
-				const struct perf_event_attr *hw = NULL;
-				int n = -1;
-
-				for (e = 0; e < g->nr_events; e++)
-					if (uses_counter(&g->events[e].attr)) {
-						nhw++;
-						if (hw == NULL)
-							hw = &c->attrs[tg->gi][e];
-					}
-				if (hw)
-					n = probe_counters(hw, ucpu);
-				if (n >= 0 && (size_t)n < nhw)
-					fprintf(out, "  never scheduled on %zu "
-					    "CPUs: the group has %zu hardware "
-					    "events and the PMU showed %d "
-					    "counters for them (cpu %d): split "
-					    "the group\n", unsched, nhw, n,
-					    ucpu);
-				else
-					fprintf(out, "  never scheduled on %zu "
-					    "CPUs: the PMU showed %d counters "
-					    "for its %zu hardware events (cpu "
-					    "%d), so it is busy: pinned events "
-					    "or another user hold them\n",
-					    unsched, n, nhw, ucpu);
-				problems++;
-			}
-			for (e = 0; e < g->nr_events; e++) {
-				int errnum = 0;
-
-				for (k = 0; k < tg->cpus.nr; k++)
-					if (tg->inst[k].err[e])
-						errnum = tg->inst[k].err[e];
-				if (errnum) {
-					fprintf(out, "  %-24s unsupported: %s\n",
-					    g->events[e].name, strerror(errnum));
-					problems++;
-				} else
-					fprintf(out, "  %-24s supported\n",
-					    g->events[e].name);
-			}
-		}
+		check_descendants(c, i, out);
+		for (j = 0; j < t->nr_groups; j++)
+			problems += check_group(c, t, &t->groups[j], out);
 	}
 	return problems;
 }

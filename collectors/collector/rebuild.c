@@ -139,7 +139,7 @@ fail:
 
 /* Build and open every target of c->cfg (adopting during a reload). */
 int
-rebuild_open_all(struct collector *c)
+rebuild_open_all(struct collector *c, const struct adopt *ad)
 {
 	const struct plan *cfg = c->cfg;
 	struct target *sys = NULL;
@@ -167,11 +167,11 @@ rebuild_open_all(struct collector *c)
 			target_free(sys);
 			return r;
 		}
-		if ((r = target_open(c, sys)) == -ENOMEM)
+		if ((r = target_open(c, sys, ad)) == -ENOMEM)
 			return r;
 	}
-	c->last_rescan_ns = mono_ns();
-	return discovery_rescan(c, 0, 1);
+	interval_rescanned(c);
+	return discovery_rescan(c, 0, 1, ad);
 }
 
 /*
@@ -203,6 +203,7 @@ rebuild_targets(struct collector *c, const struct plan *cfg)
 	const struct plan *old_cfg = c->cfg;
 	struct target **old = c->targets;
 	size_t nr_old = c->nr_targets, i;
+	struct adopt ad = { old, nr_old, old_cfg };
 	int r;
 
 	c->max_fds = rebuild_fd_budget(cfg);
@@ -215,9 +216,6 @@ rebuild_targets(struct collector *c, const struct plan *cfg)
 	/* Sorted already (every rescan leaves them so); adoption searches. */
 	if (nr_old > 1)
 		qsort(old, nr_old, sizeof(*old), target_cmp);
-	c->adopt = old;
-	c->nr_adopt = nr_old;
-	c->adopt_cfg = old_cfg;
 	r = rebuild_cfgstate_init(c, cfg);
 	if (r == 0 && cfg == old_cfg) {
 		/* Same config: what was reported stays reported. */
@@ -232,10 +230,7 @@ rebuild_targets(struct collector *c, const struct plan *cfg)
 		layout_said = ltmp;
 	}
 	if (r == 0)
-		r = rebuild_open_all(c);
-	c->adopt = NULL;
-	c->nr_adopt = 0;
-	c->adopt_cfg = NULL;
+		r = rebuild_open_all(c, &ad);
 	/* Whatever was not adopted is closed now. */
 	for (i = 0; i < nr_old; i++) {
 		if (r == 0 && old[i]->cgroup && old[i]->opened &&

@@ -215,187 +215,268 @@ snapshot_health(const struct collector *c, struct snapshot *s,
 	return 0;
 }
 
-struct snapshot *
-snapbuild(struct collector *c, double duration_s)
+/* What one snapshot's building shares between its steps. */
+struct build {
+	struct collector *c;
+	struct snapshot *s;
+	const char **gnames;		/* [group] */
+	const char ***names;		/* [group][event] */
+	size_t *base;			/* [group]: its first support entry */
+	size_t row;			/* rows filled */
+};
+
+/* The groups' and events' names, copied once into the snapshot. */
+static int
+build_names(struct build *b)
 {
-	const struct plan *cfg = c->cfg;
-	struct snapshot *s = snapshot_new();
-	const char ***names = NULL;
-	const char **gnames = NULL, **ids = NULL;
-	struct namemap *nm = c->o.names ? names_map(c->o.names) : NULL;
-	size_t nids = 0;
-	int hold;
-	const char *cg;
-	size_t i, j, k, e, nrows = 0, row = 0, ne, *base;
+	const struct plan *cfg = b->c->cfg;
+	size_t i, e, ne;
+
+	b->names = snapshot_alloc(b->s, cfg->nr_groups * sizeof(*b->names));
+	b->gnames = snapshot_alloc(b->s, cfg->nr_groups * sizeof(*b->gnames));
+	if (!b->names || !b->gnames)
+		return -ENOMEM;
+	for (i = 0; i < cfg->nr_groups; i++) {
+		ne = cfg->groups[i].nr_events;
+		b->gnames[i] = snapshot_strdup(b->s, cfg->groups[i].name);
+		b->names[i] = snapshot_alloc(b->s, ne * sizeof(**b->names));
+		if (!b->gnames[i] || !b->names[i])
+			return -ENOMEM;
+		for (e = 0; e < ne; e++)
+			if ((b->names[i][e] = snapshot_strdup(b->s,
+			    cfg->groups[i].events[e].name)) == NULL)
+				return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Event support, one entry per (group, event), none supported yet. */
+static int
+build_support(struct build *b)
+{
+	const struct plan *cfg = b->c->cfg;
+	struct snapshot *s = b->s;
+	size_t i, e, n = 0;
+
+	for (i = 0; i < cfg->nr_groups; i++)
+		n += cfg->groups[i].nr_events;
+	s->support = snapshot_alloc(s, (n + 1) * sizeof(*s->support));
+	b->base = snapshot_alloc(s, (cfg->nr_groups + 1) * sizeof(*b->base));
+	if (s->support == NULL || b->base == NULL)
+		return -ENOMEM;
+	for (i = 0, n = 0; i < cfg->nr_groups; i++)
+		for (b->base[i] = n, e = 0; e < cfg->groups[i].nr_events;
+		    e++, n++) {
+			s->support[n].group = b->gnames[i];
+			s->support[n].event = b->names[i][e];
+			s->support[n].supported = 0;
+			s->support[n].pmu = snapshot_strdup(s,
+			    cfg->groups[i].events[e].pmu);
+			if (s->support[n].pmu == NULL)
+				return -ENOMEM;
+		}
+	s->nr_support = n;
+	return 0;
+}
+
+/* Support: the events t's instances opened (held targets' too). */
+static void
+mark_support(struct build *b, const struct target *t)
+{
+	size_t j, k, e;
+
+	for (j = 0; j < t->nr_groups; j++) {
+		const struct tgroup *tg = &t->groups[j];
+
+		for (k = 0; k < tg->cpus.nr; k++) {
+			const struct source *src = tg->inst[k].src;
+
+			for (e = 0; src && e < src->nr; e++)
+				b->s->support[b->base[tg->gi] +
+				    src->evidx[e]].supported = 1;
+		}
+	}
+}
+
+/* Rows the opened targets will fill. */
+static size_t
+count_rows(const struct collector *c)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < c->nr_targets; i++)
+		for (j = 0; c->targets[i]->opened &&
+		    j < c->targets[i]->nr_groups; j++) {
+			struct tgroup *tg = &c->targets[i]->groups[j];
+
+			n += (c->targets[i]->cgroup == NULL || tg->per_cpu) ?
+			    tg->cpus.nr : 1;
+		}
+	return n;
+}
+
+/*
+ * A new row for tg on t, its values zero but for what CPUs gone offline
+ * counted (summed rows only); row is a model with the target's cgroup
+ * and labels.  NULL on ENOMEM.
+ */
+static struct snap_row *
+row_new(struct build *b, const struct snap_row *model,
+    const struct tgroup *tg, int cpu, int split)
+{
+	const struct plan_group *pg = &b->c->cfg->groups[tg->gi];
+	struct snap_row *r = &b->s->rows[b->row++];
+	size_t e, ne = pg->nr_events;
 	unsigned char *cnt;
 	double *v;
 
-	if (s == NULL) {
+	*r = *model;
+	r->cpu = split ? cpu : -1;
+	r->group = b->gnames[tg->gi];
+	r->nr_events = ne;
+	r->events = b->names[tg->gi];
+	v = snapshot_alloc(b->s, ne * sizeof(*v));
+	cnt = snapshot_alloc(b->s, ne);
+	if (v == NULL || cnt == NULL)
+		return NULL;
+	memset(v, 0, ne * sizeof(*v));
+	memset(cnt, 0, ne);
+	r->values = v;
+	r->counted = cnt;
+	r->enabled_s = r->running_s = 0;
+	if (!split && tg->gone) {
+		/* CPUs gone offline, still summed. */
+		for (e = 0; e < ne; e++)
+			v[e] += scale_value(&tg->gone[e]) *
+			    pg->events[e].scale;
+		r->enabled_s += (double)tg->gone_enabled_ns / 1e9;
+		r->running_s += (double)tg->gone_running_ns / 1e9;
+	}
+	r->pmu = pg->hybrid ? snapshot_strdup(b->s, pg->pmu) : NULL;
+	if (pg->hybrid && r->pmu == NULL)
+		return NULL;
+	return r;
+}
+
+/* The rows of one opened target: per CPU, or summed over its CPUs. */
+static int
+target_rows(struct build *b, const struct target *t,
+    const struct namemap_entry *nent)
+{
+	const struct plan *cfg = b->c->cfg;
+	struct snap_row model = { .cgroup = NULL }, *r = NULL;
+	size_t j, k, e, ne;
+
+	if (t->cgroup && (model.cgroup = snapshot_strdup(b->s,
+	    t->cgroup)) == NULL)
+		return -ENOMEM;
+	if (row_labels(b->s, t, nent, &model.nr_labels, &model.label_names,
+	    &model.label_values) < 0)
+		return -ENOMEM;
+	for (j = 0; j < t->nr_groups; j++) {
+		const struct tgroup *tg = &t->groups[j];
+		int split = t->cgroup == NULL || tg->per_cpu;
+
+		ne = cfg->groups[tg->gi].nr_events;
+		for (k = 0; k < tg->cpus.nr; k++) {
+			const struct inst *in = &tg->inst[k];
+			double *v;
+			unsigned char *cnt;
+
+			if ((split || k == 0) && (r = row_new(b, &model, tg,
+			    in->cpu, split)) == NULL)
+				return -ENOMEM;
+			v = (double *)r->values;
+			cnt = (unsigned char *)r->counted;
+			for (e = 0; e < ne; e++)
+				v[e] += scale_value(&in->acc[e]) *
+				    cfg->groups[tg->gi].events[e].scale;
+			for (e = 0; in->src && e < in->src->nr; e++)
+				cnt[in->src->evidx[e]] = 1;
+			r->enabled_s += (double)in->enabled_ns / 1e9;
+			r->running_s += (double)in->running_ns / 1e9;
+		}
+	}
+	return 0;
+}
+
+/* The collector's own figures: times, fds, cgroups, the kinds' parts. */
+static void
+build_status(struct build *b, double duration_s)
+{
+	const struct collector *c = b->c;
+	struct snapshot *s = b->s;
+	size_t i;
+
+	s->timestamp_s = wall_s();
+	s->duration_s = duration_s;
+	s->interval_s = (double)c->cfg->interval_ns / 1e9;
+	s->seq = c->seq;
+	s->open_fds = inst_all_fds(c);
+	s->cgroups_matched = c->cg_matched;
+	s->cgroups_counted = c->cg_counted > s->cgroups_no_perf ?
+	    c->cg_counted - s->cgroups_no_perf : 0;
+	s->cgroups_skipped = c->cg_skipped;
+	for (i = 0; i < SOURCE_KINDS; i++)
+		if (source_kinds[i]->stats)
+			source_kinds[i]->stats(c->kstate[i], s);
+	s->reload_ok = c->reload_ok;
+	s->reload_success_s = c->reload_success_s;
+	s->nr_groups = c->cfg->nr_groups;
+	s->denied = c->denied != DENIED_NONE;
+	for (i = 0; i < s->nr_support; i++)
+		s->nr_unsupported += !s->support[i].supported;
+}
+
+/*
+ * The snapshot of the collector now: names and the support table from
+ * the plan, then one pass over the opened targets for support and rows,
+ * then health and status.  NULL on ENOMEM.
+ */
+struct snapshot *
+snapbuild(struct collector *c, double duration_s)
+{
+	struct build b = { .c = c, .s = snapshot_new() };
+	struct namemap *nm = c->o.names ? names_map(c->o.names) : NULL;
+	const char **ids = NULL;
+	size_t nids = 0, i;
+	int hold;
+
+	if (b.s == NULL) {
 		namemap_unref(nm);
 		return NULL;
 	}
 	if (nm && (ids = calloc(c->nr_targets + 1, sizeof(*ids))) == NULL)
 		goto fail;
-	names = snapshot_alloc(s, cfg->nr_groups * sizeof(*names));
-	gnames = snapshot_alloc(s, cfg->nr_groups * sizeof(*gnames));
-	if (!names || !gnames)
+	if (build_names(&b) < 0 || build_support(&b) < 0)
 		goto fail;
-	for (i = 0; i < cfg->nr_groups; i++) {
-		ne = cfg->groups[i].nr_events;
-		gnames[i] = snapshot_strdup(s, cfg->groups[i].name);
-		names[i] = snapshot_alloc(s, ne * sizeof(**names));
-		if (!gnames[i] || !names[i])
-			goto fail;
-		for (e = 0; e < ne; e++)
-			if ((names[i][e] = snapshot_strdup(s,
-			    cfg->groups[i].events[e].name)) == NULL)
-				goto fail;
-	}
-	for (i = 0; i < c->nr_targets; i++)
-		for (j = 0; c->targets[i]->opened &&
-		    j < c->targets[i]->nr_groups; j++) {
-			struct tgroup *tg = &c->targets[i]->groups[j];
-
-			nrows += (c->targets[i]->cgroup == NULL ||
-			    tg->per_cpu) ? tg->cpus.nr : 1;
-		}
-	s->rows = snapshot_alloc(s, (nrows + 1) * sizeof(*s->rows));
-	if (s->rows == NULL)
+	b.s->rows = snapshot_alloc(b.s, (count_rows(c) + 1) *
+	    sizeof(*b.s->rows));
+	if (b.s->rows == NULL)
 		goto fail;
 	for (i = 0; i < c->nr_targets; i++) {
 		struct target *t = c->targets[i];
 		const struct namemap_entry *nent;
-		const char **ln = NULL, **lv = NULL;
-		size_t nl;
 
 		if (!t->opened)
 			continue;
+		mark_support(&b, t);
 		nent = target_names(t, nm, ids, &nids, &hold);
-		if (hold)
-			continue;
-		cg = NULL;
-		if (t->cgroup && (cg = snapshot_strdup(s, t->cgroup)) == NULL)
+		if (!hold && target_rows(&b, t, nent) < 0)
 			goto fail;
-		if (row_labels(s, t, nent, &nl, &ln, &lv) < 0)
-			goto fail;
-		for (j = 0; j < t->nr_groups; j++) {
-			struct tgroup *tg = &t->groups[j];
-			int split = t->cgroup == NULL || tg->per_cpu;
-
-			ne = cfg->groups[tg->gi].nr_events;
-			for (k = 0; k < tg->cpus.nr; k++) {
-				struct inst *in = &tg->inst[k];
-				struct snap_row *r;
-
-				if (split || k == 0) {
-					r = &s->rows[row++];
-					r->cgroup = cg;
-					r->nr_labels = nl;
-					r->label_names = ln;
-					r->label_values = lv;
-					r->cpu = split ? in->cpu : -1;
-					r->group = gnames[tg->gi];
-					r->nr_events = ne;
-					r->events = names[tg->gi];
-					v = snapshot_alloc(s, ne * sizeof(*v));
-					cnt = snapshot_alloc(s, ne);
-					if (v == NULL || cnt == NULL)
-						goto fail;
-					memset(v, 0, ne * sizeof(*v));
-					memset(cnt, 0, ne);
-					r->values = v;
-					r->counted = cnt;
-					r->enabled_s = r->running_s = 0;
-					/* CPUs gone offline, still summed. */
-					for (e = 0; !split && tg->gone &&
-					    e < ne; e++)
-						v[e] += scale_value(&tg->gone[e]) *
-						    cfg->groups[tg->gi].events[e].scale;
-					if (!split && tg->gone) {
-						r->enabled_s += (double)
-						    tg->gone_enabled_ns / 1e9;
-						r->running_s += (double)
-						    tg->gone_running_ns / 1e9;
-					}
-					r->pmu = cfg->groups[tg->gi].hybrid ?
-					    snapshot_strdup(s,
-					    cfg->groups[tg->gi].pmu) : NULL;
-				} else
-					r = &s->rows[row - 1];
-				v = (double *)r->values;
-				cnt = (unsigned char *)r->counted;
-				for (e = 0; e < ne; e++)
-					v[e] += scale_value(&in->acc[e]) *
-					    cfg->groups[tg->gi].events[e].scale;
-				for (e = 0; in->src && e < in->src->nr; e++)
-					cnt[in->src->evidx[e]] = 1;
-				r->enabled_s += (double)in->enabled_ns / 1e9;
-				r->running_s += (double)in->running_ns / 1e9;
-			}
-		}
 	}
-	s->nr_rows = row;
-
-	/* Event support: opened on at least one instance anywhere. */
-	ne = 0;
-	for (i = 0; i < cfg->nr_groups; i++)
-		ne += cfg->groups[i].nr_events;
-	s->support = snapshot_alloc(s, (ne + 1) * sizeof(*s->support));
-	base = snapshot_alloc(s, (cfg->nr_groups + 1) * sizeof(*base));
-	if (s->support == NULL || base == NULL)
+	b.s->nr_rows = b.row;
+	if (snapshot_health(c, b.s, b.gnames, b.names) < 0)
 		goto fail;
-	for (i = 0, row = 0; i < cfg->nr_groups; i++)
-		for (base[i] = row, e = 0; e < cfg->groups[i].nr_events;
-		    e++, row++) {
-			s->support[row].group = gnames[i];
-			s->support[row].event = names[i][e];
-			s->support[row].supported = 0;
-			s->support[row].pmu = snapshot_strdup(s,
-			    cfg->groups[i].events[e].pmu);
-			if (s->support[row].pmu == NULL)
-				goto fail;
-		}
-	s->nr_support = row;
-	for (i = 0; i < c->nr_targets; i++)
-		for (j = 0; c->targets[i]->opened &&
-		    j < c->targets[i]->nr_groups; j++) {
-			struct tgroup *tg = &c->targets[i]->groups[j];
-
-			for (k = 0; k < tg->cpus.nr; k++) {
-				const struct source *src = tg->inst[k].src;
-
-				for (e = 0; src && e < src->nr; e++)
-					s->support[base[tg->gi] +
-					    src->evidx[e]].supported = 1;
-			}
-		}
-	if (snapshot_health(c, s, gnames, names) < 0)
-		goto fail;
-
-	s->timestamp_s = wall_s();
-	s->duration_s = duration_s;
-	s->interval_s = (double)cfg->interval_ns / 1e9;
-	s->seq = c->seq;
-	s->open_fds = collector_open_fds(c);
-	s->cgroups_matched = c->cg_matched;
-	s->cgroups_counted = c->cg_counted > s->cgroups_no_perf ?
-	    c->cg_counted - s->cgroups_no_perf : 0;
-	s->cgroups_skipped = c->cg_skipped;
-	bpfmode_stats(c, &s->bpf);
-	s->reload_ok = c->reload_ok;
-	s->reload_success_s = c->reload_success_s;
-	s->nr_groups = cfg->nr_groups;
-	s->denied = c->denied != DENIED_NONE;
-	for (i = 0; i < s->nr_support; i++)
-		s->nr_unsupported += !s->support[i].supported;
+	build_status(&b, duration_s);
 	if (nm)
 		names_tell(c, ids, nids);
 	free(ids);
 	namemap_unref(nm);
-	return s;
+	return b.s;
 fail:
 	free(ids);
 	namemap_unref(nm);
-	snapshot_unref(s);
+	snapshot_unref(b.s);
 	return NULL;
 }

@@ -25,10 +25,13 @@
 #define PMU_SOURCE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "collectors/perf/scale.h"
 
 struct collector;
+struct plan_target;
+struct snapshot;
 struct cgroup_list;
 struct target;
 struct tgroup;
@@ -84,10 +87,57 @@ source_close(struct source *s)
 		s->ops->close(s);
 }
 
-/* How the groups of a target are counted; NULL hooks do nothing. */
+/* A kind's answer to a cgroups entry (source_kind.takes). */
+enum source_answer {
+	SOURCE_NOT_MINE,		/* another kind's, or the fallback's */
+	SOURCE_MINE,			/* this kind counts its cgroups */
+	SOURCE_REFUSED,			/* its kind cannot run, and it asks
+					   for no fallback: not counted, a
+					   problem */
+	SOURCE_SKIPPED			/* ... not counted, as it asks */
+};
+
+/*
+ * How the groups of a target are counted; NULL hooks do nothing.  A kind
+ * keeps what it needs across targets in a state of its own, made by init
+ * when the collector is (c->kstate[id], as t->attached[id] per target):
+ * the collector holds it for the kind and never looks inside.
+ */
 struct source_kind {
 	const char *name;		/* "perf", "bpf" */
 	unsigned id;			/* index in source_kinds[] */
+	/* Make and free the kind's state.  0 or -ENOMEM. */
+	int (*init)(void **state);
+	void (*fini)(void *state);
+	/* Perf fds the kind holds itself, beside its sources'. */
+	size_t (*fds)(const void *state);
+	/* Its part of the snapshot's statistics. */
+	void (*stats)(const void *state, struct snapshot *s);
+	/* Its line in --check-config, if it has one; 1 when that line
+	 * tells of a problem, else 0. */
+	int (*check_config)(const void *state, FILE *out);
+	/*
+	 * Which kind counts a cgroups entry: the kinds are asked from the
+	 * last to the first, and the first answer other than
+	 * SOURCE_NOT_MINE decides (perf, the first, takes what is left).
+	 */
+	enum source_answer (*takes)(const struct collector *c,
+	    const struct plan_target *ct);
+	/* How the entry's cgroups are counted, for the log's layout lines,
+	 * when the entry names this kind; else NULL. */
+	const char *(*mode_text)(const struct collector *c,
+	    const struct plan_target *ct);
+	/* After a rescan: cgroups this kind had no room for (named in
+	 * names) and cgroups it refused; the kind reports the change. */
+	void (*tally)(struct collector *c, size_t no_room, size_t refused,
+	    const char *names);
+	/* Is room freed that the next collection can give?  (A rescan
+	 * then, not a rescan interval later.) */
+	int (*room_soon)(const void *state);
+	/* --check-config: why t, unopened, is not counted, when it is this
+	 * kind's doing: 1 a problem, 0 as the config asks; -1 not its. */
+	int (*check_unopened)(const struct collector *c,
+	    const struct target *t, FILE *out);
 	/*
 	 * At every cgroup rescan, before its targets are planned: matched
 	 * holds the cgroups each plan target matches (NULL: none, no

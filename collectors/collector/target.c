@@ -97,8 +97,8 @@ target_new(const char *cgroup)
  * so a target of 20,000 groups must not scan its list for each one.  A
  * target of a few groups (most cgroups: one or two) does scan it, and
  * pays no more memory than its groups; past TARGET_SCAN_MAX, t->at finds
- * them: an open-addressing table of positions in t->groups, as bpfcg.c
- * finds a slot by cgroup id, kept at most half full.
+ * them: an open-addressing table of positions in t->groups, kept at most
+ * half full.
  */
 #define TARGET_SCAN_MAX 8
 
@@ -226,7 +226,7 @@ target_add_group(struct target *t, size_t gi, const struct cpumap *cpus,
 	return 0;
 }
 
-/* Let every kind t's groups use attach t (mode: bpf: its slot). */
+/* Let every kind t's groups use attach t (a kind may give it a slot). */
 static int
 target_attach(struct collector *c, struct target *t, int cgfd)
 {
@@ -248,9 +248,10 @@ target_attach(struct collector *c, struct target *t, int cgfd)
 	return 0;
 }
 
-/* Allocate and open every instance of t (adopting during a reload). */
+/* Allocate and open every instance of t, adopting from ad's old targets
+ * during a rebuild (ad NULL: none). */
 int
-target_open(struct collector *c, struct target *t)
+target_open(struct collector *c, struct target *t, const struct adopt *ad)
 {
 	char path[8192];
 	size_t i, j;
@@ -281,7 +282,7 @@ target_open(struct collector *c, struct target *t)
 			goto out;
 		}
 		for (j = 0; j < tg->cpus.nr; j++) {
-			if (c->adopt && (r = inst_adopt(c, t, tg,
+			if (ad && (r = inst_adopt(c, ad, t, tg,
 			    tg->cpus.cpu[j], &tg->inst[j], cgfd)) != 0) {
 				if (r < 0)
 					goto out;
@@ -296,10 +297,10 @@ target_open(struct collector *c, struct target *t)
 			if (r == -EBADF && t->cgroup)
 				goto out;	/* the cgroup went away */
 			/* Also when it failed: its counts wait for the retry. */
-			if (c->adopt)
-				inst_inherit(c, t, tg, &tg->inst[j]);
+			if (ad)
+				inst_inherit(c, ad, t, tg, &tg->inst[j]);
 		}
-		if (c->adopt && (r = inst_carry_gone(c, t, tg)) < 0)
+		if (ad && (r = inst_carry_gone(c, ad, t, tg)) < 0)
 			goto out;
 	}
 	t->opened = 1;
@@ -370,11 +371,11 @@ target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
 	return r;
 }
 
-/* During a reload: was this cgroup counted before it? */
+/* During a rebuild: was this cgroup counted before it? */
 int
-target_was_counted(const struct collector *c, const char *cgroup)
+target_was_counted(const struct adopt *ad, const char *cgroup)
 {
-	const struct target *o = inst_adopt_target(c, cgroup);
+	const struct target *o = inst_adopt_target(ad, cgroup);
 
 	return o != NULL && o->opened;
 }

@@ -777,6 +777,65 @@ has_upper(const char *s, size_t n)
 	return 0;
 }
 
+/*
+ * A libpfm4 name ("pmu::EVENT", or upper case): 1 with ev filled, 0 when
+ * libpfm4 does not know it (or is absent), or -EINVAL with its reason.
+ */
+static int
+pfm_event(struct parse *p, struct event *ev)
+{
+	const struct event_ctx *ctx = p->ctx;
+	struct event_pfm_attr pa;
+	const struct pmu *pp;
+	char pfmerr[256] = "";
+	int r;
+
+	event_init(ev, "cpu", NULL, EVENT_GENERIC);
+	if ((r = event_pfm_encode(p->s, &pa, pfmerr, sizeof(pfmerr))) < 0)
+		return r == -ENOENT ? 0 : fail(p, "libpfm4: %s", pfmerr);
+	ev->attr.type = pa.type;
+	ev->attr.config = pa.config;
+	ev->attr.config1 = pa.config1;
+	ev->attr.config2 = pa.config2;
+	ev->attr.exclude_user = pa.exclude_user & 1;
+	ev->attr.exclude_kernel = pa.exclude_kernel & 1;
+	ev->attr.exclude_hv = pa.exclude_hv & 1;
+	ev->attr.exclude_host = pa.exclude_host & 1;
+	ev->attr.exclude_guest = pa.exclude_guest & 1;
+	ev->attr.pinned = pa.pinned & 1;
+	pp = ctx ? pmu_find_type(ctx->pmus, ev->attr.type) : NULL;
+	if (ev->attr.type == PERF_TYPE_SOFTWARE) {
+		snprintf(ev->pmu, sizeof(ev->pmu), "software");
+		ev->kind = EVENT_SOFTWARE;
+	} else if (pp && ev->attr.type > PERF_TYPE_MAX) {
+		snprintf(ev->pmu, sizeof(ev->pmu), "%s", pp->name);
+		ev->p = pp;
+		ev->kind = EVENT_PMU;
+	}
+	return 1;
+}
+
+/* No reading of the name fits: say so, with a suggestion.  -EINVAL. */
+static int
+unknown_event(struct parse *p, const char *colon, size_t n)
+{
+	const char *s = p->s, *sugg = event_suggest(s);
+
+	if (sugg)
+		snprintf(p->err, p->errlen, "unknown event \"%s\" (did you "
+		    "mean \"%s\"?)", s, sugg);
+	else if (colon && !has_upper(s, n) && !(p->ctx && p->ctx->tracefs))
+		return fail(p, "looks like a tracepoint, but tracefs is not "
+		    "mounted (none in mountinfo)");
+	else if (colon && !has_upper(s, n))
+		snprintf(p->err, p->errlen, "unknown event \"%s\" (no such "
+		    "event, and no tracepoint %.*s:%.*s)", s, (int)n, s,
+		    (int)strcspn(colon + 1, ":"), colon + 1);
+	else
+		snprintf(p->err, p->errlen, "unknown event \"%s\"", s);
+	return -EINVAL;
+}
+
 int
 event_parse(const struct event_ctx *ctx, const char *s, struct event *out,
     size_t max, char *err, size_t errlen)
@@ -787,8 +846,7 @@ event_parse(const struct event_ctx *ctx, const char *s, struct event *out,
 	size_t n = colon ? (size_t)(colon - s) : strlen(s), nr, i;
 	const struct event_name *g;
 	unsigned long long config = 0;
-	const char *sugg, *mods = colon ? colon + 1 : NULL;
-	char pfmerr[256] = "";
+	const char *mods = colon ? colon + 1 : NULL;
 	int r;
 
 	if (max > EVENT_MAX_VARIANTS)
@@ -837,41 +895,12 @@ event_parse(const struct event_ctx *ctx, const char *s, struct event *out,
 	 * "pmu::EVENT" names a libpfm4 PMU explicitly.
 	 */
 	if ((has_upper(s, n) || strstr(s, "::")) && !(ctx && ctx->no_pfm)) {
-		struct event_pfm_attr pa;
-
-		event_init(&tmp[0], "cpu", NULL, EVENT_GENERIC);
-		r = event_pfm_encode(s, &pa, pfmerr, sizeof(pfmerr));
-		if (r == 0) {
-			tmp[0].attr.type = pa.type;
-			tmp[0].attr.config = pa.config;
-			tmp[0].attr.config1 = pa.config1;
-			tmp[0].attr.config2 = pa.config2;
-			tmp[0].attr.exclude_user = pa.exclude_user & 1;
-			tmp[0].attr.exclude_kernel = pa.exclude_kernel & 1;
-			tmp[0].attr.exclude_hv = pa.exclude_hv & 1;
-			tmp[0].attr.exclude_host = pa.exclude_host & 1;
-			tmp[0].attr.exclude_guest = pa.exclude_guest & 1;
-			tmp[0].attr.pinned = pa.pinned & 1;
-		}
-		if (r == 0) {
-			const struct pmu *pp = ctx ?
-			    pmu_find_type(ctx->pmus, tmp[0].attr.type) : NULL;
-
-			if (tmp[0].attr.type == PERF_TYPE_SOFTWARE) {
-				snprintf(tmp[0].pmu, sizeof(tmp[0].pmu),
-				    "software");
-				tmp[0].kind = EVENT_SOFTWARE;
-			} else if (pp && tmp[0].attr.type > PERF_TYPE_MAX) {
-				snprintf(tmp[0].pmu, sizeof(tmp[0].pmu), "%s",
-				    pp->name);
-				tmp[0].p = pp;
-				tmp[0].kind = EVENT_PMU;
-			}
+		if ((r = pfm_event(&p, &tmp[0])) < 0)
+			return r;
+		if (r > 0) {
 			nr = 1;
 			goto done;
 		}
-		if (r != -ENOENT)
-			return fail(&p, "libpfm4: %s", pfmerr);
 	}
 	if (colon) {
 		r = tracepoint(&p, colon, tmp, max);
@@ -882,20 +911,7 @@ event_parse(const struct event_ctx *ctx, const char *s, struct event *out,
 		if (r != -ENOENT)
 			return r;
 	}
-	sugg = event_suggest(s);
-	if (sugg)
-		snprintf(err, errlen, "unknown event \"%s\" (did you mean "
-		    "\"%s\"?)", s, sugg);
-	else if (colon && !has_upper(s, n) && !(ctx && ctx->tracefs))
-		return fail(&p, "looks like a tracepoint, but tracefs is not "
-		    "mounted (none in mountinfo)");
-	else if (colon && !has_upper(s, n))
-		snprintf(err, errlen, "unknown event \"%s\" (no such event, "
-		    "and no tracepoint %.*s:%.*s)", s, (int)n, s,
-		    (int)strcspn(colon + 1, ":"), colon + 1);
-	else
-		snprintf(err, errlen, "unknown event \"%s\"", s);
-	return -EINVAL;
+	return unknown_event(&p, colon, n);
 
 modifiers:
 	for (i = 0; i < nr; i++)

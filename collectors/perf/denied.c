@@ -169,6 +169,45 @@ err_name(int err)
 	    strerror(err);
 }
 
+/*
+ * The kernel's own checks pass (by_cap: a capability held outside a user
+ * namespace; else a lax perf_event_paranoid): something else refused, a
+ * seccomp filter when one is active, else a security module.
+ */
+static enum denied_cause
+refused_elsewhere(const struct denied_facts *f, int by_cap, int filtered,
+    const char *held, char *msg, size_t len, size_t *o)
+{
+	if (by_cap)
+		add(msg, len, o, "this process holds %s", held);
+	else {
+		add_paranoid(msg, len, o, f);
+		add(msg, len, o, ", which allows counting without "
+		    "CAP_PERFMON%s", f->paranoid == 0 ?
+		    " (tracepoints aside: they need -1)" : "");
+	}
+	if (!filtered) {
+		add(msg, len, o, " and no seccomp filter is active, yet "
+		    "perf_event_open returned %s: a Linux security module "
+		    "(SELinux, AppArmor) may refuse it; see the kernel's "
+		    "audit log", err_name(f->err));
+		return DENIED_UNKNOWN;
+	}
+	add(msg, len, o, ", but a seccomp filter is active (");
+	add_seccomp(msg, len, o, &f->st);
+	if (f->err == EPERM)
+		add(msg, len, o, ") and likely refuses perf_event_open: it "
+		    "returned EPERM, as a filter's errno action does (the "
+		    "kernel's own refusal is EACCES)");
+	else
+		add(msg, len, o, ") and likely refuses perf_event_open (it "
+		    "returned %s)", err_name(f->err));
+	add(msg, len, o, "; the default profiles of podman and CRI-O "
+	    "(containers-common's seccomp.json) allow it only with "
+	    "CAP_SYS_ADMIN; " SECCOMP_FIX);
+	return DENIED_SECCOMP;
+}
+
 enum denied_cause
 denied_classify(const struct denied_facts *f, char *msg, size_t len)
 {
@@ -196,37 +235,9 @@ denied_classify(const struct denied_facts *f, char *msg, size_t len)
 		    "kernel.perf_event_paranoid=-1");
 		return DENIED_UNKNOWN;
 	}
-	if ((has_cap && !userns) || lax) {
-		/* The kernel's own checks pass: something else refused. */
-		if (has_cap && !userns)
-			add(msg, len, &o, "this process holds %s", held);
-		else {
-			add_paranoid(msg, len, &o, f);
-			add(msg, len, &o, ", which allows counting without "
-			    "CAP_PERFMON%s", f->paranoid == 0 ?
-			    " (tracepoints aside: they need -1)" : "");
-		}
-		if (!filtered) {
-			add(msg, len, &o, " and no seccomp filter is active, "
-			    "yet perf_event_open returned %s: a Linux "
-			    "security module (SELinux, AppArmor) may refuse "
-			    "it; see the kernel's audit log", err_name(f->err));
-			return DENIED_UNKNOWN;
-		}
-		add(msg, len, &o, ", but a seccomp filter is active (");
-		add_seccomp(msg, len, &o, st);
-		if (f->err == EPERM)
-			add(msg, len, &o, ") and likely refuses perf_event_open: "
-			    "it returned EPERM, as a filter's errno action "
-			    "does (the kernel's own refusal is EACCES)");
-		else
-			add(msg, len, &o, ") and likely refuses perf_event_open "
-			    "(it returned %s)", err_name(f->err));
-		add(msg, len, &o, "; the default profiles of podman and "
-		    "CRI-O (containers-common's seccomp.json) allow it only "
-		    "with CAP_SYS_ADMIN; " SECCOMP_FIX);
-		return DENIED_SECCOMP;
-	}
+	if ((has_cap && !userns) || lax)
+		return refused_elsewhere(f, has_cap && !userns, filtered, held,
+		    msg, len, &o);
 
 	if (userns) {
 		add(msg, len, &o, "this process runs in a user namespace "
