@@ -1,8 +1,9 @@
 /*
  * snapbuild.c - turning the collector's state into an immutable snapshot
- * (collectors/collector/snapshot.h) that owns copies of everything it shows: the
- * rows of counts, which events opened anywhere, and the collector's
- * health for the self-metrics.  The HTTP side renders only snapshots.
+ * (snapshot.h) that owns copies of everything it shows: the rows of
+ * counts, which events opened anywhere, and the collector's health for
+ * the self-metrics.  The HTTP side renders only snapshots.  One pass over
+ * the targets sizes the arrays, one fills them.
  */
 #include "autoconf.h"
 
@@ -109,112 +110,6 @@ names_tell(struct collector *c, const char **ids, size_t n)
 	}
 }
 
-/*
- * The collector's health for the self-metrics: targets, and per group its
- * open instances, the worst running/enabled ratio of the last interval,
- * the instances that were enabled but never ran (the PMU taken by someone
- * else, or too many events), and open errors per (group, event, errno).
- */
-static int
-snapshot_health(const struct collector *c, struct snapshot *s,
-    const char **gnames, const char ***names)
-{
-	const struct plan *cfg = c->cfg;
-	struct snap_open_error *oe;
-	size_t i, j, k, e, n, cap = 0;
-	int *cpus, *cov;
-
-	s->health = snapshot_alloc(s, (cfg->nr_groups + 1) * sizeof(*s->health));
-	if (s->health == NULL)
-		return -ENOMEM;
-	for (i = 0; i < cfg->nr_groups; i++)
-		s->health[i] = (struct snap_group_health){ gnames[i], 0, NAN, 0 };
-	s->nr_health = cfg->nr_groups;
-	for (i = 0; i < c->nr_targets; i++)
-		for (j = 0; j < c->targets[i]->nr_groups; j++) {
-			struct tgroup *tg = &c->targets[i]->groups[j];
-
-			for (k = 0; k < tg->cpus.nr && tg->inst; k++)
-				for (e = 0; tg->inst[k].err &&
-				    e < cfg->groups[tg->gi].nr_events; e++)
-					cap += tg->inst[k].err[e] != 0;
-		}
-	s->open_errors = snapshot_alloc(s, (cap + 1) * sizeof(*oe));
-	cpus = calloc((size_t)c->online.nr + 1, sizeof(*cpus));
-	cov = calloc((size_t)c->online.nr + 1, sizeof(*cov));
-	if (s->open_errors == NULL || cpus == NULL || cov == NULL) {
-		free(cpus);
-		free(cov);
-		return -ENOMEM;
-	}
-	for (i = 0; i < c->nr_targets; i++) {
-		struct target *t = c->targets[i];
-		int no_perf = 0;
-
-		s->nr_cgroups += t->cgroup != NULL;
-		s->cgroups_opened += t->cgroup != NULL && t->opened;
-		for (j = 0; j < t->nr_groups; j++) {
-			struct tgroup *tg = &t->groups[j];
-			struct snap_group_health *h = &s->health[tg->gi];
-
-			for (k = 0; k < tg->cpus.nr && tg->inst; k++) {
-				struct inst *in = &tg->inst[k];
-
-				for (n = 0; t->opened && n < c->online.nr; n++)
-					if (c->online.cpu[n] == in->cpu) {
-						cov[n] = 1;
-						cpus[n] |= t->cgroup == NULL;
-					}
-				for (e = 0; in->err &&
-				    e < cfg->groups[tg->gi].nr_events; e++) {
-					if (in->err[e] == 0)
-						continue;
-					for (n = 0; n < s->nr_open_errors; n++)
-						if (s->open_errors[n].group ==
-						    gnames[tg->gi] &&
-						    s->open_errors[n].event ==
-						    names[tg->gi][e] &&
-						    s->open_errors[n].err ==
-						    in->err[e] &&
-						    s->open_errors[n].no_perf_cgroup
-						    == in->no_perf_cgroup)
-							break;
-					oe = &s->open_errors[n];
-					if (n == s->nr_open_errors) {
-						*oe = (struct snap_open_error){
-						    gnames[tg->gi],
-						    names[tg->gi][e],
-						    in->err[e],
-						    in->no_perf_cgroup, 0 };
-						s->nr_open_errors++;
-					}
-					oe->count++;
-				}
-				no_perf |= in->no_perf_cgroup;
-				if (in->state != INST_OK)
-					continue;
-				h->instances++;
-				if (in->last_de == 0)
-					continue;
-				if (in->last_dr == 0)
-					h->starved++;
-				if (!(h->worst_ratio <= (double)in->last_dr /
-				    (double)in->last_de))
-					h->worst_ratio = (double)in->last_dr /
-					    (double)in->last_de;
-			}
-		}
-		s->cgroups_no_perf += (size_t)no_perf;
-	}
-	for (n = 0; n < c->online.nr; n++) {
-		s->nr_cpus += (size_t)cpus[n];
-		s->cpus_covered += (size_t)cov[n];
-	}
-	free(cpus);
-	free(cov);
-	return 0;
-}
-
 /* What one snapshot's building shares between its steps. */
 struct build {
 	struct collector *c;
@@ -223,6 +118,11 @@ struct build {
 	const char ***names;		/* [group][event] */
 	size_t *base;			/* [group]: its first support entry */
 	size_t row;			/* rows filled */
+	/* Health: online CPUs counted system-wide, and by anything. */
+	unsigned char *cpus, *cov;	/* [online.nr] */
+	/* Open errors by (group, event, errno, reason): positions + 1 in
+	 * s->open_errors, open addressing. */
+	size_t *oe_at, oe_mask;
 };
 
 /* The groups' and events' names, copied once into the snapshot. */
@@ -298,21 +198,133 @@ mark_support(struct build *b, const struct target *t)
 	}
 }
 
-/* Rows the opened targets will fill. */
-static size_t
-count_rows(const struct collector *c)
+/*
+ * What the snapshot's arrays need: the rows the opened targets fill, and
+ * at most one open error per failed (instance, event).
+ */
+static void
+count_rows(const struct collector *c, size_t *rows, size_t *errors)
 {
-	size_t i, j, n = 0;
+	const struct plan *cfg = c->cfg;
+	size_t i, j, k, e;
 
+	*rows = *errors = 0;
 	for (i = 0; i < c->nr_targets; i++)
-		for (j = 0; c->targets[i]->opened &&
-		    j < c->targets[i]->nr_groups; j++) {
+		for (j = 0; j < c->targets[i]->nr_groups; j++) {
 			struct tgroup *tg = &c->targets[i]->groups[j];
 
-			n += (c->targets[i]->cgroup == NULL || tg->per_cpu) ?
-			    tg->cpus.nr : 1;
+			if (c->targets[i]->opened)
+				*rows += (c->targets[i]->cgroup == NULL ||
+				    tg->per_cpu) ? tg->cpus.nr : 1;
+			for (k = 0; k < tg->cpus.nr && tg->inst; k++)
+				for (e = 0; tg->inst[k].err &&
+				    e < cfg->groups[tg->gi].nr_events; e++)
+					*errors += tg->inst[k].err[e] != 0;
 		}
-	return n;
+}
+
+/* Room for the health figures: per group, per CPU, the error table. */
+static int
+health_init(struct build *b, size_t errors)
+{
+	const struct plan *cfg = b->c->cfg;
+	struct snapshot *s = b->s;
+	size_t i, n = 4;
+
+	s->health = snapshot_alloc(s, (cfg->nr_groups + 1) *
+	    sizeof(*s->health));
+	s->open_errors = snapshot_alloc(s, (errors + 1) *
+	    sizeof(*s->open_errors));
+	while (n < 2 * errors)
+		n *= 2;
+	b->oe_mask = n - 1;
+	b->oe_at = calloc(n, sizeof(*b->oe_at));
+	b->cpus = calloc((size_t)b->c->online.nr + 1, 1);
+	b->cov = calloc((size_t)b->c->online.nr + 1, 1);
+	if (!s->health || !s->open_errors || !b->oe_at || !b->cpus || !b->cov)
+		return -ENOMEM;
+	for (i = 0; i < cfg->nr_groups; i++)
+		s->health[i] = (struct snap_group_health){ b->gnames[i], 0,
+		    NAN, 0 };
+	s->nr_health = cfg->nr_groups;
+	return 0;
+}
+
+/* One more instance of (group gi, event e) failed with err. */
+static void
+open_error(struct build *b, size_t gi, size_t e, int err, int no_perf)
+{
+	struct snapshot *s = b->s;
+	struct snap_open_error *oe;
+	uint64_t h = ((uint64_t)gi * 0x9e3779b97f4a7c15ULL) ^
+	    ((uint64_t)e * 0xc2b2ae3d27d4eb4fULL) ^ ((uint64_t)err << 1) ^
+	    (uint64_t)(no_perf != 0);
+	size_t i = (size_t)(h ^ (h >> 29)) & b->oe_mask;
+
+	/* Names are the snapshot's own copies: equal pointers, equal names. */
+	for (; b->oe_at[i]; i = (i + 1) & b->oe_mask) {
+		oe = &s->open_errors[b->oe_at[i] - 1];
+		if (oe->group == b->gnames[gi] &&
+		    oe->event == b->names[gi][e] && oe->err == err &&
+		    oe->no_perf_cgroup == no_perf) {
+			oe->count++;
+			return;
+		}
+	}
+	s->open_errors[s->nr_open_errors] = (struct snap_open_error){
+	    b->gnames[gi], b->names[gi][e], err, no_perf, 1 };
+	b->oe_at[i] = ++s->nr_open_errors;
+}
+
+/*
+ * One target's part of the collector's health for the self-metrics: per
+ * group its open instances, the worst running/enabled ratio of the last
+ * interval, the instances that were enabled but never ran (the PMU taken
+ * by someone else, or too many events), and open errors per (group,
+ * event, errno); the CPUs it covers.
+ */
+static void
+health_target(struct build *b, const struct target *t)
+{
+	const struct collector *c = b->c;
+	struct snapshot *s = b->s;
+	size_t j, k, e, n;
+	int no_perf = 0;
+
+	s->nr_cgroups += t->cgroup != NULL;
+	s->cgroups_opened += t->cgroup != NULL && t->opened;
+	for (j = 0; j < t->nr_groups; j++) {
+		const struct tgroup *tg = &t->groups[j];
+		struct snap_group_health *h = &s->health[tg->gi];
+
+		for (k = 0; k < tg->cpus.nr && tg->inst; k++) {
+			const struct inst *in = &tg->inst[k];
+
+			for (n = 0; t->opened && n < c->online.nr; n++)
+				if (c->online.cpu[n] == in->cpu) {
+					b->cov[n] = 1;
+					b->cpus[n] |= t->cgroup == NULL;
+				}
+			for (e = 0; in->err &&
+			    e < c->cfg->groups[tg->gi].nr_events; e++)
+				if (in->err[e] != 0)
+					open_error(b, tg->gi, e, in->err[e],
+					    in->no_perf_cgroup);
+			no_perf |= in->no_perf_cgroup;
+			if (in->state != INST_OK)
+				continue;
+			h->instances++;
+			if (in->last_de == 0)
+				continue;
+			if (in->last_dr == 0)
+				h->starved++;
+			if (!(h->worst_ratio <= (double)in->last_dr /
+			    (double)in->last_de))
+				h->worst_ratio = (double)in->last_dr /
+				    (double)in->last_de;
+		}
+	}
+	s->cgroups_no_perf += (size_t)no_perf;
 }
 
 /*
@@ -430,8 +442,8 @@ build_status(struct build *b, double duration_s)
 
 /*
  * The snapshot of the collector now: names and the support table from
- * the plan, then one pass over the opened targets for support and rows,
- * then health and status.  NULL on ENOMEM.
+ * the plan, then one pass over the targets for health, support and rows
+ * (after one that sizes the arrays), then the status.  NULL on ENOMEM.
  */
 struct snapshot *
 snapbuild(struct collector *c, double duration_s)
@@ -439,7 +451,7 @@ snapbuild(struct collector *c, double duration_s)
 	struct build b = { .c = c, .s = snapshot_new() };
 	struct namemap *nm = c->o.names ? names_map(c->o.names) : NULL;
 	const char **ids = NULL;
-	size_t nids = 0, i;
+	size_t nids = 0, nrows, nerrors, i;
 	int hold;
 
 	if (b.s == NULL) {
@@ -448,16 +460,18 @@ snapbuild(struct collector *c, double duration_s)
 	}
 	if (nm && (ids = calloc(c->nr_targets + 1, sizeof(*ids))) == NULL)
 		goto fail;
-	if (build_names(&b) < 0 || build_support(&b) < 0)
+	count_rows(c, &nrows, &nerrors);
+	if (build_names(&b) < 0 || build_support(&b) < 0 ||
+	    health_init(&b, nerrors) < 0)
 		goto fail;
-	b.s->rows = snapshot_alloc(b.s, (count_rows(c) + 1) *
-	    sizeof(*b.s->rows));
+	b.s->rows = snapshot_alloc(b.s, (nrows + 1) * sizeof(*b.s->rows));
 	if (b.s->rows == NULL)
 		goto fail;
 	for (i = 0; i < c->nr_targets; i++) {
 		struct target *t = c->targets[i];
 		const struct namemap_entry *nent;
 
+		health_target(&b, t);
 		if (!t->opened)
 			continue;
 		mark_support(&b, t);
@@ -466,16 +480,24 @@ snapbuild(struct collector *c, double duration_s)
 			goto fail;
 	}
 	b.s->nr_rows = b.row;
-	if (snapshot_health(c, b.s, b.gnames, b.names) < 0)
-		goto fail;
+	for (i = 0; i < c->online.nr; i++) {
+		b.s->nr_cpus += b.cpus[i];
+		b.s->cpus_covered += b.cov[i];
+	}
 	build_status(&b, duration_s);
 	if (nm)
 		names_tell(c, ids, nids);
 	free(ids);
+	free(b.oe_at);
+	free(b.cpus);
+	free(b.cov);
 	namemap_unref(nm);
 	return b.s;
 fail:
 	free(ids);
+	free(b.oe_at);
+	free(b.cpus);
+	free(b.cov);
 	namemap_unref(nm);
 	snapshot_unref(b.s);
 	return NULL;
