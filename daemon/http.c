@@ -369,87 +369,26 @@ scrape_free(void *cls)
 	scrape_unref(cls);
 }
 
-/*
- * The tail of a variant: the series that change between scrapes (scrape
- * counts, auth failures, process_*) and "# EOF" in OpenMetrics.  It is
- * rendered once per snapshot and variant, with the body, and cached like
- * it: every later scrape of the snapshot sends the same bytes, so a scrape
- * does no rendering at all.  Those series are therefore as of the first
- * scrape of each snapshot, at most one interval old.  Its slot is
- * SCRAPE_TAIL (scrape.h).
- *
- * A small body is copied into its tail's slot, ahead of the tail (meta[1]
- * set, meta[0] the body's length): the response is then one buffer, and
- * MHD sends headers and body with one writev() instead of a send() for
- * the headers and a sendmsg() for the body.  At loopback speeds that
- * system call is a fifth of what a small scrape costs the server; above
- * HTTP_WHOLE_MAX the copy would cost more than the call saves, and the
- * body is sent from where it is.
- */
-#define HTTP_WHOLE_MAX 65536
-
-struct tail_arg {
-	struct http *h;
-	enum expo_format f;
-	int gz;
-	const struct scrape_blob *body;
-};
-
-static int
-render_tail(struct scrape *sc, void *arg, struct scrape_blob *out)
+/* The per-scrape series as of now, for a variant's tail (scrape.c). */
+static void
+http_live(void *arg, struct expo_live *live)
 {
-	struct tail_arg *a = arg;
-	struct http *h = a->h;
-	struct expo_buf tail = { NULL, 0, 0, 0, 0 }, zt = { NULL, 0, 0, 0, 0 };
-	struct expo_live live;
+	struct http *h = arg;
 	int i, j;
 
-	(void)sc;
-	memset(&live, 0, sizeof(live));
+	memset(live, 0, sizeof(*live));
 	for (i = 0; i < 2; i++)
 		for (j = 0; j < 2; j++)
-			live.scrapes[i][j] = atomic_load(&h->scrapes[i][j]);
-	live.rejected = atomic_load(&h->rejected);
+			live->scrapes[i][j] = atomic_load(&h->scrapes[i][j]);
+	live->rejected = atomic_load(&h->rejected);
 	if (h->auth) {
-		live.have_auth = 1;
-		auth_failures(h->auth, live.auth_failures);
+		live->have_auth = 1;
+		auth_failures(h->auth, live->auth_failures);
 	}
 	/* Render workers may run several tails at once: each reads procfs
 	 * into its own live. */
 	if (h->eo.exporter_metrics)
-		procstat_read(h->o.procfs, &live);
-	if (expo_render_tail(&tail, a->f, &h->eo, &live) < 0)
-		return -ENOMEM;
-	if (a->gz) {
-		if (expo_gzip_tail((uint32_t)a->body->meta[0], a->body->meta[1],
-		    tail.p ? tail.p : "", tail.len, &zt) < 0) {
-			free(tail.p);
-			free(zt.p);
-			return -ENOMEM;
-		}
-		free(tail.p);
-		tail = zt;
-	}
-	if (a->body->len + tail.len <= HTTP_WHOLE_MAX) {
-		char *whole = malloc(a->body->len + tail.len + 1);
-
-		if (whole == NULL) {
-			free(tail.p);
-			return -ENOMEM;
-		}
-		memcpy(whole, a->body->p, a->body->len);
-		if (tail.len)
-			memcpy(whole + a->body->len, tail.p, tail.len);
-		out->meta[0] = a->body->len;
-		out->meta[1] = 1;
-		out->p = whole;
-		out->len = a->body->len + tail.len;
-		free(tail.p);
-		return 0;
-	}
-	out->p = tail.p;
-	out->len = tail.len;
-	return 0;
+		procstat_read(h->o.procfs, live);
 }
 
 /* Render a variant's body and tail (a worker's job).  0 or -ENOMEM. */
@@ -457,15 +396,7 @@ static int
 render_variant(struct http *h, struct scrape *sc, enum expo_format f,
     int gz)
 {
-	const struct scrape_blob *body;
-	struct tail_arg ta;
-
-	if ((body = scrape_body(sc, f, gz, &h->eo)) == NULL)
-		return -ENOMEM;
-	ta = (struct tail_arg){ h, f, gz, body };
-	if (scrape_blob(sc, SCRAPE_TAIL(f, gz), render_tail, &ta) == NULL)
-		return -ENOMEM;
-	return 0;
+	return scrape_variant(sc, f, gz, &h->eo, http_live, h);
 }
 
 /*
@@ -487,7 +418,7 @@ send_metrics(struct http *h, struct MHD_Connection *conn,
 		return reply_worker_error(h, conn, -ENOMEM);
 	}
 	atomic_fetch_add(&h->scrapes[f][gz], 1);
-	if (tail->meta[1])	/* body and tail in one buffer */
+	if (tail->meta[1])	/* body and tail in one buffer (scrape.h) */
 		resp = MHD_create_response_from_buffer_with_free_callback_cls(
 		    tail->len, tail->p, scrape_free, sc);
 	else {

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "daemon/scrape.h"
 
@@ -187,4 +188,82 @@ scrape_body(struct scrape *sc, enum expo_format f, int gz,
 
 	return scrape_blob(sc, SCRAPE_BODY(f, gz),
 	    gz ? render_gzip : render_plain, &a);
+}
+
+/* ---- tails -------------------------------------------------------- */
+
+struct tail_arg {
+	enum expo_format f;
+	int gz;
+	const struct expo_opts *o;
+	const struct scrape_blob *body;
+	void (*live)(void *arg, struct expo_live *l);
+	void *live_arg;
+};
+
+/* The tail alone, compressed to follow a gzip body. */
+static int
+render_tail_only(const struct tail_arg *a, struct expo_buf *tail)
+{
+	struct expo_buf zt = { NULL, 0, 0, 0, 0 };
+	struct expo_live live;
+
+	a->live(a->live_arg, &live);
+	if (expo_render_tail(tail, a->f, a->o, &live) < 0)
+		return -ENOMEM;
+	if (!a->gz)
+		return 0;
+	if (expo_gzip_tail((uint32_t)a->body->meta[0], a->body->meta[1],
+	    tail->p ? tail->p : "", tail->len, &zt) < 0) {
+		free(tail->p);
+		free(zt.p);
+		return -ENOMEM;
+	}
+	free(tail->p);
+	*tail = zt;
+	return 0;
+}
+
+static int
+render_tail(struct scrape *sc, void *arg, struct scrape_blob *out)
+{
+	const struct tail_arg *a = arg;
+	struct expo_buf tail = { NULL, 0, 0, 0, 0 };
+	char *whole;
+
+	(void)sc;
+	if (render_tail_only(a, &tail) < 0)
+		return -ENOMEM;
+	if (a->body->len + tail.len > SCRAPE_WHOLE_MAX) {
+		out->p = tail.p;
+		out->len = tail.len;
+		return 0;
+	}
+	if ((whole = malloc(a->body->len + tail.len + 1)) == NULL) {
+		free(tail.p);
+		return -ENOMEM;
+	}
+	memcpy(whole, a->body->p, a->body->len);
+	if (tail.len)
+		memcpy(whole + a->body->len, tail.p, tail.len);
+	out->meta[0] = a->body->len;
+	out->meta[1] = 1;
+	out->p = whole;
+	out->len = a->body->len + tail.len;
+	free(tail.p);
+	return 0;
+}
+
+int
+scrape_variant(struct scrape *sc, enum expo_format f, int gz,
+    const struct expo_opts *o, void (*live)(void *arg, struct expo_live *l),
+    void *arg)
+{
+	struct tail_arg ta = { f, gz, o, NULL, live, arg };
+
+	if ((ta.body = scrape_body(sc, f, gz, o)) == NULL)
+		return -ENOMEM;
+	if (scrape_blob(sc, SCRAPE_TAIL(f, gz), render_tail, &ta) == NULL)
+		return -ENOMEM;
+	return 0;
 }

@@ -17,8 +17,9 @@
  * still sends from it.
  *
  * The slots: the body of each variant (text or OpenMetrics, plain or
- * gzip), then its tail (the per-scrape series, http.c).  This file is the
- * one place that numbers them.
+ * gzip), then its tail (the per-scrape series, scrape_variant).  This file
+ * is the one place that numbers them, and the HTTP server (http.c) only
+ * asks for a variant and sends what is in its slots.
  */
 #ifndef PMU_SCRAPE_H
 #define PMU_SCRAPE_H
@@ -88,5 +89,27 @@ const struct scrape_blob *scrape_ready(struct scrape *sc, unsigned slot);
  */
 const struct scrape_blob *scrape_body(struct scrape *sc, enum expo_format f,
     int gz, const struct expo_opts *o);
+
+/*
+ * A variant's body and its tail, rendered on first use: the tail holds
+ * the series that change between scrapes, which live fills in (scrape
+ * counts, auth failures, process_*), and "# EOF" in OpenMetrics.  The tail
+ * is rendered once per snapshot and variant, with the body, and cached
+ * like it: every later scrape of the snapshot sends the same bytes, so a
+ * scrape does no rendering at all, and those series are as of the first
+ * scrape of each snapshot, at most one interval old.
+ *
+ * A small body is copied into its tail's slot, ahead of the tail (the
+ * tail's meta[1] = 1, meta[0] the body's length): the response is then
+ * one buffer, and MHD sends headers and body with one writev() instead of
+ * a send() for the headers and a sendmsg() for the body.  At loopback
+ * speeds that system call is a fifth of what a small scrape costs the
+ * server; above SCRAPE_WHOLE_MAX the copy would cost more than the call
+ * saves, and the body is sent from where it is.  0 or -ENOMEM.
+ */
+#define SCRAPE_WHOLE_MAX 65536
+int scrape_variant(struct scrape *sc, enum expo_format f, int gz,
+    const struct expo_opts *o, void (*live)(void *arg, struct expo_live *l),
+    void *arg);
 
 #endif
