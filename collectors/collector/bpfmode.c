@@ -55,7 +55,7 @@ struct bpfmode {
 };
 
 /*
- * The kind's own state (c->kstate[source_bpf_kind.id], source.h): the
+ * The kind's own state (source_ctx.state, source.h): the
  * object in use, and what the snapshot and --check-config say of it.
  */
 #define BPF_WHY 512
@@ -71,9 +71,9 @@ struct bpfstate {
 };
 
 static struct bpfstate *
-bst(const struct collector *c)
+bst(const struct source_ctx *x)
 {
-	return c->kstate[source_bpf_kind.id];
+	return x->state;
 }
 
 static void
@@ -122,9 +122,9 @@ max_cgroups(const struct plan *cfg)
 
 /* The plan groups bpf-mode entries count: want[gi] = 1.  How many. */
 static size_t
-wanted_groups(const struct collector *c, unsigned char *want)
+wanted_groups(const struct source_ctx *x, unsigned char *want)
 {
-	const struct plan *cfg = c->cfg;
+	const struct plan *cfg = x->cfg;
 	size_t i, k, n = 0;
 
 	for (i = 0; i < cfg->nr_targets; i++) {
@@ -146,15 +146,15 @@ wanted_groups(const struct collector *c, unsigned char *want)
  * plan's indices.
  */
 static int
-still_fits(struct collector *c, struct bpfmode *b,
+still_fits(const struct source_ctx *x, struct bpfmode *b,
     const unsigned char *want, size_t nwant)
 {
-	const struct plan *cfg = c->cfg;
+	const struct plan *cfg = x->cfg;
 	size_t i, k, found = 0;
 
 	if (b->incomplete || b->max_cgroups != max_cgroups(cfg) ||
 	    b->nr_groups != nwant ||
-	    b->cpus.nr != c->online.nr || memcmp(b->cpus.cpu, c->online.cpu,
+	    b->cpus.nr != x->online->nr || memcmp(b->cpus.cpu, x->online->cpu,
 	    b->cpus.nr * sizeof(int)) != 0)
 		return 0;
 	for (i = 0; i < cfg->nr_groups; i++)
@@ -174,10 +174,11 @@ still_fits(struct collector *c, struct bpfmode *b,
 
 /* Open group g on every CPU; report events the CPUs lack, once. */
 static int
-open_counters(struct collector *c, struct bpfmode *b, struct bgroup *g,
+open_counters(const struct source_ctx *x, struct bpfmode *b,
+    struct bgroup *g,
     char *why, size_t len)
 {
-	const struct plan_group *pg = &c->cfg->groups[g->gi];
+	const struct plan_group *pg = &x->cfg->groups[g->gi];
 	size_t k, i;
 	int r;
 
@@ -190,7 +191,7 @@ open_counters(struct collector *c, struct bpfmode *b, struct bgroup *g,
 			return r;
 		if (pg->pmu_cpus && !cpumap_has(&pg->cpus, cpu))
 			continue;	/* a hybrid PMU's other CPUs */
-		r = group_open(&g->pg[k], c->attrs[g->gi], -1, cpu, 0);
+		r = group_open(&g->pg[k], x->attrs[g->gi], -1, cpu, 0);
 		if (r == -EACCES || r == -EPERM || r == -EMFILE ||
 		    r == -ENFILE || r == -ENOMEM) {
 			snprintf(why, len, "opening group \"%s\" on cpu %d: "
@@ -202,18 +203,18 @@ open_counters(struct collector *c, struct bpfmode *b, struct bgroup *g,
 		if (r == -ENODEV) {
 			/* Online but not ready for perf yet: again soon. */
 			b->incomplete = 1;
-			interval_retry_soon(c);
+			source_retry_soon(x);
 			continue;
 		}
 		for (i = 0; i < g->id.nr_events; i++) {
 			int e = g->pg[k].err[i];
 
-			if (e == 0 || c->ev_logged[g->gi][i]++)
+			if (e == 0 || x->ev_logged[g->gi][i]++)
 				continue;
-			REPORT(c, 4, NULL, pg->name, pg->events[i].name, cpu,
+			SREPORT(x, 4, NULL, pg->name, pg->events[i].name, cpu,
 			    e, "%s:%d:%d: event \"%s\" in group \"%s\" cannot "
 			    "be counted on cpu %d: %s; the rest keep counting",
-			    c->cfg->source, pg->events[i].line,
+			    x->cfg->source, pg->events[i].line,
 			    pg->events[i].col, pg->events[i].name, pg->name,
 			    cpu, strerror(e));
 		}
@@ -244,25 +245,25 @@ every_switch(void)
 
 /* A new object for the plan's bpf-mode groups; the reason in why. */
 static int
-build(struct collector *c, const unsigned char *want, size_t nwant,
+build(const struct source_ctx *x, const unsigned char *want, size_t nwant,
     struct bpfmode **out, char *why, size_t len)
 {
-	const struct plan *cfg = c->cfg;
+	const struct plan *cfg = x->cfg;
 	struct bpfmode *b;
 	size_t i, e, n = 0, nev = 0;
 	int r;
 
 	if ((b = calloc(1, sizeof(*b))) == NULL ||
 	    (b->g = calloc(nwant + 1, sizeof(*b->g))) == NULL ||
-	    (b->cpus.cpu = malloc((c->online.nr + 1) * sizeof(int))) ==
+	    (b->cpus.cpu = malloc((x->online->nr + 1) * sizeof(int))) ==
 	    NULL) {
 		bpfmode_free(b);
 		return -ENOMEM;
 	}
 	b->refs = 1;
 	b->max_cgroups = max_cgroups(cfg);
-	memcpy(b->cpus.cpu, c->online.cpu, c->online.nr * sizeof(int));
-	b->cpus.nr = c->online.nr;
+	memcpy(b->cpus.cpu, x->online->cpu, x->online->nr * sizeof(int));
+	b->cpus.nr = x->online->nr;
 	for (i = 0; i < cfg->nr_groups; i++) {
 		const struct plan_group *pg = &cfg->groups[i];
 		struct bgroup *g = &b->g[n];
@@ -289,7 +290,7 @@ build(struct collector *c, const unsigned char *want, size_t nwant,
 	    BPFCG_EVERY_SWITCH : 0, &b->cg, why, len)) < 0)
 		goto fail;
 	for (i = 0; i < b->nr_groups; i++)
-		if ((r = open_counters(c, b, &b->g[i], why, len)) < 0)
+		if ((r = open_counters(x, b, &b->g[i], why, len)) < 0)
 			goto fail;
 	for (i = 0, n = 0; i < b->nr_groups; i++)
 		for (e = 0; e < b->cpus.nr; e++)
@@ -373,11 +374,11 @@ bpf_matched(const struct plan *cfg, const struct cgroup_list *matched)
  * any other failure leaves no object, with the reason in the state's why.
  */
 static int
-bpfmode_setup(struct collector *c, const struct cgroup_list *matched,
+bpfmode_setup(const struct source_ctx *x, const struct cgroup_list *matched,
     int rebuild)
 {
-	const struct plan *cfg = c->cfg;
-	struct bpfstate *bs = bst(c);
+	const struct plan *cfg = x->cfg;
+	struct bpfstate *bs = bst(x);
 	unsigned char *want;
 	struct bpfmode *b = NULL;
 	const char *no_change;
@@ -387,8 +388,8 @@ bpfmode_setup(struct collector *c, const struct cgroup_list *matched,
 
 	if ((want = calloc(cfg->nr_groups + 1, 1)) == NULL)
 		return -ENOMEM;
-	nwant = c->have_cgroot && bpf_matched(cfg, matched) ?
-	    wanted_groups(c, want) : 0;
+	nwant = x->cgroot != NULL && bpf_matched(cfg, matched) ?
+	    wanted_groups(x, want) : 0;
 	if (nwant == 0) {
 		if (rebuild) {
 			retire(bs);
@@ -401,22 +402,22 @@ bpfmode_setup(struct collector *c, const struct cgroup_list *matched,
 	bs->wanted = 1;
 	/* At a plain rescan the targets use what there is: kept, or the
 	 * failure kept until the next rebuild. */
-	if ((bs->cur && (!rebuild || still_fits(c, bs->cur, want, nwant))) ||
+	if ((bs->cur && (!rebuild || still_fits(x, bs->cur, want, nwant))) ||
 	    (bs->cur == NULL && !rebuild && bs->why[0])) {
 		free(want);
 		return 0;
 	}
 	retire(bs);
 	why[0] = '\0';
-	if (!c->cgroot_v2) {
+	if (!x->cgroot_v2) {
 		/* The program sees cgroup2 ids only; v1 ids are another
 		 * numbering and would match the wrong cgroups. */
 		snprintf(why, sizeof(why), "the cgroups are counted in the "
 		    "cgroup v1 perf_event hierarchy at %.300s, and the BPF "
-		    "program sees cgroup2 ids only", c->cgroot);
+		    "program sees cgroup2 ids only", x->cgroot);
 		r = -EOPNOTSUPP;
 	} else
-		r = build(c, want, nwant, &b, why, sizeof(why));
+		r = build(x, want, nwant, &b, why, sizeof(why));
 	free(want);
 	if (r == -ENOMEM)
 		return r;
@@ -427,7 +428,7 @@ bpfmode_setup(struct collector *c, const struct cgroup_list *matched,
 	if (r < 0) {
 		/* Said once per reason, not at every rescan. */
 		if (strcmp(why, bs->why) != 0)
-			REPORT(c, refuse ? 3 : 4, NULL, NULL, NULL, -1, -r,
+			SREPORT(x, refuse ? 3 : 4, NULL, NULL, NULL, -1, -r,
 			    "mode: bpf is not available: %s; %s", why,
 			    refuse || skip ? "the cgroups of the entries with "
 			    "bpf_fallback: refuse or skip are not counted, the "
@@ -440,14 +441,14 @@ bpfmode_setup(struct collector *c, const struct cgroup_list *matched,
 	bs->why[0] = '\0';
 	bs->cur = b;
 	if (bpfcg_trigger(b->cg, &no_change) == BPFCG_TRIGGER_CGROUP_CHANGE)
-		REPORT(c, 6, NULL, NULL, NULL, -1, 0, "mode: bpf: %zu group%s "
+		SREPORT(x, 6, NULL, NULL, NULL, -1, 0, "mode: bpf: %zu group%s "
 		    "opened once on each of %zu CPUs, charged by a BPF program "
 		    "to up to %zu cgroups; it runs when a context switch "
 		    "changes cgroup (BTF-typed sched_switch tracepoint)",
 		    b->nr_groups, b->nr_groups == 1 ? "" : "s", b->cpus.nr,
 		    b->max_cgroups);
 	else
-		REPORT(c, 5, NULL, NULL, NULL, -1, 0, "mode: bpf: %zu group%s "
+		SREPORT(x, 5, NULL, NULL, NULL, -1, 0, "mode: bpf: %zu group%s "
 		    "opened once on each of %zu CPUs, charged by a BPF program "
 		    "to up to %zu cgroups; it runs at every context switch "
 		    "(sched_switch raw tracepoint), also between tasks of one "
@@ -471,14 +472,14 @@ find_group(const struct bpfmode *b, size_t gi)
 
 /* At each collection, before the instances are read. */
 static void
-bpfmode_refresh(struct collector *c)
+bpfmode_refresh(const struct source_ctx *x)
 {
 	int r;
 
-	if (bst(c)->cur == NULL)
+	if (bst(x)->cur == NULL)
 		return;
-	if ((r = bpfcg_refresh(bst(c)->cur->cg)) < 0)
-		REPORT(c, 4, NULL, NULL, NULL, -1, -r, "reading the BPF "
+	if ((r = bpfcg_refresh(bst(x)->cur->cg)) < 0)
+		SREPORT(x, 4, NULL, NULL, NULL, -1, -r, "reading the BPF "
 		    "program's counts: %s", strerror(-r));
 }
 
@@ -558,11 +559,11 @@ bpf_fini(void *state)
 
 /* mode: bpf entries are this kind's while the program runs. */
 static enum source_answer
-bpf_takes(const struct collector *c, const struct plan_target *ct)
+bpf_takes(const struct source_ctx *x, const struct plan_target *ct)
 {
 	if (!ct->bpf)
 		return SOURCE_NOT_MINE;
-	if (bst(c)->cur != NULL)
+	if (bst(x)->cur != NULL)
 		return SOURCE_MINE;
 	if (ct->bpf_refuse)
 		return SOURCE_REFUSED;
@@ -572,11 +573,11 @@ bpf_takes(const struct collector *c, const struct plan_target *ct)
 }
 
 static const char *
-bpf_mode_text(const struct collector *c, const struct plan_target *ct)
+bpf_mode_text(const struct source_ctx *x, const struct plan_target *ct)
 {
 	if (!ct->bpf)
 		return NULL;
-	if (bst(c)->cur != NULL)
+	if (bst(x)->cur != NULL)
 		return "mode bpf";
 	if (ct->bpf_refuse || ct->bpf_skip)
 		return "not counted: mode bpf is not available";
@@ -585,13 +586,13 @@ bpf_mode_text(const struct collector *c, const struct plan_target *ct)
 
 /* --check-config: a cgroup without a slot, or refused or skipped. */
 static int
-bpf_check_unopened(const struct collector *c, const struct target *t,
+bpf_check_unopened(const struct source_ctx *x, const struct target *t,
     FILE *out)
 {
 	if (t->no_room)
 		fprintf(out, "%s: not counted (mode: bpf tracks "
 		    "bpf_max_cgroups = %zu cgroups already)\n", target_name(t),
-		    c->cfg->bpf_max_cgroups);
+		    x->cfg->bpf_max_cgroups);
 	else if (t->refused)
 		fprintf(out, "%s: not counted (mode: bpf is not available and "
 		    "bpf_fallback is refuse)\n", target_name(t));
@@ -610,22 +611,22 @@ bpf_check_unopened(const struct collector *c, const struct target *t,
  * full_names) and cgroups refused.  The log says when the first changes.
  */
 static void
-bpf_tally(struct collector *c, size_t full, size_t refused,
+bpf_tally(const struct source_ctx *x, size_t full, size_t refused,
     const char *full_names)
 {
-	struct bpfstate *bs = bst(c);
+	struct bpfstate *bs = bst(x);
 
 	bs->full = full;
 	bs->refused = refused;
 	if (full == bs->full_logged)
 		return;
 	if (full)
-		REPORT(c, 4, NULL, NULL, NULL, -1, ENOSPC, "%zu cgroup%s not "
+		SREPORT(x, 4, NULL, NULL, NULL, -1, ENOSPC, "%zu cgroup%s not "
 		    "counted: mode: bpf tracks %zu cgroups already: %s; raise "
 		    "bpf_max_cgroups", full, full == 1 ? " is" : "s are",
-		    max_cgroups(c->cfg), full_names);
+		    max_cgroups(x->cfg), full_names);
 	else
-		REPORT(c, 6, NULL, NULL, NULL, -1, 0, "every cgroup left out "
+		SREPORT(x, 6, NULL, NULL, NULL, -1, 0, "every cgroup left out "
 		    "for want of a BPF slot is counted now");
 	bs->full_logged = full;
 }
@@ -695,9 +696,9 @@ static const struct source_ops bsrc_ops = {
 /* Give the target's cgroup a slot: charged from now on.  -ENOSPC when
  * bpf_max_cgroups are tracked (the rescan says so and tries again). */
 static int
-bpf_attach(struct collector *c, struct target *t, int cgfd)
+bpf_attach(const struct source_ctx *x, struct target *t, int cgfd)
 {
-	struct bpfstate *bs = bst(c);
+	struct bpfstate *bs = bst(x);
 	struct bpf_track *tr;
 	uint64_t id;
 	int r;
@@ -705,7 +706,7 @@ bpf_attach(struct collector *c, struct target *t, int cgfd)
 	if (bs->cur == NULL || cgfd < 0)
 		return -ENOENT;
 	if ((r = cgroupfs_id(cgfd, &id)) < 0) {
-		REPORT(c, 4, t->cgroup, NULL, NULL, -1, -r, "cgroup %s: "
+		SREPORT(x, 4, t->cgroup, NULL, NULL, -1, -r, "cgroup %s: "
 		    "reading its id (name_to_handle_at): %s", t->cgroup,
 		    strerror(-r));
 		return r;
@@ -734,11 +735,11 @@ bpf_detach(void *state)
 }
 
 static int
-bpf_open(struct collector *c, struct target *t, struct tgroup *tg,
+bpf_open(const struct source_ctx *x, struct target *t, struct tgroup *tg,
     struct inst *in, int cgfd, struct source **out)
 {
 	struct bpf_track *tr = t->attached[source_bpf_kind.id];
-	size_t ne = c->cfg->groups[tg->gi].nr_events, k;
+	size_t ne = x->cfg->groups[tg->gi].nr_events, k;
 	const struct perf_group *pg = NULL;
 	struct source_bpf *p;
 
@@ -769,13 +770,12 @@ bpf_open(struct collector *c, struct target *t, struct tgroup *tg,
 }
 
 static int
-bpf_current(struct collector *c, const struct target *t,
-    const struct tgroup *tg, const struct source *s)
+bpf_current(const struct target *t, const struct tgroup *tg,
+    const struct source *s)
 {
 	const struct bpf_track *tr = t->attached[source_bpf_kind.id];
 	const struct source_bpf *p = (const struct source_bpf *)s;
 
-	(void)c;
 	(void)tg;
 	return s && tr && p->b == tr->b && p->slot == tr->slot;
 }

@@ -2,8 +2,8 @@
  * collector_int.h - what the files of collectors/collector/ share, and
  * nothing outside that folder may use.  Every function here runs on the
  * collector thread (or before it starts), which owns every perf fd, every
- * source kind's state, target, instance and CPU map; other threads see only published
- * snapshots and replies to their requests.
+ * source kind's state, target, instance and CPU map; other threads see
+ * only published snapshots and replies to their requests.
  *
  * Shape of the data:
  *
@@ -146,8 +146,11 @@ struct collector {
 	char online_text[256];
 
 	/* Each source kind's own state (source.h); only the kind reads
-	 * it. */
+	 * it.  And what the kind's hooks see of the collector, kept
+	 * current by rebuild.c (rebuild_kinds_ctx) whenever the plan, its
+	 * attrs or the cgroup mount change. */
 	void *kstate[SOURCE_KINDS];
+	struct source_ctx kctx[SOURCE_KINDS];
 
 	/* Requests to the thread (collector.c): one at a time. */
 	int reqfd;			/* eventfd: a request is pending */
@@ -230,9 +233,17 @@ uint64_t rebuild_fd_budget(const struct plan *cfg);
 int rebuild_targets(struct collector *c, const struct plan *cfg);
 void rebuild_enable(struct collector *c);
 int rebuild_cfgstate_init(struct collector *c, const struct plan *cfg);
+void rebuild_kinds_ctx(struct collector *c);
 void rebuild_cfgstate_fini(const struct plan *cfg,
     struct perf_event_attr **attrs, int **ev_logged, int *pattern_empty,
     struct layout_said *layout_said);
+
+/* A hook's ask: again at the next collection (a CPU just online). */
+static inline void
+source_retry_soon(const struct source_ctx *x)
+{
+	x->sched->retry_soon = 1;
+}
 
 /*
  * Asking interval.c's schedule for a retry or a rescan: the one way the

@@ -14,8 +14,9 @@
  *
  * What a user must act on (cgroups over the fd budget, or without room
  * in their source kind) is said as one line per change, with the count,
- * the first few paths and the key to raise, never one line per cgroup.  A cgroup counted or
- * gone is one info line each: the audit trail of a churning node.
+ * the first few paths and the key to raise, never one line per cgroup.
+ * A cgroup counted or gone is one info line each: the audit trail of a
+ * churning node.
  */
 #include "autoconf.h"
 
@@ -84,7 +85,7 @@ plan_entry(struct collector *c, struct target *t,
 
 	for (k = SOURCE_KINDS; k-- > 0 && a == SOURCE_NOT_MINE; ) {
 		kind = source_kinds[k];
-		a = kind->takes ? kind->takes(c, ct) : SOURCE_MINE;
+		a = kind->takes ? kind->takes(&c->kctx[k], ct) : SOURCE_MINE;
 	}
 	/* Its kind cannot run, and its fallback is no other kind. */
 	if (a == SOURCE_REFUSED)
@@ -198,7 +199,8 @@ report_tally(struct collector *c, const struct tally *t)
 	namelist_str(&t->full, names, sizeof(names));
 	for (i = 0; i < SOURCE_KINDS; i++)
 		if (source_kinds[i]->tally)
-			source_kinds[i]->tally(c, t->no_room, t->refused, names);
+			source_kinds[i]->tally(&c->kctx[i], t->no_room,
+			    t->refused, names);
 }
 
 /* How an entry's cgroups are counted, for the layout lines. */
@@ -210,7 +212,8 @@ entry_mode(const struct collector *c, const struct plan_target *ct)
 
 	for (k = SOURCE_KINDS; k-- > 0; )
 		if (source_kinds[k]->mode_text &&
-		    (mode = source_kinds[k]->mode_text(c, ct)) != NULL)
+		    (mode = source_kinds[k]->mode_text(&c->kctx[k], ct)) !=
+		    NULL)
 			return mode;
 	return "mode perf";
 }
@@ -265,8 +268,8 @@ prepare_kinds(struct collector *c, const struct cgroup_list *matched,
 	int r;
 
 	for (i = 0; i < SOURCE_KINDS; i++)
-		if (source_kinds[i]->prepare &&
-		    (r = source_kinds[i]->prepare(c, matched, rebuild)) < 0)
+		if (source_kinds[i]->prepare && (r = source_kinds[i]->prepare(
+		    &c->kctx[i], matched, rebuild)) < 0)
 			return r;
 	return 0;
 }

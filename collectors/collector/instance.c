@@ -156,7 +156,7 @@ inst_open(struct collector *c, struct target *t, struct tgroup *tg,
 	source_close(in->src);
 	in->src = NULL;
 	in->no_perf_cgroup = 0;
-	r = tg->kind->open(c, t, tg, in, cgfd, &src);
+	r = tg->kind->open(&c->kctx[tg->kind->id], t, tg, in, cgfd, &src);
 	if (r == -ENOMEM)
 		return r;
 	for (i = 0; i < g->nr_events; i++) {
@@ -377,7 +377,7 @@ inst_adopt(struct collector *c, const struct adopt *ad, struct target *t,
 	in->state = INST_CLOSED;
 	/* Its source no longer the one to read (what its kind built was
 	 * rebuilt): a new one, the counts so far kept. */
-	if (tg->kind->current && !tg->kind->current(c, t, tg, dst->src)) {
+	if (tg->kind->current && !tg->kind->current(t, tg, dst->src)) {
 		inst_close(dst, INST_CLOSED);
 		if ((r = inst_open(c, t, tg, dst, cgfd)) == -ENOMEM)
 			return r;
@@ -433,7 +433,8 @@ inst_need_fds(const struct collector *c, const struct target *t)
 
 	for (i = 0; i < t->nr_groups; i++)
 		if (t->groups[i].kind->need_fds)
-			n += t->groups[i].kind->need_fds(c, &t->groups[i]);
+			n += t->groups[i].kind->need_fds(
+			    &c->kctx[t->groups[i].kind->id], &t->groups[i]);
 	return n;
 }
 

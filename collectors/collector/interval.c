@@ -121,7 +121,7 @@ collector_collect(struct collector *c)
 	schedule_run(c, t0);
 	for (i = 0; i < SOURCE_KINDS; i++)
 		if (source_kinds[i]->refresh)
-			source_kinds[i]->refresh(c);
+			source_kinds[i]->refresh(&c->kctx[i]);
 	for (i = 0; i < c->nr_targets; i++)
 		for (j = 0; c->targets[i]->opened &&
 		    j < c->targets[i]->nr_groups; j++) {

@@ -72,7 +72,7 @@ check_unopened(const struct collector *c, const struct target *t, FILE *out)
 
 	for (k = 0; k < SOURCE_KINDS; k++)
 		if (source_kinds[k]->check_unopened && (r =
-		    source_kinds[k]->check_unopened(c, t, out)) >= 0)
+		    source_kinds[k]->check_unopened(&c->kctx[k], t, out)) >= 0)
 			return r;
 	fprintf(out, "%s: not counted (over the fd budget of %llu)\n",
 	    target_name(t), (unsigned long long)c->max_fds);

@@ -27,10 +27,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "collectors/collector/collector.h"
 #include "collectors/perf/scale.h"
 
-struct collector;
+struct cpumap;
+struct perf_event_attr;
 struct plan_target;
+struct schedule;
 struct snapshot;
 struct cgroup_list;
 struct target;
@@ -87,6 +90,30 @@ source_close(struct source *s)
 		s->ops->close(s);
 }
 
+/*
+ * What a kind's hooks see of the collector: the plan and its attrs, the
+ * online CPUs, the cgroup mount, the kind's own state, the log, and the
+ * schedule to ask for a retry at the next collection (source_retry_soon,
+ * collector_int.h).  The collector makes one for each call
+ * (source_ctx_of); a hook reaches no other field of it.
+ */
+struct source_ctx {
+	const struct plan *cfg;
+	struct perf_event_attr *const *attrs;	/* [group][event] */
+	int *const *ev_logged;		/* [group][event]: said unsupported */
+	const struct cpumap *online;
+	const char *cgroot;		/* the cgroup mount; NULL: none */
+	int cgroot_v2;
+	void *state;			/* the kind's own (init) */
+	collector_log_fn log;
+	struct schedule *sched;
+};
+
+/* A hook's report, as REPORT (collector_int.h) is the collector's. */
+#define SREPORT(x, prio, cg, grp, ev, cpu, err, ...)			\
+	(x)->log((prio), &(const struct log_fields){ (cg), (grp), (ev),	\
+	    (cpu), (err) }, __VA_ARGS__)
+
 /* A kind's answer to a cgroups entry (source_kind.takes). */
 enum source_answer {
 	SOURCE_NOT_MINE,		/* another kind's, or the fallback's */
@@ -121,22 +148,22 @@ struct source_kind {
 	 * last to the first, and the first answer other than
 	 * SOURCE_NOT_MINE decides (perf, the first, takes what is left).
 	 */
-	enum source_answer (*takes)(const struct collector *c,
+	enum source_answer (*takes)(const struct source_ctx *x,
 	    const struct plan_target *ct);
 	/* How the entry's cgroups are counted, for the log's layout lines,
 	 * when the entry names this kind; else NULL. */
-	const char *(*mode_text)(const struct collector *c,
+	const char *(*mode_text)(const struct source_ctx *x,
 	    const struct plan_target *ct);
 	/* After a rescan: cgroups this kind had no room for (named in
 	 * names) and cgroups it refused; the kind reports the change. */
-	void (*tally)(struct collector *c, size_t no_room, size_t refused,
-	    const char *names);
+	void (*tally)(const struct source_ctx *x, size_t no_room,
+	    size_t refused, const char *names);
 	/* Is room freed that the next collection can give?  (A rescan
 	 * then, not a rescan interval later.) */
 	int (*room_soon)(const void *state);
 	/* --check-config: why t, unopened, is not counted, when it is this
 	 * kind's doing: 1 a problem, 0 as the config asks; -1 not its. */
-	int (*check_unopened)(const struct collector *c,
+	int (*check_unopened)(const struct source_ctx *x,
 	    const struct target *t, FILE *out);
 	/*
 	 * At every cgroup rescan, before its targets are planned: matched
@@ -145,15 +172,15 @@ struct source_kind {
 	 * or a CPU change, when what the kind built may be replaced (at
 	 * a plain rescan the existing targets still use it).  0 or -ENOMEM.
 	 */
-	int (*prepare)(struct collector *c, const struct cgroup_list *matched,
-	    int rebuild);
+	int (*prepare)(const struct source_ctx *x,
+	    const struct cgroup_list *matched, int rebuild);
 	/* Once per collection, before the instances are read. */
-	void (*refresh)(struct collector *c);
+	void (*refresh)(const struct source_ctx *x);
 	/* Per target with groups of this kind, before their instances
 	 * open; cgfd is the cgroup's directory (-1 system-wide).  0;
 	 * -ENOSPC when there is no room for it now (t->no_room is set,
 	 * and the next rescan tries again); another -errno. */
-	int (*attach)(struct collector *c, struct target *t, int cgfd);
+	int (*attach)(const struct source_ctx *x, struct target *t, int cgfd);
 	/* What attach left in t->attached[id], when the target goes. */
 	void (*detach)(void *state);
 	/*
@@ -161,14 +188,14 @@ struct source_kind {
 	 * (0, or the errno that kept an event out) and may set
 	 * in->no_perf_cgroup.  0, or -errno when nothing opened.
 	 */
-	int (*open)(struct collector *c, struct target *t, struct tgroup *tg,
-	    struct inst *in, int cgfd, struct source **out);
+	int (*open)(const struct source_ctx *x, struct target *t,
+	    struct tgroup *tg, struct inst *in, int cgfd, struct source **out);
 	/* May an instance adopted across a reload keep reading s?  NULL:
 	 * always. */
-	int (*current)(struct collector *c, const struct target *t,
-	    const struct tgroup *tg, const struct source *s);
+	int (*current)(const struct target *t, const struct tgroup *tg,
+	    const struct source *s);
 	/* Perf fds one target's instances of tg will open. */
-	size_t (*need_fds)(const struct collector *c, const struct tgroup *tg);
+	size_t (*need_fds)(const struct source_ctx *x, const struct tgroup *tg);
 };
 
 #define SOURCE_KINDS 2

@@ -55,10 +55,10 @@ static const struct source_ops perf_ops_table = {
 };
 
 static int
-perf_open(struct collector *c, struct target *t, struct tgroup *tg,
+perf_open(const struct source_ctx *x, struct target *t, struct tgroup *tg,
     struct inst *in, int cgfd, struct source **out)
 {
-	size_t ne = c->cfg->groups[tg->gi].nr_events;
+	size_t ne = x->cfg->groups[tg->gi].nr_events;
 	struct source_perf *p;
 	int r;
 
@@ -68,7 +68,7 @@ perf_open(struct collector *c, struct target *t, struct tgroup *tg,
 		free(p);
 		return r;
 	}
-	r = group_open(&p->pg, c->attrs[tg->gi], t->cgroup ? cgfd : -1,
+	r = group_open(&p->pg, x->attrs[tg->gi], t->cgroup ? cgfd : -1,
 	    in->cpu, t->cgroup ? PERF_FLAG_PID_CGROUP : 0);
 	memcpy(in->err, p->pg.err, ne * sizeof(*in->err));
 	/* All ENOENT in cgroup mode: the events, or the cgroup? */
@@ -87,9 +87,9 @@ perf_open(struct collector *c, struct target *t, struct tgroup *tg,
 }
 
 static size_t
-perf_need_fds(const struct collector *c, const struct tgroup *tg)
+perf_need_fds(const struct source_ctx *x, const struct tgroup *tg)
 {
-	return c->cfg->groups[tg->gi].nr_events * tg->cpus.nr;
+	return x->cfg->groups[tg->gi].nr_events * tg->cpus.nr;
 }
 
 const struct source_kind source_perf_kind = {

@@ -242,7 +242,8 @@ target_attach(struct collector *c, struct target *t, int cgfd)
 		for (i = 0; i < t->nr_groups; i++)
 			if (t->groups[i].kind == kind)
 				break;
-		if (i < t->nr_groups && (r = kind->attach(c, t, cgfd)) < 0)
+		if (i < t->nr_groups &&
+		    (r = kind->attach(&c->kctx[k], t, cgfd)) < 0)
 			return r;
 	}
 	return 0;
