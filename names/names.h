@@ -26,7 +26,7 @@
 enum names_label {
 	NAMES_NAMESPACE,		/* Kubernetes namespace */
 	NAMES_POD,			/* Kubernetes pod name */
-	NAMES_CONTAINER,		/* container name; "POD": a sandbox */
+	NAMES_CONTAINER,		/* container name */
 	NAMES_IMAGE,			/* image reference, as the user gave it */
 	NAMES_POD_UID,			/* Kubernetes pod uid */
 	NAMES_NR
@@ -45,6 +45,8 @@ int names_id_valid(const char *id);
 struct namemap_entry {
 	const char *id;
 	int found;			/* 0: no runtime knows it (yet) */
+	int sandbox;			/* a pod's sandbox (pause) container:
+					   the collector leaves its series out */
 	const char *v[NAMES_NR];
 };
 

@@ -65,8 +65,9 @@ row_labels(struct snapshot *s, const struct target *t,
  * The name map's entry for t's container id, NULL when it has none.  A
  * target whose id the resolver has not looked up yet is held out of its
  * first snapshot (*hold), so that its series start with their names
- * rather than gain them an interval later; its id is added to ids, the
- * set the resolver is told.
+ * rather than gain them an interval later; a pod's sandbox (pause)
+ * container is held out of every snapshot once the resolver knows it is
+ * one.  Its id is added to ids, the set the resolver is told.
  */
 static const struct namemap_entry *
 target_names(struct target *t, const struct namemap *nm, const char **ids,
@@ -85,6 +86,8 @@ target_names(struct target *t, const struct namemap *nm, const char **ids,
 		t->names_held = 1;
 		*hold = 1;
 	}
+	if (ne && ne->found && ne->sandbox)
+		*hold = 1;
 	return ne && ne->found ? ne : NULL;
 }
 
