@@ -77,10 +77,14 @@ collector_check(struct collector *c, FILE *out, unsigned wait_ms)
 		fprintf(out, "mode: bpf: the BPF program is loaded and "
 		    "attached (%zu fds in all, whatever the number of "
 		    "cgroups)\n", bpfmode_fds(c->bpf));
-	else if (c->bpf_wanted) {
-		fprintf(out, "mode: bpf: not available: %s\n", c->bpf_why);
-		problems++;
-	}
+	else if (c->bpf_wanted)
+		/* Not a problem in itself: what each entry's cgroups get
+		 * then is what its bpf_fallback asks for (the embedded
+		 * default's: perf mode, or for pods nothing); a refusal is
+		 * a problem of its targets, below. */
+		fprintf(out, "mode: bpf: not available: %s; the cgroups of "
+		    "those entries are counted as their bpf_fallback says\n",
+		    c->bpf_why);
 	for (i = 0; i < c->nr_targets; i++) {
 		struct target *t = c->targets[i];
 
