@@ -26,7 +26,7 @@
 enum names_label {
 	NAMES_NAMESPACE,		/* Kubernetes namespace */
 	NAMES_POD,			/* Kubernetes pod name */
-	NAMES_CONTAINER,		/* container name */
+	NAMES_CONTAINER,		/* container name; "POD": a sandbox */
 	NAMES_IMAGE,			/* image reference, as the user gave it */
 	NAMES_POD_UID,			/* Kubernetes pod uid */
 	NAMES_NR
