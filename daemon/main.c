@@ -178,8 +178,50 @@ log_embedded(const struct plan *p)
 	    "cgroups of the layouts it knows: %s", what, layouts);
 }
 
+/*
+ * A topdown preset group that counts nothing on a PMU, or less than its
+ * definition wants, says so once per load; the other groups count on.
+ */
+static void
+log_presets(const struct plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_groups; i++) {
+		const struct plan_group *g = &p->groups[i];
+
+		if (!g->preset || g->nr_missing == 0)
+			continue;
+		if (g->nr_events == 0)
+			log_warn("group %s%s%s: this machine's PMU offers no "
+			    "top-down events (%s); the group counts nothing "
+			    "here and the others count as configured", g->name,
+			    g->pmu ? " on PMU " : "", g->pmu ? g->pmu : "",
+			    g->why ? g->why : "no definition");
+		else
+			log_warn("group %s on PMU %s (%s): %s; counting the "
+			    "%zu event%s it offers, top-down level %d",
+			    g->name, g->pmu, g->definition, g->why ? g->why :
+			    "events missing", g->nr_events,
+			    g->nr_events == 1 ? "" : "s", g->level);
+	}
+}
+
+static int load_plan(const struct options *opt,
+    const struct event_ctx *ectx, struct plan **cfg);
+
 static int
 load_config(const struct options *opt, const struct event_ctx *ectx,
+    struct plan **cfg)
+{
+	if (load_plan(opt, ectx, cfg) < 0)
+		return -1;
+	log_presets(*cfg);
+	return 0;
+}
+
+static int
+load_plan(const struct options *opt, const struct event_ctx *ectx,
     struct plan **cfg)
 {
 	char err[1024];
@@ -543,6 +585,7 @@ main(int argc, char **argv)
 	}
 	if (err[0])
 		log_warn("%s", err);
+	event_sys_identify(&es, opt.sysfs, opt.procfs);
 	if (opt.list_events || opt.resolve_event) {
 		status = 0;
 		if (opt.list_events)

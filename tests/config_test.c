@@ -144,7 +144,7 @@ test_errors(void)
 	/* Pinning is a group's, through its leader (as perf stat says). */
 	bad("groups:\n  - name: x\n    events: [cycles, instructions:D]\n",
 	    "t.yaml:3:22: event \"instructions:D\" in group \"x\" is pinned (:D), but only a group's leader can be: perf_event_open refuses a pinned member (EINVAL), as perf stat does; put :D on the leader (\"cycles\"), which pins the whole group");
-	bad("groups:\n  - name: x\n", "t.yaml:2:5: group \"x\" has no \"events\"");
+	bad("groups:\n  - name: x\n", "t.yaml:2:5: group \"x\" has no \"events\" (or \"preset: topdown\")");
 	bad("groups:\n  - events: [cycles]\n", "t.yaml:2:5: group has no \"name\"");
 	bad("interval: 1 second\n" GROUPS,
 	    "t.yaml:1:11: interval: invalid duration \"1 second\" (expected a number with ms, s, m or h, e.g. \"1s\")");
@@ -486,7 +486,7 @@ test_pmus(void)
 {
 	const char *top = getenv("top_srcdir");
 	struct pmu_list l;
-	struct event_ctx ctx = { &l, NULL, 1 };
+	struct event_ctx ctx = { &l, NULL, 1, NULL };
 	struct plan *cfg = NULL;
 	char sysfs[4096];
 	int r;
