@@ -262,10 +262,11 @@ fill_preset(struct parse *p, yaml_node_t *n, yaml_node_t *pr,
 /*
  * - {name: td, preset: topdown}: one group per core PMU, each with the
  * events of that PMU's top-down definition (collectors/events/topdown.h).
+ * only: <definition> keeps the expansion to PMUs of that definition.
  */
 static int
 parse_preset(struct parse *p, yaml_node_t *n, yaml_node_t *name,
-    yaml_node_t *pr)
+    yaml_node_t *pr, yaml_node_t *only)
 {
 	const struct pmu_list *pl = p->events ? p->events->pmus : NULL;
 	const struct topdown_cpu *cpu = p->events ? p->events->cpu : NULL;
@@ -279,11 +280,28 @@ parse_preset(struct parse *p, yaml_node_t *n, yaml_node_t *name,
 	if (strcmp(scalar(pr), "topdown") != 0)
 		return perr(p, pr, "unknown preset \"%s\" (the one preset is "
 		    "\"topdown\")", scalar(pr));
+	if (only && (r = expect(p, only, YAML_SCALAR_NODE, "only")) < 0)
+		return r;
 	for (i = 0; pl && i < pl->nr; i++) {
 		if (!pl->pmu[i].core)
 			continue;
 		cores++;
 		topdown_expand(cpu, &pl->pmu[i], &set);
+		/* only: a definition name; elsewhere the copy is empty and
+		 * silent (the embedded default's way to add the preset
+		 * where it costs no general-purpose counter). */
+		if (only && (set.definition == NULL ||
+		    strcmp(set.definition, scalar(only)) != 0)) {
+			if ((g = add_group(p)) == NULL)
+				return -ENOMEM;
+			g->line = (int)n->start_mark.line + 1;
+			g->col = (int)n->start_mark.column + 1;
+			g->preset = g->hybrid = 1;
+			if ((g->name = strdup(scalar(name))) == NULL ||
+			    (g->pmu = strdup(pl->pmu[i].name)) == NULL)
+				return -ENOMEM;
+			continue;
+		}
 		if ((g = add_group(p)) == NULL)
 			return -ENOMEM;
 		if ((r = fill_preset(p, n, pr, scalar(name), &pl->pmu[i], &set,
@@ -293,6 +311,12 @@ parse_preset(struct parse *p, yaml_node_t *n, yaml_node_t *name,
 	if (cores == 0) {
 		if ((g = add_group(p)) == NULL)
 			return -ENOMEM;
+		if (only) {
+			g->preset = g->hybrid = 1;
+			return (g->name = strdup(scalar(name))) == NULL ?
+			    -ENOMEM : nameidx_add(&p->group_idx,
+			    p->cfg->groups[first].name, first);
+		}
 		if ((r = fill_preset(p, n, pr, scalar(name), NULL, NULL,
 		    g)) < 0)
 			return r;
@@ -303,7 +327,8 @@ parse_preset(struct parse *p, yaml_node_t *n, yaml_node_t *name,
 static int
 parse_group(struct parse *p, yaml_node_t *n)
 {
-	static const char *const keys[] = { "name", "events", "preset", NULL };
+	static const char *const keys[] = { "name", "events", "preset", "only",
+	    NULL };
 	yaml_node_t *name, *events, **evnodes = NULL, *pr;
 	yaml_node_item_t *it;
 	struct event (*var)[EVENT_MAX_VARIANTS] = NULL;
@@ -333,8 +358,11 @@ parse_group(struct parse *p, yaml_node_t *n)
 		if (events != NULL)
 			return perr(p, events, "group \"%s\" has a preset and "
 			    "events: it takes one or the other", scalar(name));
-		return parse_preset(p, n, name, pr);
+		return parse_preset(p, n, name, pr, lookup(p, n, "only"));
 	}
+	if (lookup(p, n, "only") != NULL)
+		return perr(p, lookup(p, n, "only"), "only: applies to a "
+		    "preset group");
 	if (events == NULL)
 		return perr(p, n, "group \"%s\" has no \"events\" (or "
 		    "\"preset: topdown\")", scalar(name));

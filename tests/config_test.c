@@ -106,9 +106,14 @@ test_embedded(void)
 	CHECK(config_parse(NULL, "<default>", config_default_yaml,
 	    strlen(config_default_yaml), &cfg, err, sizeof(err)) == 0);
 	/* The CPUs, then the layouts' entries (tests/layouts_test.c). */
-	CHECK(cfg && cfg->nr_groups == 1 && cfg->nr_targets > 2 &&
+	CHECK(cfg && cfg->nr_groups == 2 && cfg->nr_targets > 2 &&
 	    cfg->nr_layouts > 1);
 	CHECK(cfg && strcmp(cfg->groups[0].name, "ipc") == 0);
+	/* Top-down only on perf-metrics PMUs: here, none, and silent
+	 * (tests/topdown_test.c checks the machines that have them). */
+	CHECK(cfg && strcmp(cfg->groups[1].name, "td") == 0 &&
+	    cfg->groups[1].preset && cfg->groups[1].nr_events == 0 &&
+	    cfg->groups[1].nr_missing == 0);
 	CHECK(cfg && cfg->targets[1].layout == 1 &&
 	    strcmp(cfg->targets[1].path, "/*") == 0);
 	CHECK(cfg && strcmp(cfg->layouts[0], "top") == 0);

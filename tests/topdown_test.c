@@ -441,6 +441,42 @@ check_errors(void)
 	pmu_list_free(&m.pmus);
 }
 
+/* The embedded default opens the preset only on perf-metrics PMUs. */
+static void
+check_default(void)
+{
+	static const struct { const char *fixture, *pmu; size_t nr; } d[] = {
+		{ "sapphirerapids", "cpu", 9 },
+		{ "alderlake", "cpu_core", 9 },
+		{ "alderlake", "cpu_atom", 0 },
+		{ "skylakex", "cpu", 0 },
+		{ "zen4", "cpu", 0 },
+		{ "neoverse-n2", "armv8_pmuv3_0", 0 },
+	};
+	struct machine m;
+	struct plan *p;
+	const struct plan_group *g;
+	char err[1024];
+	size_t i;
+
+	for (i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
+		p = NULL;
+		machine_load(&m, d[i].fixture, -1);
+		CHECK(config_parse(&m.ctx, "<default>", config_default_yaml,
+		    strlen(config_default_yaml), &p, err, sizeof(err)) == 0);
+		g = p ? td_on(p, d[i].pmu) : NULL;
+		CHECK(g != NULL);
+		if (g) {
+			CHECK(g->nr_events == d[i].nr);
+			CHECK(g->nr_missing == 0);	/* silent elsewhere */
+			if (d[i].nr)
+				CHECK_STR(g->events[0].name, "slots");
+		}
+		plan_free(p);
+		pmu_list_free(&m.pmus);
+	}
+}
+
 int
 main(void)
 {
@@ -451,5 +487,6 @@ main(void)
 	check_hybrid_cpus();
 	check_arm_partial();
 	check_errors();
+	check_default();
 	return CHECK_DONE();
 }
