@@ -94,6 +94,7 @@ usage(FILE *f)
 "                              print what would be counted, exit 0 or 1\n"
 "  --list-events               print the events this machine offers\n"
 "  --resolve-event=EVENT       print the perf_event_attr EVENT becomes\n"
+"                              (preset:topdown: what the preset opens)\n"
 "  --version                   print the version and exit\n"
 "  --help                      this text\n");
 }
