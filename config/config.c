@@ -260,6 +260,24 @@ fill_preset(struct parse *p, yaml_node_t *n, yaml_node_t *pr,
 }
 
 /*
+ * A copy that only: leaves out: no events, nothing missing, nothing to
+ * say (the embedded default's way to add the preset where it costs no
+ * general-purpose counter, and stay silent elsewhere).
+ */
+static int
+quiet_preset(yaml_node_t *n, const char *name, const struct pmu *pp,
+    struct plan_group *g)
+{
+	g->line = (int)n->start_mark.line + 1;
+	g->col = (int)n->start_mark.column + 1;
+	g->preset = g->hybrid = 1;
+	if ((g->name = strdup(name)) == NULL ||
+	    (pp && (g->pmu = strdup(pp->name)) == NULL))
+		return -ENOMEM;
+	return 0;
+}
+
+/*
  * - {name: td, preset: topdown}: one group per core PMU, each with the
  * events of that PMU's top-down definition (collectors/events/topdown.h).
  * only: <definition> keeps the expansion to PMUs of that definition.
@@ -287,38 +305,25 @@ parse_preset(struct parse *p, yaml_node_t *n, yaml_node_t *name,
 			continue;
 		cores++;
 		topdown_expand(cpu, &pl->pmu[i], &set);
-		/* only: a definition name; elsewhere the copy is empty and
-		 * silent (the embedded default's way to add the preset
-		 * where it costs no general-purpose counter). */
-		if (only && (set.definition == NULL ||
-		    strcmp(set.definition, scalar(only)) != 0)) {
-			if ((g = add_group(p)) == NULL)
-				return -ENOMEM;
-			g->line = (int)n->start_mark.line + 1;
-			g->col = (int)n->start_mark.column + 1;
-			g->preset = g->hybrid = 1;
-			if ((g->name = strdup(scalar(name))) == NULL ||
-			    (g->pmu = strdup(pl->pmu[i].name)) == NULL)
-				return -ENOMEM;
-			continue;
-		}
 		if ((g = add_group(p)) == NULL)
 			return -ENOMEM;
-		if ((r = fill_preset(p, n, pr, scalar(name), &pl->pmu[i], &set,
-		    g)) < 0)
+		if (only && (set.definition == NULL ||
+		    strcmp(set.definition, scalar(only)) != 0))
+			r = quiet_preset(n, scalar(name), &pl->pmu[i], g);
+		else
+			r = fill_preset(p, n, pr, scalar(name), &pl->pmu[i],
+			    &set, g);
+		if (r < 0)
 			return r;
 	}
 	if (cores == 0) {
 		if ((g = add_group(p)) == NULL)
 			return -ENOMEM;
-		if (only) {
-			g->preset = g->hybrid = 1;
-			return (g->name = strdup(scalar(name))) == NULL ?
-			    -ENOMEM : nameidx_add(&p->group_idx,
-			    p->cfg->groups[first].name, first);
-		}
-		if ((r = fill_preset(p, n, pr, scalar(name), NULL, NULL,
-		    g)) < 0)
+		if (only)
+			r = quiet_preset(n, scalar(name), NULL, g);
+		else
+			r = fill_preset(p, n, pr, scalar(name), NULL, NULL, g);
+		if (r < 0)
 			return r;
 	}
 	return nameidx_add(&p->group_idx, p->cfg->groups[first].name, first);
