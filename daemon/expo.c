@@ -397,6 +397,63 @@ render_bpf(struct expo_buf *b, const struct snapshot *s)
 	    "on that CPU).", (double)st->read_errors);
 }
 
+/*
+ * The topdown preset's definition per (group, pmu): what the recording
+ * rules join the raw counts with.  Rendered with the counts, not with the
+ * self-metrics, because the fractions cannot be computed without them.
+ */
+static void
+render_topdown(struct expo_buf *b, const struct snapshot *s)
+{
+	size_t i, slots = 0;
+
+	if (s->nr_topdown == 0)
+		return;
+	family(b, "pmu_exporter_topdown_info", "gauge",
+	    "The top-down definition a preset group counts on a core PMU, "
+	    "and the deepest level its events allow.");
+	for (i = 0; i < s->nr_topdown; i++) {
+		const struct snap_topdown *t = &s->topdown[i];
+		char level[16];
+
+		expo_puts(b, "pmu_exporter_topdown_info{group=\"");
+		expo_put_label_value(b, t->group);
+		if (t->pmu) {
+			expo_puts(b, "\",pmu=\"");
+			expo_put_label_value(b, t->pmu);
+		}
+		expo_puts(b, "\",definition=\"");
+		expo_put_label_value(b, t->definition);
+		snprintf(level, sizeof(level), "%d", t->level);
+		expo_puts(b, "\",level=\"");
+		expo_puts(b, level);
+		expo_puts(b, "\"} 1\n");
+		slots += t->slots_per_cycle > 0;
+	}
+	if (slots == 0)
+		return;
+	family(b, "pmu_exporter_topdown_slots_per_cycle", "gauge",
+	    "Pipeline slots per cycle the definition's formulas use "
+	    "(perf's JSON; Arm: the PMU's caps/slots).");
+	for (i = 0; i < s->nr_topdown; i++) {
+		const struct snap_topdown *t = &s->topdown[i];
+
+		if (t->slots_per_cycle == 0)
+			continue;
+		expo_puts(b, "pmu_exporter_topdown_slots_per_cycle{group=\"");
+		expo_put_label_value(b, t->group);
+		if (t->pmu) {
+			expo_puts(b, "\",pmu=\"");
+			expo_put_label_value(b, t->pmu);
+		}
+		expo_puts(b, "\",definition=\"");
+		expo_put_label_value(b, t->definition);
+		expo_puts(b, "\"} ");
+		expo_put_double(b, (double)t->slots_per_cycle);
+		expo_puts(b, "\n");
+	}
+}
+
 char *
 expo_render_body(const struct snapshot *s, enum expo_format f,
     const struct expo_opts *o, size_t *len)
@@ -409,6 +466,7 @@ expo_render_body(const struct snapshot *s, enum expo_format f,
 	render_rows(&b, s, 1, "pmu_cgroup",
 	    "for tasks in the cgroup and its descendants",
 	    ", summed over CPUs unless per_cpu");
+	render_topdown(&b, s);
 	if (!o->exporter_metrics)
 		goto done;
 

@@ -773,7 +773,7 @@ test_pmus(void)
 	};
 	const char *top = getenv("top_srcdir");
 	struct pmu_list l;
-	struct event_ctx ctx = { &l, NULL, 1 };
+	struct event_ctx ctx = { &l, NULL, 1, NULL };
 	struct plan *cfg = NULL;
 	struct collector *c = NULL;
 	struct snapshot *s;

@@ -349,6 +349,40 @@ test_variants(void)
 	snapshot_unref(s);
 }
 
+/* The topdown definitions render beside the counts, with the width
+ * only where the formulas use one; the lacking PMU's "topdown" row. */
+static void
+test_topdown(void)
+{
+	struct snapshot *s = snapshot_new();
+	struct snap_topdown *td = snapshot_alloc(s, 2 * sizeof(*td));
+	struct snap_support sup[1] = { { "td", "topdown", 0, NULL } };
+	const char *text;
+	size_t len;
+
+	td[0] = (struct snap_topdown){ "td", "cpu_core", "intel_perf_metrics",
+	    2, 0 };
+	td[1] = (struct snap_topdown){ "td", "cpu_atom", "intel_atom", 1, 5 };
+	s->topdown = td;
+	s->nr_topdown = 2;
+	s->support = sup;
+	s->nr_support = 1;
+	text = snapshot_text(s, &len, expo_render);
+	CHECK_CONTAINS(text, "# TYPE pmu_exporter_topdown_info gauge\n"
+	    "pmu_exporter_topdown_info{group=\"td\",pmu=\"cpu_core\","
+	    "definition=\"intel_perf_metrics\",level=\"2\"} 1\n"
+	    "pmu_exporter_topdown_info{group=\"td\",pmu=\"cpu_atom\","
+	    "definition=\"intel_atom\",level=\"1\"} 1\n");
+	CHECK_CONTAINS(text, "# TYPE pmu_exporter_topdown_slots_per_cycle "
+	    "gauge\npmu_exporter_topdown_slots_per_cycle{group=\"td\","
+	    "pmu=\"cpu_atom\",definition=\"intel_atom\"} 5\n#");
+	CHECK(text && strstr(text, "slots_per_cycle{group=\"td\",pmu=\""
+	    "cpu_core\"") == NULL);
+	CHECK_CONTAINS(text, "pmu_exporter_event_supported{group=\"td\","
+	    "event=\"topdown\"} 0\n");
+	snapshot_unref(s);
+}
+
 int
 main(void)
 {
@@ -356,5 +390,6 @@ main(void)
 	test_escape();
 	test_render();
 	test_variants();
+	test_topdown();
 	return CHECK_DONE();
 }

@@ -118,6 +118,37 @@ names_tell(struct collector *c, const char **ids, size_t n)
  * the instances that were enabled but never ran (the PMU taken by someone
  * else, or too many events), and open errors per (group, event, errno).
  */
+/* The topdown preset's definition per (group, core PMU) where it
+ * expanded to events: the rules join their fractions on these. */
+static int
+snapshot_topdown(struct snapshot *s, const struct plan *cfg,
+    const char **gnames)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < cfg->nr_groups; i++)
+		n += cfg->groups[i].definition != NULL;
+	if ((s->topdown = snapshot_alloc(s, (n + 1) *
+	    sizeof(*s->topdown))) == NULL)
+		return -ENOMEM;
+	for (i = 0; i < cfg->nr_groups; i++) {
+		const struct plan_group *g = &cfg->groups[i];
+		struct snap_topdown *t = &s->topdown[s->nr_topdown];
+
+		if (g->definition == NULL)
+			continue;
+		t->group = gnames[i];
+		t->pmu = g->pmu ? snapshot_strdup(s, g->pmu) : NULL;
+		t->definition = snapshot_strdup(s, g->definition);
+		if ((g->pmu && !t->pmu) || !t->definition)
+			return -ENOMEM;
+		t->level = g->level;
+		t->slots_per_cycle = g->slots_per_cycle;
+		s->nr_topdown++;
+	}
+	return 0;
+}
+
 static int
 snapshot_health(const struct collector *c, struct snapshot *s,
     const char **gnames, const char ***names)
@@ -343,7 +374,7 @@ snapbuild(struct collector *c, double duration_s)
 	/* Event support: opened on at least one instance anywhere. */
 	ne = 0;
 	for (i = 0; i < cfg->nr_groups; i++)
-		ne += cfg->groups[i].nr_events;
+		ne += cfg->groups[i].nr_events + cfg->groups[i].nr_missing;
 	s->support = snapshot_alloc(s, (ne + 1) * sizeof(*s->support));
 	base = snapshot_alloc(s, (cfg->nr_groups + 1) * sizeof(*base));
 	if (s->support == NULL || base == NULL)
@@ -359,7 +390,22 @@ snapbuild(struct collector *c, double duration_s)
 			if (s->support[row].pmu == NULL)
 				goto fail;
 		}
+	/* What a preset wanted and this PMU lacks: unsupported, named. */
+	for (i = 0; i < cfg->nr_groups; i++)
+		for (e = 0; e < cfg->groups[i].nr_missing; e++, row++) {
+			s->support[row].group = gnames[i];
+			s->support[row].event = snapshot_strdup(s,
+			    cfg->groups[i].missing[e]);
+			s->support[row].supported = 0;
+			s->support[row].pmu = cfg->groups[i].pmu ?
+			    snapshot_strdup(s, cfg->groups[i].pmu) : NULL;
+			if (s->support[row].event == NULL ||
+			    (cfg->groups[i].pmu && !s->support[row].pmu))
+				goto fail;
+		}
 	s->nr_support = row;
+	if (snapshot_topdown(s, cfg, gnames) < 0)
+		goto fail;
 	for (i = 0; i < c->nr_targets; i++)
 		for (j = 0; c->targets[i]->opened &&
 		    j < c->targets[i]->nr_groups; j++) {
