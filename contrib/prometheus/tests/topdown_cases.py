@@ -190,7 +190,7 @@ class Parser:
 # level-2 classes both cuts and does not.
 
 # One machine a family: a machine's PMU has one definition.
-HOSTS = {"sapphirerapids": "spr-1:10101", "icelakex": "icx-1:10101", "skylakex": "skx-1:10101",
+HOSTS = {"sapphirerapids": "spr-1:10101", "icelakex": "icx-1:10101", "alderlake": "adl-1:10101", "skylakex": "skx-1:10101",
          "alderlaken": "adl-1:10101", "amdzen4": "zen4-1:10101", "amdzen5": "zen5-1:10101",
          "arm64_sbsa": "neoverse-v2-1:10101"}
 
@@ -241,13 +241,16 @@ CASES = [
                 "UOPS_ISSUED.ANY": 40e9, "UOPS_RETIRED.RETIRE_SLOTS": 33e9,
                 "INT_MISC.RECOVERY_CYCLES": 1.2e9}},
     # Alder Lake hybrid: one cgroup counted on both core types, each with
-    # its own definition (the P-core with Icelake's perf-metrics formulas,
-    # the same level-1 expressions; the E-core with Alder Lake-N's).
+    # its own definition (the P-core with Alder Lake's cpu_core metrics,
+    # level 2; the E-core, the same Gracemont core as Alder Lake-N's, with
+    # that file's).
     {"title": "Alder Lake hybrid: the P-core part of a container",
-     "source": "icelakex", "pmu": "cpu_core", "scope": "cgroup", "host": "adl-1:10101",
+     "source": "alderlake", "pmu": "cpu_core", "scope": "cgroup",
      "labels": {"cgroup": "/machine.slice/libpod-bb22.scope", "container_id": "bb22", "container": "web"},
      "counts": {"slots": 30e9, "topdown-retiring": 9e9, "topdown-bad-spec": 3e9,
-                "topdown-fe-bound": 12e9, "topdown-be-bound": 6e9}},
+                "topdown-fe-bound": 12e9, "topdown-be-bound": 6e9,
+                "topdown-heavy-ops": 1e9, "topdown-br-mispredict": 1.5e9,
+                "topdown-fetch-lat": 7e9, "topdown-mem-bound": 4e9}},
     {"title": "Alder Lake hybrid: the E-core part of the same container",
      "source": "alderlaken", "pmu": "cpu_atom", "scope": "cgroup",
      "labels": {"cgroup": "/machine.slice/libpod-bb22.scope", "container_id": "bb22", "container": "web"},
@@ -309,6 +312,8 @@ def build(fixture):
     for case in CASES:
         src = sources[case["source"]]
         width = case.get("slots_per_cycle", src.get("slots_per_cycle"))
+        if "unit" in src and src["unit"] != case["pmu"]:
+            raise SystemExit(f"{case['title']}: {src['path']} has these metrics for PMU {src['unit']}, not {case['pmu']}")
         host = case.get("host", HOSTS[case["source"]])
         common = {"group": "td", "pmu": case["pmu"], "instance": host, "job": "pmu_exporter"}
         key = (host, case["pmu"])
