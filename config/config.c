@@ -30,6 +30,7 @@
 
 #include "collectors/bpf/bpfcg.h"
 #include "collectors/events/event.h"
+#include "collectors/events/topdown.h"
 #include "config/config.h"
 #include "config/yamldoc.h"
 #include "util/nameidx.h"
@@ -43,6 +44,8 @@ struct parse {
 	struct nameidx group_idx;	/* name -> its first plan group */
 	unsigned char *in_bpf;		/* [nr_groups]: a bpf-mode entry has it */
 	size_t bpf_events;		/* events of the groups in_bpf */
+	yaml_node_t *preset_listed;	/* the target being parsed names this
+					   preset group (bpf mode refuses) */
 };
 
 /* The shared YAML helpers, under the short names (yamldoc.h). */
@@ -175,11 +178,163 @@ fill_group(const char *name, yaml_node_t *n, struct plan_group *g,
 	return 0;
 }
 
+/*
+ * One copy of a preset group for core PMU pp (NULL: this machine has
+ * none), from its expansion: the present events resolved through the
+ * event parser, the missing ones named in g->missing, or, where nothing
+ * is present, the single missing "topdown".
+ */
+static int
+fill_preset(struct parse *p, yaml_node_t *n, yaml_node_t *pr,
+    const char *name, const struct pmu *pp, const struct topdown_set *set,
+    struct plan_group *g)
+{
+	size_t i, present = set ? topdown_present(set) : 0;
+	struct event ev[EVENT_MAX_VARIANTS];
+	char eerr[1024];
+	int r;
+
+	g->line = (int)n->start_mark.line + 1;
+	g->col = (int)n->start_mark.column + 1;
+	g->preset = 1;
+	g->hybrid = 1;		/* the pmu label, on every machine */
+	if ((g->name = strdup(name)) == NULL ||
+	    (pp && (g->pmu = strdup(pp->name)) == NULL))
+		return -ENOMEM;
+	if (set && set->definition && present &&
+	    (g->definition = strdup(set->definition)) == NULL)
+		return -ENOMEM;
+	if (set && set->why[0] && (g->why = strdup(set->why)) == NULL)
+		return -ENOMEM;
+	if (g->why == NULL && !present && (g->why = strdup(pp ? "no core "
+	    "PMU events" : "no core PMU under sysfs (no hardware counters, "
+	    "as in most VMs)")) == NULL)
+		return -ENOMEM;
+	if ((g->missing = calloc(set ? set->nr + 1 : 1,
+	    sizeof(*g->missing))) == NULL)
+		return -ENOMEM;
+	if (!present) {
+		if ((g->missing[0] = strdup("topdown")) == NULL)
+			return -ENOMEM;
+		g->nr_missing = 1;
+		return 0;
+	}
+	g->level = set->level;
+	g->slots_per_cycle = set->slots_per_cycle;
+	if ((g->events = calloc(present, sizeof(*g->events))) == NULL)
+		return -ENOMEM;
+	for (i = 0; i < set->nr; i++) {
+		struct plan_event *ce = &g->events[g->nr_events];
+
+		if (!set->ev[i].present) {
+			if ((g->missing[g->nr_missing] =
+			    strdup(set->ev[i].name)) == NULL)
+				return -ENOMEM;
+			g->nr_missing++;
+			continue;
+		}
+		r = event_parse(p->events, set->ev[i].spec, ev,
+		    EVENT_MAX_VARIANTS, eerr, sizeof(eerr));
+		if (r < 0)
+			return perr(p, pr, "preset topdown: %s's event %s "
+			    "(\"%s\"): %s", pp->name, set->ev[i].name,
+			    set->ev[i].spec, eerr);
+		ce->attr = ev[0].attr;
+		ce->scale = ev[0].scale;
+		ce->line = (int)pr->start_mark.line + 1;
+		ce->col = (int)pr->start_mark.column + 1;
+		if ((ce->name = strdup(set->ev[i].name)) == NULL ||
+		    (ce->pmu = strdup(ev[0].pmu)) == NULL)
+			return -ENOMEM;
+		g->nr_events++;
+	}
+	if (pp->cpus_from != PMU_CPUS_ALL) {
+		if ((g->cpus.cpu = malloc((pp->cpus.nr + 1) *
+		    sizeof(int))) == NULL)
+			return -ENOMEM;
+		memcpy(g->cpus.cpu, pp->cpus.cpu, pp->cpus.nr * sizeof(int));
+		g->cpus.nr = pp->cpus.nr;
+		g->pmu_cpus = 1;
+	}
+	return 0;
+}
+
+/*
+ * A copy that only: leaves out: no events, nothing missing, nothing to
+ * say (the embedded default's way to add the preset where it costs no
+ * general-purpose counter, and stay silent elsewhere).
+ */
+static int
+quiet_preset(yaml_node_t *n, const char *name, const struct pmu *pp,
+    struct plan_group *g)
+{
+	g->line = (int)n->start_mark.line + 1;
+	g->col = (int)n->start_mark.column + 1;
+	g->preset = g->hybrid = 1;
+	if ((g->name = strdup(name)) == NULL ||
+	    (pp && (g->pmu = strdup(pp->name)) == NULL))
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * - {name: td, preset: topdown}: one group per core PMU, each with the
+ * events of that PMU's top-down definition (collectors/events/topdown.h).
+ * only: <definition> keeps the expansion to PMUs of that definition.
+ */
+static int
+parse_preset(struct parse *p, yaml_node_t *n, yaml_node_t *name,
+    yaml_node_t *pr, yaml_node_t *only)
+{
+	const struct pmu_list *pl = p->events ? p->events->pmus : NULL;
+	const struct topdown_cpu *cpu = p->events ? p->events->cpu : NULL;
+	struct topdown_set set;
+	struct plan_group *g;
+	size_t i, first = p->cfg->nr_groups, cores = 0;
+	int r;
+
+	if ((r = expect(p, pr, YAML_SCALAR_NODE, "preset")) < 0)
+		return r;
+	if (strcmp(scalar(pr), "topdown") != 0)
+		return perr(p, pr, "unknown preset \"%s\" (the one preset is "
+		    "\"topdown\")", scalar(pr));
+	if (only && (r = expect(p, only, YAML_SCALAR_NODE, "only")) < 0)
+		return r;
+	for (i = 0; pl && i < pl->nr; i++) {
+		if (!pl->pmu[i].core)
+			continue;
+		cores++;
+		topdown_expand(cpu, &pl->pmu[i], &set);
+		if ((g = add_group(p)) == NULL)
+			return -ENOMEM;
+		if (only && (set.definition == NULL ||
+		    strcmp(set.definition, scalar(only)) != 0))
+			r = quiet_preset(n, scalar(name), &pl->pmu[i], g);
+		else
+			r = fill_preset(p, n, pr, scalar(name), &pl->pmu[i],
+			    &set, g);
+		if (r < 0)
+			return r;
+	}
+	if (cores == 0) {
+		if ((g = add_group(p)) == NULL)
+			return -ENOMEM;
+		if (only)
+			r = quiet_preset(n, scalar(name), NULL, g);
+		else
+			r = fill_preset(p, n, pr, scalar(name), NULL, NULL, g);
+		if (r < 0)
+			return r;
+	}
+	return nameidx_add(&p->group_idx, p->cfg->groups[first].name, first);
+}
+
 static int
 parse_group(struct parse *p, yaml_node_t *n)
 {
-	static const char *const keys[] = { "name", "events", NULL };
-	yaml_node_t *name, *events, **evnodes = NULL;
+	static const char *const keys[] = { "name", "events", "preset", "only",
+	    NULL };
+	yaml_node_t *name, *events, **evnodes = NULL, *pr;
 	yaml_node_item_t *it;
 	struct event (*var)[EVENT_MAX_VARIANTS] = NULL;
 	struct plan_group *g;
@@ -203,9 +358,19 @@ parse_group(struct parse *p, yaml_node_t *n)
 		return perr(p, name, "duplicate group name \"%s\" "
 		    "(first defined at line %d)", scalar(name),
 		    p->cfg->groups[first].line);
-	if ((events = lookup(p, n, "events")) == NULL)
-		return perr(p, n, "group \"%s\" has no \"events\"",
-		    scalar(name));
+	events = lookup(p, n, "events");
+	if ((pr = lookup(p, n, "preset")) != NULL) {
+		if (events != NULL)
+			return perr(p, events, "group \"%s\" has a preset and "
+			    "events: it takes one or the other", scalar(name));
+		return parse_preset(p, n, name, pr, lookup(p, n, "only"));
+	}
+	if (lookup(p, n, "only") != NULL)
+		return perr(p, lookup(p, n, "only"), "only: applies to a "
+		    "preset group");
+	if (events == NULL)
+		return perr(p, n, "group \"%s\" has no \"events\" (or "
+		    "\"preset: topdown\")", scalar(name));
 	if ((r = expect(p, events, YAML_SEQUENCE_NODE, "events")) < 0)
 		return r;
 	nr = (size_t)(events->data.sequence.items.top -
@@ -343,6 +508,7 @@ parse_target_groups(struct parse *p, yaml_node_t *n, struct plan_target *t)
 	    gl->data.sequence.items.start);
 	if (nr == 0)
 		return perr(p, gl, "target lists no groups");
+	p->preset_listed = NULL;
 	for (it = gl->data.sequence.items.start;
 	    it < gl->data.sequence.items.top; it++) {
 		g = yaml_document_get_node(p->y.doc, *it);
@@ -366,9 +532,14 @@ parse_target_groups(struct parse *p, yaml_node_t *n, struct plan_target *t)
 			    p->cfg->groups[i].pmu);
 			goto out;
 		}
-		/* Every per-PMU copy of a hybrid group. */
+		if (p->cfg->groups[i].preset && p->preset_listed == NULL)
+			p->preset_listed = g;
+		/* Every per-PMU copy of a hybrid group; a preset's copy
+		 * with no events counts nothing. */
 		for (; i < p->cfg->nr_groups &&
 		    strcmp(p->cfg->groups[i].name, scalar(g)) == 0; i++) {
+			if (p->cfg->groups[i].nr_events == 0)
+				continue;
 			if (t->nr_groups == cap) {
 				cap = cap ? 2 * cap : nr;
 				tmp = realloc(t->groups, cap * sizeof(*tmp));
@@ -628,6 +799,18 @@ parse_mode(struct parse *p, yaml_node_t *n, struct plan_target *t)
 		return perr(p, md, "mode: bpf: this pmu_exporter was built "
 		    "without BPF support (configure --enable-bpf, which needs "
 		    "clang, bpftool and libbpf-dev); use mode: perf");
+	/* perf-metrics are read through their leader, as one group
+	 * (tools/perf/Documentation/topdown.txt); bpf mode reads each
+	 * counter alone.  Refused everywhere, so a config means the same
+	 * on every machine. */
+	if (p->preset_listed != NULL)
+		return perr(p, p->preset_listed, "mode: bpf cannot count group "
+		    "\"%s\" (preset: topdown): on Intel perf-metrics the "
+		    "topdown-* counts exist only as fractions of slots read "
+		    "through the group leader as one group, and bpf mode "
+		    "reads each counter alone (bpf_perf_event_read_value); "
+		    "count it in a cgroups entry with mode: perf",
+		    scalar(p->preset_listed));
 	t->bpf = 1;
 	t->mode_line = (int)md->start_mark.line + 1;
 	t->mode_col = (int)md->start_mark.column + 1;

@@ -4,7 +4,9 @@
  *
  * pmu_exporter runs with no config file at all: IPC on every CPU and on
  * every service, container, pod and machine it can name from its cgroup
- * path.  On a machine without hardware counters (most VMs) the daemon
+ * path, and top-down on every CPU where it costs no general-purpose
+ * counter (Intel perf-metrics: slots is a fixed counter, the metrics a
+ * register).  On a machine without hardware counters (most VMs) the daemon
  * falls back to software events instead, and says so, so that it still
  * shows something true.
  *
@@ -243,9 +245,11 @@ const char config_default_yaml[] =
 	"groups:\n"
 	"  - name: ipc\n"
 	"    events: [cycles, instructions]\n"
+	"  # Top-down per CPU where it costs no general-purpose counter.\n"
+	"  - {name: td, preset: topdown, only: intel_perf_metrics}\n"
 	"cpus:\n"
 	"  - cpus: all\n"
-	"    groups: [ipc]\n"
+	"    groups: [ipc, td]\n"
 	LAYOUTS("ipc");
 
 const char config_fallback_yaml[] =

@@ -1,6 +1,6 @@
 /*
- * expo.c - snapshot to Prometheus text format 0.0.4 or OpenMetrics 1.0,
- * plain or gzip (see expo.h).
+ * expo.c - snapshot to Prometheus text format 0.0.4 or OpenMetrics 1.0
+ * (see expo.h).
  *
  * Families are written in a fixed order, each with HELP and TYPE once,
  * samples grouped under their family as both formats require.  The two
@@ -8,13 +8,7 @@
  * family without _total, its samples keep it) and the closing "# EOF",
  * so one renderer serves both.  Numbers use the shortest form that reads
  * back to the same double, so integers stay integers and nothing is lost.
- *
- * gzip is zlib's raw deflate behind a hand-written gzip header: the
- * cached body ends with a sync flush (byte-aligned, no final block), and
- * each response's tail is a separate deflate stream with the final block.
- * Deflate blocks simply follow one another, and the tail's compressor
- * never refers back into the body, so the concatenation is one valid
- * stream; crc32_combine gives the trailer without rereading the body.
+ * gzip is gzip.c's.
  */
 #include "autoconf.h"
 
@@ -23,11 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "daemon/expo.h"
 
-static void
+void
 expo_reserve(struct expo_buf *b, size_t n)
 {
 	char *p;
@@ -46,7 +39,7 @@ expo_reserve(struct expo_buf *b, size_t n)
 	b->cap = cap;
 }
 
-static void
+void
 expo_put(struct expo_buf *b, const char *s, size_t n)
 {
 	expo_reserve(b, n + 1);
@@ -396,6 +389,63 @@ render_bpf(struct expo_buf *b, const struct snapshot *s)
 	    "on that CPU).", (double)st->read_errors);
 }
 
+/*
+ * The topdown preset's definition per (group, pmu): what the recording
+ * rules join the raw counts with.  Rendered with the counts, not with the
+ * self-metrics, because the fractions cannot be computed without them.
+ */
+static void
+render_topdown(struct expo_buf *b, const struct snapshot *s)
+{
+	size_t i, slots = 0;
+
+	if (s->nr_topdown == 0)
+		return;
+	family(b, "pmu_exporter_topdown_info", "gauge",
+	    "The top-down definition a preset group counts on a core PMU, "
+	    "and the deepest level its events allow.");
+	for (i = 0; i < s->nr_topdown; i++) {
+		const struct snap_topdown *t = &s->topdown[i];
+		char level[16];
+
+		expo_puts(b, "pmu_exporter_topdown_info{group=\"");
+		expo_put_label_value(b, t->group);
+		if (t->pmu) {
+			expo_puts(b, "\",pmu=\"");
+			expo_put_label_value(b, t->pmu);
+		}
+		expo_puts(b, "\",definition=\"");
+		expo_put_label_value(b, t->definition);
+		snprintf(level, sizeof(level), "%d", t->level);
+		expo_puts(b, "\",level=\"");
+		expo_puts(b, level);
+		expo_puts(b, "\"} 1\n");
+		slots += t->slots_per_cycle > 0;
+	}
+	if (slots == 0)
+		return;
+	family(b, "pmu_exporter_topdown_slots_per_cycle", "gauge",
+	    "Pipeline slots per cycle the definition's formulas use "
+	    "(perf's JSON; Arm: the PMU's caps/slots).");
+	for (i = 0; i < s->nr_topdown; i++) {
+		const struct snap_topdown *t = &s->topdown[i];
+
+		if (t->slots_per_cycle == 0)
+			continue;
+		expo_puts(b, "pmu_exporter_topdown_slots_per_cycle{group=\"");
+		expo_put_label_value(b, t->group);
+		if (t->pmu) {
+			expo_puts(b, "\",pmu=\"");
+			expo_put_label_value(b, t->pmu);
+		}
+		expo_puts(b, "\",definition=\"");
+		expo_put_label_value(b, t->definition);
+		expo_puts(b, "\"} ");
+		expo_put_double(b, (double)t->slots_per_cycle);
+		expo_puts(b, "\n");
+	}
+}
+
 char *
 expo_render_body(const struct snapshot *s, enum expo_format f,
     const struct expo_opts *o, size_t *len)
@@ -408,6 +458,7 @@ expo_render_body(const struct snapshot *s, enum expo_format f,
 	render_rows(&b, s, 1, "pmu_cgroup",
 	    "for tasks in the cgroup and its descendants",
 	    ", summed over CPUs unless per_cpu");
+	render_topdown(&b, s);
 	if (!o->exporter_metrics)
 		goto done;
 
@@ -494,96 +545,6 @@ expo_render(const struct snapshot *s, size_t *len)
 	static const struct expo_opts o = { 1, NULL, NULL };
 
 	return expo_render_body(s, EXPO_TEXT, &o, len);
-}
-
-/* ---- gzip ---------------------------------------------------------- */
-
-/* A gzip header: deflate, no name, no mtime, unknown OS... Unix. */
-static const unsigned char gzip_header[10] = {
-	0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3
-};
-
-/*
- * Raw-deflate in (len bytes) onto out, ending with flush (Z_SYNC_FLUSH
- * for a body, Z_FINISH for a tail).  Small tails use a small window: the
- * per-request compressor then costs a few kilobytes, not 256 KiB.
- */
-static int
-deflate_into(struct expo_buf *out, const char *in, size_t len, int flush)
-{
-	const size_t turn = (size_t)1 << 30;	/* zlib counts in uInt */
-	size_t left = len;
-	z_stream z;
-	int last, wbits = len > 4096 ? 15 : 9, mem = len > 4096 ? 8 : 1;
-
-	memset(&z, 0, sizeof(z));
-	if (deflateInit2(&z, 1, Z_DEFLATED, -wbits, mem,
-	    Z_DEFAULT_STRATEGY) != Z_OK)
-		return -ENOMEM;
-	z.next_in = (Bytef *)(uintptr_t)in;
-	do {
-		last = left <= turn;
-		z.avail_in = (uInt)(last ? left : turn);
-		left -= z.avail_in;
-		do {
-			size_t room;
-
-			expo_reserve(out, len / 8 + 256);
-			if (out->oom) {
-				deflateEnd(&z);
-				return -ENOMEM;
-			}
-			room = out->cap - out->len;
-			z.next_out = (Bytef *)out->p + out->len;
-			z.avail_out = (uInt)(room > turn ? turn : room);
-			if (deflate(&z, last ? flush : Z_NO_FLUSH) ==
-			    Z_STREAM_ERROR) {
-				deflateEnd(&z);
-				return -EINVAL;
-			}
-			out->len = (size_t)((char *)z.next_out - out->p);
-		} while (z.avail_out == 0);
-	} while (!last);
-	deflateEnd(&z);
-	return 0;
-}
-
-int
-expo_gzip_body(const char *plain, size_t len, struct expo_buf *out,
-    uint32_t *crc)
-{
-	struct expo_buf b = { NULL, 0, 0, 0, 0 };
-
-	expo_reserve(&b, len / 4 + 4096);
-	expo_put(&b, (const char *)gzip_header, sizeof(gzip_header));
-	if (b.oom || deflate_into(&b, plain, len, Z_SYNC_FLUSH) < 0) {
-		free(b.p);
-		return -ENOMEM;
-	}
-	*out = b;
-	*crc = (uint32_t)crc32_z(0, (const Bytef *)plain, len);
-	return 0;
-}
-
-int
-expo_gzip_tail(uint32_t body_crc, uint64_t body_len, const char *tail,
-    size_t len, struct expo_buf *out)
-{
-	uLong crc;
-	uint64_t total = body_len + len;
-	unsigned char trailer[8];
-	int i, r;
-
-	if ((r = deflate_into(out, tail, len, Z_FINISH)) < 0)
-		return r;
-	crc = crc32_combine((uLong)body_crc,
-	    crc32_z(0, (const Bytef *)tail, len), (z_off_t)len);
-	for (i = 0; i < 4; i++) {
-		trailer[i] = (unsigned char)(crc >> (8 * i));
-		trailer[4 + i] = (unsigned char)(total >> (8 * i));
-	}
-	expo_put(out, (const char *)trailer, sizeof(trailer));
-	return out->oom ? -ENOMEM : 0;
 }
 
 /* ---- the per-request tail ----------------------------------------- */

@@ -1,6 +1,6 @@
 /*
  * expo.h - exposition of a snapshot: Prometheus text format 0.0.4 and
- * OpenMetrics 1.0, each plain or gzip-compressed.
+ * OpenMetrics 1.0 (gzip.h compresses them).
  *
  * A response is two parts.  The body holds everything that is a function
  * of the snapshot; it is rendered (and compressed) at most once per
@@ -59,6 +59,10 @@ struct expo_live {
 	double threads;
 };
 
+/* Room for n more bytes (b->oom set when there is none), and n bytes
+ * appended. */
+void expo_reserve(struct expo_buf *b, size_t n);
+void expo_put(struct expo_buf *b, const char *s, size_t n);
 void expo_puts(struct expo_buf *b, const char *s);
 /* A label value, escaped per the text format: \\, \" and \n. */
 void expo_put_label_value(struct expo_buf *b, const char *s);
@@ -83,29 +87,10 @@ char *expo_render_body(const struct snapshot *s, enum expo_format f,
     const struct expo_opts *o, size_t *len);
 
 /*
- * The start of a gzip member: the header, then plain (len bytes)
- * deflated up to a sync flush, with no final block, so that a tail can
- * follow (expo_gzip_tail).  Replaces *out with a malloc'ed buffer and
- * sets *crc to plain's CRC-32; 0 or -ENOMEM.
- */
-int expo_gzip_body(const char *plain, size_t len, struct expo_buf *out,
-    uint32_t *crc);
-
-/*
  * The tail: the live series (when o->exporter_metrics) and
  * "# EOF" in OpenMetrics.  0, or -ENOMEM with b freed.
  */
 int expo_render_tail(struct expo_buf *b, enum expo_format f,
     const struct expo_opts *o, const struct expo_live *l);
-
-/*
- * Compress tail (len bytes) to follow a gzip body (expo_gzip_body: its
- * CRC-32 and plain length) and close the gzip member: the deflate
- * stream's final block, then CRC-32 and length of body and tail
- * together.  Replaces *out with a malloc'ed buffer; 0 or
- * -ENOMEM.
- */
-int expo_gzip_tail(uint32_t body_crc, uint64_t body_len, const char *tail,
-    size_t len, struct expo_buf *out);
 
 #endif

@@ -95,6 +95,7 @@ usage(FILE *f)
 "                              print what would be counted, exit 0 or 1\n"
 "  --list-events               print the events this machine offers\n"
 "  --resolve-event=EVENT       print the perf_event_attr EVENT becomes\n"
+"                              (preset:topdown: what the preset opens)\n"
 "  --version                   print the version and exit\n"
 "  --help                      this text\n");
 }
@@ -179,8 +180,71 @@ log_embedded(const struct plan *p)
 	    "cgroups of the layouts it knows: %s", what, layouts);
 }
 
+/* prev had the same preset copy lacking the same: said already. */
+static int
+preset_said(const struct plan *prev, const struct plan_group *g)
+{
+	size_t i;
+
+	for (i = 0; prev && i < prev->nr_groups; i++) {
+		const struct plan_group *o = &prev->groups[i];
+
+		if (o->preset && strcmp(o->name, g->name) == 0 &&
+		    (o->pmu == NULL) == (g->pmu == NULL) &&
+		    (!o->pmu || strcmp(o->pmu, g->pmu) == 0) &&
+		    o->nr_missing == g->nr_missing &&
+		    o->nr_events == g->nr_events)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * A topdown preset group that counts nothing on a PMU, or less than its
+ * definition wants, says so once (a reload to the same says nothing);
+ * the other groups count on.
+ */
+static void
+log_presets(const struct plan *p, const struct plan *prev)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_groups; i++) {
+		const struct plan_group *g = &p->groups[i];
+
+		if (!g->preset || g->nr_missing == 0 || preset_said(prev, g))
+			continue;
+		if (g->nr_events == 0)
+			log_warn("group %s%s%s: this machine's PMU offers no "
+			    "top-down events (%s); the group counts nothing "
+			    "here and the others count as configured", g->name,
+			    g->pmu ? " on PMU " : "", g->pmu ? g->pmu : "",
+			    g->why ? g->why : "no definition");
+		else
+			log_warn("group %s on PMU %s (%s): %s; counting the "
+			    "%zu event%s it offers, top-down level %d",
+			    g->name, g->pmu, g->definition, g->why ? g->why :
+			    "events missing", g->nr_events,
+			    g->nr_events == 1 ? "" : "s", g->level);
+	}
+}
+
+static int load_plan(const struct options *opt,
+    const struct event_ctx *ectx, struct plan **cfg);
+
+/* Load into *cfg; prev is the plan running (NULL at start). */
 static int
 load_config(const struct options *opt, const struct event_ctx *ectx,
+    struct plan **cfg, const struct plan *prev)
+{
+	if (load_plan(opt, ectx, cfg) < 0)
+		return -1;
+	log_presets(*cfg, prev);
+	return 0;
+}
+
+static int
+load_plan(const struct options *opt, const struct event_ctx *ectx,
     struct plan **cfg)
 {
 	char err[1024];
@@ -440,7 +504,7 @@ reload(const struct options *opt, const struct event_ctx *ectx,
 	sd_notifyf(0, "RELOADING=1\nSTATUS=reloading %s\nMONOTONIC_USEC=%llu",
 	    opt->config_file ? opt->config_file : "the embedded config",
 	    (unsigned long long)(mono_ns() / 1000));
-	if (load_config(opt, ectx, &next) < 0) {
+	if (load_config(opt, ectx, &next, *cfg) < 0) {
 		log_error("reload failed: still running the previous config");
 		collector_reload_failed(running);
 		notify_status("READY=1\n");
@@ -536,6 +600,7 @@ main(int argc, char **argv)
 	}
 	if (err[0])
 		log_warn("%s", err);
+	event_sys_identify(&es, opt.sysfs, opt.procfs);
 	if (opt.list_events || opt.resolve_event) {
 		status = 0;
 		if (opt.list_events)
@@ -549,7 +614,7 @@ main(int argc, char **argv)
 		return status;
 	}
 	raise_nofile();
-	if (load_config(&opt, &es.ctx, &cfg) < 0) {
+	if (load_config(&opt, &es.ctx, &cfg, NULL) < 0) {
 		event_sys_free(&es);
 		return 1;
 	}

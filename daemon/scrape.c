@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/gzip.h"
 #include "daemon/scrape.h"
 
 struct scrape {
@@ -171,7 +172,7 @@ render_gzip(struct scrape *sc, void *arg, struct scrape_blob *out)
 	if ((plain = scrape_blob(sc, SCRAPE_BODY(a->f, 0), render_plain,
 	    arg)) == NULL)
 		return -ENOMEM;
-	if (expo_gzip_body(plain->p, plain->len, &b, &crc) < 0)
+	if (gzip_body(plain->p, plain->len, &b, &crc) < 0)
 		return -ENOMEM;
 	out->p = b.p;
 	out->len = b.len;
@@ -213,7 +214,7 @@ render_tail_only(const struct tail_arg *a, struct expo_buf *tail)
 		return -ENOMEM;
 	if (!a->gz)
 		return 0;
-	if (expo_gzip_tail((uint32_t)a->body->meta[0], a->body->meta[1],
+	if (gzip_tail((uint32_t)a->body->meta[0], a->body->meta[1],
 	    tail->p ? tail->p : "", tail->len, &zt) < 0) {
 		free(tail->p);
 		free(zt.p);

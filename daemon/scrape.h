@@ -85,7 +85,7 @@ const struct scrape_blob *scrape_ready(struct scrape *sc, unsigned slot);
  * The body of a variant, rendered (and, with gzip, compressed) on first
  * use; NULL on ENOMEM.  o must be the same for every call on sc.  A gzip
  * body has meta[0] = CRC-32 and meta[1] = length of the plain body, what
- * expo_gzip_tail needs to close the member.
+ * gzip_tail needs to close the member.
  */
 const struct scrape_blob *scrape_body(struct scrape *sc, enum expo_format f,
     int gz, const struct expo_opts *o);

@@ -56,6 +56,7 @@ struct centry {
 	char *id;
 	int looked;			/* looked up at least once */
 	int found;
+	int sandbox;
 	char *v[NAMES_NR];
 	uint64_t retry_ns;		/* not found: look again then */
 	unsigned tries;
@@ -223,6 +224,7 @@ namemap_build(const struct centry *c, size_t nr)
 		e->id = p;
 		p = stpcpy(p, c[i].id) + 1;
 		e->found = c[i].found;
+		e->sandbox = c[i].sandbox;
 		for (k = 0; k < NAMES_NR; k++) {
 			e->v[k] = NULL;
 			if (c[i].v[k]) {
@@ -461,6 +463,7 @@ resolve_due(struct names *n, uint64_t *next_ns)
 		for (k = 0; k < NAMES_NR; k++)
 			if (f->v[k][0] && (e->v[k] = strdup(f->v[k])) == NULL)
 				break;	/* ENOMEM: fewer labels */
+		e->sandbox = f->sandbox;
 		e->looked = e->found = 1;
 		changed = 1;
 	}

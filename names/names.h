@@ -45,6 +45,8 @@ int names_id_valid(const char *id);
 struct namemap_entry {
 	const char *id;
 	int found;			/* 0: no runtime knows it (yet) */
+	int sandbox;			/* a pod's sandbox (pause) container:
+					   the collector leaves its series out */
 	const char *v[NAMES_NR];
 };
 

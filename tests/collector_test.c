@@ -25,6 +25,7 @@
 #include "collectors/perf/perf_sys.h"
 #include "config/config.h"
 #include "daemon/expo.h"
+#include "names/names.h"
 #include "tests/check.h"
 
 #define MAXFD 512
@@ -773,7 +774,7 @@ test_pmus(void)
 	};
 	const char *top = getenv("top_srcdir");
 	struct pmu_list l;
-	struct event_ctx ctx = { &l, NULL, 1 };
+	struct event_ctx ctx = { &l, NULL, 1, NULL };
 	struct plan *cfg = NULL;
 	struct collector *c = NULL;
 	struct snapshot *s;
@@ -1082,6 +1083,103 @@ test_layouts(const char *dir)
 	mountinfo = "/nonexistent";
 }
 
+/* The value of label name on row r, or NULL. */
+static const char *
+row_label(const struct snap_row *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; r && i < r->nr_labels; i++)
+		if (strcmp(r->label_names[i], name) == 0)
+			return r->label_values[i];
+	return NULL;
+}
+
+/*
+ * Container names on the rows (names/, reading the containerd state
+ * captured in tests/fixtures/names): a CRI container's series carry its
+ * pod's names; its pod's sandbox (pause) container, whose cgroup the
+ * path cannot tell from a container's, has no series once the resolver
+ * knows it is one, though it is matched and counted.
+ */
+static void
+test_names_sandbox(const char *dir)
+{
+	static const char ctr[] =
+	    "4e7feab8eafb14e4d6a2a2ab2f92f7ef1ebfa44e754a0b548899c5a15a20789f";
+	static const char pod[] =
+	    "67d1b6990fe1f5eb4c8e8a5e85ab3249fed65f99e2449baf164d161c533b6cf8";
+	const char *top = getenv("top_srcdir");
+	char mi[8400], path[8400], root[4200], cpath[100], ppath[100];
+	struct names_opts no = { root, NULL };
+	const struct namemap_entry *e, *f;
+	struct collector_opts o = {
+		.sysfs = dir,
+		.log = capture,
+	};
+	struct names *n = NULL;
+	struct namemap *m;
+	struct plan *cfg = NULL;
+	struct collector *c = NULL;
+	struct snapshot *s;
+	int i, known = 0;
+
+	snprintf(root, sizeof(root), "%s/tests/fixtures/names/root",
+	    top ? top : ".");
+	snprintf(cpath, sizeof(cpath), "/k/%s", ctr);
+	snprintf(ppath, sizeof(ppath), "/k/%s", pod);
+	snprintf(path, sizeof(path), "mkdir -p %s/nm%s %s/nm%s", dir, cpath,
+	    dir, ppath);
+	CHECK(system(path) == 0);
+	scratch_mount(dir, "nm", mi, sizeof(mi));
+	o.mountinfo = mountinfo;
+	CHECK(names_new(&no, &n) == 0 && names_start(n) == 0);
+	o.names = n;
+	snprintf(path, sizeof(path), "groups:\n  - name: sw\n"
+	    "    events: [cycles]\ncgroups:\n  - path: /k/*\n"
+	    "    groups: [sw]\n    relabel:\n"
+	    "      - regex: '.*/([0-9a-f]{64})'\n"
+	    "        target_label: container_id\n");
+	CHECK(config_parse(NULL, "t.yaml", path, strlen(path), &cfg, mi,
+	    sizeof(mi)) == 0);
+	CHECK(cfg && collector_new(cfg, &o, &c, mi, sizeof(mi)) == 0);
+	if (c == NULL) {
+		names_free(n);
+		plan_free(cfg);
+		return;
+	}
+	collector_enable(c);
+	/* The first collection tells the resolver both ids; wait until it
+	 * knows them. */
+	collector_collect(c);
+	for (i = 0; i < 500 && !known; i++) {
+		m = names_map(n);
+		e = namemap_find(m, ctr);
+		f = namemap_find(m, pod);
+		known = e && e->found && f && f->found;
+		namemap_unref(m);
+		if (!known)
+			usleep(10000);
+	}
+	CHECK(known);
+	collector_collect(c);
+	s = collector_snapshot(c);
+	CHECK(s != NULL && s->cgroups_counted == 2);
+	CHECK_STR(row_label(cgroup_row(s, cpath), "container_id"), ctr);
+	CHECK_STR(row_label(cgroup_row(s, cpath), "pod"), "web-7d4b9");
+	CHECK_STR(row_label(cgroup_row(s, cpath), "container"), "nginx");
+	CHECK(s != NULL && cgroup_row(s, ppath) == NULL);
+	CHECK(s != NULL && s->nr_rows == 1);
+	snapshot_unref(s);
+	collector_free(c);
+	names_free(n);
+	plan_free(cfg);
+	CHECK(open_fds() == 0);
+	snprintf(path, sizeof(path), "rm -r %s/nm", dir);
+	CHECK(system(path) == 0);
+	mountinfo = "/nonexistent";
+}
+
 int
 main(void)
 {
@@ -1108,6 +1206,7 @@ main(void)
 	test_denied(dir);
 	test_pmus();
 	test_layouts(dir);
+	test_names_sandbox(dir);
 
 	snprintf(path, sizeof(path), "rm -r %s", dir);
 	CHECK(system(path) == 0);

@@ -106,9 +106,14 @@ test_embedded(void)
 	CHECK(config_parse(NULL, "<default>", config_default_yaml,
 	    strlen(config_default_yaml), &cfg, err, sizeof(err)) == 0);
 	/* The CPUs, then the layouts' entries (tests/layouts_test.c). */
-	CHECK(cfg && cfg->nr_groups == 1 && cfg->nr_targets > 2 &&
+	CHECK(cfg && cfg->nr_groups == 2 && cfg->nr_targets > 2 &&
 	    cfg->nr_layouts > 1);
 	CHECK(cfg && strcmp(cfg->groups[0].name, "ipc") == 0);
+	/* Top-down only on perf-metrics PMUs: here, none, and silent
+	 * (tests/topdown_test.c checks the machines that have them). */
+	CHECK(cfg && strcmp(cfg->groups[1].name, "td") == 0 &&
+	    cfg->groups[1].preset && cfg->groups[1].nr_events == 0 &&
+	    cfg->groups[1].nr_missing == 0);
 	CHECK(cfg && cfg->targets[1].layout == 1 &&
 	    strcmp(cfg->targets[1].path, "/*") == 0);
 	CHECK(cfg && strcmp(cfg->layouts[0], "top") == 0);
@@ -144,7 +149,7 @@ test_errors(void)
 	/* Pinning is a group's, through its leader (as perf stat says). */
 	bad("groups:\n  - name: x\n    events: [cycles, instructions:D]\n",
 	    "t.yaml:3:22: event \"instructions:D\" in group \"x\" is pinned (:D), but only a group's leader can be: perf_event_open refuses a pinned member (EINVAL), as perf stat does; put :D on the leader (\"cycles\"), which pins the whole group");
-	bad("groups:\n  - name: x\n", "t.yaml:2:5: group \"x\" has no \"events\"");
+	bad("groups:\n  - name: x\n", "t.yaml:2:5: group \"x\" has no \"events\" (or \"preset: topdown\")");
 	bad("groups:\n  - events: [cycles]\n", "t.yaml:2:5: group has no \"name\"");
 	bad("interval: 1 second\n" GROUPS,
 	    "t.yaml:1:11: interval: invalid duration \"1 second\" (expected a number with ms, s, m or h, e.g. \"1s\")");
@@ -486,7 +491,7 @@ test_pmus(void)
 {
 	const char *top = getenv("top_srcdir");
 	struct pmu_list l;
-	struct event_ctx ctx = { &l, NULL, 1 };
+	struct event_ctx ctx = { &l, NULL, 1, NULL };
 	struct plan *cfg = NULL;
 	char sysfs[4096];
 	int r;

@@ -387,7 +387,7 @@ test_tracepoints(void)
 static void
 test_pfm(void)
 {
-	struct event_ctx ctx = { NULL, NULL, 0 };
+	struct event_ctx ctx = { NULL, NULL, 0, NULL };
 
 	cur = &ctx;
 	if (event_pfm_available()) {

@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include "daemon/expo.h"
+#include "daemon/gzip.h"
 #include "daemon/scrape.h"
 #include "tests/check.h"
 
@@ -272,7 +273,7 @@ check_variant(struct scrape *s, enum expo_format f,
 	CHECK(scrape_ready(s, SCRAPE_BODY(f, 1)) == gz);
 	CHECK(gz->meta[1] == plain->len);
 	CHECK(expo_render_tail(&tail, f, o, &live) == 0);
-	CHECK(expo_gzip_tail((uint32_t)gz->meta[0], gz->meta[1],
+	CHECK(gzip_tail((uint32_t)gz->meta[0], gz->meta[1],
 	    tail.p ? tail.p : "", tail.len, &zt) == 0);
 
 	whole = malloc(plain->len + tail.len + 1);
@@ -407,6 +408,41 @@ test_scrape_cache(void)
 	scrape_cache_fini(&cache);
 }
 
+/* The topdown definitions render beside the counts, with the width
+ * only where the formulas use one; the lacking PMU's "topdown" row. */
+static void
+test_topdown(void)
+{
+	struct snapshot *s = snapshot_new();
+	struct snap_topdown *td = snapshot_alloc(s, 2 * sizeof(*td));
+	struct snap_support sup[1] = { { "td", "topdown", 0, NULL } };
+	char *text;
+	size_t len;
+
+	td[0] = (struct snap_topdown){ "td", "cpu_core", "intel_perf_metrics",
+	    2, 0 };
+	td[1] = (struct snap_topdown){ "td", "cpu_atom", "intel_atom", 1, 5 };
+	s->topdown = td;
+	s->nr_topdown = 2;
+	s->support = sup;
+	s->nr_support = 1;
+	text = expo_render(s, &len);
+	CHECK_CONTAINS(text, "# TYPE pmu_exporter_topdown_info gauge\n"
+	    "pmu_exporter_topdown_info{group=\"td\",pmu=\"cpu_core\","
+	    "definition=\"intel_perf_metrics\",level=\"2\"} 1\n"
+	    "pmu_exporter_topdown_info{group=\"td\",pmu=\"cpu_atom\","
+	    "definition=\"intel_atom\",level=\"1\"} 1\n");
+	CHECK_CONTAINS(text, "# TYPE pmu_exporter_topdown_slots_per_cycle "
+	    "gauge\npmu_exporter_topdown_slots_per_cycle{group=\"td\","
+	    "pmu=\"cpu_atom\",definition=\"intel_atom\"} 5\n#");
+	CHECK(text && strstr(text, "slots_per_cycle{group=\"td\",pmu=\""
+	    "cpu_core\"") == NULL);
+	CHECK_CONTAINS(text, "pmu_exporter_event_supported{group=\"td\","
+	    "event=\"topdown\"} 0\n");
+	free(text);
+	snapshot_unref(s);
+}
+
 int
 main(void)
 {
@@ -415,5 +451,6 @@ main(void)
 	test_render();
 	test_variants();
 	test_scrape_cache();
+	test_topdown();
 	return CHECK_DONE();
 }

@@ -206,7 +206,7 @@ dashboard_queries() {
 	shift 2
 	vars=$(for v in "$@"; do printf '%s\n' "$v"; done |
 		jq -R -s 'split("\n") | map(select(length > 0) | capture("^(?<k>[a-z_]+)=(?<v>.*)$"))')
-	jq -c --arg r "$r" --argjson vars "$vars" '.panels[] | .title as $t | .targets[]
+	jq -c --arg r "$r" --argjson vars "$vars" '.panels[] | .title as $t | (.targets // [])[]
 		| {title: $t, refId, expr: (reduce $vars[] as $x (.expr | gsub("\\$__rate_interval"; $r);
 		  gsub("\\$" + $x.k + "(?![A-Za-z0-9_])"; $x.v)))}' "$f"
 }

@@ -40,6 +40,8 @@ expect(struct names *n, const char *id, const char *ns, const char *pod,
 
 	memset(&f, 0, sizeof(f));
 	CHECK(names_lookup(n, id, &f) == 1);
+	/* The sandbox (pause) containers are the ones named "POD". */
+	CHECK(f.sandbox == (strcmp(ctr, "POD") == 0));
 	CHECK_STR(f.v[NAMES_NAMESPACE], ns);
 	CHECK_STR(f.v[NAMES_POD], pod);
 	CHECK_STR(f.v[NAMES_CONTAINER], ctr);
@@ -201,7 +203,8 @@ static void
 test_thread(void)
 {
 	struct names_opts o = { root, NULL };
-	const char *ids[] = { CRI_CTR, PODMAN_IMG, NOBODY, "not-an-id" };
+	const char *ids[] = { CRI_CTR, PODMAN_IMG, NOBODY, CRI_POD,
+	    "not-an-id" };
 	const struct namemap_entry *e;
 	struct namemap *m;
 	struct names *n;
@@ -212,10 +215,10 @@ test_thread(void)
 	CHECK(m != NULL && m->nr == 0);
 	namemap_unref(m);
 	CHECK(names_start(n) == 0);
-	CHECK(names_want(n, ids, 4) == 0);
+	CHECK(names_want(n, ids, 5) == 0);
 	for (i = 0; i < 500; i++) {
 		m = names_map(n);
-		if (m->nr == 3)
+		if (m->nr == 4)
 			break;
 		namemap_unref(m);
 		m = NULL;
@@ -225,7 +228,13 @@ test_thread(void)
 	if (m) {
 		CHECK((e = namemap_find(m, CRI_CTR)) != NULL && e->found);
 		CHECK_STR(e ? e->v[NAMES_POD] : NULL, "web-7d4b9");
+		CHECK(e && !e->sandbox);
+		/* The pod's sandbox: known as one, so that the collector
+		 * leaves its series out. */
+		CHECK((e = namemap_find(m, CRI_POD)) != NULL && e->found &&
+		    e->sandbox);
 		CHECK((e = namemap_find(m, PODMAN_IMG)) != NULL && e->found);
+		CHECK(e && !e->sandbox);
 		CHECK_STR(e ? e->v[NAMES_CONTAINER] : NULL, "nm-img");
 		CHECK(e && e->v[NAMES_NAMESPACE] == NULL);
 		/* Looked up, known to no runtime: in the map, not found. */

@@ -98,6 +98,11 @@ plan_free(struct plan *cfg)
 		free(g->name);
 		free(g->pmu);
 		cpumap_free(&g->cpus);
+		free(g->definition);
+		for (j = 0; j < g->nr_missing; j++)
+			free(g->missing[j]);
+		free(g->missing);
+		free(g->why);
 	}
 	free(cfg->groups);
 	for (i = 0; i < cfg->nr_targets; i++) {

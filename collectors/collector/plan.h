@@ -40,6 +40,18 @@ struct plan_group {
 	int pmu_cpus;			/* the PMU covers only the CPUs in cpus */
 	struct cpumap cpus;
 	int line, col;
+	/* A preset group (- {name: td, preset: topdown}) is expanded into
+	 * one copy per core PMU, always exported with a pmu label.  A copy
+	 * whose PMU offers none of the preset's events has no events, is
+	 * named by no target, and says so through missing ("topdown"). */
+	int preset;
+	char *definition;		/* "intel_perf_metrics"..., or NULL */
+	int level;			/* top-down level its events allow */
+	unsigned slots_per_cycle;	/* width the formulas use; 0: none */
+	size_t nr_missing;
+	char **missing;			/* events the definition wants that
+					   this PMU lacks: unsupported */
+	char *why;			/* the reason, for the log */
 };
 
 /*

@@ -183,6 +183,33 @@ check_group(const struct collector *c, const struct target *t,
 	return problems;
 }
 
+/* What a preset's definition wants and the PMU does not offer.
+ * Problems. */
+static int
+check_presets(const struct plan *cfg, FILE *out)
+{
+	size_t i, e;
+	int problems = 0;
+
+	for (i = 0; i < cfg->nr_groups; i++) {
+		const struct plan_group *g = &cfg->groups[i];
+
+		if (!g->preset)
+			continue;
+		fprintf(out, "preset group %s pmu %s: definition %s, top-down "
+		    "level %d, %zu events%s%s\n", g->name,
+		    g->pmu ? g->pmu : "none", g->definition ? g->definition :
+		    "none", g->level, g->nr_events, g->why ? ": " : "",
+		    g->why ? g->why : "");
+		for (e = 0; e < g->nr_missing; e++)
+			fprintf(out, "  %-24s unsupported: %s\n", g->missing[e],
+			    g->nr_events ? "not offered by this PMU" :
+			    "this machine's PMU offers no top-down events");
+		problems += g->nr_missing > 0;
+	}
+	return problems;
+}
+
 int
 collector_check(struct collector *c, FILE *out, unsigned wait_ms)
 {
@@ -208,5 +235,5 @@ collector_check(struct collector *c, FILE *out, unsigned wait_ms)
 		for (j = 0; j < t->nr_groups; j++)
 			problems += check_group(c, t, &t->groups[j], out);
 	}
-	return problems;
+	return problems + check_presets(c->cfg, out);
 }

@@ -66,8 +66,9 @@ row_labels(struct snapshot *s, const struct target *t,
  * The name map's entry for t's container id, NULL when it has none.  A
  * target whose id the resolver has not looked up yet is held out of its
  * first snapshot (*hold), so that its series start with their names
- * rather than gain them an interval later; its id is added to ids, the
- * set the resolver is told.
+ * rather than gain them an interval later; a pod's sandbox (pause)
+ * container is held out of every snapshot once the resolver knows it is
+ * one.  Its id is added to ids, the set the resolver is told.
  */
 static const struct namemap_entry *
 target_names(struct target *t, const struct namemap *nm, const char **ids,
@@ -86,6 +87,8 @@ target_names(struct target *t, const struct namemap *nm, const char **ids,
 		t->names_held = 1;
 		*hold = 1;
 	}
+	if (ne && ne->found && ne->sandbox)
+		*hold = 1;
 	return ne && ne->found ? ne : NULL;
 }
 
@@ -125,6 +128,38 @@ struct build {
 	size_t *oe_at, oe_mask;
 };
 
+
+/* The topdown preset's definition per (group, core PMU) where it
+ * expanded to events: the rules join their fractions on these. */
+static int
+snapshot_topdown(struct snapshot *s, const struct plan *cfg,
+    const char **gnames)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < cfg->nr_groups; i++)
+		n += cfg->groups[i].definition != NULL;
+	if ((s->topdown = snapshot_alloc(s, (n + 1) *
+	    sizeof(*s->topdown))) == NULL)
+		return -ENOMEM;
+	for (i = 0; i < cfg->nr_groups; i++) {
+		const struct plan_group *g = &cfg->groups[i];
+		struct snap_topdown *t = &s->topdown[s->nr_topdown];
+
+		if (g->definition == NULL)
+			continue;
+		t->group = gnames[i];
+		t->pmu = g->pmu ? snapshot_strdup(s, g->pmu) : NULL;
+		t->definition = snapshot_strdup(s, g->definition);
+		if ((g->pmu && !t->pmu) || !t->definition)
+			return -ENOMEM;
+		t->level = g->level;
+		t->slots_per_cycle = g->slots_per_cycle;
+		s->nr_topdown++;
+	}
+	return 0;
+}
+
 /* The groups' and events' names, copied once into the snapshot. */
 static int
 build_names(struct build *b)
@@ -159,7 +194,7 @@ build_support(struct build *b)
 	size_t i, e, n = 0;
 
 	for (i = 0; i < cfg->nr_groups; i++)
-		n += cfg->groups[i].nr_events;
+		n += cfg->groups[i].nr_events + cfg->groups[i].nr_missing;
 	s->support = snapshot_alloc(s, (n + 1) * sizeof(*s->support));
 	b->base = snapshot_alloc(s, (cfg->nr_groups + 1) * sizeof(*b->base));
 	if (s->support == NULL || b->base == NULL)
@@ -173,6 +208,19 @@ build_support(struct build *b)
 			s->support[n].pmu = snapshot_strdup(s,
 			    cfg->groups[i].events[e].pmu);
 			if (s->support[n].pmu == NULL)
+				return -ENOMEM;
+		}
+	/* What a preset wanted and this PMU lacks: unsupported, named. */
+	for (i = 0; i < cfg->nr_groups; i++)
+		for (e = 0; e < cfg->groups[i].nr_missing; e++, n++) {
+			s->support[n].group = b->gnames[i];
+			s->support[n].event = snapshot_strdup(s,
+			    cfg->groups[i].missing[e]);
+			s->support[n].supported = 0;
+			s->support[n].pmu = cfg->groups[i].pmu ?
+			    snapshot_strdup(s, cfg->groups[i].pmu) : NULL;
+			if (s->support[n].event == NULL ||
+			    (cfg->groups[i].pmu && !s->support[n].pmu))
 				return -ENOMEM;
 		}
 	s->nr_support = n;
@@ -462,6 +510,7 @@ snapbuild(struct collector *c, double duration_s)
 		goto fail;
 	count_rows(c, &nrows, &nerrors);
 	if (build_names(&b) < 0 || build_support(&b) < 0 ||
+	    snapshot_topdown(b.s, c->cfg, b.gnames) < 0 ||
 	    health_init(&b, nerrors) < 0)
 		goto fail;
 	b.s->rows = snapshot_alloc(b.s, (nrows + 1) * sizeof(*b.s->rows));

@@ -83,6 +83,15 @@ struct snap_support {
 	const char *pmu;		/* the PMU the event belongs to */
 };
 
+/* A topdown preset group's definition on one core PMU (plan.h). */
+struct snap_topdown {
+	const char *group;
+	const char *pmu;
+	const char *definition;
+	int level;
+	unsigned slots_per_cycle;	/* 0: the formulas need none */
+};
+
 struct snapshot {
 	atomic_int refs;
 	uint64_t seq;			/* collections so far */
@@ -101,6 +110,8 @@ struct snapshot {
 	struct snap_row *rows;		/* CPU rows first, then cgroup rows */
 	size_t nr_support;
 	struct snap_support *support;
+	size_t nr_topdown;
+	struct snap_topdown *topdown;
 	size_t nr_cgroups;		/* cgroup targets counted */
 	size_t nr_cpus;			/* CPUs counted system-wide */
 	/* For the status line (collector_summary). */

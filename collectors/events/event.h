@@ -32,11 +32,14 @@
 /* Enough for every core PMU of a hybrid machine. */
 #define EVENT_MAX_VARIANTS 8
 
+struct topdown_cpu;
+
 /* What the parser may consult.  All fields may be NULL. */
 struct event_ctx {
 	const struct pmu_list *pmus;	/* NULL: generic names only */
 	const char *tracefs;		/* NULL: tracefs not mounted */
 	int no_pfm;			/* do not try libpfm4 names */
+	const struct topdown_cpu *cpu;	/* for presets; NULL: unknown */
 };
 
 /* How an event may share a group. */

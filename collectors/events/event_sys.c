@@ -39,6 +39,14 @@ event_sys_load(struct event_sys *es, const char *sysfs, const char *mountinfo,
 }
 
 void
+event_sys_identify(struct event_sys *es, const char *sysfs,
+    const char *procfs)
+{
+	topdown_cpu_read(sysfs, procfs, &es->cpu);
+	es->ctx.cpu = &es->cpu;
+}
+
+void
 event_sys_free(struct event_sys *es)
 {
 	if (es == NULL)
@@ -119,6 +127,56 @@ event_sys_list(const struct event_sys *es, FILE *out)
 	}
 }
 
+/*
+ * --resolve-event preset:topdown: per core PMU, the definition and each
+ * event with its encoding, in group order (the first leads), or why the
+ * PMU has none.
+ */
+static int
+resolve_topdown(const struct event_sys *es, FILE *out, char *err,
+    size_t errlen)
+{
+	struct event ev[EVENT_MAX_VARIANTS];
+	struct topdown_set set;
+	size_t i, j, cores = 0;
+	int r;
+
+	for (i = 0; i < es->pmus.nr; i++) {
+		const struct pmu *p = &es->pmus.pmu[i];
+
+		if (!p->core)
+			continue;
+		topdown_expand(es->ctx.cpu, p, &set);
+		fprintf(out, "%spmu=%s\ndefinition=%s\nlevel=%d\n"
+		    "slots_per_cycle=%u\n", cores++ ? "\n" : "", p->name,
+		    set.definition && topdown_present(&set) ? set.definition :
+		    "none", set.level, set.slots_per_cycle);
+		if (set.why[0])
+			fprintf(out, "why=%s\n", set.why);
+		for (j = 0; j < set.nr; j++) {
+			if (!set.ev[j].present) {
+				fprintf(out, "event=%s missing\n",
+				    set.ev[j].name);
+				continue;
+			}
+			if ((r = event_parse(&es->ctx, set.ev[j].spec, ev,
+			    EVENT_MAX_VARIANTS, err, errlen)) < 0)
+				return r;
+			fprintf(out, "event=%s %s type=%u config=0x%llx "
+			    "config1=0x%llx%s\n", set.ev[j].name,
+			    set.ev[j].spec, ev[0].attr.type,
+			    (unsigned long long)ev[0].attr.config,
+			    (unsigned long long)ev[0].attr.config1,
+			    j == 0 ? " leader" : "");
+		}
+	}
+	if (cores == 0)
+		fprintf(out, "pmu=none\ndefinition=none\nwhy=no core PMU "
+		    "under sysfs: this machine's PMU offers no top-down "
+		    "events\n");
+	return 0;
+}
+
 int
 event_sys_resolve(const struct event_sys *es, const char *s, FILE *out,
     char *err, size_t errlen)
@@ -127,6 +185,8 @@ event_sys_resolve(const struct event_sys *es, const char *s, FILE *out,
 	char cpus[1024];
 	int n, i;
 
+	if (strcmp(s, "preset:topdown") == 0)
+		return resolve_topdown(es, out, err, errlen);
 	if ((n = event_parse(&es->ctx, s, ev, EVENT_MAX_VARIANTS, err,
 	    errlen)) < 0)
 		return n;

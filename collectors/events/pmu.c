@@ -177,6 +177,7 @@ pmu_fini(struct pmu *p)
 		free(p->aliases[i].unit);
 	}
 	free(p->aliases);
+	free(p->caps_pmu_name);
 	cpumap_free(&p->cpus);
 	free(p->name);
 	memset(p, 0, sizeof(*p));
@@ -314,6 +315,19 @@ read_pmu(const char *devices, const char *name, struct pmu *p)
 	p->core = strcmp(name, "cpu") == 0 || p->cpus_from == PMU_CPUS_FILE;
 	if ((r = read_formats(dir, p)) < 0 || (r = read_aliases(dir, p)) < 0)
 		goto fail;
+	if (mkpath(path, sizeof(path), "%s/caps/pmu_name", dir) == 0 &&
+	    text_read_small(path, text, sizeof(text)) == 0 && text[0] &&
+	    (p->caps_pmu_name = strdup(text)) == NULL) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	if (mkpath(path, sizeof(path), "%s/caps/slots", dir) == 0 &&
+	    text_read_small(path, text, sizeof(text)) == 0) {
+		unsigned long v = strtoul(text, &end, 0);
+
+		if (end != text && *end == '\0' && v < 1024)
+			p->caps_slots = (unsigned)v;
+	}
 	return 0;
 fail:
 	pmu_fini(p);

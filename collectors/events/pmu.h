@@ -5,7 +5,9 @@
  * perf type, the format of its terms (which bits of config, config1 and
  * config2 a term sets), its named events with their scale and unit, and
  * the CPUs it covers (a cpus file for hybrid core PMUs, a cpumask file
- * for uncore and RAPL PMUs, neither for PMUs that count on every CPU).
+ * for uncore and RAPL PMUs, neither for PMUs that count on every CPU),
+ * and the two capabilities the topdown preset asks (caps/pmu_name,
+ * caps/slots).
  *
  * The scan reads files below the sysfs root the caller names and nothing
  * else, so tests point it at fixture trees.  The result is plain data that
@@ -47,6 +49,8 @@ struct pmu {
 	struct pmu_format *formats;
 	size_t nr_aliases;
 	struct pmu_alias *aliases;	/* sorted by name */
+	char *caps_pmu_name;		/* caps/pmu_name ("skylake"), or NULL */
+	unsigned caps_slots;		/* caps/slots (Arm pipeline width), or 0 */
 };
 
 struct pmu_list {

@@ -1,0 +1,430 @@
+#!/usr/bin/env python3
+"""topdown_cases.py - the expected values of the top-down recording rules,
+computed independently of them: perf's own metric expressions (a vendored
+subset of tools/perf/pmu-events, tests/fixtures/topdown_rules/perf-metrics.json,
+each source with its path and commit) evaluated on synthetic counts.
+
+Writes the promtool unit test contrib/prometheus/tests/topdown.yml: the
+counts as pmu_exporter serves them (one series per event, group "td", the
+core PMU's name, pmu_exporter_topdown_info and _slots_per_cycle), and, for
+every case, the fractions perf's expressions give, rounded to 1e-6 as the
+test's PromQL rounds the rules' values.
+
+    topdown_cases.py            print the test file
+    topdown_cases.py --check F  exit 1 unless F is what it prints
+
+Nothing here reads the rules: a wrong formula in pmu_exporter.rules.yml
+fails `promtool test rules` on the file this writes.
+"""
+import json
+import math
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURE = os.path.join(HERE, "..", "..", "..", "tests", "fixtures", "topdown_rules", "perf-metrics.json")
+
+# ---------------------------------------------------------------------------
+# perf's metric expression language, as far as these files use it: numbers,
+# event and metric names (with backslash escapes, `pmu@event@` and
+# `cpu@event\,modifier\=v@` forms), #literals, + - * /, parentheses,
+# `a if cond else b`, comparisons, min(), max(), d_ratio().
+
+TOKEN = re.compile(r"""
+    \s*(?:
+      (?P<num>\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)
+    | (?P<name>(?:[A-Za-z_#]|\\.)(?:[A-Za-z0-9_.@#]|\\.)*)
+    | (?P<op>[-+*/(),<>])
+    )""", re.X)
+
+
+def tokenize(expr):
+    pos, out = 0, []
+    expr = expr.rstrip()
+    while pos < len(expr):
+        m = TOKEN.match(expr, pos)
+        if not m or m.end() == pos:
+            raise SyntaxError(f"cannot read {expr[pos:]!r} in {expr!r}")
+        pos = m.end()
+        kind = m.lastgroup
+        out.append((kind, m.group(kind)))
+    return out
+
+
+class Evaluator:
+    """Evaluates one source's metrics on one set of event counts.  The
+    expression is parsed into closures first, so that, as in perf, only
+    the taken branch of `a if cond else b` is evaluated (the other may
+    name events that are not counted)."""
+
+    def __init__(self, source, counts, slots_per_cycle, smt):
+        self.metrics = {m["MetricName"]: m["MetricExpr"] for m in source["metrics"]}
+        self.not_opened = {self.event_key(e) for e in source["not_opened"]}
+        self.aliases = source["aliases"]
+        self.literals = {k.lower(): v for k, v in source["literals"].items()}
+        self.literals["#smt_on"] = 1 if smt else 0
+        if slots_per_cycle is not None:
+            self.literals["#slots"] = slots_per_cycle
+        self.counts = {k.lower(): v for k, v in counts.items()}
+        self.used = set()
+
+    @staticmethod
+    def event_key(name):
+        """perf's spelling of an event to the exporter's: escapes gone,
+        a leading `pmu@` and trailing `@` dropped, case folded."""
+        name = name.replace("\\", "")
+        m = re.fullmatch(r"[a-z_]+@(.*)@", name)
+        if m:
+            name = m.group(1)
+        return name.lower()
+
+    def value(self, name):
+        if name in self.metrics:
+            return self.eval(self.metrics[name])
+        if name in self.aliases:
+            return self.value(self.aliases[name])
+        if name.startswith("#"):
+            if name.lower() not in self.literals:
+                raise KeyError(f"{name}: a literal the evaluator does not set")
+            return self.literals[name.lower()]
+        key = self.event_key(name)
+        if key in self.counts:
+            self.used.add(key)
+            return self.counts[key]
+        if key in self.not_opened:
+            return 0.0
+        raise KeyError(f"{name}: neither a metric of the file nor a counted event")
+
+    def eval(self, expr):
+        return Parser(tokenize(expr), expr, self).parse()()
+
+
+class Parser:
+    """perf's expression grammar, each rule returning a closure:
+    ternary := comparison ('if' comparison 'else' ternary)?"""
+
+    def __init__(self, toks, expr, ev):
+        self.toks, self.i, self.expr, self.ev = toks, 0, expr, ev
+
+    def parse(self):
+        f = self.ternary()
+        if self.i != len(self.toks):
+            raise SyntaxError(f"trailing {self.toks[self.i:]} in {self.expr!r}")
+        return f
+
+    def peek(self):
+        return self.toks[self.i] if self.i < len(self.toks) else (None, None)
+
+    def take(self, want=None):
+        t = self.peek()
+        if want is not None and t[1] != want:
+            raise SyntaxError(f"expected {want!r}, got {t} in {self.expr!r}")
+        self.i += 1
+        return t
+
+    def ternary(self):
+        a = self.comparison()
+        if self.peek() == ("name", "if"):
+            self.take()
+            cond = self.comparison()
+            self.take("else")
+            b = self.ternary()
+            return lambda: a() if cond() else b()
+        return a
+
+    def binary(self, ops, sub):
+        a = sub()
+        while self.peek()[1] in ops:
+            op = self.take()[1]
+            b = sub()
+            a = (lambda x, y, o: lambda: ops[o](x(), y()))(a, b, op)
+        return a
+
+    def comparison(self):
+        return self.binary({"<": lambda x, y: float(x < y), ">": lambda x, y: float(x > y)}, self.additive)
+
+    def additive(self):
+        return self.binary({"+": lambda x, y: x + y, "-": lambda x, y: x - y}, self.term)
+
+    def term(self):
+        return self.binary({"*": lambda x, y: x * y, "/": lambda x, y: x / y}, self.unary)
+
+    def unary(self):
+        if self.peek()[1] == "-":
+            self.take()
+            f = self.unary()
+            return lambda: -f()
+        return self.atom()
+
+    def atom(self):
+        kind, text = self.take()
+        if kind == "num":
+            v = float(text)
+            return lambda: v
+        if text == "(":
+            f = self.ternary()
+            self.take(")")
+            return f
+        if kind == "name" and self.peek()[1] == "(" and text in ("min", "max", "d_ratio"):
+            self.take("(")
+            args = [self.ternary()]
+            while self.peek()[1] == ",":
+                self.take()
+                args.append(self.ternary())
+            self.take(")")
+            if text == "d_ratio":
+                return lambda: (lambda n, d: 0.0 if d == 0 else n / d)(args[0](), args[1]())
+            fn = min if text == "min" else max
+            return lambda: fn(*(a() for a in args))
+        if kind == "name":
+            ev = self.ev
+            return lambda: ev.value(text)
+        raise SyntaxError(f"unexpected {text!r} in {self.expr!r}")
+
+
+# ---------------------------------------------------------------------------
+# The cases: per-minute counts of each event (the series grow linearly, so
+# a rate over 5 minutes is the count / 60 and every fraction the ratio of
+# counts), chosen so that each class differs and the max(0, ...) of the
+# level-2 classes both cuts and does not.
+
+# One machine a family: a machine's PMU has one definition.
+HOSTS = {"sapphirerapids": "spr-1:10101", "icelakex": "icx-1:10101", "alderlake": "adl-1:10101", "skylakex": "skx-1:10101",
+         "alderlaken": "adl-1:10101", "amdzen4": "zen4-1:10101", "amdzen5": "zen5-1:10101",
+         "arm64_sbsa": "neoverse-v2-1:10101"}
+
+CASES = [
+    # Sapphire Rapids, level 2: a memory-bound container (daemon-named).
+    {"title": "Sapphire Rapids (perf metrics, level 2): a memory-bound container",
+     "source": "sapphirerapids", "pmu": "cpu", "scope": "cgroup",
+     "labels": {"cgroup": "/kubepods.slice/kubepods-pod1.slice/cri-containerd-aa11.scope", "container_id": "aa11",
+                "namespace": "shop", "pod": "db-0", "container": "postgres"},
+     "counts": {"slots": 60e9, "topdown-retiring": 12e9, "topdown-bad-spec": 3e9,
+                "topdown-fe-bound": 9e9, "topdown-be-bound": 36e9,
+                "topdown-heavy-ops": 2e9, "topdown-br-mispredict": 2e9,
+                "topdown-fetch-lat": 5e9, "topdown-mem-bound": 27e9}},
+    # ... a compute-bound service, where branch mispredicts exceed the
+    # bad speculation left (machine_clears cut at 0) and fetch latency
+    # exceeds the frontend share (fetch_bandwidth cut at 0).
+    {"title": "Sapphire Rapids, level 2: max(0, ...) cutting machine clears and fetch bandwidth",
+     "source": "sapphirerapids", "pmu": "cpu", "scope": "cgroup",
+     "labels": {"cgroup": "/system.slice/calc.service", "unit": "calc.service"},
+     "counts": {"slots": 48e9, "topdown-retiring": 30e9, "topdown-bad-spec": 2e9,
+                "topdown-fe-bound": 4e9, "topdown-be-bound": 12e9,
+                "topdown-heavy-ops": 7e9, "topdown-br-mispredict": 3e9,
+                "topdown-fetch-lat": 5e9, "topdown-mem-bound": 2e9}},
+    # Icelake-SP, level 1 only (no level-2 events in its sysfs), per CPU.
+    {"title": "Icelake-SP (perf metrics, level 1), per CPU",
+     "source": "icelakex", "pmu": "cpu", "scope": "cpu", "labels": {"cpu": "3"},
+     "counts": {"slots": 50e9, "topdown-retiring": 20e9, "topdown-bad-spec": 5e9,
+                "topdown-fe-bound": 10e9, "topdown-be-bound": 15e9}},
+    # Skylake-SP, general-purpose counters, a 4-wide pipeline.
+    {"title": "Skylake-SP (general-purpose counters)",
+     "source": "skylakex", "pmu": "cpu", "scope": "cgroup",
+     "labels": {"cgroup": "/system.slice/nginx.service", "unit": "nginx.service"},
+     "counts": {"CPU_CLK_UNHALTED.THREAD": 12e9, "IDQ_UOPS_NOT_DELIVERED.CORE": 9e9,
+                "UOPS_ISSUED.ANY": 21e9, "UOPS_RETIRED.RETIRE_SLOTS": 18e9,
+                "INT_MISC.RECOVERY_CYCLES": 0.5e9}},
+    # ... with SMT on: the exporter counts the core-wide _ANY events and
+    # perf halves them (#SMT_on; system-wide, #core_wide).
+    {"title": "Skylake-SP with SMT on (core-wide events halved)",
+     "source": "skylakex", "pmu": "cpu", "scope": "cgroup", "smt": True, "host": "skx-smt-1:10101",
+     "labels": {"cgroup": "/system.slice/redis.service", "unit": "redis.service"},
+     "counts": {"CPU_CLK_UNHALTED.THREAD": 12e9, "CPU_CLK_UNHALTED.THREAD_ANY": 20e9,
+                "IDQ_UOPS_NOT_DELIVERED.CORE": 9e9, "UOPS_ISSUED.ANY": 21e9,
+                "UOPS_RETIRED.RETIRE_SLOTS": 18e9, "INT_MISC.RECOVERY_CYCLES_ANY": 1e9},
+     "unused_ok": ["CPU_CLK_UNHALTED.THREAD"]},
+    {"title": "Skylake-SP, per CPU",
+     "source": "skylakex", "pmu": "cpu", "scope": "cpu", "labels": {"cpu": "0"},
+     "counts": {"CPU_CLK_UNHALTED.THREAD": 24e9, "IDQ_UOPS_NOT_DELIVERED.CORE": 30e9,
+                "UOPS_ISSUED.ANY": 40e9, "UOPS_RETIRED.RETIRE_SLOTS": 33e9,
+                "INT_MISC.RECOVERY_CYCLES": 1.2e9}},
+    # Alder Lake hybrid: one cgroup counted on both core types, each with
+    # its own definition (the P-core with Alder Lake's cpu_core metrics,
+    # level 2; the E-core, the same Gracemont core as Alder Lake-N's, with
+    # that file's).
+    {"title": "Alder Lake hybrid: the P-core part of a container",
+     "source": "alderlake", "pmu": "cpu_core", "scope": "cgroup",
+     "labels": {"cgroup": "/machine.slice/libpod-bb22.scope", "container_id": "bb22", "container": "web"},
+     "counts": {"slots": 30e9, "topdown-retiring": 9e9, "topdown-bad-spec": 3e9,
+                "topdown-fe-bound": 12e9, "topdown-be-bound": 6e9,
+                "topdown-heavy-ops": 1e9, "topdown-br-mispredict": 1.5e9,
+                "topdown-fetch-lat": 7e9, "topdown-mem-bound": 4e9}},
+    {"title": "Alder Lake hybrid: the E-core part of the same container",
+     "source": "alderlaken", "pmu": "cpu_atom", "scope": "cgroup",
+     "labels": {"cgroup": "/machine.slice/libpod-bb22.scope", "container_id": "bb22", "container": "web"},
+     "counts": {"CPU_CLK_UNHALTED.CORE": 6e9, "TOPDOWN_FE_BOUND.ALL": 9e9,
+                "TOPDOWN_BE_BOUND.ALL": 12e9, "TOPDOWN_RETIRING.ALL": 6e9,
+                "TOPDOWN_BAD_SPECULATION.ALL": 3e9}},
+    # AMD Zen 4 (6 slots) and Zen 5 (8 slots).
+    {"title": "AMD Zen 4 (6 dispatch slots)",
+     "source": "amdzen4", "pmu": "cpu", "scope": "cgroup",
+     "labels": {"cgroup": "/user.slice/user-1000.slice/session-2.scope"},
+     "counts": {"ls_not_halted_cyc": 10e9, "de_no_dispatch_per_slot.no_ops_from_frontend": 12e9,
+                "de_no_dispatch_per_slot.backend_stalls": 24e9, "de_no_dispatch_per_slot.smt_contention": 3e9,
+                "de_src_op_disp.all": 24e9, "ex_ret_ops": 21e9}},
+    {"title": "AMD Zen 5 (8 dispatch slots), per CPU",
+     "source": "amdzen5", "pmu": "cpu", "scope": "cpu", "labels": {"cpu": "7"},
+     "counts": {"ls_not_halted_cyc": 10e9, "de_no_dispatch_per_slot.no_ops_from_frontend": 8e9,
+                "de_no_dispatch_per_slot.backend_stalls": 40e9, "de_no_dispatch_per_slot.smt_contention": 4e9,
+                "de_src_op_disp.all": 32e9, "ex_ret_ops": 28e9}},
+    # Arm, perf's sbsa.json, 8 slots (Neoverse V2's caps/slots).
+    {"title": "Arm (sbsa.json, 8 slots)",
+     "source": "arm64_sbsa", "pmu": "armv8_pmuv3_0", "scope": "cgroup", "slots_per_cycle": 8,
+     "labels": {"cgroup": "/kubepods.slice/kubepods-pod2.slice/cri-containerd-cc33.scope", "container_id": "cc33",
+                "namespace": "shop", "pod": "api-1", "container": "api"},
+     "counts": {"CPU_CYCLES": 5e9, "STALL_SLOT": 24e9, "STALL_SLOT_FRONTEND": 6e9,
+                "STALL_SLOT_BACKEND": 18e9, "OP_SPEC": 20e9, "OP_RETIRED": 15e9, "BR_MIS_PRED": 0.1e9}},
+]
+
+# The denominator of each definition's expressions, in issue slots: the
+# sum of the four level-1 events (perf metrics), else the pipeline width
+# times the cycles of the event perf's slots use.
+CYCLES = {"intel_gp": "CPU_CLK_UNHALTED.THREAD", "intel_atom": "CPU_CLK_UNHALTED.CORE",
+          "amd_pipeline": "ls_not_halted_cyc", "arm_sbsa": "CPU_CYCLES"}
+
+
+def slots_per_minute(definition, counts, width, smt):
+    if definition == "intel_perf_metrics":
+        return sum(counts[e] for e in ("topdown-fe-bound", "topdown-bad-spec", "topdown-retiring", "topdown-be-bound"))
+    if definition == "intel_gp" and smt:
+        return width * counts["CPU_CLK_UNHALTED.THREAD_ANY"] / 2
+    return width * counts[CYCLES[definition]]
+
+
+LEVEL1 = {"frontend_bound", "bad_speculation", "backend_bound", "retiring", "smt_contention"}
+
+
+def labelstr(d):
+    return "{" + ",".join(f'{k}="{v}"' for k, v in d.items()) + "}"
+
+
+def yq(s):
+    return "'" + s.replace("'", "''") + "'"
+
+
+def build(fixture):
+    sources = fixture["sources"]
+    series, tests = [], []
+    info_done = set()
+    seen_defs = set()
+    for case in CASES:
+        src = sources[case["source"]]
+        width = case.get("slots_per_cycle", src.get("slots_per_cycle"))
+        if "unit" in src and src["unit"] != case["pmu"]:
+            raise SystemExit(f"{case['title']}: {src['path']} has these metrics for PMU {src['unit']}, not {case['pmu']}")
+        host = case.get("host", HOSTS[case["source"]])
+        common = {"group": "td", "pmu": case["pmu"], "instance": host, "job": "pmu_exporter"}
+        key = (host, case["pmu"])
+        if key not in info_done:
+            info_done.add(key)
+            series.append((f"info of {case['pmu']}",
+                           "pmu_exporter_topdown_info" + labelstr({**common, "definition": src["definition"], "level": str(src["levels"])}),
+                           "1x10"))
+            if width is not None:
+                series.append((f"width of {case['pmu']}",
+                               "pmu_exporter_topdown_slots_per_cycle" + labelstr({**common, "definition": src["definition"]}),
+                               f"{width:g}x10"))
+        metric = "pmu_cgroup_events_total" if case["scope"] == "cgroup" else "pmu_cpu_events_total"
+        for ev, n in case["counts"].items():
+            lab = {**case["labels"], **common, "event": ev}
+            series.append((case["title"], metric + labelstr(lab), f"0+{n:.10g}x10"))
+        ev = Evaluator(src, case["counts"], width, case.get("smt", False))
+        samples = []
+        for cls, mname in sorted(src["classes"].items()):
+            v = ev.eval(ev.metrics[mname])
+            rounded = math.floor(v * 1e6 + 0.5)
+            lab = {**case["labels"], **common, "definition": src["definition"], "class": cls,
+                   "level": "1" if cls in LEVEL1 else "2"}
+            samples.append((lab, rounded, f"{mname} = {v:.9f}"))
+        unused = {k.lower() for k in case["counts"]} - ev.used
+        # BR_MIS_PRED (Arm) and TOPDOWN_BAD_SPECULATION.ALL (Atom) are
+        # counted by the preset but no level-1 formula of perf uses them.
+        unused -= {"br_mis_pred", "topdown_bad_speculation.all"}
+        unused -= {e.lower() for e in case.get("unused_ok", [])}
+        if unused:
+            raise SystemExit(f"{case['title']}: counts no formula used: {sorted(unused)}")
+        rec = "cgroup:pmu_topdown_fraction:rate5m" if case["scope"] == "cgroup" else "cpu:pmu_topdown_fraction:rate5m"
+        sel = labelstr({"instance": host, **({"cgroup": case["labels"]["cgroup"]} if case["scope"] == "cgroup" else {"cpu": case["labels"]["cpu"]}),
+                        "pmu": case["pmu"]})
+        tests.append((case["title"], src, f"round({rec}{sel} * 1e6)", samples))
+        # The intermediate records: the slots per second, and (once a
+        # definition) each event's rate with the definition, and the
+        # fractions before the split by scope.
+        scope = {"cgroup": case["labels"]["cgroup"]} if case["scope"] == "cgroup" else {"cpu": case["labels"]["cpu"]}
+        lab = {**case["labels"], **common, "definition": src["definition"]}
+        per_s = slots_per_minute(src["definition"], case["counts"], width, case.get("smt", False)) / 60
+        tests.append((case["title"] + ", issue slots per second", src,
+                      f"round(pmu:topdown_slots:rate5m{labelstr({'instance': host, **scope, 'pmu': case['pmu']})})",
+                      [(lab, math.floor(per_s + 0.5), f"{per_s:.3f}")]))
+        if src["definition"] not in seen_defs:
+            seen_defs.add(src["definition"])
+            ev0, n0 = next(iter(case["counts"].items()))
+            r = n0 / 60
+            tests.append((case["title"] + f", {ev0} per second", src,
+                          f"round(pmu:topdown_events:rate5m{labelstr({'instance': host, **scope, 'pmu': case['pmu'], 'event': ev0})})",
+                          [({**lab, "event": ev0}, math.floor(r + 0.5), f"{r:.3f}")]))
+            lab0 = samples[0][0]
+            tests.append((case["title"] + ", before the split by scope", src,
+                          f"round(pmu:topdown_fraction:rate5m{labelstr({'instance': host, **scope, 'pmu': case['pmu'], 'class': lab0['class']})} * 1e6)",
+                          [samples[0]]))
+    return series, tests
+
+
+def render(fixture):
+    series, tests = build(fixture)
+    out = []
+    w = out.append
+    w("# topdown.yml - GENERATED by topdown_cases.py from perf's metric expressions")
+    w("# (tests/fixtures/topdown_rules/perf-metrics.json); do not edit, run")
+    w("#   python3 contrib/prometheus/tests/topdown_cases.py > contrib/prometheus/tests/topdown.yml")
+    w("# Each expected value is perf's expression evaluated on the same counts,")
+    w("# times 1e6, rounded; the comment beside it gives perf's metric and value.")
+    w("rule_files:")
+    w("  - ../pmu_exporter.rules.yml")
+    w("evaluation_interval: 1m")
+    w("group_eval_order: [pmu_exporter.settings, pmu_exporter.records, pmu_exporter.alerts]")
+    w("")
+    w("tests:")
+    w("  - interval: 1m")
+    w("    input_series:")
+    last = None
+    for title, s, values in series:
+        if title != last:
+            w(f"      # {title}")
+            last = title
+        w(f"      - series: {yq(s)}")
+        w(f"        values: '{values}'")
+    w("    promql_expr_test:")
+    for title, src, expr, samples in tests:
+        w(f"      # {title}: {src['path']} @ {src['commit'][:12]}")
+        w("      - eval_time: 10m")
+        w(f"        expr: {yq(expr)}")
+        w("        exp_samples:")
+        for lab, v, note in samples:
+            w(f"          # {note}")
+            w(f"          - labels: {yq(labelstr(lab))}")
+            w(f"            value: {v}")
+    return "\n".join(out) + "\n"
+
+
+def main():
+    with open(FIXTURE) as f:
+        fixture = json.load(f)
+    text = render(fixture)
+    if len(sys.argv) == 3 and sys.argv[1] == "--check":
+        with open(sys.argv[2]) as f:
+            if f.read() != text:
+                sys.stderr.write(f"{sys.argv[2]} is not what topdown_cases.py writes\n")
+                return 1
+        return 0
+    if len(sys.argv) != 1:
+        sys.stderr.write(__doc__)
+        return 2
+    sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
