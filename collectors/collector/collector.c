@@ -99,13 +99,8 @@ timer_arm(struct collector *c)
 static int
 apply_plan(struct collector *c, const struct plan *cfg)
 {
-	int r;
-
 	watch_ensure(c, cfg);
-	if ((r = rebuild_targets(c, cfg)) < 0)
-		return r;
-	collector_enable(c);
-	return 0;
+	return rebuild_targets(c, cfg);
 }
 
 /* On the thread: take the pending request, carry it out, reply. */
@@ -173,7 +168,7 @@ collector_main(void *arg)
 			serve_request(c);
 		/* A cgroup came or went: rescan at the next collection. */
 		if (pfd[3].revents && c->watch && cgwatch_drain(c->watch) != 0)
-			interval_rescan_soon(c);
+			interval_rescan_soon(&c->sched);
 		if (pfd[0].revents &&
 		    read(c->timerfd, &expirations, sizeof(expirations)) ==
 		    (ssize_t)sizeof(expirations) &&
@@ -228,7 +223,7 @@ collector_new(const struct plan *cfg, const struct collector_opts *o,
 	if ((r = rebuild_cfgstate_init(c, cfg)) < 0)
 		goto nomem;
 	watch_ensure(c, cfg);
-	if ((r = rebuild_open_all(c, NULL)) < 0)
+	if ((r = rebuild_open_all(c, NULL, 0)) < 0)
 		goto nomem;
 	*out = c;
 	return 0;

@@ -493,7 +493,7 @@ discovery_rescan(struct collector *c, int enable, int rebuild,
 	for (i = 0; i < SOURCE_KINDS && ty.no_room; i++)
 		if (source_kinds[i]->room_soon &&
 		    source_kinds[i]->room_soon(c->kstate[i])) {
-			interval_rescan_soon(c);
+			interval_rescan_soon(&c->sched);
 			break;
 		}
 	r = watch_dirs(c, &dirs);

@@ -182,11 +182,11 @@ inst_open(struct collector *c, struct target *t, struct tgroup *tg,
 		/* A CPU that went away while we opened, or a cgroup the
 		 * controller was not set up for yet: try again later. */
 		if (r == -ENODEV || in->no_perf_cgroup)
-			interval_retry(c);
+			interval_retry(&c->sched);
 		/* A CPU whose online bit is set before perf can open events
 		 * on it: a moment later it can. */
 		if (r == -ENODEV)
-			interval_retry_soon(c);
+			interval_retry_soon(&c->sched);
 		return r;
 	}
 	in->src = src;
