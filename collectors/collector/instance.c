@@ -329,7 +329,7 @@ inst_carry_gone(struct collector *c, const struct adopt *ad,
 {
 	struct tgroup *og;
 	size_t ne = c->cfg->groups[tg->gi].nr_events, k, e;
-	int same, oe;
+	int same, *oe;
 
 	if (t->cgroup == NULL || tg->per_cpu ||
 	    (og = old_tgroup(c, ad, t, tg, &same)) == NULL)
@@ -337,9 +337,14 @@ inst_carry_gone(struct collector *c, const struct adopt *ad,
 	if (tg->gone == NULL && (tg->gone = calloc(ne, sizeof(*tg->gone))) ==
 	    NULL)
 		return -ENOMEM;
+	/* Each new event's index in the old group, found once. */
+	if ((oe = malloc((ne + 1) * sizeof(*oe))) == NULL)
+		return -ENOMEM;
+	for (e = 0; e < ne; e++)
+		oe[e] = old_event(c, ad, og, tg, e);
 	for (e = 0; og->gone && e < ne; e++)
-		if ((oe = old_event(c, ad, og, tg, e)) >= 0)
-			scale_add(&tg->gone[e], &og->gone[oe]);
+		if (oe[e] >= 0)
+			scale_add(&tg->gone[e], &og->gone[oe[e]]);
 	tg->gone_enabled_ns += og->gone_enabled_ns;
 	tg->gone_running_ns += og->gone_running_ns;
 	for (k = 0; k < og->cpus.nr; k++) {
@@ -348,11 +353,12 @@ inst_carry_gone(struct collector *c, const struct adopt *ad,
 		if (cpumap_has(&tg->cpus, in->cpu) || in->acc == NULL)
 			continue;
 		for (e = 0; e < ne; e++)
-			if ((oe = old_event(c, ad, og, tg, e)) >= 0)
-				scale_add(&tg->gone[e], &in->acc[oe]);
+			if (oe[e] >= 0)
+				scale_add(&tg->gone[e], &in->acc[oe[e]]);
 		tg->gone_enabled_ns += in->enabled_ns;
 		tg->gone_running_ns += in->running_ns;
 	}
+	free(oe);
 	return 0;
 }
 

@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "collectors/cgroup/cgroupfs.h"
 #include "collectors/collector/collector_int.h"
 
 /* ---- config-dependent state ------------------------------------- */
@@ -160,26 +159,9 @@ fail:
 int
 rebuild_open_all(struct collector *c, const struct adopt *ad, int enable)
 {
-	const struct plan *cfg = c->cfg;
 	struct target *sys = NULL;
-	size_t i;
 	int r;
 
-	for (i = 0; i < cfg->nr_targets; i++)
-		if (cfg->targets[i].kind == PLAN_TARGET_CGROUP)
-			break;
-	if (i < cfg->nr_targets && !c->have_cgroot) {
-		r = cgroupfs_find(c->o.mountinfo, c->cgroot,
-		    sizeof(c->cgroot), &c->cgroot_v2);
-		if (r < 0)
-			REPORT(c, 4, NULL, NULL, NULL, -1, -r,
-			    "no cgroup hierarchy with the perf_event "
-			    "controller in %s (%s): cgroup targets are not "
-			    "counted", c->o.mountinfo, strerror(-r));
-		else
-			c->have_cgroot = 1;
-		rebuild_kinds_ctx(c);
-	}
 	if ((r = build_cpu_target(c, &sys)) < 0)
 		return r;
 	if (sys) {
