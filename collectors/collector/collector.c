@@ -342,7 +342,7 @@ collector_reload_failed(struct collector *c)
 size_t
 collector_open_fds(const struct collector *c)
 {
-	return inst_all_fds(c);
+	return discovery_fds(c);
 }
 
 enum denied_cause

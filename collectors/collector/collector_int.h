@@ -210,9 +210,6 @@ void inst_inherit(struct collector *c, const struct adopt *ad,
 int inst_carry_gone(struct collector *c, const struct adopt *ad,
     const struct target *t, struct tgroup *tg);
 
-size_t inst_target_fds(const struct target *t);
-size_t inst_need_fds(const struct collector *c, const struct target *t);
-size_t inst_all_fds(const struct collector *c);
 
 /* target.c */
 void target_free(struct target *t);
@@ -281,6 +278,7 @@ int hotplug_changed(struct collector *c);
 /* discovery.c */
 int discovery_rescan(struct collector *c, int enable, int rebuild,
     const struct adopt *ad);
+size_t discovery_fds(const struct collector *c);	/* perf fds held */
 
 /* snapbuild.c */
 struct snapshot *snapbuild(struct collector *c, double duration_s);

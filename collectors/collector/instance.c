@@ -3,8 +3,7 @@
  * target (see collector_int.h).  Opening one, reporting why it could
  * not be (an event the CPU lacks, a cgroup without perf_event state, no
  * fds or no privilege), adopting an unchanged one across a reload and
- * inheriting a failed one's counts when it is reopened, and counting the
- * perf fds the instances hold.
+ * inheriting a failed one's counts when it is reopened.
  */
 #include "autoconf.h"
 
@@ -417,48 +416,4 @@ inst_inherit(struct collector *c, const struct adopt *ad,
 			dst->acc[e] = in->acc[oe];
 	dst->enabled_ns = in->enabled_ns;
 	dst->running_ns = in->running_ns;
-}
-
-/* Perf fds a target holds. */
-size_t
-inst_target_fds(const struct target *t)
-{
-	size_t i, k, n = 0;
-
-	for (i = 0; t->opened && i < t->nr_groups; i++)
-		for (k = 0; k < t->groups[i].cpus.nr; k++)
-			n += source_fds(t->groups[i].inst[k].src);
-	return n;
-}
-
-/* Perf fds a target will need. */
-size_t
-inst_need_fds(const struct collector *c, const struct target *t)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < t->nr_groups; i++)
-		if (t->groups[i].kind->need_fds)
-			n += t->groups[i].kind->need_fds(
-			    &c->kctx[t->groups[i].kind->id], &t->groups[i]);
-	return n;
-}
-
-/* Every source's fds, and those the kinds hold themselves. */
-size_t
-inst_all_fds(const struct collector *c)
-{
-	size_t n = 0, i, j, k;
-
-	for (i = 0; i < SOURCE_KINDS; i++)
-		if (source_kinds[i]->fds)
-			n += source_kinds[i]->fds(c->kstate[i]);
-	for (i = 0; i < c->nr_targets; i++)
-		for (j = 0; j < c->targets[i]->nr_groups; j++) {
-			struct tgroup *tg = &c->targets[i]->groups[j];
-
-			for (k = 0; k < tg->cpus.nr && tg->inst; k++)
-				n += source_fds(tg->inst[k].src);
-		}
-	return n;
 }

@@ -472,7 +472,7 @@ build_status(struct build *b, double duration_s)
 	s->duration_s = duration_s;
 	s->interval_s = (double)c->cfg->interval_ns / 1e9;
 	s->seq = c->seq;
-	s->open_fds = inst_all_fds(c);
+	s->open_fds = discovery_fds(c);
 	s->cgroups_matched = c->cg_matched;
 	s->cgroups_counted = c->cg_counted > s->cgroups_no_perf ?
 	    c->cg_counted - s->cgroups_no_perf : 0;
