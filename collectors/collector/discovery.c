@@ -304,9 +304,13 @@ fds_needed(const struct collector *c, const struct target *t)
 	return n;
 }
 
-/* Every source's fds, and those the kinds hold themselves. */
-size_t
-discovery_fds(const struct collector *c)
+/*
+ * The fds the kinds hold themselves and those of every source; kept_only:
+ * of the targets a rescan keeps only (what vanished is closed, on
+ * success, and is not in the budget's way).
+ */
+static size_t
+fds_in_use(const struct collector *c, int kept_only)
 {
 	size_t n = 0, i, j, k;
 
@@ -314,13 +318,20 @@ discovery_fds(const struct collector *c)
 		if (source_kinds[i]->fds)
 			n += source_kinds[i]->fds(c->kstate[i]);
 	for (i = 0; i < c->nr_targets; i++)
-		for (j = 0; j < c->targets[i]->nr_groups; j++) {
+		for (j = 0; (!kept_only || c->targets[i]->seen) &&
+		    j < c->targets[i]->nr_groups; j++) {
 			struct tgroup *tg = &c->targets[i]->groups[j];
 
 			for (k = 0; k < tg->cpus.nr && tg->inst; k++)
 				n += source_fds(tg->inst[k].src);
 		}
 	return n;
+}
+
+size_t
+discovery_fds(const struct collector *c)
+{
+	return fds_in_use(c, 0);
 }
 
 /*
@@ -520,15 +531,10 @@ discovery_rescan(struct collector *c, int enable, int rebuild,
 	ns.fresh = malloc((nm + 1) * sizeof(*ns.fresh));
 	if (ns.v == NULL || ns.fresh == NULL)
 		goto out;
-	memset(&ty, 0, sizeof(ty));
-	ty.fds_in_use = discovery_fds(c);
 	if (plan_next(c, m, nm, &ns) < 0)
 		goto out;
-	/* What vanished is closed below, on success: its fds are not in
-	 * the budget's way. */
-	for (i = 0; i < c->nr_targets; i++)
-		if (!c->targets[i]->seen)
-			ty.fds_in_use -= fds_held(c->targets[i]);
+	memset(&ty, 0, sizeof(ty));
+	ty.fds_in_use = fds_in_use(c, 1);
 	if (open_next(c, &ns, &ty, enable, ad) < 0)
 		goto out;
 	swap_in(c, &ns);
@@ -537,6 +543,7 @@ discovery_rescan(struct collector *c, int enable, int rebuild,
 	c->cg_skipped = ty.skipped;
 	report_tally(c, &ty);
 	report_layouts(c, m, nm);
+	r = watch_dirs(c, &dirs);
 	/* A slot freed this interval is reusable after the next refresh:
 	 * rescan then, not a whole rescan interval later. */
 	for (i = 0; i < SOURCE_KINDS && ty.no_room; i++)
@@ -545,7 +552,6 @@ discovery_rescan(struct collector *c, int enable, int rebuild,
 			interval_rescan_soon(&c->sched);
 			break;
 		}
-	r = watch_dirs(c, &dirs);
 out:
 	/* On failure the targets made here go; the old set is untouched. */
 	for (i = 0; i < ns.nfresh; i++)
