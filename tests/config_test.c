@@ -261,9 +261,9 @@ test_cgroup_keys(void)
 	/* Prometheus keeps labels starting with "__" for itself (its
 	 * data model: "reserved for internal use"). */
 	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    relabel:\n      - regex: a\n        target_label: __name__\n",
-	    "t.yaml:9:23: target_label \"__name__\" is reserved: pmu_exporter sets it itself");
+	    "t.yaml:9:23: target_label \"__name__\" is reserved: names starting with \"__\" are Prometheus's own");
 	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    relabel:\n      - regex: a\n        target_label: __x\n",
-	    "t.yaml:9:23: target_label \"__x\" is reserved: pmu_exporter sets it itself");
+	    "t.yaml:9:23: target_label \"__x\" is reserved: names starting with \"__\" are Prometheus's own");
 	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    relabel:\n      - regex: a\n        target_label: 1x\n",
 	    "t.yaml:9:23: target_label \"1x\" is not a valid label name ([a-zA-Z_][a-zA-Z0-9_]*)");
 	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    relabel:\n      - source: name\n        regex: a\n        target_label: x\n",
