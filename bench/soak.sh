@@ -32,10 +32,10 @@
 #   first good one, the other bad one), not waited for; one client
 #   scraping every half second.
 # Every 10 s, without stopping the load, the daemon's VmRSS, RssAnon,
-# RssFile, fds and threads go to a CSV ($TMPDIR/pmu_soak.<time>.csv), and
-# at the end the slope of RSS (and RssAnon) after the warm-up, the first
-# third of the run, is fitted by least squares over the last two thirds'
-# samples, in kB/min.
+# RssFile, fds and threads, and the machine's 1-minute load average, go
+# to a CSV ($TMPDIR/pmu_soak.<time>.csv); at the end the slope of each
+# after the warm-up, the first third of the run, is fitted by least
+# squares over the last two thirds' samples, in kB (or fds) per minute.
 #
 # The verdict (exit 0 when all hold, else 1):
 #   - no ASan/UBSan report, and a clean exit after SIGTERM (no leak);
@@ -297,15 +297,15 @@ now_us() { local t=${EPOCHREALTIME/./}; echo "${t#0}"; }
 # One CSV row: seconds since the start, then what /proc says of the daemon.
 sample() {
 	local t=$1
-	awk -v t="$t" -v fds="$(fds)" -v b="$2" -v r="$(reloads)" '
+	awk -v t="$t" -v fds="$(fds)" -v b="$2" -v r="$(reloads)" -v la="$(cut -d' ' -f1 /proc/loadavg)" '
 		$1 == "VmRSS:" { rss = $2 } $1 == "RssAnon:" { anon = $2 }
 		$1 == "RssFile:" { file = $2 } $1 == "Threads:" { th = $2 }
-		END { print t "," rss "," anon "," file "," fds "," th "," b "," r }' \
+		END { print t "," rss "," anon "," file "," fds "," th "," b "," r "," la }' \
 	    "/proc/$PID/status" >> "$CSV"
 }
 paced_run() {
 	local tick=0 start_us next_us d us end_us i hup=0 spid prev=() cur=()
-	echo "t_s,rss_kb,rss_anon_kb,rss_file_kb,fds,threads,batches,reloads" > "$CSV"
+	echo "t_s,rss_kb,rss_anon_kb,rss_file_kb,fds,threads,batches,reloads,loadavg1" > "$CSV"
 	rm -f "$T/stop"
 	paced_scraper & spid=$!
 	BENCH_PIDS="$BENCH_PIDS $spid"
