@@ -32,8 +32,9 @@
 #   first good one, the other bad one), not waited for; one client
 #   scraping every half second.
 # Every 10 s, without stopping the load, the daemon's VmRSS, RssAnon,
-# RssFile, fds and threads, and the machine's 1-minute load average, go
-# to a CSV ($TMPDIR/pmu_soak.<time>.csv); at the end the slope of each
+# RssFile, fds, threads and VmHWM (the peak RSS: the samples come just
+# after a SIGHUP, before the reload it starts allocates), and the
+# machine's 1-minute load average, go to a CSV ($TMPDIR/pmu_soak.<time>.csv); at the end the slope of each
 # after the warm-up, the first third of the run, is fitted by least
 # squares over the last two thirds' samples, in kB (or fds) per minute.
 #
@@ -300,12 +301,13 @@ sample() {
 	awk -v t="$t" -v fds="$(fds)" -v b="$2" -v r="$(reloads)" -v la="$(cut -d' ' -f1 /proc/loadavg)" '
 		$1 == "VmRSS:" { rss = $2 } $1 == "RssAnon:" { anon = $2 }
 		$1 == "RssFile:" { file = $2 } $1 == "Threads:" { th = $2 }
-		END { print t "," rss "," anon "," file "," fds "," th "," b "," r "," la }' \
+		$1 == "VmHWM:" { hwm = $2 }
+		END { print t "," rss "," anon "," file "," fds "," th "," b "," r "," la "," hwm }' \
 	    "/proc/$PID/status" >> "$CSV"
 }
 paced_run() {
 	local tick=0 start_us next_us d us end_us i hup=0 spid prev=() cur=()
-	echo "t_s,rss_kb,rss_anon_kb,rss_file_kb,fds,threads,batches,reloads,loadavg1" > "$CSV"
+	echo "t_s,rss_kb,rss_anon_kb,rss_file_kb,fds,threads,batches,reloads,loadavg1,vm_hwm_kb" > "$CSV"
 	rm -f "$T/stop"
 	paced_scraper & spid=$!
 	BENCH_PIDS="$BENCH_PIDS $spid"
