@@ -263,13 +263,11 @@ settle() {
 
 # --- the run -----------------------------------------------------------
 two_more || bench_die "the daemon does not collect"
-if [ "$LOAD" = paced ]; then
-	# mode: bpf's program and maps are loaded at the first cgroup it
-	# matches and stay (README): the fds to come back to are with them.
-	mkdir "$W/p0" "$W/b0" || bench_die "mkdir $W/p0 $W/b0"
-	two_more; two_more
-	rmdir "$W/p0" "$W/b0" || bench_die "rmdir $W/p0 $W/b0"
-fi
+# mode: bpf's program and maps are loaded at the first cgroup it matches
+# and stay (README): the fds to come back to are with them.
+mkdir "$W/p0" "$W/b0" || bench_die "mkdir $W/p0 $W/b0"
+two_more; two_more
+rmdir "$W/p0" "$W/b0" || bench_die "rmdir $W/p0 $W/b0"
 settle
 fd0=$(fds) rss0=$(bench_rss_kb "$PID")
 t0=$(date +%s)
@@ -361,13 +359,11 @@ at() { awk -F, -v t="$1" -v col="$2" 'NR > 1 && $1 <= t { v = $col } END { print
 
 # --- the run -----------------------------------------------------------
 two_more || bench_die "the daemon does not collect"
-if [ "$LOAD" = paced ]; then
-	# mode: bpf's program and maps are loaded at the first cgroup it
-	# matches and stay (README): the fds to come back to are with them.
-	mkdir "$W/p0" "$W/b0" || bench_die "mkdir $W/p0 $W/b0"
-	two_more; two_more
-	rmdir "$W/p0" "$W/b0" || bench_die "rmdir $W/p0 $W/b0"
-fi
+# mode: bpf's program and maps are loaded at the first cgroup it matches
+# and stay (README): the fds to come back to are with them.
+mkdir "$W/p0" "$W/b0" || bench_die "mkdir $W/p0 $W/b0"
+two_more; two_more
+rmdir "$W/p0" "$W/b0" || bench_die "rmdir $W/p0 $W/b0"
 settle
 fd0=$(fds) rss0=$(bench_rss_kb "$PID")
 th0=$(awk '$1 == "Threads:" { print $2 }' "/proc/$PID/status")
@@ -408,6 +404,7 @@ else
 		fd[1]=$(fds) rssend=$(bench_rss_kb "$PID")
 		thend=$(awk '$1 == "Threads:" { print $2 }' "/proc/$PID/status")
 		echo "after the load, the cgroups gone: RSS $rssend kB, ${fd[1]} fds, $thend threads; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+		echo "peak RSS (VmHWM): $(awk '$1 == "VmHWM:" { print $2 }' "/proc/$PID/status") kB"
 	else
 		fd[1]=died
 	fi
