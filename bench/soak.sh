@@ -1,13 +1,19 @@
 #!/bin/bash
-# soak.sh - the load of tests/churn.test for MINUTES on an ASan build:
-# does anything leak, grow or go wrong when the daemon runs it for long?
+# soak.sh - a long load on the daemon: does anything leak, grow or go
+# wrong when it runs for long?
 #
-#   bench/soak.sh [MINUTES]     (as root, from a git work tree; default 30)
+#   bench/soak.sh [-l churn|paced] [-b asan|plain] [-q MB] MINUTES
+#                 (as root, from a git work tree; MINUTES defaults to 30)
 #
-# Builds the daemon with ASan and UBSan (the flags of check.sh's first
-# pass) from the tracked files of this work tree, as they are now, in
-# $SOAK_BUILD (default $TMPDIR/pmu_soak_build); PMU_EXPORTER=PATH runs an
-# ASan build of your own instead.  Then, for MINUTES minutes:
+# -b asan (the default) builds the daemon with ASan and UBSan (the flags of
+# check.sh's first pass) from the tracked files of this work tree, as they
+# are now, in $SOAK_BUILD (default $TMPDIR/pmu_soak_build); PMU_EXPORTER=PATH
+# runs an ASan build of your own instead.  -q MB is ASan's
+# quarantine_size_mb (default 32; ASan's own default is 256).  -b plain
+# runs $PMU_EXPORTER (default: this tree's daemon/pmu_exporter, built by
+# make) as it is.
+#
+# -l churn (the default): the load of tests/churn.test:
 #   interval 10 ms, a full cgroup rescan every second, two watched
 #   patterns (perf and bpf mode) under a parent cgroup made here;
 #   rounds of 30 cgroups created, counted for two collections, removed;
@@ -16,13 +22,30 @@
 #   two clients scraping without a pause.
 # At the end of every minute the load stops at the end of its round,
 # the cgroups are gone, and the daemon's RSS and fd count are sampled:
-# one row of the table.  The verdict (exit 0 when all hold, else 1):
+# one row of the table.
+#
+# -l paced: the load at a fixed rate, as issue 25 describes it:
+#   interval 100 ms, a full rescan every 5 s; every half second the 100
+#   cgroups of the last tick removed and 100 new ones (50 watched in perf
+#   mode, 50 in mode: bpf, fresh names) created; a SIGHUP every second,
+#   in a cycle of four (a good config with one more event, a bad one, the
+#   first good one, the other bad one), not waited for; one client
+#   scraping every half second.
+# Every 10 s, without stopping the load, the daemon's VmRSS, RssAnon,
+# RssFile, fds, threads and VmHWM (the peak RSS: the samples come just
+# after a SIGHUP, before the reload it starts allocates), and the
+# machine's 1-minute load average, go to a CSV ($TMPDIR/pmu_soak.<time>.csv); at the end the slope of each
+# after the warm-up, the first third of the run, is fitted by least
+# squares over the last two thirds' samples, in kB (or fds) per minute.
+#
+# The verdict (exit 0 when all hold, else 1):
 #   - no ASan/UBSan report, and a clean exit after SIGTERM (no leak);
 #   - no *_total series ever decreased between two scrapes of one client;
-#   - the fd count of every minute equals the one before the load;
-#   - RSS flat at the end: the last minute's within 2% + 1 MB of the
-#     middle minute's (runs of 4 minutes or more; the first minutes fill
-#     ASan's quarantine, which this script caps at 32 MB).
+#   - with the cgroups gone, the fd count equals the one before the load
+#     (churn: at the end of every minute; paced: at the end);
+#   - RSS flat at the end: the last sample within 2% + 1 MB of the middle
+#     one's (runs of 4 minutes or more; with ASan the first minutes fill
+#     its quarantine).
 # The output is also kept in $TMPDIR/pmu_soak.<time>.log, and an ASan
 # report in $TMPDIR/pmu_soak.<time>.asan.  Only the PIDs started here are
 # killed, only the cgroups made here removed; the server binds 127.0.0.1.
@@ -30,15 +53,30 @@ set -u
 user_bin=${PMU_EXPORTER:-}
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
-trap bench_cleanup EXIT
+# The paced load's cgroups of the last tick, if it was stopped mid-way.
+trap '[ -z "${W:-}" ] || rmdir "$W"/*/ 2>/dev/null; bench_cleanup' EXIT
 trap 'exit 130' INT TERM HUP
 
+LOAD=churn BUILD=asan QUARANTINE=32
+while getopts l:b:q: o; do
+	case $o in
+	l) LOAD=$OPTARG ;;
+	b) BUILD=$OPTARG ;;
+	q) QUARANTINE=$OPTARG ;;
+	*) bench_die "usage: $0 [-l churn|paced] [-b asan|plain] [-q MB] MINUTES" ;;
+	esac
+done
+shift $((OPTIND - 1))
+case $LOAD in churn|paced) ;; *) bench_die "-l churn or paced, not \"$LOAD\"" ;; esac
+case $BUILD in asan|plain) ;; *) bench_die "-b asan or plain, not \"$BUILD\"" ;; esac
+case $QUARANTINE in ''|*[!0-9]*) bench_die "-q takes megabytes, not \"$QUARANTINE\"" ;; esac
 MINUTES=${1:-30}
 PER=30
 case $MINUTES in ''|*[!0-9]*|0) bench_die "MINUTES must be a whole number of minutes, not \"$MINUTES\"" ;; esac
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 LOG=${TMPDIR:-/tmp}/pmu_soak.$STAMP.log
 KEEP_ASAN=${TMPDIR:-/tmp}/pmu_soak.$STAMP.asan
+CSV=${TMPDIR:-/tmp}/pmu_soak.$STAMP.csv
 exec > >(tee "$LOG") 2>&1
 
 [ "$(id -u)" = 0 ] || bench_die "must run as root (cgroups, perf, BPF)"
@@ -49,6 +87,10 @@ CGROOT=$(bench_cgroot)
 [ -n "$CGROOT" ] || bench_die "no cgroup hierarchy for perf in mountinfo"
 
 # --- the ASan build ----------------------------------------------------
+if [ "$BUILD" = plain ]; then
+	[ -x "$PMU_EXPORTER" ] || bench_die "$PMU_EXPORTER is not built (make)"
+	grep -q __asan_init "$PMU_EXPORTER" && bench_die "$PMU_EXPORTER is an ASan build: use -b asan"
+else
 san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1"
 if [ -n "$user_bin" ]; then
 	PMU_EXPORTER=$user_bin
@@ -68,6 +110,7 @@ else
 fi
 [ -x "$PMU_EXPORTER" ] || bench_die "$PMU_EXPORTER is not built"
 grep -q __asan_init "$PMU_EXPORTER" || bench_die "$PMU_EXPORTER is not an ASan build"
+fi
 echo "daemon: $PMU_EXPORTER ($("$PMU_EXPORTER" --version 2>&1 | head -1)), tree: git $(git -C "$top_srcdir" rev-parse --short HEAD 2>/dev/null)$(git -C "$top_srcdir" diff --quiet HEAD 2>/dev/null || echo ' plus uncommitted changes')"
 
 # --- the daemon --------------------------------------------------------
@@ -76,9 +119,14 @@ bench_mkcg "$CGROOT/$CGNAME"
 bench_mkcg "$CGROOT/$CGNAME/w"
 W=$CGROOT/$CGNAME/w N=/$CGNAME/w
 T=$BENCH_TMP
+if [ "$LOAD" = churn ]; then
+	INTERVAL=10ms RESCAN=1s
+else
+	INTERVAL=100ms RESCAN=5s
+fi
 cat > "$T/good.yaml" <<YAML
-interval: 10ms
-cgroup_rescan_interval: 1s
+interval: $INTERVAL
+cgroup_rescan_interval: $RESCAN
 groups:
   - name: sw
     events: [task-clock, context-switches]
@@ -96,12 +144,14 @@ cgroups:
 YAML
 sed 's/\[page-faults\]/[page-fautls]/' "$T/good.yaml" > "$T/bad1.yaml"
 sed 's|path: \(.*\)/p\*$|path: \1/../p*|' "$T/good.yaml" > "$T/bad2.yaml"
+sed 's/\[task-clock, context-switches\]/[task-clock, context-switches, cpu-migrations]/' \
+    "$T/good.yaml" > "$T/good2.yaml"
 cp "$T/good.yaml" "$T/c.yaml"
 PORT=$(bench_free_port)
 URL=http://127.0.0.1:$PORT/metrics
 # A smaller quarantine than ASan's 256 MB, so that RSS settles within
 # minutes; a use after free is still caught long after the free.
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:quarantine_size_mb=32:log_path=$T/asan \
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:quarantine_size_mb=$QUARANTINE:log_path=$T/asan \
 UBSAN_OPTIONS=print_stacktrace=1:log_path=$T/asan \
 	bench_spawn "$PMU_EXPORTER" --web.listen-address="127.0.0.1:$PORT" \
 	--config.file="$T/c.yaml" > "$T/daemon.log" 2>&1
@@ -213,10 +263,114 @@ settle() {
 
 # --- the run -----------------------------------------------------------
 two_more || bench_die "the daemon does not collect"
+# mode: bpf's program and maps are loaded at the first cgroup it matches
+# and stay (README): the fds to come back to are with them.
+mkdir "$W/p0" "$W/b0" || bench_die "mkdir $W/p0 $W/b0"
+two_more; two_more
+rmdir "$W/p0" "$W/b0" || bench_die "rmdir $W/p0 $W/b0"
 settle
 fd0=$(fds) rss0=$(bench_rss_kb "$PID")
 t0=$(date +%s)
-echo "soak: $MINUTES min, started $(date -u +%FT%TZ), daemon PID $PID, port $PORT"
+# --- the paced load (-l paced) ------------------------------------------
+# One client, a scrape every half second, each against the one before.
+paced_scraper() {
+	local d=$T/ps
+	mkdir -p "$d"
+	while [ ! -e "$T/stop" ]; do
+		if curl -sf "$URL" > "$d/raw"; then
+			echo 1 >> "$T/scrapes"
+			grep '_total[{ ]' "$d/raw" > "$d/cur"
+			[ -f "$d/prev" ] && awk 'FNR == NR { k = $0; sub(/ [^ ]*$/, "", k); last[k] = $NF + 0; next }
+			    { k = $0; sub(/ [^ ]*$/, "", k)
+			      if ((k in last) && $NF + 0 < last[k]) print k " went from " last[k] " to " $NF }' \
+			    "$d/prev" "$d/cur" >> "$T/decreases"
+			mv "$d/cur" "$d/prev"
+		else
+			echo "scrape failed" >> "$T/errors"
+		fi
+		sleep 0.5
+	done
+}
+# Microseconds since the epoch.
+now_us() { local t=${EPOCHREALTIME/./}; echo "${t#0}"; }
+# One CSV row: seconds since the start, then what /proc says of the daemon.
+sample() {
+	local t=$1
+	awk -v t="$t" -v fds="$(fds)" -v b="$2" -v r="$(reloads)" -v la="$(cut -d' ' -f1 /proc/loadavg)" '
+		$1 == "VmRSS:" { rss = $2 } $1 == "RssAnon:" { anon = $2 }
+		$1 == "RssFile:" { file = $2 } $1 == "Threads:" { th = $2 }
+		$1 == "VmHWM:" { hwm = $2 }
+		END { print t "," rss "," anon "," file "," fds "," th "," b "," r "," la "," hwm }' \
+	    "/proc/$PID/status" >> "$CSV"
+}
+paced_run() {
+	local tick=0 start_us next_us d us end_us i hup=0 spid prev=() cur=()
+	echo "t_s,rss_kb,rss_anon_kb,rss_file_kb,fds,threads,batches,reloads,loadavg1,vm_hwm_kb" > "$CSV"
+	rm -f "$T/stop"
+	paced_scraper & spid=$!
+	BENCH_PIDS="$BENCH_PIDS $spid"
+	start_us=$(now_us)
+	end_us=$((start_us + MINUTES * 60000000))
+	sample 0 0
+	while :; do
+		tick=$((tick + 1))
+		next_us=$((start_us + tick * 500000))
+		[ "$next_us" -le "$end_us" ] || break
+		# The last tick's cgroups go, 50 + 50 new ones come.
+		[ ${#prev[@]} = 0 ] || rmdir "${prev[@]}" || echo "tick $tick: rmdir failed" >> "$T/errors"
+		cur=()
+		for i in $(seq 1 50); do cur+=("$W/p${tick}_$i" "$W/b${tick}_$i"); done
+		mkdir "${cur[@]}" || echo "tick $tick: mkdir failed" >> "$T/errors"
+		prev=("${cur[@]}")
+		if [ $((tick % 2)) = 0 ]; then
+			hup=$((hup + 1))
+			case $((hup % 4)) in
+			1) cp "$T/good2.yaml" "$T/c.yaml" ;;
+			2) cp "$T/bad1.yaml" "$T/c.yaml" ;;
+			3) cp "$T/good.yaml" "$T/c.yaml" ;;
+			0) cp "$T/bad2.yaml" "$T/c.yaml" ;;
+			esac
+			kill -HUP "$PID" 2>/dev/null || break
+		fi
+		[ $((tick % 20)) = 0 ] && sample $((tick / 2)) "$tick"
+		[ -z "$(reports)" ] || break
+		us=$(now_us)
+		d=$((next_us - us))
+		[ "$d" -le 0 ] || sleep "$(printf '%d.%06d' $((d / 1000000)) $((d % 1000000)))"
+	done
+	touch "$T/stop"
+	wait "$spid"
+	BENCH_PIDS=" $PID"
+	[ ${#prev[@]} = 0 ] || rmdir "${prev[@]}" || echo "the last tick's rmdir failed" >> "$T/errors"
+	echo "load: $tick ticks of 100 cgroups, $hup SIGHUPs, $(sum "$T/scrapes") scrapes in $(( ($(now_us) - start_us) / 1000000 )) s"
+}
+# Least squares of column $2 on t (minutes) over the samples with t >= $1
+# seconds: "slope_kB_per_min n first_t last_t".
+fit() {
+	awk -F, -v from="$1" -v col="$2" 'NR > 1 && $1 >= from && $col != "" {
+		x = $1 / 60; y = $col; n++; sx += x; sy += y; sxx += x * x; sxy += x * y
+		if (n == 1) a = $1; b = $1
+	} END {
+		if (n < 3) { print "- " n; exit }
+		printf "%.2f %d %d %d\n", (n * sxy - sx * sy) / (n * sxx - sx * sx), n, a, b
+	}' "$CSV"
+}
+at() { awk -F, -v t="$1" -v col="$2" 'NR > 1 && $1 <= t { v = $col } END { print v }' "$CSV"; }
+
+# --- the run -----------------------------------------------------------
+two_more || bench_die "the daemon does not collect"
+# mode: bpf's program and maps are loaded at the first cgroup it matches
+# and stay (README): the fds to come back to are with them.
+mkdir "$W/p0" "$W/b0" || bench_die "mkdir $W/p0 $W/b0"
+two_more; two_more
+rmdir "$W/p0" "$W/b0" || bench_die "rmdir $W/p0 $W/b0"
+settle
+fd0=$(fds) rss0=$(bench_rss_kb "$PID")
+th0=$(awk '$1 == "Threads:" { print $2 }' "/proc/$PID/status")
+t0=$(date +%s)
+echo "soak: -l $LOAD -b $BUILD$([ "$BUILD" = asan ] && echo " -q $QUARANTINE"), $MINUTES min, started $(date -u +%FT%TZ), daemon PID $PID, port $PORT, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "before the load: RSS $rss0 kB, $fd0 fds, $th0 threads"
+if [ "$LOAD" = churn ]; then
 row() {
 	printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$@"
 }
@@ -240,6 +394,32 @@ for m in $(seq 1 "$MINUTES"); do
 	if ! kill -0 "$PID" 2>/dev/null || [ -n "$(reports)" ]; then break; fi
 	sleep $((t0 + m * 60 - $(date +%s))) 2>/dev/null
 done
+else
+	paced_run
+	m=$MINUTES
+	if kill -0 "$PID" 2>/dev/null; then
+		bpf=$(curl -sf "$URL" | awk '/^pmu_exporter_bpf_active /{print $2}')
+		[ "$bpf" = 1 ] || echo "pmu_exporter_bpf_active is \"$bpf\", not 1: mode: bpf was not exercised" >> "$T/errors"
+		settle
+		fd[1]=$(fds) rssend=$(bench_rss_kb "$PID")
+		thend=$(awk '$1 == "Threads:" { print $2 }' "/proc/$PID/status")
+		echo "after the load, the cgroups gone: RSS $rssend kB, ${fd[1]} fds, $thend threads; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+		echo "peak RSS (VmHWM): $(awk '$1 == "VmHWM:" { print $2 }' "/proc/$PID/status") kB"
+	else
+		fd[1]=died
+	fi
+	last=$(tail -1 "$CSV" | cut -d, -f1)
+	warm=$((last / 3))
+	echo "samples: $CSV ($(($(wc -l < "$CSV") - 1)) rows, one every 10 s)"
+	echo "warm-up: the first $warm s; RSS then $(at "$warm" 2) kB (RssAnon $(at "$warm" 3)), at $last s $(at "$last" 2) kB (RssAnon $(at "$last" 3))"
+	for c in 2:RSS 3:RssAnon 4:RssFile 5:fds 6:threads; do
+		# shellcheck disable=SC2046 # the fields of fit's line
+		set -- $(fit "$warm" "${c%%:*}")
+		echo "slope of ${c#*:} from $warm s to $last s: $1 per min (least squares over $2 samples)"
+	done
+	rss[m]=$(at "$last" 2) mid=$((last / 2))
+	rss[mid]=$(at "$mid" 2)
+fi
 echo
 bad=0 rc=died
 if kill -0 "$PID" 2>/dev/null; then
@@ -268,15 +448,16 @@ if [ -s "$T/errors" ]; then
 fi
 fdbad=0
 for i in "${!fd[@]}"; do
-	[ "${fd[i]}" = "$fd0" ] || { echo "FAIL: minute $i: ${fd[i]} fds, not $fd0"; fdbad=1; bad=1; }
+	[ "${fd[i]}" = "$fd0" ] || { echo "FAIL: $([ "$LOAD" = paced ] && echo "the end" || echo "minute $i"): ${fd[i]} fds, not $fd0"; fdbad=1; bad=1; }
 done
-[ "$fdbad" = 1 ] || echo "ok: $fd0 fds before the load and at the end of every minute"
-mid=$(( (m + 1) / 2 ))
+[ "$fdbad" = 1 ] || echo "ok: $fd0 fds before the load and at the end$([ "$LOAD" = paced ] || echo " of every minute")"
+unit=s
+[ "$LOAD" = paced ] || mid=$(( (m + 1) / 2 )) unit=minute
 if [ "$m" -ge 4 ] && [ "${rss[m]}" != died ]; then
 	if [ "${rss[m]}" -le $(( rss[mid] + rss[mid] / 50 + 1024 )) ]; then
-		echo "ok: RSS flat at the end: ${rss[mid]} kB at minute $mid, ${rss[m]} kB at minute $m"
+		echo "ok: RSS flat at the end: ${rss[mid]} kB at $unit $mid, ${rss[m]} kB at the end"
 	else
-		echo "FAIL: RSS grew from ${rss[mid]} kB at minute $mid to ${rss[m]} kB at minute $m"; bad=1
+		echo "FAIL: RSS grew from ${rss[mid]} kB at $unit $mid to ${rss[m]} kB at the end"; bad=1
 	fi
 else
 	echo "RSS not judged: $m minute(s) of load; it takes 4 or more"

@@ -706,8 +706,10 @@ parse_relabel(struct parse *p, yaml_node_t *n, struct plan_relabel *rl)
 		return perr(p, tl, "target_label \"%s\" is not a valid label "
 		    "name ([a-zA-Z_][a-zA-Z0-9_]*)", scalar(tl));
 	if (config_label_reserved(scalar(tl)))
-		return perr(p, tl, "target_label \"%s\" is reserved: "
-		    "pmu_exporter sets it itself", scalar(tl));
+		return perr(p, tl, "target_label \"%s\" is reserved: %s",
+		    scalar(tl), strncmp(scalar(tl), "__", 2) == 0 ?
+		    "names starting with \"__\" are Prometheus's own" :
+		    "pmu_exporter sets it itself");
 	if ((rp = lookup(p, n, "replacement")) != NULL &&
 	    (r = expect(p, rp, YAML_SCALAR_NODE, "replacement")) < 0)
 		return r;

@@ -394,6 +394,22 @@ render_bpf(struct expo_buf *b, const struct snapshot *s)
  * rules join the raw counts with.  Rendered with the counts, not with the
  * self-metrics, because the fractions cannot be computed without them.
  */
+/* NAME{group="…",pmu="…",definition="…  — the caller closes the last value. */
+static void
+topdown_labels(struct expo_buf *b, const char *name,
+    const struct snap_topdown *t)
+{
+	expo_puts(b, name);
+	expo_puts(b, "{group=\"");
+	expo_put_label_value(b, t->group);
+	if (t->pmu) {
+		expo_puts(b, "\",pmu=\"");
+		expo_put_label_value(b, t->pmu);
+	}
+	expo_puts(b, "\",definition=\"");
+	expo_put_label_value(b, t->definition);
+}
+
 static void
 render_topdown(struct expo_buf *b, const struct snapshot *s)
 {
@@ -408,14 +424,7 @@ render_topdown(struct expo_buf *b, const struct snapshot *s)
 		const struct snap_topdown *t = &s->topdown[i];
 		char level[16];
 
-		expo_puts(b, "pmu_exporter_topdown_info{group=\"");
-		expo_put_label_value(b, t->group);
-		if (t->pmu) {
-			expo_puts(b, "\",pmu=\"");
-			expo_put_label_value(b, t->pmu);
-		}
-		expo_puts(b, "\",definition=\"");
-		expo_put_label_value(b, t->definition);
+		topdown_labels(b, "pmu_exporter_topdown_info", t);
 		snprintf(level, sizeof(level), "%d", t->level);
 		expo_puts(b, "\",level=\"");
 		expo_puts(b, level);
@@ -432,14 +441,7 @@ render_topdown(struct expo_buf *b, const struct snapshot *s)
 
 		if (t->slots_per_cycle == 0)
 			continue;
-		expo_puts(b, "pmu_exporter_topdown_slots_per_cycle{group=\"");
-		expo_put_label_value(b, t->group);
-		if (t->pmu) {
-			expo_puts(b, "\",pmu=\"");
-			expo_put_label_value(b, t->pmu);
-		}
-		expo_puts(b, "\",definition=\"");
-		expo_put_label_value(b, t->definition);
+		topdown_labels(b, "pmu_exporter_topdown_slots_per_cycle", t);
 		expo_puts(b, "\"} ");
 		expo_put_double(b, (double)t->slots_per_cycle);
 		expo_puts(b, "\n");

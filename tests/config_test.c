@@ -245,6 +245,14 @@ test_cgroup_keys(void)
 
 	bad(GROUPS "cgroups:\n  - path: /a**\n    groups: [ipc]\n",
 	    "t.yaml:5:11: cgroup path \"/a**\": '**' must be a whole path component (column 3)");
+	/* A '**' with more of its component after it ("**x", "**.scope")
+	 * is neither a '**' component nor a '*' one. */
+	bad(GROUPS "cgroups:\n  - path: /a/**x\n    groups: [ipc]\n",
+	    "t.yaml:5:11: cgroup path \"/a/**x\": '**' must be a whole path component (column 4)");
+	bad(GROUPS "cgroups:\n  - path: /a/**.scope/b\n    groups: [ipc]\n",
+	    "t.yaml:5:11: cgroup path \"/a/**.scope/b\": '**' must be a whole path component (column 4)");
+	bad(GROUPS "cgroups:\n  - path: /a\n    exclude: [/a/**-pause]\n    groups: [ipc]\n",
+	    "t.yaml:6:15: exclude pattern \"/a/**-pause\": '**' must be a whole path component (column 4)");
 	bad(GROUPS "cgroups:\n  - path: /a/*\n    depth: 3\n    groups: [ipc]\n",
 	    "t.yaml:6:12: depth limits '**', and path \"/a/*\" has none");
 	bad(GROUPS "cgroups:\n  - path: /a/**\n    depth: 0\n    groups: [ipc]\n",
@@ -255,6 +263,12 @@ test_cgroup_keys(void)
 	    "t.yaml:8:16: regex \"(\": Unmatched ( or \\(");
 	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    relabel:\n      - regex: a\n        target_label: cgroup\n",
 	    "t.yaml:9:23: target_label \"cgroup\" is reserved: pmu_exporter sets it itself");
+	/* Prometheus keeps labels starting with "__" for itself (its
+	 * data model: "reserved for internal use"). */
+	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    relabel:\n      - regex: a\n        target_label: __name__\n",
+	    "t.yaml:9:23: target_label \"__name__\" is reserved: names starting with \"__\" are Prometheus's own");
+	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    relabel:\n      - regex: a\n        target_label: __x\n",
+	    "t.yaml:9:23: target_label \"__x\" is reserved: names starting with \"__\" are Prometheus's own");
 	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    relabel:\n      - regex: a\n        target_label: 1x\n",
 	    "t.yaml:9:23: target_label \"1x\" is not a valid label name ([a-zA-Z_][a-zA-Z0-9_]*)");
 	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    relabel:\n      - source: name\n        regex: a\n        target_label: x\n",

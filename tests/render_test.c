@@ -10,6 +10,9 @@
  *  - a scrape of the other snapshot is answered, both when its body is
  *    already cached and when it needs a render of its own;
  *  - /-/healthy is answered;
+ *  - a scrape of another variant (gzip) of the very snapshot being
+ *    rendered gets a render of its own, and its own variant, rather than
+ *    joining the render in progress;
  *  - more scrapes of the variant being rendered wait for that render
  *    instead of starting their own, and all get the same body;
  *  - stopping the server with renders running and queued neither hangs
@@ -30,6 +33,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "daemon/expo.h"
 #include "daemon/http.h"
@@ -242,6 +246,36 @@ fetch_code(const char *path)
 	return f.code;
 }
 
+/* The gzip body f got, inflated (NUL-terminated), or NULL. */
+static char *
+gunzip(const struct fetch *f)
+{
+	z_stream z;
+	size_t cap = 1 << 20;
+	char *out;
+	int r;
+
+	if (f->body == NULL || (out = malloc(cap + 1)) == NULL)
+		return NULL;
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
+		free(out);
+		return NULL;
+	}
+	z.next_in = (unsigned char *)f->body;
+	z.avail_in = (uInt)f->len;
+	z.next_out = (unsigned char *)out;
+	z.avail_out = (uInt)cap;
+	r = inflate(&z, Z_FINISH);
+	inflateEnd(&z);
+	if (r != Z_STREAM_END) {
+		free(out);
+		return NULL;
+	}
+	out[cap - z.avail_out] = '\0';
+	return out;
+}
+
 /* ---- the server ----------------------------------------------------- */
 
 static struct http *
@@ -297,9 +331,10 @@ stop_main(void *arg)
 int
 main(void)
 {
-	struct fetch big[3], other, extra[3];
+	struct fetch big[3], other, extra[3], gz;
 	struct http *h;
 	pthread_t stopper;
+	char *text;
 	int i, calls;
 
 	snapshot_slot_init(&small_slot);
@@ -327,6 +362,20 @@ main(void)
 	    (unsigned char)other.body[0] == 0x1f);
 	free(other.body);
 	CHECK(fetch_code("/-/healthy") == 200);
+
+	/* The gzip variant of the snapshot whose text is being rendered:
+	 * answered now, from its own render, gzip as asked.  (Joining the
+	 * text render would leave it waiting for the hold, then without
+	 * its variant.) */
+	fetch_start(&gz, "/big", "Accept-Encoding: gzip\r\n");
+	fetch_end(&gz);
+	CHECK(gz.code == 200);
+	text = gunzip(&gz);
+	CHECK(text != NULL && strstr(text, "pmu_cgroup_events_total{"
+	    "cgroup=\"/big\",cpu=\"3\",group=\"ipc\","
+	    "event=\"instructions\"} 6\n"));
+	free(text);
+	free(gz.body);
 
 	/* Two more scrapes of the variant being rendered: they wait for
 	 * it, and nothing renders it again. */

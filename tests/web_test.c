@@ -188,6 +188,14 @@ test_negotiation(void)
 	CHECK(!http_accepts_gzip("gzip;q=0"));
 	CHECK(!http_accepts_gzip("gzip;q=0, *"));
 	CHECK(!http_accepts_gzip("gzipx"));
+	CHECK(http_accepts_gzip("x-gzip"));
+	CHECK(http_accepts_gzip("identity;q=0.5, X-GZIP;q=0.4"));
+	CHECK(!http_accepts_gzip("x-gzip;q=0"));
+	CHECK(!http_accepts_gzip("x-gzip;q=0, *"));
+	CHECK(!http_accepts_gzip("*;q=0"));
+	CHECK(!http_accepts_gzip("identity, *;q=0"));
+	CHECK(!http_accepts_gzip("GZIP; Q=0"));
+	CHECK(http_accepts_gzip("gzip;q=0.001"));
 }
 
 int
