@@ -28,9 +28,9 @@
 #    MANY, once every series of the one with names carries them.
 # 3. Scrape size: at MANY, the bytes of the pmu_cgroup_events_total lines
 #    of each daemon, per series.
-# 4. Scrape CPU: at MANY, each daemon's CPU over SCRAPES intervals with
-#    one scrape each (a new snapshot each time: a body rendered anew)
-#    less its CPU over as many intervals without: per scrape.
+# 4. Scrape CPU: at MANY, the CPU of each daemon's render threads
+#    (pmu-render) over SCRAPES scrapes, one an interval (a new snapshot
+#    each time: a body rendered anew), per scrape.
 #
 # Bounded: at most CHURN_S * RUNS seconds of churn and MANY cgroups, a
 # few minutes in all.  Only the PIDs started here are killed, only the
@@ -222,21 +222,25 @@ echo "scrape example with names: $(grep -m1 '^pmu_cgroup_events_total{' "$BENCH_
 echo "scrape example names off:  $(grep -m1 '^pmu_cgroup_events_total{' "$BENCH_TMP/off.prom")"
 
 # --- 4. scrape CPU --------------------------------------------------------
-t0=$(date +%s.%N) a0=$(cpu_s "$names_PID") b0=$(cpu_s "$off_PID")
-sleep "$SCRAPES"
-t1=$(date +%s.%N) a1=$(cpu_s "$names_PID") b1=$(cpu_s "$off_PID")
+render_s() {	# render_s PID: CPU seconds of its render threads (daemon/http.c)
+	local t sum=0
+	for t in /proc/"$1"/task/*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = pmu-render ] || continue
+		sum=$(awk -v s="$sum" -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", s + ($14 + $15) / hz }' "$t/stat")
+	done
+	echo "$sum"
+}
+a0=$(render_s "$names_PID") b0=$(render_s "$off_PID")
 for _ in $(seq 1 "$SCRAPES"); do
 	scrape "$names_PORT" > /dev/null
 	scrape "$off_PORT" > /dev/null
 	sleep 1
 done
-t2=$(date +%s.%N) a2=$(cpu_s "$names_PID") b2=$(cpu_s "$off_PID")
-awk -v t0="$t0" -v t1="$t1" -v t2="$t2" -v a0="$a0" -v a1="$a1" -v a2="$a2" -v b0="$b0" -v b1="$b1" -v b2="$b2" -v n="$SCRAPES" 'BEGIN {
-	# the idle rate over the scraped window counted out
-	k = (t2 - t1) / (t1 - t0)
-	a = ((a2 - a1) - (a1 - a0) * k) / n * 1000; b = ((b2 - b1) - (b1 - b0) * k) / n * 1000
-	printf "scrape CPU at many: with names %.1f ms per scrape (CPU s %.2f in %.1f s idle, %.2f in %.1f s scraped), names off %.1f ms (%.2f, %.2f); ratio %.2f\n",
-	    a, a1 - a0, t1 - t0, a2 - a1, t2 - t1, b, b1 - b0, b2 - b1, (b > 0 ? a / b : 0) }'
+a1=$(render_s "$names_PID") b1=$(render_s "$off_PID")
+awk -v a0="$a0" -v a1="$a1" -v b0="$b0" -v b1="$b1" -v n="$SCRAPES" 'BEGIN {
+	a = (a1 - a0) / n * 1000; b = (b1 - b0) / n * 1000
+	printf "scrape CPU at many (the render threads, %d scrapes, each of a new snapshot): with names %.1f ms per scrape, names off %.1f ms; ratio %.2f\n",
+	    n, a, b, (b > 0 ? a / b : 0) }'
 r2a=$(bench_rss_kb "$names_PID") r2b=$(bench_rss_kb "$off_PID")
 echo "memory after the scrapes: VmRSS with names $r2a kB, names off $r2b kB; names add $((r2a - r2b - (r0a - r0b))) kB"
 echo "names_bench: removing $(runtime empty) containers; $(bench_busy_pct 1)% busy after"

@@ -15,9 +15,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#ifdef HAVE_MALLOC_H
-#include <malloc.h>
-#endif
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -556,27 +553,6 @@ activated_socket(const struct options *opt)
 	return SD_LISTEN_FDS_START;
 }
 
-/*
- * glibc raises its mmap threshold to the size of each large block freed
- * (up to 32 MB), and its trim threshold to twice that: after the first
- * multi-megabyte scrape body or name map is freed, the next ones come
- * from the threads' arenas, and what they free stays resident (at 10,000
- * containers, tens of MB: bench/RESULTS.md, "Container names").  A fixed
- * threshold, glibc's default of 128 KiB, turns that off: blocks that
- * large are mapped and unmapped, the arenas trimmed.  A threshold the
- * user set (GLIBC_TUNABLES, MALLOC_MMAP_THRESHOLD_) is left alone.
- */
-static void
-malloc_policy(void)
-{
-#if defined(HAVE_MALLOPT) && defined(M_MMAP_THRESHOLD)
-	if (getenv("GLIBC_TUNABLES") == NULL &&
-	    getenv("MALLOC_MMAP_THRESHOLD_") == NULL &&
-	    mallopt(M_MMAP_THRESHOLD, 128 * 1024) != 1)
-		log_warn("mallopt(M_MMAP_THRESHOLD): refused");
-#endif
-}
-
 int
 main(int argc, char **argv)
 {
@@ -638,7 +614,6 @@ main(int argc, char **argv)
 		return status;
 	}
 	raise_nofile();
-	malloc_policy();
 	if (load_config(&opt, &es.ctx, &cfg, NULL) < 0) {
 		event_sys_free(&es);
 		return 1;
