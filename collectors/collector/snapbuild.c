@@ -55,8 +55,7 @@ row_labels(struct snapshot *s, const struct target *t,
 		if (ne->v[e] == NULL || target_label(t, names_label_name[e]))
 			continue;
 		(*ln)[n] = names_label_name[e];
-		if (((*lv)[n++] = snapshot_strdup(s, ne->v[e])) == NULL)
-			return -ENOMEM;
+		(*lv)[n++] = ne->v[e];	/* in s->names */
 	}
 	*nr = n;
 	return 0;
@@ -506,6 +505,7 @@ snapbuild(struct collector *c, double duration_s)
 		namemap_unref(nm);
 		return NULL;
 	}
+	b.s->names = nm;	/* the rows' name labels point into it */
 	if (nm && (ids = calloc(c->nr_targets + 1, sizeof(*ids))) == NULL)
 		goto fail;
 	count_rows(c, &nrows, &nerrors);
@@ -540,14 +540,12 @@ snapbuild(struct collector *c, double duration_s)
 	free(b.oe_at);
 	free(b.cpus);
 	free(b.cov);
-	namemap_unref(nm);
 	return b.s;
 fail:
 	free(ids);
 	free(b.oe_at);
 	free(b.cpus);
 	free(b.cov);
-	namemap_unref(nm);
 	snapshot_unref(b.s);
 	return NULL;
 }
