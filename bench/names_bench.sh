@@ -6,7 +6,8 @@
 # its relabel rule, whose container_id ("x" and the id: 65 characters) is
 # no id, so that it looks nothing up: the names reader off.
 #
-#   bench/names_bench.sh      (as root; RATE=100 CHURN_S=30 LIVE=300 RUNS=3 MANY=10000)
+#   bench/names_bench.sh      (as root; RATE=100 CHURN_S=30 LIVE=300 RUNS=3 MANY=10000
+#                             SCRAPES=10)
 #
 # The runtime is fake, its cgroups real: containerd's CRI state (one OCI
 # bundle's config.json per container, from tests/fixtures/names, a real
@@ -27,6 +28,9 @@
 #    MANY, once every series of the one with names carries them.
 # 3. Scrape size: at MANY, the bytes of the pmu_cgroup_events_total lines
 #    of each daemon, per series.
+# 4. Scrape CPU: at MANY, the CPU of each daemon's render threads
+#    (pmu-render) over SCRAPES scrapes, one an interval (a new snapshot
+#    each time: a body rendered anew), per scrape.
 #
 # Bounded: at most CHURN_S * RUNS seconds of churn and MANY cgroups, a
 # few minutes in all.  Only the PIDs started here are killed, only the
@@ -41,6 +45,7 @@ CHURN_S=${CHURN_S:-30}
 LIVE=${LIVE:-300}
 RUNS=${RUNS:-3}
 MANY=${MANY:-10000}
+SCRAPES=${SCRAPES:-10}
 
 bench_require "curl ss python3" "pmu_exporter"
 TEMPLATE="$top_srcdir/tests/fixtures/names/root/run/containerd/io.containerd.runtime.v2.task/k8s.io/4e7feab8eafb14e4d6a2a2ab2f92f7ef1ebfa44e754a0b548899c5a15a20789f/config.json"
@@ -215,5 +220,28 @@ for f in names off; do
 done
 echo "scrape example with names: $(grep -m1 '^pmu_cgroup_events_total{' "$BENCH_TMP/names.prom")"
 echo "scrape example names off:  $(grep -m1 '^pmu_cgroup_events_total{' "$BENCH_TMP/off.prom")"
+
+# --- 4. scrape CPU --------------------------------------------------------
+render_s() {	# render_s PID: CPU seconds of its render threads (daemon/http.c)
+	local t sum=0
+	for t in /proc/"$1"/task/*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = pmu-render ] || continue
+		sum=$(awk -v s="$sum" -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", s + ($14 + $15) / hz }' "$t/stat")
+	done
+	echo "$sum"
+}
+a0=$(render_s "$names_PID") b0=$(render_s "$off_PID")
+for _ in $(seq 1 "$SCRAPES"); do
+	scrape "$names_PORT" > /dev/null
+	scrape "$off_PORT" > /dev/null
+	sleep 1
+done
+a1=$(render_s "$names_PID") b1=$(render_s "$off_PID")
+awk -v a0="$a0" -v a1="$a1" -v b0="$b0" -v b1="$b1" -v n="$SCRAPES" 'BEGIN {
+	a = (a1 - a0) / n * 1000; b = (b1 - b0) / n * 1000
+	printf "scrape CPU at many (the render threads, %d scrapes, each of a new snapshot): with names %.1f ms per scrape, names off %.1f ms; ratio %.2f\n",
+	    n, a, b, (b > 0 ? a / b : 0) }'
+r2a=$(bench_rss_kb "$names_PID") r2b=$(bench_rss_kb "$off_PID")
+echo "memory after the scrapes: VmRSS with names $r2a kB, names off $r2b kB; names add $((r2a - r2b - (r0a - r0b))) kB"
 echo "names_bench: removing $(runtime empty) containers; $(bench_busy_pct 1)% busy after"
 exit 0

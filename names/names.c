@@ -10,7 +10,8 @@
  * a runtime that starts after the daemon is noticed then.  A round looks
  * up at most ROUND_LOOKUPS ids and stops after ROUND_NS; the rest waits
  * for the next round, which follows at once.  When anything changed, a
- * new map is built and published by pointer swap.
+ * new map is built and published by pointer swap; the cache's names then
+ * point into it (cache_share), so that each is held once.
  *
  * Logging, through the hook: each reader's state (its runtime absent,
  * unreadable, present; slow) once per change, and a file that cannot be
@@ -57,6 +58,7 @@ struct centry {
 	int looked;			/* looked up at least once */
 	int found;
 	int sandbox;
+	int owned;			/* v malloc'd (new), else in n->map */
 	char *v[NAMES_NR];
 	uint64_t retry_ns;		/* not found: look again then */
 	unsigned tries;
@@ -268,8 +270,36 @@ centry_clear(struct centry *e)
 	size_t k;
 
 	for (k = 0; k < NAMES_NR; k++) {
-		free(e->v[k]);
+		if (e->owned)
+			free(e->v[k]);
 		e->v[k] = NULL;
+	}
+	e->owned = 0;
+}
+
+/*
+ * The cache's names, once in the map m just built from it, point into m
+ * (whose reference the thread keeps as n->map): each name is held once,
+ * not once in the cache and once in the map.  m's entries are the
+ * looked-up cache entries, in the same order.
+ */
+static void
+cache_share(struct names *n, const struct namemap *m)
+{
+	size_t i, j = 0, k;
+
+	for (i = 0; i < n->nr_cache; i++) {
+		struct centry *e = &n->cache[i];
+
+		if (!e->looked)
+			continue;
+		for (k = 0; k < NAMES_NR; k++) {
+			if (e->owned)
+				free(e->v[k]);
+			e->v[k] = (char *)m->e[j].v[k];
+		}
+		e->owned = 0;
+		j++;
 	}
 }
 
@@ -460,6 +490,7 @@ resolve_due(struct names *n, uint64_t *next_ns)
 			continue;
 		}
 		centry_clear(e);
+		e->owned = 1;
 		for (k = 0; k < NAMES_NR; k++)
 			if (f->v[k][0] && (e->v[k] = strdup(f->v[k])) == NULL)
 				break;	/* ENOMEM: fewer labels */
@@ -519,9 +550,10 @@ names_main(void *arg)
 			changed = cache_merge(n, want, nr) > 0;
 		}
 		changed |= resolve_due(n, &next_ns);
-		if (changed && (m = namemap_build(n->cache, n->nr_cache)))
+		if (changed && (m = namemap_build(n->cache, n->nr_cache))) {
+			cache_share(n, m);
 			publish(n, m);
-		else if (changed)
+		} else if (changed)
 			next_ns = 0;	/* ENOMEM: build it again soon */
 	}
 	return NULL;

@@ -253,6 +253,10 @@ test_thread(void)
 	}
 	CHECK(m != NULL && namemap_find(m, PODMAN_IMG) != NULL &&
 	    namemap_find(m, CRI_CTR) == NULL);
+	/* Its names came from the cache, which holds them in the map
+	 * before, freed since: copied, not lost. */
+	e = m ? namemap_find(m, PODMAN_IMG) : NULL;
+	CHECK_STR(e ? e->v[NAMES_CONTAINER] : NULL, "nm-img");
 	namemap_unref(m);
 	names_free(n);
 }

@@ -48,6 +48,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "collectors/cgroup/cgroupfs.h"
 #include "collectors/collector/collector_int.h"
 
 static void
@@ -59,24 +60,35 @@ nolog(int prio, const struct log_fields *f, const char *fmt, ...)
 }
 
 /*
- * Point the inotify watch at the plan's cgroup entries: made when the
- * first plan with cgroups: arrives (at start or at a reload), kept after.
+ * What a plan with cgroups: entries needs before its targets are built:
+ * the cgroup hierarchy with the perf_event controller (found once) and
+ * the inotify watch, both made when the first such plan arrives (at
+ * start or at a reload) and kept after.
  */
 static void
-watch_ensure(struct collector *c, const struct plan *cfg)
+cgroups_ensure(struct collector *c, const struct plan *cfg)
 {
 	size_t i;
 	int r;
 
-	if (c->watch)
-		return;
 	for (i = 0; i < cfg->nr_targets; i++)
 		if (cfg->targets[i].kind == PLAN_TARGET_CGROUP)
 			break;
 	if (i == cfg->nr_targets)
 		return;
+	if (!c->have_cgroot) {
+		r = cgroupfs_find(c->o.mountinfo, c->cgroot,
+		    sizeof(c->cgroot), &c->cgroot_v2);
+		if (r < 0)
+			REPORT(c, 4, NULL, NULL, NULL, -1, -r,
+			    "no cgroup hierarchy with the perf_event "
+			    "controller in %s (%s): cgroup targets are not "
+			    "counted", c->o.mountinfo, strerror(-r));
+		else
+			c->have_cgroot = 1;
+	}
 	/* Before the targets are built: their rescan fills the watch set. */
-	if ((r = cgwatch_new(&c->watch)) < 0)
+	if (c->watch == NULL && (r = cgwatch_new(&c->watch)) < 0)
 		REPORT(c, 4, NULL, NULL, NULL, -1, -r, "inotify: %s; new "
 		    "cgroups are found only by the rescan every %llus",
 		    strerror(-r), (unsigned long long)(cfg->rescan_ns /
@@ -99,13 +111,8 @@ timer_arm(struct collector *c)
 static int
 apply_plan(struct collector *c, const struct plan *cfg)
 {
-	int r;
-
-	watch_ensure(c, cfg);
-	if ((r = rebuild_targets(c, cfg)) < 0)
-		return r;
-	collector_enable(c);
-	return 0;
+	cgroups_ensure(c, cfg);
+	return rebuild_targets(c, cfg);
 }
 
 /* On the thread: take the pending request, carry it out, reply. */
@@ -173,7 +180,7 @@ collector_main(void *arg)
 			serve_request(c);
 		/* A cgroup came or went: rescan at the next collection. */
 		if (pfd[3].revents && c->watch && cgwatch_drain(c->watch) != 0)
-			interval_rescan_soon(c);
+			interval_rescan_soon(&c->sched);
 		if (pfd[0].revents &&
 		    read(c->timerfd, &expirations, sizeof(expirations)) ==
 		    (ssize_t)sizeof(expirations) &&
@@ -225,10 +232,10 @@ collector_new(const struct plan *cfg, const struct collector_opts *o,
 		    source_kinds[i]->init(&c->kstate[i]) < 0)
 			goto nomem;
 	c->max_fds = rebuild_fd_budget(cfg);
+	cgroups_ensure(c, cfg);
 	if ((r = rebuild_cfgstate_init(c, cfg)) < 0)
 		goto nomem;
-	watch_ensure(c, cfg);
-	if ((r = rebuild_open_all(c, NULL)) < 0)
+	if ((r = rebuild_open_all(c, NULL, 0)) < 0)
 		goto nomem;
 	*out = c;
 	return 0;
@@ -335,7 +342,7 @@ collector_reload_failed(struct collector *c)
 size_t
 collector_open_fds(const struct collector *c)
 {
-	return inst_all_fds(c);
+	return discovery_fds(c);
 }
 
 enum denied_cause

@@ -215,9 +215,6 @@ void inst_inherit(struct collector *c, const struct adopt *ad,
 int inst_carry_gone(struct collector *c, const struct adopt *ad,
     const struct target *t, struct tgroup *tg);
 
-size_t inst_target_fds(const struct target *t);
-size_t inst_need_fds(const struct collector *c, const struct target *t);
-size_t inst_all_fds(const struct collector *c);
 
 /* target.c */
 void target_free(struct target *t);
@@ -233,7 +230,8 @@ int target_was_counted(const struct adopt *ad, const char *cgroup);
 void target_last_read(struct target *t);
 
 /* rebuild.c */
-int rebuild_open_all(struct collector *c, const struct adopt *ad);
+int rebuild_open_all(struct collector *c, const struct adopt *ad,
+    int enable);
 uint64_t rebuild_fd_budget(const struct plan *cfg);
 int rebuild_targets(struct collector *c, const struct plan *cfg);
 void rebuild_enable(struct collector *c);
@@ -255,27 +253,27 @@ source_retry_soon(const struct source_ctx *x)
  * other files touch it.
  */
 static inline void
-interval_retry(struct collector *c)		/* at the next rescan */
+interval_retry(struct schedule *sc)		/* at the next rescan */
 {
-	c->sched.retry_due = 1;
+	sc->retry_due = 1;
 }
 
 static inline void
-interval_retry_soon(struct collector *c)	/* at the next collection */
+interval_retry_soon(struct schedule *sc)	/* at the next collection */
 {
-	c->sched.retry_soon = 1;
+	sc->retry_soon = 1;
 }
 
 static inline void
-interval_rescan_soon(struct collector *c)	/* ... */
+interval_rescan_soon(struct schedule *sc)	/* ... */
 {
-	c->sched.rescan_due = 1;
+	sc->rescan_due = 1;
 }
 
 static inline void
-interval_rescanned(struct collector *c)		/* a rescan ran just now */
+interval_rescanned(struct schedule *sc)		/* a rescan ran just now */
 {
-	c->sched.last_rescan_ns = mono_ns();
+	sc->last_rescan_ns = mono_ns();
 }
 
 /* hotplug.c */
@@ -285,6 +283,7 @@ int hotplug_changed(struct collector *c);
 /* discovery.c */
 int discovery_rescan(struct collector *c, int enable, int rebuild,
     const struct adopt *ad);
+size_t discovery_fds(const struct collector *c);	/* perf fds held */
 
 /* snapbuild.c */
 struct snapshot *snapbuild(struct collector *c, double duration_s);

@@ -17,6 +17,9 @@
  * the first few paths and the key to raise, never one line per cgroup.
  * A cgroup counted or gone is one info line each: the audit trail of a
  * churning node.
+ *
+ * The fd budget is kept here too: the perf fds the targets hold (also
+ * what the exporter reports of itself) and those a target would need.
  */
 #include "autoconf.h"
 
@@ -274,6 +277,63 @@ prepare_kinds(struct collector *c, const struct cgroup_list *matched,
 	return 0;
 }
 
+/* ---- the fd budget ---------------------------------------------- */
+
+/* Perf fds a target holds. */
+static size_t
+fds_held(const struct target *t)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; t->opened && i < t->nr_groups; i++)
+		for (k = 0; k < t->groups[i].cpus.nr; k++)
+			n += source_fds(t->groups[i].inst[k].src);
+	return n;
+}
+
+/* Perf fds a target will need. */
+static size_t
+fds_needed(const struct collector *c, const struct target *t)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->nr_groups; i++)
+		if (t->groups[i].kind->need_fds)
+			n += t->groups[i].kind->need_fds(
+			    &c->kctx[t->groups[i].kind->id], &t->groups[i]);
+	return n;
+}
+
+/*
+ * The fds the kinds hold themselves and those of every source; kept_only:
+ * of the targets a rescan keeps only (what vanished is closed, on
+ * success, and is not in the budget's way).
+ */
+static size_t
+fds_in_use(const struct collector *c, int kept_only)
+{
+	size_t n = 0, i, j, k;
+
+	for (i = 0; i < SOURCE_KINDS; i++)
+		if (source_kinds[i]->fds)
+			n += source_kinds[i]->fds(c->kstate[i]);
+	for (i = 0; i < c->nr_targets; i++)
+		for (j = 0; (!kept_only || c->targets[i]->seen) &&
+		    j < c->targets[i]->nr_groups; j++) {
+			struct tgroup *tg = &c->targets[i]->groups[j];
+
+			for (k = 0; k < tg->cpus.nr && tg->inst; k++)
+				n += source_fds(tg->inst[k].src);
+		}
+	return n;
+}
+
+size_t
+discovery_fds(const struct collector *c)
+{
+	return fds_in_use(c, 0);
+}
+
 /*
  * Open a target that is new, or was left unopened before (over the
  * budget, no room in its kind).  1 if it is counted now, 0 if it stays unopened
@@ -283,7 +343,7 @@ static int
 open_one(struct collector *c, struct target *t, struct tally *ty,
     int enable, const struct adopt *ad)
 {
-	size_t need = inst_need_fds(c, t);
+	size_t need = fds_needed(c, t);
 	int r;
 
 	if (t->nr_groups == 0 && (t->refused || t->skip_asked)) {
@@ -310,7 +370,7 @@ open_one(struct collector *c, struct target *t, struct tally *ty,
 	if (r < 0)
 		return -ENOENT;		/* vanished meanwhile */
 	t->skipped = 0;
-	ty->fds_in_use += inst_target_fds(t);
+	ty->fds_in_use += fds_held(t);
 	if (!target_was_counted(ad, t->cgroup))
 		REPORT(c, 6, t->cgroup, NULL, NULL, -1, 0, "counting cgroup "
 		    "%s", t->cgroup);
@@ -471,15 +531,10 @@ discovery_rescan(struct collector *c, int enable, int rebuild,
 	ns.fresh = malloc((nm + 1) * sizeof(*ns.fresh));
 	if (ns.v == NULL || ns.fresh == NULL)
 		goto out;
-	memset(&ty, 0, sizeof(ty));
-	ty.fds_in_use = inst_all_fds(c);
 	if (plan_next(c, m, nm, &ns) < 0)
 		goto out;
-	/* What vanished is closed below, on success: its fds are not in
-	 * the budget's way. */
-	for (i = 0; i < c->nr_targets; i++)
-		if (!c->targets[i]->seen)
-			ty.fds_in_use -= inst_target_fds(c->targets[i]);
+	memset(&ty, 0, sizeof(ty));
+	ty.fds_in_use = fds_in_use(c, 1);
 	if (open_next(c, &ns, &ty, enable, ad) < 0)
 		goto out;
 	swap_in(c, &ns);
@@ -488,15 +543,15 @@ discovery_rescan(struct collector *c, int enable, int rebuild,
 	c->cg_skipped = ty.skipped;
 	report_tally(c, &ty);
 	report_layouts(c, m, nm);
+	r = watch_dirs(c, &dirs);
 	/* A slot freed this interval is reusable after the next refresh:
 	 * rescan then, not a whole rescan interval later. */
 	for (i = 0; i < SOURCE_KINDS && ty.no_room; i++)
 		if (source_kinds[i]->room_soon &&
 		    source_kinds[i]->room_soon(c->kstate[i])) {
-			interval_rescan_soon(c);
+			interval_rescan_soon(&c->sched);
 			break;
 		}
-	r = watch_dirs(c, &dirs);
 out:
 	/* On failure the targets made here go; the old set is untouched. */
 	for (i = 0; i < ns.nfresh; i++)

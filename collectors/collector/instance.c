@@ -3,8 +3,7 @@
  * target (see collector_int.h).  Opening one, reporting why it could
  * not be (an event the CPU lacks, a cgroup without perf_event state, no
  * fds or no privilege), adopting an unchanged one across a reload and
- * inheriting a failed one's counts when it is reopened, and counting the
- * perf fds the instances hold.
+ * inheriting a failed one's counts when it is reopened.
  */
 #include "autoconf.h"
 
@@ -182,11 +181,11 @@ inst_open(struct collector *c, struct target *t, struct tgroup *tg,
 		/* A CPU that went away while we opened, or a cgroup the
 		 * controller was not set up for yet: try again later. */
 		if (r == -ENODEV || in->no_perf_cgroup)
-			interval_retry(c);
+			interval_retry(&c->sched);
 		/* A CPU whose online bit is set before perf can open events
 		 * on it: a moment later it can. */
 		if (r == -ENODEV)
-			interval_retry_soon(c);
+			interval_retry_soon(&c->sched);
 		return r;
 	}
 	in->src = src;
@@ -372,7 +371,7 @@ inst_carry_gone(struct collector *c, const struct adopt *ad,
 {
 	struct tgroup *og;
 	size_t ne = c->cfg->groups[tg->gi].nr_events, k, e;
-	int same, oe, r;
+	int same, *oe, r;
 
 	if ((og = old_tgroup(c, ad, t, tg, &same)) == NULL)
 		return 0;
@@ -388,9 +387,14 @@ inst_carry_gone(struct collector *c, const struct adopt *ad,
 	if (tg->gone == NULL && (tg->gone = calloc(ne, sizeof(*tg->gone))) ==
 	    NULL)
 		return -ENOMEM;
+	/* Each new event's index in the old group, found once. */
+	if ((oe = malloc((ne + 1) * sizeof(*oe))) == NULL)
+		return -ENOMEM;
+	for (e = 0; e < ne; e++)
+		oe[e] = old_event(c, ad, og, tg, e);
 	for (e = 0; og->gone && e < ne; e++)
-		if ((oe = old_event(c, ad, og, tg, e)) >= 0)
-			scale_add(&tg->gone[e], &og->gone[oe]);
+		if (oe[e] >= 0)
+			scale_add(&tg->gone[e], &og->gone[oe[e]]);
 	tg->gone_enabled_ns += og->gone_enabled_ns;
 	tg->gone_running_ns += og->gone_running_ns;
 	for (k = 0; k < og->cpus.nr; k++) {
@@ -399,11 +403,12 @@ inst_carry_gone(struct collector *c, const struct adopt *ad,
 		if (cpumap_has(&tg->cpus, in->cpu) || in->acc == NULL)
 			continue;
 		for (e = 0; e < ne; e++)
-			if ((oe = old_event(c, ad, og, tg, e)) >= 0)
-				scale_add(&tg->gone[e], &in->acc[oe]);
+			if (oe[e] >= 0)
+				scale_add(&tg->gone[e], &in->acc[oe[e]]);
 		tg->gone_enabled_ns += in->enabled_ns;
 		tg->gone_running_ns += in->running_ns;
 	}
+	free(oe);
 	return 0;
 }
 
@@ -468,48 +473,4 @@ inst_inherit(struct collector *c, const struct adopt *ad,
 			dst->acc[e] = in->acc[oe];
 	dst->enabled_ns = in->enabled_ns;
 	dst->running_ns = in->running_ns;
-}
-
-/* Perf fds a target holds. */
-size_t
-inst_target_fds(const struct target *t)
-{
-	size_t i, k, n = 0;
-
-	for (i = 0; t->opened && i < t->nr_groups; i++)
-		for (k = 0; k < t->groups[i].cpus.nr; k++)
-			n += source_fds(t->groups[i].inst[k].src);
-	return n;
-}
-
-/* Perf fds a target will need. */
-size_t
-inst_need_fds(const struct collector *c, const struct target *t)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < t->nr_groups; i++)
-		if (t->groups[i].kind->need_fds)
-			n += t->groups[i].kind->need_fds(
-			    &c->kctx[t->groups[i].kind->id], &t->groups[i]);
-	return n;
-}
-
-/* Every source's fds, and those the kinds hold themselves. */
-size_t
-inst_all_fds(const struct collector *c)
-{
-	size_t n = 0, i, j, k;
-
-	for (i = 0; i < SOURCE_KINDS; i++)
-		if (source_kinds[i]->fds)
-			n += source_kinds[i]->fds(c->kstate[i]);
-	for (i = 0; i < c->nr_targets; i++)
-		for (j = 0; j < c->targets[i]->nr_groups; j++) {
-			struct tgroup *tg = &c->targets[i]->groups[j];
-
-			for (k = 0; k < tg->cpus.nr && tg->inst; k++)
-				n += source_fds(tg->inst[k].src);
-		}
-	return n;
 }

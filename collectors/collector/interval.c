@@ -47,7 +47,7 @@ inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
 		inst_close(in, INST_BROKEN);
 		/* Reopened at the next full rescan: a CPU that blinked
 		 * offline for less than an interval breaks reads like this. */
-		interval_retry(c);
+		interval_retry(&c->sched);
 		return;
 	}
 	/* Never scheduled: enabled for a whole interval, running never. */
@@ -83,7 +83,6 @@ schedule_run(struct collector *c, uint64_t t0)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "reopening after a CPU change: %s",
 			    strerror(ENOMEM));
-		rebuild_enable(c);
 	} else if ((sc->retry_soon && sc->soon_tries < 10) ||
 	    (sc->retry_due && t0 - sc->last_rescan_ns >= c->cfg->rescan_ns)) {
 		/* ENODEV on a CPU just online: again at the next collection,
@@ -98,7 +97,6 @@ schedule_run(struct collector *c, uint64_t t0)
 		if (rebuild_targets(c, c->cfg) < 0)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "reopening: %s", strerror(ENOMEM));
-		rebuild_enable(c);
 	} else if (sc->rescan_due || t0 - sc->last_rescan_ns >=
 	    c->cfg->rescan_ns) {
 		sc->last_rescan_ns = t0;

@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "collectors/cgroup/cgroupfs.h"
 #include "collectors/collector/collector_int.h"
 
 /* ---- config-dependent state ------------------------------------- */
@@ -153,30 +152,16 @@ fail:
 	return r;
 }
 
-/* Build and open every target of c->cfg (adopting during a reload). */
+/*
+ * Build and open every target of c->cfg (adopting during a reload),
+ * enabling each as it opens if enable is set.
+ */
 int
-rebuild_open_all(struct collector *c, const struct adopt *ad)
+rebuild_open_all(struct collector *c, const struct adopt *ad, int enable)
 {
-	const struct plan *cfg = c->cfg;
 	struct target *sys = NULL;
-	size_t i;
 	int r;
 
-	for (i = 0; i < cfg->nr_targets; i++)
-		if (cfg->targets[i].kind == PLAN_TARGET_CGROUP)
-			break;
-	if (i < cfg->nr_targets && !c->have_cgroot) {
-		r = cgroupfs_find(c->o.mountinfo, c->cgroot,
-		    sizeof(c->cgroot), &c->cgroot_v2);
-		if (r < 0)
-			REPORT(c, 4, NULL, NULL, NULL, -1, -r,
-			    "no cgroup hierarchy with the perf_event "
-			    "controller in %s (%s): cgroup targets are not "
-			    "counted", c->o.mountinfo, strerror(-r));
-		else
-			c->have_cgroot = 1;
-		rebuild_kinds_ctx(c);
-	}
 	if ((r = build_cpu_target(c, &sys)) < 0)
 		return r;
 	if (sys) {
@@ -186,9 +171,11 @@ rebuild_open_all(struct collector *c, const struct adopt *ad)
 		}
 		if ((r = target_open(c, sys, ad)) == -ENOMEM)
 			return r;
+		if (enable)
+			target_enable(sys);
 	}
-	interval_rescanned(c);
-	return discovery_rescan(c, 0, 1, ad);
+	interval_rescanned(&c->sched);
+	return discovery_rescan(c, enable, 1, ad);
 }
 
 /*
@@ -209,7 +196,8 @@ rebuild_fd_budget(const struct plan *cfg)
 
 /*
  * Rebuild every target for cfg (which may be the current config, after a
- * CPU change), adopting the instances that stay the same.
+ * CPU change), adopting the instances that stay the same and enabling
+ * each target as it opens.
  */
 int
 rebuild_targets(struct collector *c, const struct plan *cfg)
@@ -248,20 +236,20 @@ rebuild_targets(struct collector *c, const struct plan *cfg)
 		layout_said = ltmp;
 	}
 	if (r == 0)
-		r = rebuild_open_all(c, &ad);
-	/* Whatever was not adopted is closed now. */
-	for (i = 0; i < nr_old; i++) {
-		if (r == 0 && old[i]->cgroup && old[i]->opened &&
+		r = rebuild_open_all(c, &ad, 1);
+	for (i = 0; r == 0 && i < nr_old; i++)
+		if (old[i]->cgroup && old[i]->opened &&
 		    target_find_cgroup(c, old[i]->cgroup,
 		    c->nr_targets) == NULL)
 			REPORT(c, 6, old[i]->cgroup, NULL, NULL, -1, 0,
 			    "cgroup %s is gone; its series are dropped",
 			    old[i]->cgroup);
-		target_free(old[i]);
-	}
-	free(old);
 	rebuild_cfgstate_fini(old_cfg, attrs, ev_logged, pattern_empty,
 	    layout_said);
+	/* Whatever was not adopted is closed now. */
+	for (i = 0; i < nr_old; i++)
+		target_free(old[i]);
+	free(old);
 	return r;
 }
 

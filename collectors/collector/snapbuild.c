@@ -55,8 +55,7 @@ row_labels(struct snapshot *s, const struct target *t,
 		if (ne->v[e] == NULL || target_label(t, names_label_name[e]))
 			continue;
 		(*ln)[n] = names_label_name[e];
-		if (((*lv)[n++] = snapshot_strdup(s, ne->v[e])) == NULL)
-			return -ENOMEM;
+		(*lv)[n++] = ne->v[e];	/* in s->names */
 	}
 	*nr = n;
 	return 0;
@@ -503,7 +502,7 @@ build_status(struct build *b, double duration_s)
 	s->duration_s = duration_s;
 	s->interval_s = (double)c->cfg->interval_ns / 1e9;
 	s->seq = c->seq;
-	s->open_fds = inst_all_fds(c);
+	s->open_fds = discovery_fds(c);
 	s->cgroups_matched = c->cg_matched;
 	s->cgroups_counted = c->cg_counted > s->cgroups_no_perf ?
 	    c->cg_counted - s->cgroups_no_perf : 0;
@@ -537,6 +536,7 @@ snapbuild(struct collector *c, double duration_s)
 		namemap_unref(nm);
 		return NULL;
 	}
+	b.s->names = nm;	/* the rows' name labels point into it */
 	if (nm && (ids = calloc(c->nr_targets + 1, sizeof(*ids))) == NULL)
 		goto fail;
 	count_rows(c, &nrows, &nerrors);
@@ -572,7 +572,6 @@ snapbuild(struct collector *c, double duration_s)
 	free(b.sum);
 	free(b.cpus);
 	free(b.cov);
-	namemap_unref(nm);
 	return b.s;
 fail:
 	free(ids);
@@ -580,7 +579,6 @@ fail:
 	free(b.sum);
 	free(b.cpus);
 	free(b.cov);
-	namemap_unref(nm);
 	snapshot_unref(b.s);
 	return NULL;
 }

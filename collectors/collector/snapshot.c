@@ -2,7 +2,8 @@
  * snapshot.c - immutable, reference-counted collection results (see
  * snapshot.h).  Everything a snapshot points to lives in its own arena, so
  * it stays valid after a reload frees the config it was built from, and it
- * is freed with a handful of free() calls.
+ * is freed with a handful of free() calls; the name labels' values, the
+ * same in every snapshot, are the resolver's map's, held by reference.
  */
 #include "autoconf.h"
 
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "collectors/collector/snapshot.h"
+#include "names/names.h"
 
 struct snap_chunk {
 	struct snap_chunk *next;
@@ -81,6 +83,7 @@ snapshot_unref(struct snapshot *s)
 		next = c->next;
 		free(c);
 	}
+	namemap_unref(s->names);
 	free(s);
 }
 

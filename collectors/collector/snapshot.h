@@ -126,8 +126,10 @@ struct snapshot {
 	struct snap_open_error *open_errors;
 
 
-	/* Arena for everything above. */
+	/* Arena for everything above, but the name labels' values: those
+	 * point into the resolver's map, held (names.h; NULL: none). */
 	struct snap_chunk *chunks;
+	struct namemap *names;
 };
 
 struct snapshot *snapshot_new(void);
