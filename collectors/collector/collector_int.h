@@ -56,6 +56,11 @@ struct tgroup {
 	struct scaled *gone;		/* [nr_events] summed cgroup series:
 					   the counts of CPUs gone offline */
 	uint64_t gone_enabled_ns, gone_running_ns;
+	struct inst *off;		/* [nr_off] per-CPU series: closed
+					   instances keeping the counts of
+					   CPUs gone offline, taken over when
+					   they come back (instance.c) */
+	size_t nr_off;
 	int unscheduled;		/* reported as never scheduled */
 };
 

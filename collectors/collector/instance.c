@@ -317,10 +317,53 @@ old_inst(struct tgroup *og, int cpu)
 	return NULL;
 }
 
+/* The old group's closed instance keeping an offline CPU's counts. */
+static struct inst *
+old_off(struct tgroup *og, int cpu)
+{
+	size_t k;
+
+	for (k = 0; og && k < og->nr_off; k++)
+		if (og->off[k].cpu == cpu)
+			return &og->off[k];
+	return NULL;
+}
+
 /*
- * During a rebuild: a cgroup series summed over CPUs keeps the counts of
- * the CPUs it no longer has (gone offline), so that it does not go back;
- * of a group whose events changed, those of the events it keeps.
+ * A per-CPU series whose CPU tg no longer has (gone offline): a closed
+ * instance in tg->off keeps its counts (of the events tg keeps), for its
+ * series to go on from them when the CPU comes back (inst_inherit).
+ */
+static int
+carry_off(struct collector *c, const struct adopt *ad, const struct tgroup *og,
+    struct tgroup *tg, const struct inst *in)
+{
+	size_t ne = c->cfg->groups[tg->gi].nr_events, e;
+	struct inst *off;
+	int oe, r;
+
+	if (cpumap_has(&tg->cpus, in->cpu) || in->acc == NULL)
+		return 0;
+	if ((off = realloc(tg->off, (tg->nr_off + 1) * sizeof(*off))) == NULL)
+		return -ENOMEM;
+	tg->off = off;
+	off += tg->nr_off;
+	if ((r = inst_init(off, in->cpu, ne)) < 0)
+		return r;
+	tg->nr_off++;
+	for (e = 0; e < ne; e++)
+		if ((oe = old_event(c, ad, og, tg, e)) >= 0)
+			off->acc[e] = in->acc[oe];
+	off->enabled_ns = in->enabled_ns;
+	off->running_ns = in->running_ns;
+	return 0;
+}
+
+/*
+ * During a rebuild: a series keeps the counts of the CPUs its group no
+ * longer has (gone offline), so that it does not go back: a cgroup
+ * series summed over CPUs in tg->gone, a per-CPU one in tg->off; of a
+ * group whose events changed, those of the events it keeps.
  */
 int
 inst_carry_gone(struct collector *c, const struct adopt *ad,
@@ -328,11 +371,19 @@ inst_carry_gone(struct collector *c, const struct adopt *ad,
 {
 	struct tgroup *og;
 	size_t ne = c->cfg->groups[tg->gi].nr_events, k, e;
-	int same, *oe;
+	int same, *oe, r;
 
-	if (t->cgroup == NULL || tg->per_cpu ||
-	    (og = old_tgroup(c, ad, t, tg, &same)) == NULL)
+	if ((og = old_tgroup(c, ad, t, tg, &same)) == NULL)
 		return 0;
+	if (t->cgroup == NULL || tg->per_cpu) {
+		for (k = 0; k < og->cpus.nr; k++)
+			if ((r = carry_off(c, ad, og, tg, &og->inst[k])) < 0)
+				return r;
+		for (k = 0; k < og->nr_off; k++)
+			if ((r = carry_off(c, ad, og, tg, &og->off[k])) < 0)
+				return r;
+		return 0;
+	}
 	if (tg->gone == NULL && (tg->gone = calloc(ne, sizeof(*tg->gone))) ==
 	    NULL)
 		return -ENOMEM;
@@ -393,9 +444,10 @@ inst_adopt(struct collector *c, const struct adopt *ad, struct target *t,
 /*
  * A new instance takes over the counts of the old one it replaces, so its
  * series continue instead of restarting at 0: all of them from a failed
- * instance of the same group being reopened; from a group whose events
- * changed, those of the events it keeps (after one last reading), while
- * new events start at 0 and removed ones are gone.
+ * instance of the same group being reopened, or from the closed one that
+ * kept a per-CPU series' counts while its CPU was offline; from a group
+ * whose events changed, those of the events it keeps (after one last
+ * reading), while new events start at 0 and removed ones are gone.
  */
 void
 inst_inherit(struct collector *c, const struct adopt *ad,
@@ -406,8 +458,13 @@ inst_inherit(struct collector *c, const struct adopt *ad,
 	struct inst *in;
 	int same = 0, oe;
 
-	in = old_inst(og = old_tgroup(c, ad, t, tg, &same), dst->cpu);
-	if (in == NULL || in->acc == NULL || (same && in->state != INST_BROKEN))
+	og = old_tgroup(c, ad, t, tg, &same);
+	/* A CPU back online: its per-CPU series goes on from tg->off. */
+	if ((in = old_inst(og, dst->cpu)) == NULL)
+		in = old_off(og, dst->cpu);
+	else if (in->acc == NULL || (same && in->state != INST_BROKEN))
+		return;
+	if (in == NULL)
 		return;
 	if (!same && in->state == INST_OK)
 		inst_read(in);		/* what it counted since the last */

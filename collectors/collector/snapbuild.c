@@ -125,6 +125,8 @@ struct build {
 	/* Open errors by (group, event, errno, reason): positions + 1 in
 	 * s->open_errors, open addressing. */
 	size_t *oe_at, oe_mask;
+	struct scaled *sum;		/* [sum_cap]: the row being summed */
+	size_t sum_cap;
 };
 
 
@@ -375,9 +377,8 @@ health_target(struct build *b, const struct target *t)
 }
 
 /*
- * A new row for tg on t, its values zero but for what CPUs gone offline
- * counted (summed rows only); row is a model with the target's cgroup
- * and labels.  NULL on ENOMEM.
+ * A new row for tg on t, its values zero (row_set fills them); row is a
+ * model with the target's cgroup and labels.  NULL on ENOMEM.
  */
 static struct snap_row *
 row_new(struct build *b, const struct snap_row *model,
@@ -385,7 +386,7 @@ row_new(struct build *b, const struct snap_row *model,
 {
 	const struct plan_group *pg = &b->c->cfg->groups[tg->gi];
 	struct snap_row *r = &b->s->rows[b->row++];
-	size_t e, ne = pg->nr_events;
+	size_t ne = pg->nr_events;
 	unsigned char *cnt;
 	double *v;
 
@@ -403,18 +404,31 @@ row_new(struct build *b, const struct snap_row *model,
 	r->values = v;
 	r->counted = cnt;
 	r->enabled_s = r->running_s = 0;
-	if (!split && tg->gone) {
-		/* CPUs gone offline, still summed. */
-		for (e = 0; e < ne; e++)
-			v[e] += scale_value(&tg->gone[e]) *
-			    pg->events[e].scale;
-		r->enabled_s += (double)tg->gone_enabled_ns / 1e9;
-		r->running_s += (double)tg->gone_running_ns / 1e9;
-	}
 	r->pmu = pg->hybrid ? snapshot_strdup(b->s, pg->pmu) : NULL;
 	if (pg->hybrid && r->pmu == NULL)
 		return NULL;
 	return r;
+}
+
+/*
+ * A row's values and times from its sums, each converted once: a summed
+ * series comes out the same to the last bit whichever CPUs (or CPUs gone
+ * offline, tg->gone) its counts are summed from, so it never goes back
+ * by a rounding when a CPU goes.  The sums start again at 0.
+ */
+static void
+row_set(struct build *b, struct snap_row *r, const struct plan_group *pg,
+    uint64_t *en, uint64_t *ru)
+{
+	double *v = (double *)r->values;
+	size_t e;
+
+	for (e = 0; e < pg->nr_events; e++)
+		v[e] = scale_value(&b->sum[e]) * pg->events[e].scale;
+	memset(b->sum, 0, pg->nr_events * sizeof(*b->sum));
+	r->enabled_s = (double)*en / 1e9;
+	r->running_s = (double)*ru / 1e9;
+	*en = *ru = 0;
 }
 
 /* The rows of one opened target: per CPU, or summed over its CPUs. */
@@ -425,6 +439,7 @@ target_rows(struct build *b, const struct target *t,
 	const struct plan *cfg = b->c->cfg;
 	struct snap_row model = { .cgroup = NULL }, *r = NULL;
 	size_t j, k, e, ne;
+	uint64_t en, ru;
 
 	if (t->cgroup && (model.cgroup = snapshot_strdup(b->s,
 	    t->cgroup)) == NULL)
@@ -437,23 +452,39 @@ target_rows(struct build *b, const struct target *t,
 		int split = t->cgroup == NULL || tg->per_cpu;
 
 		ne = cfg->groups[tg->gi].nr_events;
+		if (ne > b->sum_cap) {
+			struct scaled *sum = realloc(b->sum, ne * sizeof(*sum));
+
+			if (sum == NULL)
+				return -ENOMEM;
+			b->sum = sum;
+			b->sum_cap = ne;
+		}
+		memset(b->sum, 0, ne * sizeof(*b->sum));
+		en = ru = 0;
+		if (!split && tg->gone) {
+			/* CPUs gone offline, still summed. */
+			for (e = 0; e < ne; e++)
+				scale_add(&b->sum[e], &tg->gone[e]);
+			en = tg->gone_enabled_ns;
+			ru = tg->gone_running_ns;
+		}
 		for (k = 0; k < tg->cpus.nr; k++) {
 			const struct inst *in = &tg->inst[k];
-			double *v;
 			unsigned char *cnt;
 
 			if ((split || k == 0) && (r = row_new(b, &model, tg,
 			    in->cpu, split)) == NULL)
 				return -ENOMEM;
-			v = (double *)r->values;
 			cnt = (unsigned char *)r->counted;
 			for (e = 0; e < ne; e++)
-				v[e] += scale_value(&in->acc[e]) *
-				    cfg->groups[tg->gi].events[e].scale;
+				scale_add(&b->sum[e], &in->acc[e]);
 			for (e = 0; in->src && e < in->src->nr; e++)
 				cnt[in->src->evidx[e]] = 1;
-			r->enabled_s += (double)in->enabled_ns / 1e9;
-			r->running_s += (double)in->running_ns / 1e9;
+			en += in->enabled_ns;
+			ru += in->running_ns;
+			if (split || k + 1 == tg->cpus.nr)
+				row_set(b, r, &cfg->groups[tg->gi], &en, &ru);
 		}
 	}
 	return 0;
@@ -538,12 +569,14 @@ snapbuild(struct collector *c, double duration_s)
 		names_tell(c, ids, nids);
 	free(ids);
 	free(b.oe_at);
+	free(b.sum);
 	free(b.cpus);
 	free(b.cov);
 	return b.s;
 fail:
 	free(ids);
 	free(b.oe_at);
+	free(b.sum);
 	free(b.cpus);
 	free(b.cov);
 	snapshot_unref(b.s);

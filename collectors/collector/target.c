@@ -31,6 +31,9 @@ target_free(struct target *t)
 		for (j = 0; j < t->groups[i].cpus.nr && t->groups[i].inst; j++)
 			inst_fini(&t->groups[i].inst[j]);
 		free(t->groups[i].inst);
+		for (j = 0; j < t->groups[i].nr_off; j++)
+			inst_fini(&t->groups[i].off[j]);
+		free(t->groups[i].off);
 		free(t->groups[i].gone);
 		cpumap_free(&t->groups[i].cpus);
 	}
