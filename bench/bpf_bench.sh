@@ -70,10 +70,6 @@ pp() {	# pp B [COMMAND PREFIX...]: one ping-pong between c1 and cB, us
 	echo "FAILED"
 }
 
-task_cpu_ns() {	# the CPU time of every thread of PID $1, ns
-	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'
-}
-
 metric() { awk -v s="$2" '$1 == s { print $2 }' "$1"; }
 
 run_daemon() {	# run_daemon MODE N: one fresh daemon; appends to $BENCH_TMP/MODE.N
@@ -121,9 +117,9 @@ YAML
 	esac
 	rss=$(bench_rss_kb "$pid")
 	k0=$(metric "$BENCH_TMP/m" pmu_exporter_collections_total)
-	c0=$(task_cpu_ns "$pid")
+	c0=$(bench_cpu_ns "$pid")
 	sleep 5
-	c1=$(task_cpu_ns "$pid")
+	c1=$(bench_cpu_ns "$pid")
 	curl -fs "http://127.0.0.1:$port/metrics" >"$BENCH_TMP/m"
 	k1=$(metric "$BENCH_TMP/m" pmu_exporter_collections_total)
 	cross=$(pp 2)

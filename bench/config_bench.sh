@@ -103,19 +103,6 @@ check_once() {
 	echo "$t"
 }
 
-# Milliseconds since the epoch of a log line's ts=... field.
-log_ms() {
-	local ts
-	ts=$(sed -n 's/^ts=\([^ ]*\) .*/\1/p' <<<"$1")
-	date -d "$ts" +%s%3N
-}
-
-# CPU time so far of every thread of PID, in ns.
-cpu_ns() {
-	cat /proc/"$1"/task/*/schedstat 2>/dev/null |
-	    awk '{ s += $1 } END { printf "%.0f\n", s }'
-}
-
 # reload_medians CFG: one daemon, REPS reloads; "wall_ms cpu_ms" medians.
 reload_medians() {
 	local cfg=$1 log="$1.log" port pid i t0 c0 line end ms=() cpu=()
@@ -127,7 +114,7 @@ reload_medians() {
 	bench_wait_http "http://127.0.0.1:$port/-/ready" 600 ||
 		{ bench_stop "$pid"; bench_die "$cfg: the daemon did not start: $(tail -3 "$log")"; }
 	for i in $(seq 1 "$REPS"); do
-		c0=$(cpu_ns "$pid")
+		c0=$(bench_cpu_ns "$pid")
 		t0=$(date +%s%3N)
 		kill -HUP "$pid"
 		end=$((SECONDS + 600))
@@ -137,9 +124,9 @@ reload_medians() {
 			sleep 0.02
 		done
 		line=$(grep 'msg="reloaded' "$log" | sed -n "${i}p")
-		cpu+=("$(awk -v a="$(cpu_ns "$pid")" -v b="$c0" \
+		cpu+=("$(awk -v a="$(bench_cpu_ns "$pid")" -v b="$c0" \
 		    'BEGIN { printf "%.1f", (a - b) / 1e6 }')")
-		ms+=($(( $(log_ms "$line") - t0 )))
+		ms+=($(( $(bench_log_ms "$line") - t0 )))
 		sleep 0.3
 	done
 	bench_stop "$pid"

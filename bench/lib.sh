@@ -169,3 +169,16 @@ bench_perf_users() {
 	done
 	echo "${out# }"
 }
+
+# Milliseconds since the epoch of a log line's ts=... field.
+bench_log_ms() {
+	local ts
+	ts=$(sed -n 's/^ts=\([^ ]*\) .*/\1/p' <<<"$1")
+	date -d "$ts" +%s%3N
+}
+
+# CPU time so far of every thread of PID, in ns.
+bench_cpu_ns() {
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null |
+	    awk '{ s += $1 } END { printf "%.0f\n", s }'
+}

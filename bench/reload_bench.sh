@@ -56,19 +56,6 @@ fi
 PARENT="$CGROOT/pmu_bench_$$"
 bench_mkcg "$PARENT"
 
-# Milliseconds since the epoch of a log line's ts=... field.
-log_ms() {
-	local ts
-	ts=$(sed -n 's/^ts=\([^ ]*\) .*/\1/p' <<<"$1")
-	date -d "$ts" +%s%3N
-}
-
-# CPU time so far of every thread of PID, in ns.
-cpu_ns() {
-	cat /proc/"$1"/task/*/schedstat 2>/dev/null |
-	    awk '{ s += $1 } END { printf "%.0f\n", s }'
-}
-
 result() {	# result MODE N: the median reload over REPS reloads, "ms cpu_ms"
 	local mode=$1 n=$2 port cfg log pid i t0 c0 line k got ms=() cpu=()
 	cfg="$BENCH_TMP/$mode-$n.yaml" log="$BENCH_TMP/$mode-$n.log"
@@ -97,7 +84,7 @@ result() {	# result MODE N: the median reload over REPS reloads, "ms cpu_ms"
 	grep -qx "pmu_exporter_cgroups_counted $n" <<<"$got" ||
 		{ bench_stop "$pid"; bench_die "$mode, $n cgroups: not all counted: $got"; }
 	for i in $(seq 1 "$REPS"); do
-		c0=$(cpu_ns "$pid")
+		c0=$(bench_cpu_ns "$pid")
 		t0=$(date +%s%3N)
 		kill -HUP "$pid"
 		for _ in $(seq 1 6000); do
@@ -107,9 +94,9 @@ result() {	# result MODE N: the median reload over REPS reloads, "ms cpu_ms"
 		done
 		line=$(grep "msg=\"reloaded" "$log" | sed -n "${i}p")
 		[ -n "$line" ] || { bench_stop "$pid"; bench_die "$mode, $n cgroups: reload $i did not finish"; }
-		cpu+=("$(awk -v a="$(cpu_ns "$pid")" -v b="$c0" \
+		cpu+=("$(awk -v a="$(bench_cpu_ns "$pid")" -v b="$c0" \
 		    'BEGIN { printf "%.1f", (a - b) / 1e6 }')")
-		ms+=($(( $(log_ms "$line") - t0 )))
+		ms+=($(( $(bench_log_ms "$line") - t0 )))
 		sleep 0.3
 	done
 	bench_stop "$pid"
