@@ -7,8 +7,8 @@
  *
  * Everything happens in this one process.  The collector is built with
  * collector_new and collector_enable and driven by calling
- * collector_collect directly (never collector_start), so its thread and
- * timer play no part.  Then the same targets are opened a second time by
+ * collector_tend and collector_collect directly (never collector_start),
+ * so its thread and timer play no part.  Then the same targets are opened a second time by
  * hand with group_open -- same attrs, same CPUs, the same cgroup
  * directories with PERF_FLAG_PID_CGROUP -- and a "raw round" is one read()
  * of every leader fd, nothing else.  The two are timed alternately, one
@@ -654,8 +654,10 @@ main(int argc, char **argv)
 	}
 	open_c_ns = now_ns(CLOCK_MONOTONIC) - t0;
 	collector_enable(c);
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 3; i++) {
+		collector_tend(c);
 		collector_collect(c);
+	}
 	if ((snap = collector_snapshot(c)) != NULL) {
 		t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 		text = expo_render(snap, &text_len);
@@ -693,6 +695,7 @@ main(int argc, char **argv)
 	/* Alternate: one collection, one raw round. */
 	for (i = 0; i < o.rounds && !stop; i++) {
 		t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		collector_tend(c);
 		collector_collect(c);
 		t1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
 		tc[i] = t1 - t0;
@@ -737,6 +740,7 @@ main(int argc, char **argv)
 		cfg->rescan_ns = 0;
 		for (i = 0; i < o.rounds && !stop; i++) {
 			t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+			collector_tend(c);
 			collector_collect(c);
 			tc[i] = now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 		}

@@ -30,6 +30,14 @@
 
 #define MAXFD 512
 
+/* One tick of the collector thread: what is due, then a collection. */
+static void
+tick(struct collector *c)
+{
+	collector_tend(c);
+	collector_collect(c);
+}
+
 static struct fake {
 	int used, closed, leader, cpu, enabled;
 	unsigned long long config;
@@ -326,17 +334,17 @@ test_counting(const char *sysfs)
 
 	/* 1: fully counted. */
 	step_enabled = step_running = 1000000000ULL;
-	collector_collect(c);
+	tick(c);
 	truth_c += 3e9;
 	truth_i += 6e9;
 	/* 2: multiplexed at 50%: the estimate fills the gap. */
 	step_running = 500000000ULL;
-	collector_collect(c);
+	tick(c);
 	truth_c += 3e9;
 	truth_i += 6e9;
 	/* 3: not scheduled at all: nothing is added, no spike, no zero. */
 	step_running = 0;
-	collector_collect(c);
+	tick(c);
 
 	s = collector_snapshot(c);
 	CHECK(s != NULL && s->nr_rows == 2 && s->seq == 3);
@@ -375,8 +383,8 @@ test_counting(const char *sysfs)
 	/* 4: CPU 1's group fails (0-byte read): reported once, CPU 0 goes on. */
 	step_running = step_enabled;
 	zero_read_cpu = 1;
-	collector_collect(c);
-	collector_collect(c);
+	tick(c);
+	tick(c);
 	CHECK(count_of(logbuf, "group \"ipc\" on cpu 1 for system-wide is in "
 	    "error state (read returned 0 bytes)") == 1);
 	s = collector_snapshot(c);
@@ -405,11 +413,11 @@ test_unscheduled(const char *sysfs)
 	step_enabled = 1000000000ULL;
 	step_running = 0;
 	for (i = 0; i < 5; i++)
-		collector_collect(c);
+		tick(c);
 	CHECK(count_of(logbuf, "group \"big\" for system-wide has not been "
 	    "scheduled on cpu 0 (time_running is 0)") == 1);
 	step_running = step_enabled;
-	collector_collect(c);
+	tick(c);
 	CHECK(count_of(logbuf, "is being scheduled now") == 1);
 	collector_free(c);
 	plan_free(cfg);
@@ -520,9 +528,9 @@ test_retry(const char *sysfs)
 	    "cpus:\n  - cpus: all\n    groups: [g]\n", &cfg, sysfs);
 	collector_enable(c);
 	step_enabled = step_running = 1000000000ULL;
-	collector_collect(c);
+	tick(c);
 	zero_read_cpu = 1;
-	collector_collect(c);		/* cpu 1 fails */
+	tick(c);		/* cpu 1 fails */
 	s = collector_snapshot(c);
 	before = row(s, 1) ? row(s, 1)->values[0] : -1;
 	CHECK(before == 3e9);
@@ -530,9 +538,9 @@ test_retry(const char *sysfs)
 	snapshot_unref(s);
 	zero_read_cpu = -1;
 	nanosleep(&ts, NULL);
-	collector_collect(c);		/* rescan due: reopened */
+	tick(c);		/* rescan due: reopened */
 	CHECK(count_of(logbuf, "reopening group instances") == 1);
-	collector_collect(c);
+	tick(c);
 	s = collector_snapshot(c);
 	CHECK(s->open_fds == 2);
 	/* The series goes on from before, plus all the new fd counted: its
@@ -657,7 +665,7 @@ test_vanished(const char *dir)
 	c = make(yaml, &cfg, dir);
 	vanish = 0;
 	collector_enable(c);
-	collector_collect(c);
+	tick(c);
 	s = collector_snapshot(c);
 	CHECK(s && s->nr_rows == 0 && s->cgroups_counted == 0);
 	snapshot_unref(s);
@@ -671,7 +679,7 @@ test_vanished(const char *dir)
 	logbuf[0] = '\0';
 	c = make(yaml, &cfg, dir);
 	collector_enable(c);
-	collector_collect(c);
+	tick(c);
 	s = collector_snapshot(c);
 	CHECK(s && s->nr_rows == 1 && s->cgroups_counted == 1);
 	CHECK(s && s->rows[0].cgroup && strcmp(s->rows[0].cgroup, "/x") == 0);
@@ -711,7 +719,7 @@ test_no_perf_cgroup(const char *dir)
 	    "    events: [cycles, instructions]\ncgroups:\n  - path: /x\n"
 	    "    groups: [ipc]\n", &cfg, dir);
 	collector_enable(c);
-	collector_collect(c);
+	tick(c);
 	s = collector_snapshot(c);
 	/* A row that counts nothing exports no series (expo's row_counts). */
 	for (i = 0; s && i < s->nr_rows; i++)
@@ -734,7 +742,7 @@ test_no_perf_cgroup(const char *dir)
 	/* Someone enables a controller: counted from the next rescan on. */
 	no_perf_cgroup = 0;
 	usleep(150 * 1000);
-	collector_collect(c);
+	tick(c);
 	s = collector_snapshot(c);
 	CHECK(s && s->nr_rows == 1 && s->cgroups_counted == 1);
 	CHECK(s && s->cgroups_no_perf == 0 && s->nr_open_errors == 0);
@@ -747,7 +755,7 @@ test_no_perf_cgroup(const char *dir)
 	c = make("groups:\n  - name: bus\n    events: [bus-cycles]\n"
 	    "cgroups:\n  - path: /x\n    groups: [bus]\n", &cfg, dir);
 	collector_enable(c);
-	collector_collect(c);
+	tick(c);
 	s = collector_snapshot(c);
 	CHECK(s && s->cgroups_no_perf == 0 && s->nr_open_errors == 1 &&
 	    s->open_errors[0].no_perf_cgroup == 0);
@@ -825,7 +833,7 @@ test_pmus(void)
 	    "the CPUs 9") == 1);
 	collector_enable(c);
 	step_enabled = step_running = 1000000000ULL;
-	collector_collect(c);
+	tick(c);
 	s = collector_snapshot(c);
 	CHECK(s && s->nr_rows == 17);
 	for (i = 0, core = atom = 0; s && i < s->nr_rows; i++) {
@@ -1045,7 +1053,7 @@ test_layouts(const char *dir)
 		if (c == NULL)
 			return;
 		collector_enable(c);
-		collector_collect(c);
+		tick(c);
 		s = collector_snapshot(c);
 		CHECK(s != NULL);
 		if (s)
@@ -1151,7 +1159,7 @@ test_names_sandbox(const char *dir)
 	collector_enable(c);
 	/* The first collection tells the resolver both ids; wait until it
 	 * knows them. */
-	collector_collect(c);
+	tick(c);
 	for (i = 0; i < 500 && !known; i++) {
 		m = names_map(n);
 		e = namemap_find(m, ctr);
@@ -1162,7 +1170,7 @@ test_names_sandbox(const char *dir)
 			usleep(10000);
 	}
 	CHECK(known);
-	collector_collect(c);
+	tick(c);
 	s = collector_snapshot(c);
 	CHECK(s != NULL && s->cgroups_counted == 2);
 	CHECK_STR(row_label(cgroup_row(s, cpath), "container_id"), ctr);

@@ -106,13 +106,21 @@ timer_arm(struct collector *c)
 	return timerfd_settime(c->timerfd, 0, &its, NULL) < 0 ? -errno : 0;
 }
 
+/* What is due (interval.c's schedule), then a collection. */
+static void
+tick(struct collector *c)
+{
+	collector_tend(c);
+	collector_collect(c);
+}
+
 /* Apply a new plan: what a reload asks the thread (or, before the thread
  * starts, the caller) to do. */
 static int
 apply_plan(struct collector *c, const struct plan *cfg)
 {
 	cgroups_ensure(c, cfg);
-	return rebuild_targets(c, cfg);
+	return interval_build(c, cfg, 0);
 }
 
 /* On the thread: take the pending request, carry it out, reply. */
@@ -145,7 +153,7 @@ serve_request(struct collector *c)
 	/* The reply follows a collection (of the new plan, or showing the
 	 * failed reload), so that what the caller reports next is true. */
 	if (r == 0 && !(c->o.hang_after && c->seq >= c->o.hang_after))
-		collector_collect(c);
+		tick(c);
 	pthread_mutex_lock(&c->req_lock);
 	q->result = r;
 	q->done = 1;
@@ -178,14 +186,13 @@ collector_main(void *arg)
 			break;
 		if (pfd[2].revents)
 			serve_request(c);
-		/* A cgroup came or went: rescan at the next collection. */
-		if (pfd[3].revents && c->watch && cgwatch_drain(c->watch) != 0)
-			interval_rescan_soon(&c->sched);
+		if (pfd[3].revents && c->watch)
+			interval_cgroups_changed(c);
 		if (pfd[0].revents &&
 		    read(c->timerfd, &expirations, sizeof(expirations)) ==
 		    (ssize_t)sizeof(expirations) &&
 		    !(c->o.hang_after && c->seq >= c->o.hang_after))
-			collector_collect(c);
+			tick(c);
 	}
 	return NULL;
 }
@@ -235,7 +242,7 @@ collector_new(const struct plan *cfg, const struct collector_opts *o,
 	cgroups_ensure(c, cfg);
 	if ((r = rebuild_cfgstate_init(c, cfg)) < 0)
 		goto nomem;
-	if ((r = rebuild_open_all(c, NULL, 0)) < 0)
+	if ((r = interval_build(c, cfg, 1)) < 0)
 		goto nomem;
 	*out = c;
 	return 0;
@@ -260,7 +267,7 @@ collector_start(struct collector *c)
 
 	collector_enable(c);
 	/* The first collection, so that readiness means real readings. */
-	collector_collect(c);
+	tick(c);
 
 	if (c->stopfd < 0 &&
 	    (c->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)

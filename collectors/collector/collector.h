@@ -79,11 +79,15 @@ int collector_reload(struct collector *c, const struct plan *cfg, double when);
 void collector_reload_failed(struct collector *c);
 
 /*
- * Run one collection now and publish its snapshot.  The collector thread
- * calls this every interval; tests and benchmarks call it directly on a
- * collector that was never started (never both at once).  Before the first
- * call, groups must have been enabled with collector_enable.
+ * One tick of the collector thread, which makes both calls every
+ * interval; tests and benchmarks make them directly on a collector that
+ * was never started (never both at once).  collector_tend does what is
+ * due first: a rebuild after a CPU change, reopening what failed, a
+ * cgroup rescan.  collector_collect reads every open instance and
+ * publishes the snapshot.  Before the first, groups must have been
+ * enabled with collector_enable.
  */
+void collector_tend(struct collector *c);
 void collector_collect(struct collector *c);
 
 /* Enable every open group (collector_start does this itself). */

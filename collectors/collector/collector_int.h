@@ -98,9 +98,22 @@ struct adopt {
 };
 
 /*
+ * What a build or a rescan of the target set found for the schedule to
+ * do: handed down the calls that open (an argument, never kept), filled
+ * where a reason is found, and taken by interval.c when the pass is done.
+ */
+struct asks {
+	int retry;			/* instances failed: reopen them at
+					   the next rescan */
+	int retry_soon;			/* ... on a CPU just online (ENODEV):
+					   at the next collection */
+	int rescan_soon;		/* a kind has room again: rescan at
+					   the next collection */
+};
+
+/*
  * When the next collection rebuilds, retries or rescans (interval.c).
- * Only interval.c reads or writes it; the others ask through the
- * interval_* calls below.
+ * Only interval.c reads or writes it: the others hand it their asks.
  */
 struct schedule {
 	uint64_t last_rescan_ns;
@@ -205,9 +218,9 @@ struct target *inst_adopt_target(const struct adopt *ad, const char *cgroup);
 int inst_init(struct inst *in, int cpu, size_t nr_events);
 void inst_fini(struct inst *in);
 int inst_open(struct collector *c, struct target *t, struct tgroup *tg,
-    struct inst *in, int cgfd);
+    struct inst *in, int cgfd, struct asks *as);
 int inst_adopt(struct collector *c, const struct adopt *ad, struct target *t,
-    struct tgroup *tg, int cpu, struct inst *dst, int cgfd);
+    struct tgroup *tg, int cpu, struct inst *dst, int cgfd, struct asks *as);
 void inst_close(struct inst *in, enum inst_state state);
 int inst_read(struct inst *in);
 void inst_inherit(struct collector *c, const struct adopt *ad,
@@ -221,7 +234,7 @@ void target_free(struct target *t);
 int target_add_label(struct target *t, const char *name, const char *value);
 struct target *target_new(const char *cgroup);
 int target_open(struct collector *c, struct target *t,
-    const struct adopt *ad);
+    const struct adopt *ad, struct asks *as);
 void target_enable(struct target *t);
 int target_add(struct collector *c, struct target *t);
 int target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
@@ -231,9 +244,10 @@ void target_last_read(struct target *t);
 
 /* rebuild.c */
 int rebuild_open_all(struct collector *c, const struct adopt *ad,
-    int enable);
+    int enable, struct asks *as);
 uint64_t rebuild_fd_budget(const struct plan *cfg);
-int rebuild_targets(struct collector *c, const struct plan *cfg);
+int rebuild_targets(struct collector *c, const struct plan *cfg,
+    struct asks *as);
 void rebuild_enable(struct collector *c);
 int rebuild_cfgstate_init(struct collector *c, const struct plan *cfg);
 void rebuild_kinds_ctx(struct collector *c);
@@ -248,33 +262,11 @@ source_retry_soon(const struct source_ctx *x)
 	x->sched->retry_soon = 1;
 }
 
-/*
- * Asking interval.c's schedule for a retry or a rescan: the one way the
- * other files touch it.
- */
-static inline void
-interval_retry(struct schedule *sc)		/* at the next rescan */
-{
-	sc->retry_due = 1;
-}
-
-static inline void
-interval_retry_soon(struct schedule *sc)	/* at the next collection */
-{
-	sc->retry_soon = 1;
-}
-
-static inline void
-interval_rescan_soon(struct schedule *sc)	/* ... */
-{
-	sc->rescan_due = 1;
-}
-
-static inline void
-interval_rescanned(struct schedule *sc)		/* a rescan ran just now */
-{
-	sc->last_rescan_ns = mono_ns();
-}
+/* interval.c: the target set built for cfg (first: the first set, at
+ * start: nothing to adopt, nothing enabled), its asks taken. */
+int interval_build(struct collector *c, const struct plan *cfg, int first);
+/* A cgroup came or went (inotify): rescan at the next collection. */
+void interval_cgroups_changed(struct collector *c);
 
 /* hotplug.c */
 void hotplug_open(struct collector *c);
@@ -282,7 +274,7 @@ int hotplug_changed(struct collector *c);
 
 /* discovery.c */
 int discovery_rescan(struct collector *c, int enable, int rebuild,
-    const struct adopt *ad);
+    const struct adopt *ad, struct asks *as);
 size_t discovery_fds(const struct collector *c);	/* perf fds held */
 
 /* snapbuild.c */

@@ -341,7 +341,7 @@ discovery_fds(const struct collector *c)
  */
 static int
 open_one(struct collector *c, struct target *t, struct tally *ty,
-    int enable, const struct adopt *ad)
+    int enable, const struct adopt *ad, struct asks *as)
 {
 	size_t need = fds_needed(c, t);
 	int r;
@@ -358,7 +358,7 @@ open_one(struct collector *c, struct target *t, struct tally *ty,
 		namelist_add(&ty->skip, t->cgroup);
 		return 0;
 	}
-	r = target_open(c, t, ad);
+	r = target_open(c, t, ad, as);
 	if (r == -ENOMEM)
 		return r;
 	if (r == -ENOSPC && t->no_room) {
@@ -426,7 +426,7 @@ plan_next(struct collector *c, const struct match *m, size_t nm,
  */
 static int
 open_next(struct collector *c, struct next_set *ns, struct tally *ty,
-    int enable, const struct adopt *ad)
+    int enable, const struct adopt *ad, struct asks *as)
 {
 	struct target *t;
 	size_t i, j;
@@ -435,7 +435,7 @@ open_next(struct collector *c, struct next_set *ns, struct tally *ty,
 	for (i = 0, j = 0; i < ns->n; i++) {
 		t = ns->v[i];
 		if (t->cgroup && !t->opened) {
-			r = open_one(c, t, ty, enable, ad);
+			r = open_one(c, t, ty, enable, ad, as);
 			if (r == -ENOMEM)
 				return r;
 			if (r == -ENOENT) {
@@ -503,12 +503,12 @@ watch_dirs(struct collector *c, struct cgroup_list *dirs)
  * budget) and close the ones that are gone; then point the inotify
  * watches at the directories the expansion read.  rebuild: the whole set
  * is being built again (see source_kind.prepare), adopting from ad's old
- * targets (NULL at a plain rescan).  0 or -ENOMEM, which
- * leaves the target set as it was.
+ * targets (NULL at a plain rescan); what to retry or rescan goes in as.
+ * 0 or -ENOMEM, which leaves the target set as it was.
  */
 int
 discovery_rescan(struct collector *c, int enable, int rebuild,
-    const struct adopt *ad)
+    const struct adopt *ad, struct asks *as)
 {
 	const struct plan *cfg = c->cfg;
 	struct cgroup_list *lists, dirs = { 0, 0, NULL };
@@ -535,7 +535,7 @@ discovery_rescan(struct collector *c, int enable, int rebuild,
 		goto out;
 	memset(&ty, 0, sizeof(ty));
 	ty.fds_in_use = fds_in_use(c, 1);
-	if (open_next(c, &ns, &ty, enable, ad) < 0)
+	if (open_next(c, &ns, &ty, enable, ad, as) < 0)
 		goto out;
 	swap_in(c, &ns);
 	c->cg_matched = ty.matched;
@@ -549,7 +549,7 @@ discovery_rescan(struct collector *c, int enable, int rebuild,
 	for (i = 0; i < SOURCE_KINDS && ty.no_room; i++)
 		if (source_kinds[i]->room_soon &&
 		    source_kinds[i]->room_soon(c->kstate[i])) {
-			interval_rescan_soon(&c->sched);
+			as->rescan_soon = 1;
 			break;
 		}
 out:

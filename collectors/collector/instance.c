@@ -145,7 +145,7 @@ report_no_perf_cgroup(struct collector *c, const struct target *t,
  */
 int
 inst_open(struct collector *c, struct target *t, struct tgroup *tg,
-    struct inst *in, int cgfd)
+    struct inst *in, int cgfd, struct asks *as)
 {
 	const struct plan_group *g = &c->cfg->groups[tg->gi];
 	struct source *src = NULL;
@@ -181,11 +181,11 @@ inst_open(struct collector *c, struct target *t, struct tgroup *tg,
 		/* A CPU that went away while we opened, or a cgroup the
 		 * controller was not set up for yet: try again later. */
 		if (r == -ENODEV || in->no_perf_cgroup)
-			interval_retry(&c->sched);
+			as->retry = 1;
 		/* A CPU whose online bit is set before perf can open events
 		 * on it: a moment later it can. */
 		if (r == -ENODEV)
-			interval_retry_soon(&c->sched);
+			as->retry_soon = 1;
 		return r;
 	}
 	in->src = src;
@@ -419,7 +419,7 @@ inst_carry_gone(struct collector *c, const struct adopt *ad,
  */
 int
 inst_adopt(struct collector *c, const struct adopt *ad, struct target *t,
-    struct tgroup *tg, int cpu, struct inst *dst, int cgfd)
+    struct tgroup *tg, int cpu, struct inst *dst, int cgfd, struct asks *as)
 {
 	struct inst *in;
 	int r, same = 0;
@@ -435,7 +435,7 @@ inst_adopt(struct collector *c, const struct adopt *ad, struct target *t,
 	 * rebuilt): a new one, the counts so far kept. */
 	if (tg->kind->current && !tg->kind->current(t, tg, dst->src)) {
 		inst_close(dst, INST_CLOSED);
-		if ((r = inst_open(c, t, tg, dst, cgfd)) == -ENOMEM)
+		if ((r = inst_open(c, t, tg, dst, cgfd, as)) == -ENOMEM)
 			return r;
 	}
 	return 1;

@@ -6,12 +6,12 @@
  * lock; the snapshot is new memory every interval (one arena, freed by
  * its last reader), since readers may hold the previous one.
  *
- * It owns the schedule too (struct schedule): whether this collection
- * rebuilds the target set (a CPU change), reopens what failed (a retry,
- * soon or at the rescan interval) or rescans the cgroups.  The files that
- * find a reason to ask call interval_retry() and its kin (inline in
- * collector_int.h, so that asking is no call back up here); none of them
- * reads the schedule.
+ * It owns the schedule too (struct schedule): before a collection,
+ * collector_tend rebuilds the target set (a CPU change), reopens what
+ * failed (a retry, soon or at the rescan interval) or rescans the
+ * cgroups, as due.  The files that open find the reasons to ask and
+ * hand them back in a struct asks (collector_int.h), which the schedule
+ * takes when their pass is done; none of them reads or writes it.
  */
 #include "autoconf.h"
 
@@ -47,7 +47,7 @@ inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
 		inst_close(in, INST_BROKEN);
 		/* Reopened at the next full rescan: a CPU that blinked
 		 * offline for less than an interval breaks reads like this. */
-		interval_retry(&c->sched);
+		c->sched.retry_due = 1;
 		return;
 	}
 	/* Never scheduled: enabled for a whole interval, running never. */
@@ -70,16 +70,47 @@ inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
 
 /* ---- the schedule ------------------------------------------------ */
 
-/* Before a collection reads: a rebuild, a retry or a rescan if due. */
+/* Take what a build or rescan found (struct asks). */
 static void
-schedule_run(struct collector *c, uint64_t t0)
+schedule_take(struct schedule *sc, const struct asks *as)
+{
+	sc->retry_due |= as->retry;
+	sc->retry_soon |= as->retry_soon;
+	sc->rescan_due |= as->rescan_soon;
+}
+
+int
+interval_build(struct collector *c, const struct plan *cfg, int first)
+{
+	struct asks as = { 0, 0, 0 };
+	int r;
+
+	r = first ? rebuild_open_all(c, NULL, 0, &as) :
+	    rebuild_targets(c, cfg, &as);
+	/* A build rescans every cgroup. */
+	c->sched.last_rescan_ns = mono_ns();
+	schedule_take(&c->sched, &as);
+	return r;
+}
+
+void
+interval_cgroups_changed(struct collector *c)
+{
+	if (cgwatch_drain(c->watch) != 0)
+		c->sched.rescan_due = 1;
+}
+
+void
+collector_tend(struct collector *c)
 {
 	struct schedule *sc = &c->sched;
+	struct asks as = { 0, 0, 0 };
+	uint64_t t0 = mono_ns();
 
 	if (hotplug_changed(c)) {
 		sc->soon_tries = 0;
 		sc->retry_soon = 0;
-		if (rebuild_targets(c, c->cfg) < 0)
+		if (interval_build(c, c->cfg, 0) < 0)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "reopening after a CPU change: %s",
 			    strerror(ENOMEM));
@@ -94,16 +125,17 @@ schedule_run(struct collector *c, uint64_t t0)
 		    "instances that stopped counting");
 		sc->retry_due = 0;
 		sc->rescan_due = 0;
-		if (rebuild_targets(c, c->cfg) < 0)
+		if (interval_build(c, c->cfg, 0) < 0)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "reopening: %s", strerror(ENOMEM));
 	} else if (sc->rescan_due || t0 - sc->last_rescan_ns >=
 	    c->cfg->rescan_ns) {
 		sc->last_rescan_ns = t0;
 		sc->rescan_due = 0;
-		if (discovery_rescan(c, 1, 0, NULL) < 0)
+		if (discovery_rescan(c, 1, 0, NULL, &as) < 0)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "cgroup rescan: %s", strerror(ENOMEM));
+		schedule_take(sc, &as);
 	}
 }
 
@@ -116,7 +148,6 @@ collector_collect(struct collector *c)
 	struct snapshot *s;
 	size_t i, j, k;
 
-	schedule_run(c, t0);
 	for (i = 0; i < SOURCE_KINDS; i++)
 		if (source_kinds[i]->refresh)
 			source_kinds[i]->refresh(&c->kctx[i]);

@@ -154,10 +154,12 @@ fail:
 
 /*
  * Build and open every target of c->cfg (adopting during a reload),
- * enabling each as it opens if enable is set.
+ * enabling each as it opens if enable is set; what to retry or rescan
+ * goes in as, for the schedule (interval.c).
  */
 int
-rebuild_open_all(struct collector *c, const struct adopt *ad, int enable)
+rebuild_open_all(struct collector *c, const struct adopt *ad, int enable,
+    struct asks *as)
 {
 	struct target *sys = NULL;
 	int r;
@@ -169,13 +171,12 @@ rebuild_open_all(struct collector *c, const struct adopt *ad, int enable)
 			target_free(sys);
 			return r;
 		}
-		if ((r = target_open(c, sys, ad)) == -ENOMEM)
+		if ((r = target_open(c, sys, ad, as)) == -ENOMEM)
 			return r;
 		if (enable)
 			target_enable(sys);
 	}
-	interval_rescanned(&c->sched);
-	return discovery_rescan(c, enable, 1, ad);
+	return discovery_rescan(c, enable, 1, ad, as);
 }
 
 /*
@@ -200,7 +201,7 @@ rebuild_fd_budget(const struct plan *cfg)
  * each target as it opens.
  */
 int
-rebuild_targets(struct collector *c, const struct plan *cfg)
+rebuild_targets(struct collector *c, const struct plan *cfg, struct asks *as)
 {
 	struct perf_event_attr **attrs = c->attrs;
 	int **ev_logged = c->ev_logged, *pattern_empty = c->pattern_empty;
@@ -236,7 +237,7 @@ rebuild_targets(struct collector *c, const struct plan *cfg)
 		layout_said = ltmp;
 	}
 	if (r == 0)
-		r = rebuild_open_all(c, &ad, 1);
+		r = rebuild_open_all(c, &ad, 1, as);
 	for (i = 0; r == 0 && i < nr_old; i++)
 		if (old[i]->cgroup && old[i]->opened &&
 		    target_find_cgroup(c, old[i]->cgroup,

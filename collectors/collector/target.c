@@ -253,9 +253,10 @@ target_attach(struct collector *c, struct target *t, int cgfd)
 }
 
 /* Allocate and open every instance of t, adopting from ad's old targets
- * during a rebuild (ad NULL: none). */
+ * during a rebuild (ad NULL: none); what to retry goes in as. */
 int
-target_open(struct collector *c, struct target *t, const struct adopt *ad)
+target_open(struct collector *c, struct target *t, const struct adopt *ad,
+    struct asks *as)
 {
 	char path[8192];
 	size_t i, j;
@@ -287,7 +288,7 @@ target_open(struct collector *c, struct target *t, const struct adopt *ad)
 		}
 		for (j = 0; j < tg->cpus.nr; j++) {
 			if (ad && (r = inst_adopt(c, ad, t, tg,
-			    tg->cpus.cpu[j], &tg->inst[j], cgfd)) != 0) {
+			    tg->cpus.cpu[j], &tg->inst[j], cgfd, as)) != 0) {
 				if (r < 0)
 					goto out;
 				continue;
@@ -295,7 +296,7 @@ target_open(struct collector *c, struct target *t, const struct adopt *ad)
 			if ((r = inst_init(&tg->inst[j], tg->cpus.cpu[j],
 			    ne)) < 0)
 				goto out;
-			r = inst_open(c, t, tg, &tg->inst[j], cgfd);
+			r = inst_open(c, t, tg, &tg->inst[j], cgfd, as);
 			if (r == -ENOMEM)
 				goto out;
 			if (r == -EBADF && t->cgroup)
