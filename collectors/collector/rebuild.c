@@ -105,51 +105,40 @@ build_cpu_target(struct collector *c, struct target **out)
 {
 	const struct plan *cfg = c->cfg;
 	struct target *t = NULL;
-	struct cpumap m;
+	struct cpumap m = { 0, NULL };
 	size_t i, j;
-	int r;
+	int r = 0;
 
-	for (i = 0; i < cfg->nr_targets; i++) {
+	for (i = 0; i < cfg->nr_targets && r == 0; i++) {
 		const struct plan_target *ct = &cfg->targets[i];
+		char want[256], have[256];
 
 		if (ct->kind != PLAN_TARGET_CPU)
 			continue;
 		if (t == NULL && (t = target_new(NULL)) == NULL)
 			return -ENOMEM;
-		if (ct->all_cpus) {
-			m = c->online;
-			m.cpu = NULL;
-			if ((r = cpumap_intersect(&c->online, &c->online,
-			    &m)) < 0)
-				goto fail;
-		} else {
-			if ((r = cpumap_intersect(&ct->cpus, &c->online,
-			    &m)) < 0)
-				goto fail;
-			if (m.nr < ct->cpus.nr) {
-				char want[256], have[256];
-
-				REPORT(c, 4, NULL, NULL, NULL, -1, 0,
-				    "%s:%d:%d: CPUs %s are listed but "
-				    "only %s of them are online; counting "
-				    "those", cfg->source, ct->line, ct->col,
-				    cpumap_format(&ct->cpus, want,
-				    sizeof(want)), m.nr ? cpumap_format(&m,
-				    have, sizeof(have)) : "none");
-			}
-		}
-		for (j = 0; j < ct->nr_groups && r == 0; j++)
-			r = target_add_pmu_group(c, t, ct->groups[j], &m, 1,
-			    &source_perf_kind);
+		if (!ct->all_cpus && (r = cpumap_merge(&m, &ct->cpus,
+		    &c->online, NULL)) >= 0 && (size_t)r < ct->cpus.nr)
+			REPORT(c, 4, NULL, NULL, NULL, -1, 0,
+			    "%s:%d:%d: CPUs %s are listed but only %s of "
+			    "them are online; counting those", cfg->source,
+			    ct->line, ct->col, cpumap_format(&ct->cpus, want,
+			    sizeof(want)), m.nr ? cpumap_format(&m, have,
+			    sizeof(have)) : "none");
 		cpumap_free(&m);
-		if (r < 0)
-			goto fail;
+		/* target_add_pmu_group takes the online ones. */
+		for (j = 0, r = r < 0 ? r : 0; j < ct->nr_groups && r == 0;
+		    j++)
+			r = target_add_pmu_group(c, t, ct->groups[j],
+			    ct->all_cpus ? &c->online : &ct->cpus, 1,
+			    &source_perf_kind);
+	}
+	if (r < 0) {
+		target_free(t);
+		return r;
 	}
 	*out = t;
 	return 0;
-fail:
-	target_free(t);
-	return r;
 }
 
 /*

@@ -170,65 +170,6 @@ target_grow(struct target *t)
 	return 0;
 }
 
-/* Add group gi on cpus to t, or widen its CPUs to the union. */
-static int
-target_add_group(struct target *t, size_t gi, const struct cpumap *cpus,
-    int per_cpu, const struct source_kind *kind)
-{
-	struct tgroup *tg = target_find_group(t, gi);
-	struct cpumap u;
-	size_t i, n;
-
-	if (tg) {
-		/* Any entry asking for the per-CPU split gets it; entries
-		 * asking for different kinds get the default, perf mode. */
-		tg->per_cpu |= per_cpu;
-		if (tg->kind != kind)
-			tg->kind = &source_perf_kind;
-		u.cpu = malloc((tg->cpus.nr + cpus->nr + 1) * sizeof(int));
-		if (u.cpu == NULL)
-			return -ENOMEM;
-		n = 0;
-		for (i = 0; i < tg->cpus.nr; i++)
-			u.cpu[n++] = tg->cpus.cpu[i];
-		for (i = 0; i < cpus->nr; i++)
-			if (!cpumap_has(&tg->cpus, cpus->cpu[i]))
-				u.cpu[n++] = cpus->cpu[i];
-		u.nr = n;
-		/* Re-sort through the parser's canonical form. */
-		{
-			int *a = u.cpu;
-			size_t x, y;
-
-			for (x = 1; x < n; x++)
-				for (y = x; y > 0 && a[y - 1] > a[y]; y--) {
-					int s = a[y];
-
-					a[y] = a[y - 1];
-					a[y - 1] = s;
-				}
-		}
-		cpumap_free(&tg->cpus);
-		tg->cpus = u;
-		return 0;
-	}
-	if (target_grow(t) < 0)
-		return -ENOMEM;
-	tg = &t->groups[t->nr_groups];
-	memset(tg, 0, sizeof(*tg));
-	tg->gi = gi;
-	tg->per_cpu = per_cpu;
-	tg->kind = kind;
-	if ((tg->cpus.cpu = malloc((cpus->nr + 1) * sizeof(int))) == NULL)
-		return -ENOMEM;
-	memcpy(tg->cpus.cpu, cpus->cpu, cpus->nr * sizeof(int));
-	tg->cpus.nr = cpus->nr;
-	if (t->at)
-		at_put(t, t->nr_groups);
-	t->nr_groups++;
-	return 0;
-}
-
 /* Let every kind t's groups use attach t (a kind may give it a slot). */
 static int
 target_attach(struct collector *c, struct target *t, int cgfd)
@@ -348,32 +289,56 @@ target_add(struct collector *c, struct target *t)
 }
 
 /*
- * Add group gi on cpus, narrowed to the CPUs its PMU covers (an uncore
- * PMU's cpumask, a hybrid core PMU's cpus): an event opens only there.
+ * Add group gi to t on the CPUs of cpus that are online and that its PMU
+ * covers (an uncore PMU's cpumask, a hybrid core PMU's cpus: an event
+ * opens only there), or widen the group's CPUs by them.  Any entry
+ * asking for the per-CPU split gets it; entries asking for different
+ * kinds get the default, perf mode.
  */
 int
 target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
     const struct cpumap *cpus, int per_cpu, const struct source_kind *kind)
 {
 	const struct plan_group *g = &c->cfg->groups[gi];
-	struct cpumap m;
+	struct tgroup *tg = target_find_group(t, gi);
 	char want[256], have[256];
-	int r;
+	int n;
 
-	if (!g->pmu_cpus)
-		return target_add_group(t, gi, cpus, per_cpu, kind);
-	if ((r = cpumap_intersect(cpus, &g->cpus, &m)) < 0)
-		return r;
-	if (m.nr == 0 && t->cgroup == NULL)
+	if (tg) {
+		tg->per_cpu |= per_cpu;
+		if (tg->kind != kind)
+			tg->kind = &source_perf_kind;
+	} else {
+		if (target_grow(t) < 0)
+			return -ENOMEM;
+		tg = &t->groups[t->nr_groups];
+		memset(tg, 0, sizeof(*tg));
+		tg->gi = gi;
+		tg->per_cpu = per_cpu;
+		tg->kind = kind;
+	}
+	/* A new group's slot is taken only below: on failure it is not. */
+	n = cpumap_merge(&tg->cpus, cpus, &c->online,
+	    g->pmu_cpus ? &g->cpus : NULL);
+	if (n < 0)
+		return n;
+	if (n == 0 && g->pmu_cpus && t->cgroup == NULL)
 		REPORT(c, 4, NULL, g->name, NULL, -1, 0,
 		    "%s:%d:%d: group \"%s\" counts PMU \"%s\", which "
 		    "covers CPUs %s only, none of the CPUs %s; it is not "
 		    "counted there", c->cfg->source, g->line, g->col, g->name,
 		    g->pmu, cpumap_format(&g->cpus, have, sizeof(have)),
 		    cpumap_format(cpus, want, sizeof(want)));
-	r = m.nr ? target_add_group(t, gi, &m, per_cpu, kind) : 0;
-	cpumap_free(&m);
-	return r;
+	if (tg != &t->groups[t->nr_groups])
+		return 0;
+	if (n == 0 && g->pmu_cpus) {
+		cpumap_free(&tg->cpus);	/* on none of its PMU's CPUs */
+		return 0;
+	}
+	if (t->at)
+		at_put(t, t->nr_groups);
+	t->nr_groups++;
+	return 0;
 }
 
 /* During a rebuild: was this cgroup counted before it? */

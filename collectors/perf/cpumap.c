@@ -143,6 +143,36 @@ cpumap_intersect(const struct cpumap *a, const struct cpumap *b,
 	return 0;
 }
 
+int
+cpumap_merge(struct cpumap *dst, const struct cpumap *add,
+    const struct cpumap *a, const struct cpumap *b)
+{
+	size_t i = 0, j = 0, n = 0;
+	int *cpu, k = 0;
+
+	if ((cpu = malloc((dst->nr + add->nr + 1) * sizeof(int))) == NULL)
+		return -ENOMEM;
+	for (;;) {
+		while (j < add->nr && ((a && !cpumap_has(a, add->cpu[j])) ||
+		    (b && !cpumap_has(b, add->cpu[j]))))
+			j++;
+		if (i == dst->nr && j == add->nr)
+			break;
+		if (j == add->nr || (i < dst->nr && dst->cpu[i] < add->cpu[j])) {
+			cpu[n++] = dst->cpu[i++];
+			continue;
+		}
+		if (i < dst->nr && dst->cpu[i] == add->cpu[j])
+			i++;
+		cpu[n++] = add->cpu[j++];
+		k++;
+	}
+	free(dst->cpu);
+	dst->cpu = cpu;
+	dst->nr = n;
+	return k;
+}
+
 char *
 cpumap_format(const struct cpumap *m, char *buf, size_t len)
 {

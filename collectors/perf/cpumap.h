@@ -31,6 +31,14 @@ int cpumap_has(const struct cpumap *m, int cpu);
 int cpumap_intersect(const struct cpumap *a, const struct cpumap *b,
     struct cpumap *out);
 
+/*
+ * Add to *dst (sorted, as every map) the CPUs of add that are also in a
+ * and in b (NULL: no limit).  How many CPUs of add are in both (already
+ * in dst or not), or -ENOMEM, which leaves dst as it was.
+ */
+int cpumap_merge(struct cpumap *dst, const struct cpumap *add,
+    const struct cpumap *a, const struct cpumap *b);
+
 /* Format as a CPU list into buf; returns buf. */
 char *cpumap_format(const struct cpumap *m, char *buf, size_t len);
 
