@@ -676,13 +676,6 @@ bsrc_read(struct source *s, struct count *out)
 	return 0;
 }
 
-static size_t
-bsrc_fds(const struct source *s)
-{
-	(void)s;
-	return 0;			/* the object's are counted once */
-}
-
 static void
 bsrc_close(struct source *s)
 {
@@ -694,7 +687,6 @@ bsrc_close(struct source *s)
 
 static const struct source_ops bsrc_ops = {
 	.read = bsrc_read,
-	.fds = bsrc_fds,
 	.close = bsrc_close,
 };
 
@@ -765,6 +757,7 @@ bpf_open(const struct source_ctx *x, struct target *t, struct tgroup *tg,
 	p->s.ops = &bsrc_ops;
 	p->s.nr = pg ? pg->nr : 0;	/* none opened here: reads nothing */
 	p->s.evidx = pg ? pg->evidx : NULL;
+	p->s.fds = 0;			/* the object's are counted once */
 	/* A slot that had counts: they are not this instance's. */
 	p->s.baseline = tr->existing;
 	p->b = bpfmode_ref(tr->b);

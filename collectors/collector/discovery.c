@@ -287,7 +287,8 @@ fds_held(const struct target *t)
 
 	for (i = 0; t->opened && i < t->nr_groups; i++)
 		for (k = 0; k < t->groups[i].cpus.nr; k++)
-			n += source_fds(t->groups[i].inst[k].src);
+			n += t->groups[i].inst[k].src ?
+			    t->groups[i].inst[k].src->fds : 0;
 	return n;
 }
 
@@ -323,7 +324,7 @@ fds_in_use(const struct collector *c, int kept_only)
 			struct tgroup *tg = &c->targets[i]->groups[j];
 
 			for (k = 0; k < tg->cpus.nr && tg->inst; k++)
-				n += source_fds(tg->inst[k].src);
+				n += tg->inst[k].src ? tg->inst[k].src->fds : 0;
 		}
 	return n;
 }

@@ -70,15 +70,6 @@ inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
 
 /* ---- the schedule ------------------------------------------------ */
 
-/* Take what a build or rescan found (struct asks). */
-static void
-schedule_take(struct schedule *sc, const struct asks *as)
-{
-	sc->retry_due |= as->retry;
-	sc->retry_soon |= as->retry_soon;
-	sc->rescan_due |= as->rescan_soon;
-}
-
 int
 interval_build(struct collector *c, const struct plan *cfg, int first)
 {
@@ -87,9 +78,11 @@ interval_build(struct collector *c, const struct plan *cfg, int first)
 
 	r = first ? rebuild_open_all(c, NULL, 0, &as) :
 	    rebuild_targets(c, cfg, &as);
-	/* A build rescans every cgroup. */
+	/* A build rescans every cgroup; then what it found is taken. */
 	c->sched.last_rescan_ns = mono_ns();
-	schedule_take(&c->sched, &as);
+	c->sched.retry_due |= as.retry;
+	c->sched.retry_soon |= as.retry_soon;
+	c->sched.rescan_due |= as.rescan_soon;
 	return r;
 }
 
@@ -135,7 +128,9 @@ collector_tend(struct collector *c)
 		if (discovery_rescan(c, 1, 0, NULL, &as) < 0)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "cgroup rescan: %s", strerror(ENOMEM));
-		schedule_take(sc, &as);
+		sc->retry_due |= as.retry;
+		sc->retry_soon |= as.retry_soon;
+		sc->rescan_due |= as.rescan_soon;
 	}
 }
 

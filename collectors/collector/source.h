@@ -51,8 +51,6 @@ struct source_ops {
 	int (*read)(struct source *s, struct count *out);
 	/* Start counting (sources open disabled).  0 or -errno. */
 	int (*enable)(struct source *s);
-	/* Perf fds the source holds itself. */
-	size_t (*fds)(const struct source *s);
 	/* Close and free. */
 	void (*close)(struct source *s);
 };
@@ -61,6 +59,8 @@ struct source {
 	const struct source_ops *ops;
 	size_t nr;			/* events it counts */
 	const size_t *evidx;		/* [nr]: their index in the group */
+	size_t fds;			/* perf fds it holds itself, from
+					   open to close */
 	int baseline;			/* the first reading is where this
 					   instance starts, not its counts */
 };
@@ -75,12 +75,6 @@ static inline int
 source_enable(struct source *s)
 {
 	return s->ops->enable ? s->ops->enable(s) : 0;
-}
-
-static inline size_t
-source_fds(const struct source *s)
-{
-	return s ? s->ops->fds(s) : 0;
 }
 
 static inline void

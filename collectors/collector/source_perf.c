@@ -32,12 +32,6 @@ perf_enable(struct source *s)
 	return group_enable(&((struct source_perf *)s)->pg, 1);
 }
 
-static size_t
-perf_fds(const struct source *s)
-{
-	return ((const struct source_perf *)s)->pg.nr;
-}
-
 static void
 perf_close(struct source *s)
 {
@@ -50,7 +44,6 @@ perf_close(struct source *s)
 static const struct source_ops perf_ops_table = {
 	.read = perf_read,
 	.enable = perf_enable,
-	.fds = perf_fds,
 	.close = perf_close,
 };
 
@@ -82,6 +75,7 @@ perf_open(const struct source_ctx *x, struct target *t, struct tgroup *tg,
 	p->s.ops = &perf_ops_table;
 	p->s.nr = p->pg.nr;
 	p->s.evidx = p->pg.evidx;
+	p->s.fds = p->pg.nr;
 	*out = &p->s;
 	return 0;
 }
