@@ -1,4 +1,4 @@
-/* cpumap_test.c - CPU list parsing, formatting and intersection. */
+/* cpumap_test.c - CPU list parsing, formatting, intersection and merging. */
 #include "autoconf.h"
 
 #include <errno.h>
@@ -26,6 +26,34 @@ main(void)
 	CHECK_STR(cpumap_format(&n, buf, sizeof(buf)), "1-3,8");
 	CHECK(cpumap_intersect(&m, &n, &x) == 0);
 	CHECK_STR(cpumap_format(&x, buf, sizeof(buf)), "1-3,8");
+	cpumap_free(&x);
+
+	/* Merge: dst grows by add's CPUs within both limits, sorted, and
+	 * says how many of add's were within (in dst already or not). */
+	x.nr = 0;
+	x.cpu = NULL;
+	CHECK(cpumap_merge(&x, &m, NULL, NULL) == 5);
+	CHECK_STR(cpumap_format(&x, buf, sizeof(buf)), "0-3,8");
+	CHECK(cpumap_merge(&x, &n, NULL, NULL) == 4);	/* 1-3,8 */
+	CHECK_STR(cpumap_format(&x, buf, sizeof(buf)), "0-3,8");
+	cpumap_free(&x);
+	CHECK(cpumap_parse("2,5-6", &x, NULL) == 0);
+	CHECK(cpumap_merge(&x, &m, &n, NULL) == 4);	/* 1-3,8 */
+	CHECK_STR(cpumap_format(&x, buf, sizeof(buf)), "1-3,5-6,8");
+	{
+		struct cpumap lim;
+
+		CHECK(cpumap_parse("0,3,7", &lim, NULL) == 0);
+		CHECK(cpumap_merge(&x, &m, &n, &lim) == 1);	/* 3 */
+		CHECK_STR(cpumap_format(&x, buf, sizeof(buf)),
+		    "1-3,5-6,8");
+		CHECK(cpumap_merge(&x, &lim, NULL, NULL) == 3);
+		CHECK_STR(cpumap_format(&x, buf, sizeof(buf)),
+		    "0-3,5-8");
+		CHECK(cpumap_merge(&x, &lim, &m, &n) == 1);	/* 3 */
+		CHECK(x.nr == 8);
+		cpumap_free(&lim);
+	}
 	cpumap_free(&x);
 	cpumap_free(&n);
 
