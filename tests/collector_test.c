@@ -862,6 +862,65 @@ test_pmus(void)
 	CHECK(open_fds() == 0);
 }
 
+/*
+ * The hybrid fixture with its E-cores offline: a cgroup's group copy for
+ * cpu_atom covers none of the online CPUs, so the cgroup has no such
+ * group (no summed row of zeros); cpu_core's counts.
+ */
+static void
+test_pmu_offline(const char *dir)
+{
+	struct collector_opts o = { .log = capture };
+	const char *top = getenv("top_srcdir");
+	struct pmu_list l;
+	struct event_ctx ctx = { &l, NULL, 1, NULL };
+	struct plan *cfg = NULL;
+	struct collector *c = NULL;
+	struct snapshot *s;
+	char sysfs[4200], cmd[8800], mi[8400], err[1024];
+	FILE *f;
+	static const char yaml[] =
+	    "groups:\n"
+	    "  - name: ipc\n"
+	    "    events: [cycles, instructions]\n"
+	    "cgroups:\n"
+	    "  - path: /x\n"
+	    "    groups: [ipc]\n";
+
+	snprintf(sysfs, sizeof(sysfs), "%s/hybrid-off", dir);
+	snprintf(cmd, sizeof(cmd), "cp -r %s/tests/fixtures/sysfs-intel-hybrid "
+	    "%s && mkdir -p %s/cgo/x", top ? top : ".", sysfs, dir);
+	CHECK(system(cmd) == 0);
+	snprintf(cmd, sizeof(cmd), "%s/devices/system/cpu/online", sysfs);
+	CHECK((f = fopen(cmd, "w")) != NULL);
+	if (f) {
+		fputs("0-7\n", f);
+		fclose(f);
+	}
+	scratch_mount(dir, "cgo", mi, sizeof(mi));
+	o.sysfs = sysfs;
+	o.mountinfo = mi;
+	CHECK(pmu_scan(sysfs, &l, err, sizeof(err)) == 0);
+	CHECK(config_parse(&ctx, "t.yaml", yaml, strlen(yaml), &cfg, err,
+	    sizeof(err)) == 0);
+	CHECK(cfg && cfg->nr_groups == 2);
+	if (cfg && collector_new(cfg, &o, &c, err, sizeof(err)) == 0) {
+		collector_enable(c);
+		step_enabled = step_running = 1000000000ULL;
+		tick(c);
+		s = collector_snapshot(c);
+		CHECK(s && s->nr_rows == 1);
+		CHECK(s && s->nr_rows && s->rows[0].pmu &&
+		    strcmp(s->rows[0].pmu, "cpu_core") == 0);
+		snapshot_unref(s);
+		collector_free(c);
+	}
+	plan_free(cfg);
+	pmu_list_free(&l);
+	CHECK(open_fds() == 0);
+	mountinfo = "/nonexistent";
+}
+
 /* One line of tests/fixtures/layouts. */
 struct layout_case {
 	char path[1024];
@@ -1216,6 +1275,7 @@ main(void)
 	test_no_perf_cgroup(dir);
 	test_denied(dir);
 	test_pmus();
+	test_pmu_offline(dir);
 	test_layouts(dir);
 	test_names_sandbox(dir);
 

@@ -98,30 +98,27 @@ struct adopt {
 };
 
 /*
- * What a build or a rescan of the target set found for the schedule to
- * do: handed down the calls that open (an argument, never kept), filled
- * where a reason is found, and taken by interval.c when the pass is done.
+ * What the passes that open (a build or a rescan of the target set) and
+ * the reads found for the schedule to do.  The schedule hands its own to
+ * each pass as an argument; only those passes, the reads (interval.c)
+ * and a kind's hook (source_retry_soon) set a field, and only the
+ * schedule reads or clears one.
  */
 struct asks {
 	int retry;			/* instances failed: reopen them at
 					   the next rescan */
 	int retry_soon;			/* ... on a CPU just online (ENODEV):
 					   at the next collection */
-	int rescan_soon;		/* a kind has room again: rescan at
-					   the next collection */
+	int rescan_soon;		/* a cgroup came or went, a kind has
+					   room again: rescan at the next
+					   collection */
 };
 
-/*
- * When the next collection rebuilds, retries or rescans (interval.c).
- * Only interval.c reads or writes it: the others hand it their asks.
- */
+/* When the next collection rebuilds, retries or rescans (interval.c). */
 struct schedule {
 	uint64_t last_rescan_ns;
-	int rescan_due;			/* a change seen: rescan next time */
-	int retry_due;			/* instances failed: reopen at rescan */
-	int retry_soon;			/* ... on a CPU just online (ENODEV):
-					   at the next collection */
-	unsigned soon_tries;		/* such retries since the CPU change */
+	struct asks asks;
+	unsigned soon_tries;		/* retries soon since the CPU change */
 };
 
 /* What the log last said of a layout (discovery.c). */
@@ -259,11 +256,14 @@ void rebuild_cfgstate_fini(const struct plan *cfg,
 static inline void
 source_retry_soon(const struct source_ctx *x)
 {
-	x->sched->retry_soon = 1;
+	x->asks->retry_soon = 1;
 }
 
-/* interval.c: the target set built for cfg (first: the first set, at
- * start: nothing to adopt, nothing enabled), its asks taken. */
+/*
+ * interval.c: the target set built for cfg, its asks to the schedule: the
+ * first set (first: at start, nothing to adopt, nothing enabled), or
+ * built again (a reload, a CPU change, a retry; adopting what stays).
+ */
 int interval_build(struct collector *c, const struct plan *cfg, int first);
 /* A cgroup came or went (inotify): rescan at the next collection. */
 void interval_cgroups_changed(struct collector *c);

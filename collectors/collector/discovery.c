@@ -76,7 +76,7 @@ namelist_str(const struct namelist *l, char *buf, size_t len)
 	return buf;
 }
 
-/* Plan target t for entry ct: its groups and relabelled labels. */
+/* Plan target t for entry ct: its relabelled labels and its groups. */
 static int
 plan_entry(struct collector *c, struct target *t,
     const struct plan_target *ct)
@@ -95,14 +95,14 @@ plan_entry(struct collector *c, struct target *t,
 		t->refused = 1;
 	else if (a == SOURCE_SKIPPED)
 		t->skip_asked = 1;
-	for (k = 0; k < ct->nr_groups && a == SOURCE_MINE; k++)
-		if (target_add_pmu_group(c, t, ct->groups[k], &c->online,
-		    ct->per_cpu, kind) < 0)
-			return -ENOMEM;
 	for (k = 0; k < ct->nr_relabel; k++)
 		if (plan_relabel_apply(&ct->relabel[k], t->cgroup, value,
 		    sizeof(value)) && value[0] && target_add_label(t,
 		    ct->relabel[k].target_label, value) < 0)
+			return -ENOMEM;
+	for (k = 0; k < ct->nr_groups && a == SOURCE_MINE; k++)
+		if (target_add_pmu_group(c, t, ct->groups[k], &c->online,
+		    ct->per_cpu, kind) < 0)
 			return -ENOMEM;
 	return 0;
 }

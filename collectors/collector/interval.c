@@ -9,9 +9,9 @@
  * It owns the schedule too (struct schedule): before a collection,
  * collector_tend rebuilds the target set (a CPU change), reopens what
  * failed (a retry, soon or at the rescan interval) or rescans the
- * cgroups, as due.  The files that open find the reasons to ask and
- * hand them back in a struct asks (collector_int.h), which the schedule
- * takes when their pass is done; none of them reads or writes it.
+ * cgroups, as due.  The passes that open are handed the schedule's
+ * struct asks (collector_int.h) as an argument and set there what they
+ * found; none of them reads the schedule.
  */
 #include "autoconf.h"
 
@@ -47,7 +47,7 @@ inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
 		inst_close(in, INST_BROKEN);
 		/* Reopened at the next full rescan: a CPU that blinked
 		 * offline for less than an interval breaks reads like this. */
-		c->sched.retry_due = 1;
+		c->sched.asks.retry = 1;
 		return;
 	}
 	/* Never scheduled: enabled for a whole interval, running never. */
@@ -73,64 +73,52 @@ inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
 int
 interval_build(struct collector *c, const struct plan *cfg, int first)
 {
-	struct asks as = { 0, 0, 0 };
-	int r;
-
-	r = first ? rebuild_open_all(c, NULL, 0, &as) :
-	    rebuild_targets(c, cfg, &as);
-	/* A build rescans every cgroup; then what it found is taken. */
+	/* Every cgroup is rescanned from here. */
 	c->sched.last_rescan_ns = mono_ns();
-	c->sched.retry_due |= as.retry;
-	c->sched.retry_soon |= as.retry_soon;
-	c->sched.rescan_due |= as.rescan_soon;
-	return r;
+	return first ? rebuild_open_all(c, NULL, 0, &c->sched.asks) :
+	    rebuild_targets(c, cfg, &c->sched.asks);
 }
 
 void
 interval_cgroups_changed(struct collector *c)
 {
 	if (cgwatch_drain(c->watch) != 0)
-		c->sched.rescan_due = 1;
+		c->sched.asks.rescan_soon = 1;
 }
 
 void
 collector_tend(struct collector *c)
 {
 	struct schedule *sc = &c->sched;
-	struct asks as = { 0, 0, 0 };
+	struct asks *as = &sc->asks;
 	uint64_t t0 = mono_ns();
 
 	if (hotplug_changed(c)) {
 		sc->soon_tries = 0;
-		sc->retry_soon = 0;
+		as->retry_soon = 0;
 		if (interval_build(c, c->cfg, 0) < 0)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "reopening after a CPU change: %s",
 			    strerror(ENOMEM));
-	} else if ((sc->retry_soon && sc->soon_tries < 10) ||
-	    (sc->retry_due && t0 - sc->last_rescan_ns >= c->cfg->rescan_ns)) {
+	} else if ((as->retry_soon && sc->soon_tries < 10) ||
+	    (as->retry && t0 - sc->last_rescan_ns >= c->cfg->rescan_ns)) {
 		/* ENODEV on a CPU just online: again at the next collection,
 		 * 10 times at most; other failures at the full rescan. */
-		sc->soon_tries += sc->retry_soon;
-		sc->retry_soon = 0;
+		sc->soon_tries += as->retry_soon;
 		/* The full rescan reopens what failed, keeping the rest. */
 		REPORT(c, 6, NULL, NULL, NULL, -1, 0, "reopening group "
 		    "instances that stopped counting");
-		sc->retry_due = 0;
-		sc->rescan_due = 0;
+		*as = (struct asks){ 0, 0, 0 };
 		if (interval_build(c, c->cfg, 0) < 0)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "reopening: %s", strerror(ENOMEM));
-	} else if (sc->rescan_due || t0 - sc->last_rescan_ns >=
+	} else if (as->rescan_soon || t0 - sc->last_rescan_ns >=
 	    c->cfg->rescan_ns) {
 		sc->last_rescan_ns = t0;
-		sc->rescan_due = 0;
-		if (discovery_rescan(c, 1, 0, NULL, &as) < 0)
+		as->rescan_soon = 0;
+		if (discovery_rescan(c, 1, 0, NULL, as) < 0)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "cgroup rescan: %s", strerror(ENOMEM));
-		sc->retry_due |= as.retry;
-		sc->retry_soon |= as.retry_soon;
-		sc->rescan_due |= as.rescan_soon;
 	}
 }
 

@@ -29,7 +29,7 @@ rebuild_kinds_ctx(struct collector *c)
 	for (k = 0; k < SOURCE_KINDS; k++)
 		c->kctx[k] = (struct source_ctx){ c->cfg, c->attrs,
 		    c->ev_logged, &c->online, c->have_cgroot ? c->cgroot :
-		    NULL, c->cgroot_v2, c->kstate[k], c->o.log, &c->sched };
+		    NULL, c->cgroot_v2, c->kstate[k], c->o.log, &c->sched.asks };
 }
 
 /* The per-config tables: attrs per group, what was reported. */
@@ -117,8 +117,14 @@ build_cpu_target(struct collector *c, struct target **out)
 			continue;
 		if (t == NULL && (t = target_new(NULL)) == NULL)
 			return -ENOMEM;
-		if (!ct->all_cpus && (r = cpumap_merge(&m, &ct->cpus,
-		    &c->online, NULL)) >= 0 && (size_t)r < ct->cpus.nr)
+		/* target_add_pmu_group takes the online ones. */
+		for (j = 0; j < ct->nr_groups && r == 0; j++)
+			r = target_add_pmu_group(c, t, ct->groups[j],
+			    ct->all_cpus ? &c->online : &ct->cpus, 1,
+			    &source_perf_kind);
+		if (r == 0 && !ct->all_cpus && (r = cpumap_merge(&m,
+		    &ct->cpus, &c->online, NULL)) >= 0 &&
+		    (size_t)r < ct->cpus.nr)
 			REPORT(c, 4, NULL, NULL, NULL, -1, 0,
 			    "%s:%d:%d: CPUs %s are listed but only %s of "
 			    "them are online; counting those", cfg->source,
@@ -126,12 +132,7 @@ build_cpu_target(struct collector *c, struct target **out)
 			    sizeof(want)), m.nr ? cpumap_format(&m, have,
 			    sizeof(have)) : "none");
 		cpumap_free(&m);
-		/* target_add_pmu_group takes the online ones. */
-		for (j = 0, r = r < 0 ? r : 0; j < ct->nr_groups && r == 0;
-		    j++)
-			r = target_add_pmu_group(c, t, ct->groups[j],
-			    ct->all_cpus ? &c->online : &ct->cpus, 1,
-			    &source_perf_kind);
+		r = r < 0 ? r : 0;
 	}
 	if (r < 0) {
 		target_free(t);

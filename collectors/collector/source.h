@@ -33,7 +33,7 @@
 struct cpumap;
 struct perf_event_attr;
 struct plan_target;
-struct schedule;
+struct asks;
 struct snapshot;
 struct cgroup_list;
 struct target;
@@ -100,7 +100,7 @@ struct source_ctx {
 	int cgroot_v2;
 	void *state;			/* the kind's own (init) */
 	collector_log_fn log;
-	struct schedule *sched;
+	struct asks *asks;		/* the schedule's (source_retry_soon) */
 };
 
 /* A hook's report, as REPORT (collector_int.h) is the collector's. */
