@@ -877,8 +877,9 @@ test_pmu_offline(const char *dir)
 	struct plan *cfg = NULL;
 	struct collector *c = NULL;
 	struct snapshot *s;
-	char sysfs[4200], cmd[8800], mi[8400], err[1024];
-	FILE *f;
+	char sysfs[4200], cmd[8800], mi[8400], err[1024], *text;
+	size_t len;
+	FILE *f, *out;
 	static const char yaml[] =
 	    "groups:\n"
 	    "  - name: ipc\n"
@@ -913,6 +914,16 @@ test_pmu_offline(const char *dir)
 		CHECK(s && s->nr_rows && s->rows[0].pmu &&
 		    strcmp(s->rows[0].pmu, "cpu_core") == 0);
 		snapshot_unref(s);
+		/* --check-config shows no cpu_atom copy on no CPUs. */
+		text = NULL;
+		len = 0;
+		out = open_memstream(&text, &len);
+		CHECK(collector_check(c, out, 1) == 0);
+		fclose(out);
+		CHECK_CONTAINS(text, "/x group ipc pmu cpu_core on CPUs 0-7: "
+		    "8 of 8 instances open");
+		CHECK(text && strstr(text, "cpu_atom on") == NULL);
+		free(text);
 		collector_free(c);
 	}
 	plan_free(cfg);
