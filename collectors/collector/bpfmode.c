@@ -114,10 +114,21 @@ bpfmode_unref(struct bpfmode *b)
 		bpfmode_free(b);
 }
 
+/* Does cgroups entry t ask for this kind (mode: bpf)? */
+static int
+mine(const struct plan_target *t)
+{
+	return plan_target_mode_is(t, source_bpf_kind.name);
+}
+
+/* bpf_max_cgroups: slots in the program's map. */
 static size_t
 max_cgroups(const struct plan *cfg)
 {
-	return cfg->bpf_max_cgroups ? cfg->bpf_max_cgroups : 1024;
+	uint64_t v = plan_mode_option(cfg, source_bpf_kind.name,
+	    "max_cgroups", 1024);
+
+	return v ? (size_t)v : 1024;
 }
 
 /* The plan groups bpf-mode entries count: want[gi] = 1.  How many. */
@@ -130,7 +141,7 @@ wanted_groups(const struct source_ctx *x, unsigned char *want)
 	for (i = 0; i < cfg->nr_targets; i++) {
 		const struct plan_target *t = &cfg->targets[i];
 
-		if (t->kind != PLAN_TARGET_CGROUP || !t->bpf)
+		if (!mine(t))
 			continue;
 		for (k = 0; k < t->nr_groups; k++)
 			if (!want[t->groups[k]]++)
@@ -356,8 +367,7 @@ bpf_matched(const struct plan *cfg, const struct cgroup_list *matched)
 	size_t i;
 
 	for (i = 0; matched && i < cfg->nr_targets; i++)
-		if (cfg->targets[i].kind == PLAN_TARGET_CGROUP &&
-		    cfg->targets[i].bpf && matched[i].nr > 0)
+		if (mine(&cfg->targets[i]) && matched[i].nr > 0)
 			return 1;
 	return 0;
 }
@@ -422,8 +432,10 @@ bpfmode_setup(const struct source_ctx *x, const struct cgroup_list *matched,
 	if (r == -ENOMEM)
 		return r;
 	for (i = 0; i < cfg->nr_targets; i++) {
-		refuse |= cfg->targets[i].bpf && cfg->targets[i].bpf_refuse;
-		skip |= cfg->targets[i].bpf && cfg->targets[i].bpf_skip;
+		refuse |= mine(&cfg->targets[i]) &&
+		    cfg->targets[i].fallback == PLAN_FALLBACK_REFUSE;
+		skip |= mine(&cfg->targets[i]) &&
+		    cfg->targets[i].fallback == PLAN_FALLBACK_SKIP;
 	}
 	if (r < 0) {
 		/* Said once per reason, not at every rescan. */
@@ -566,13 +578,13 @@ bpf_fini(void *state)
 static enum source_answer
 bpf_takes(const struct source_ctx *x, const struct plan_target *ct)
 {
-	if (!ct->bpf)
+	if (!mine(ct))
 		return SOURCE_NOT_MINE;
 	if (bst(x)->cur != NULL)
 		return SOURCE_MINE;
-	if (ct->bpf_refuse)
+	if (ct->fallback == PLAN_FALLBACK_REFUSE)
 		return SOURCE_REFUSED;
-	if (ct->bpf_skip)
+	if (ct->fallback == PLAN_FALLBACK_SKIP)
 		return SOURCE_SKIPPED;
 	return SOURCE_NOT_MINE;		/* bpf_fallback: perf */
 }
@@ -580,11 +592,11 @@ bpf_takes(const struct source_ctx *x, const struct plan_target *ct)
 static const char *
 bpf_mode_text(const struct source_ctx *x, const struct plan_target *ct)
 {
-	if (!ct->bpf)
+	if (!mine(ct))
 		return NULL;
 	if (bst(x)->cur != NULL)
 		return "mode bpf";
-	if (ct->bpf_refuse || ct->bpf_skip)
+	if (ct->fallback != PLAN_FALLBACK_PERF)
 		return "not counted: mode bpf is not available";
 	return "mode perf: mode bpf is not available";
 }
@@ -597,7 +609,7 @@ bpf_check_unopened(const struct source_ctx *x, const struct target *t,
 	if (t->no_room)
 		fprintf(out, "%s: not counted (mode: bpf tracks "
 		    "bpf_max_cgroups = %zu cgroups already)\n", target_name(t),
-		    x->cfg->bpf_max_cgroups);
+		    max_cgroups(x->cfg));
 	else if (t->refused)
 		fprintf(out, "%s: not counted (mode: bpf is not available and "
 		    "bpf_fallback is refuse)\n", target_name(t));
