@@ -813,16 +813,17 @@ parse_mode(struct parse *p, yaml_node_t *n, struct plan_target *t)
 		    "reads each counter alone (bpf_perf_event_read_value); "
 		    "count it in a cgroups entry with mode: perf",
 		    scalar(p->preset_listed));
-	t->bpf = 1;
+	if ((t->mode = strdup("bpf")) == NULL)
+		return -ENOMEM;
 	t->mode_line = (int)md->start_mark.line + 1;
 	t->mode_col = (int)md->start_mark.column + 1;
 	if (fb != NULL) {
 		if ((r = expect(p, fb, YAML_SCALAR_NODE, "bpf_fallback")) < 0)
 			return r;
 		if (strcmp(scalar(fb), "refuse") == 0)
-			t->bpf_refuse = 1;
+			t->fallback = PLAN_FALLBACK_REFUSE;
 		else if (strcmp(scalar(fb), "skip") == 0)
-			t->bpf_skip = 1;
+			t->fallback = PLAN_FALLBACK_SKIP;
 		else if (strcmp(scalar(fb), "perf") != 0)
 			return perr(p, fb, "bpf_fallback must be perf, refuse "
 			    "or skip, not \"%s\"", scalar(fb));
@@ -980,6 +981,27 @@ parse_cgroup_target(struct parse *p, yaml_node_t *n, struct plan_target *t)
 	return parse_mode(p, n, t);
 }
 
+/* Record a top-level key that belongs to one mode (bpf_max_cgroups:
+ * mode bpf's max_cgroups).  0 or -ENOMEM. */
+static int
+mode_option(struct plan *cfg, const char *mode, const char *key,
+    uint64_t value)
+{
+	struct plan_mode_option *tmp, *o;
+
+	tmp = realloc(cfg->mode_options, (cfg->nr_mode_options + 1) *
+	    sizeof(*tmp));
+	if (tmp == NULL)
+		return -ENOMEM;
+	cfg->mode_options = tmp;
+	o = &tmp[cfg->nr_mode_options];
+	o->mode = strdup(mode);
+	o->key = strdup(key);
+	o->value = value;
+	cfg->nr_mode_options++;		/* freed by plan_free either way */
+	return o->mode && o->key ? 0 : -ENOMEM;
+}
+
 static int
 parse_root(struct parse *p, yaml_node_t *root)
 {
@@ -990,6 +1012,7 @@ parse_root(struct parse *p, yaml_node_t *root)
 	struct plan *cfg = p->cfg;
 	yaml_node_t *n, *item;
 	yaml_node_item_t *it;
+	uint64_t max_cgroups;
 	size_t nr = 0;
 	int r;
 
@@ -1022,7 +1045,7 @@ parse_root(struct parse *p, yaml_node_t *root)
 			    "number, not \"%s\"", scalar(n));
 		cfg->max_fds = v;
 	}
-	cfg->bpf_max_cgroups = 1024;
+	max_cgroups = 1024;
 	if ((n = lookup(p, root, "bpf_max_cgroups")) != NULL) {
 		char *end;
 		unsigned long long v;
@@ -1035,8 +1058,10 @@ parse_root(struct parse *p, yaml_node_t *root)
 		    v > 1000000 || scalar(n)[0] == '-')
 			return perr(p, n, "bpf_max_cgroups must be a whole "
 			    "number from 1 to 1000000, not \"%s\"", scalar(n));
-		cfg->bpf_max_cgroups = (size_t)v;
+		max_cgroups = v;
 	}
+	if ((r = mode_option(cfg, "bpf", "max_cgroups", max_cgroups)) < 0)
+		return r;
 	if ((n = lookup(p, root, "groups")) == NULL)
 		return perr(p, root, "the config defines no \"groups\"");
 	if ((r = expect(p, n, YAML_SEQUENCE_NODE, "groups")) < 0)

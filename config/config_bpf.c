@@ -28,7 +28,8 @@ config_bpf_check(const struct plan *cfg, const char *procfs,
 	int r, v2 = 1;
 
 	for (i = 0; i < cfg->nr_targets && t == NULL; i++)
-		if (cfg->targets[i].bpf && cfg->targets[i].bpf_refuse)
+		if (plan_target_mode_is(&cfg->targets[i], "bpf") &&
+		    cfg->targets[i].fallback == PLAN_FALLBACK_REFUSE)
 			t = &cfg->targets[i];
 	if (t == NULL)
 		return 0;

@@ -8,7 +8,9 @@
  * family without _total, its samples keep it) and the closing "# EOF",
  * so one renderer serves both.  Numbers use the shortest form that reads
  * back to the same double, so integers stay integers and nothing is lost.
- * gzip is gzip.c's.
+ * A source kind's own metrics come described in the snapshot (names, help,
+ * samples; snapshot.h) and are written as they are, so nothing here knows
+ * the kinds.  gzip is gzip.c's.
  */
 #include "autoconf.h"
 
@@ -336,57 +338,53 @@ render_health(struct expo_buf *b, const struct snapshot *s)
 	}
 }
 
-/* mode: bpf: is the BPF program running, and how it is doing. */
+/*
+ * A source kind's own metrics (snapshot.h), as the kind described them:
+ * each family's help and type, then its samples.
+ */
 static void
-render_bpf(struct expo_buf *b, const struct snapshot *s)
+render_source(struct expo_buf *b, const struct snap_source *src)
 {
-	const struct snap_bpf *st = &s->bpf;
+	size_t i, k;
 
-	single(b, "pmu_exporter_bpf_active", "gauge",
-	    "1 while the BPF program counts the mode: bpf cgroups; 0 when "
-	    "it could not be loaded (the log says why) and they are counted "
-	    "in perf mode (bpf_fallback: perf) or not at all (refuse).",
-	    st->active ? 1.0 : 0.0);
-	if (st->active) {
-		family(b, "pmu_exporter_bpf_trigger", "gauge",
-		    "When the BPF program runs, as a label: cgroup_change (at "
-		    "context switches between cgroups; it needs the kernel's "
-		    "BTF) or every_switch (at every context switch; the log "
-		    "says why).");
-		expo_puts(b, !st->every_switch ?
-		    "pmu_exporter_bpf_trigger{trigger=\"cgroup_change\"} 1\n" :
-		    "pmu_exporter_bpf_trigger{trigger=\"every_switch\"} 1\n");
+	for (i = 0; i < src->nr_metrics; i++) {
+		const struct snap_metric *m = &src->metrics[i];
+
+		family(b, m->name, m->type, m->help);
+		for (k = 0; k < m->nr; k++) {
+			expo_puts(b, m->name);
+			if (m->label) {
+				expo_puts(b, "{");
+				expo_puts(b, m->label);
+				expo_puts(b, "=\"");
+				expo_put_label_value(b, m->label_values[k]);
+				expo_puts(b, "\"}");
+			}
+			expo_puts(b, " ");
+			expo_put_double(b, m->values[k]);
+			expo_puts(b, "\n");
+		}
 	}
-	single(b, "pmu_exporter_bpf_cgroups", "gauge",
-	    "cgroups the BPF program charges now (map entries).",
-	    (double)st->entries);
-	single(b, "pmu_exporter_bpf_cgroups_max", "gauge",
-	    "cgroups it can charge at most (bpf_max_cgroups).",
-	    (double)st->capacity);
-	single(b, "pmu_exporter_bpf_map_full_total", "counter",
-	    "Times a cgroup found no free map entry (raise "
-	    "bpf_max_cgroups).", (double)st->full);
-	family(b, "pmu_exporter_bpf_program_runs_total", "counter",
-	    "Runs of the BPF program: at a context switch (one that changed "
-	    "cgroup, with the cgroup_change trigger), or on each CPU at a "
-	    "collection.");
-	expo_puts(b, "pmu_exporter_bpf_program_runs_total{trigger=\"switch\"} ");
-	expo_put_double(b, (double)st->switch_runs);
-	expo_puts(b, "\npmu_exporter_bpf_program_runs_total{trigger=\"collection\"} ");
-	expo_put_double(b, (double)(st->runs - st->switch_runs));
-	expo_puts(b, "\n");
-	single(b, "pmu_exporter_bpf_program_misses_total", "counter",
-	    "Context switches the program did not run for (the kernel's "
-	    "recursion guard: bpf_prog_info.recursion_misses); their time "
-	    "went to the next cgroup to switch out.", (double)st->prog_misses);
-	single(b, "pmu_exporter_bpf_unseen_switches_total", "counter",
-	    "Context switches the sched_switch tracepoint did not show (a "
-	    "task switched out that no switch had switched in), at least: "
-	    "what ran after one went with the next cgroup charged on that "
-	    "CPU.  0 on a stock kernel.", (double)st->unseen);
-	single(b, "pmu_exporter_bpf_read_errors_total", "counter",
-	    "Counter reads in the program that failed (an event not open "
-	    "on that CPU).", (double)st->read_errors);
+}
+
+/* The reasons the source kinds that are asked for add to
+ * pmu_exporter_cgroups_skipped. */
+static void
+render_source_skipped(struct expo_buf *b, const struct snapshot *s)
+{
+	size_t i, k;
+
+	for (i = 0; i < s->nr_sources; i++) {
+		const struct snap_source *src = &s->sources[i];
+
+		for (k = 0; src->wanted && k < src->nr_skipped; k++) {
+			expo_puts(b, "pmu_exporter_cgroups_skipped{reason=\"");
+			expo_put_label_value(b, src->skipped[k].reason);
+			expo_puts(b, "\"} ");
+			expo_put_double(b, (double)src->skipped[k].count);
+			expo_puts(b, "\n");
+		}
+	}
 }
 
 /*
@@ -521,14 +519,10 @@ expo_render_body(const struct snapshot *s, enum expo_format f,
 	expo_puts(&b, "\npmu_exporter_cgroups_skipped{reason=\"no_perf_event\"} ");
 	expo_put_double(&b, (double)s->cgroups_no_perf);
 	expo_puts(&b, "\n");
-	if (s->bpf.wanted) {
-		expo_puts(&b, "pmu_exporter_cgroups_skipped{reason=\"bpf_map_full\"} ");
-		expo_put_double(&b, (double)s->bpf.cgroups_full);
-		expo_puts(&b, "\npmu_exporter_cgroups_skipped{reason=\"bpf_refused\"} ");
-		expo_put_double(&b, (double)s->bpf.cgroups_refused);
-		expo_puts(&b, "\n");
-		render_bpf(&b, s);
-	}
+	render_source_skipped(&b, s);
+	for (i = 0; i < s->nr_sources; i++)
+		if (s->sources[i].wanted)
+			render_source(&b, &s->sources[i]);
 	render_health(&b, s);
 done:
 	expo_reserve(&b, 1);

@@ -1107,8 +1107,10 @@ test_layouts(const char *dir)
 		    sizeof(path)) == 0);
 		if (cfg == NULL)
 			return;
-		for (i = 0; pass == 1 && i < cfg->nr_targets; i++)
-			cfg->targets[i].bpf = 0;
+		for (i = 0; pass == 1 && i < cfg->nr_targets; i++) {
+			free(cfg->targets[i].mode);
+			cfg->targets[i].mode = NULL;
+		}
 		{
 			struct collector_opts o = {
 				.sysfs = dir,
@@ -1137,7 +1139,7 @@ test_layouts(const char *dir)
 
 			for (i = 0; i < cfg->nr_targets; i++)
 				bpf |= cfg->targets[i].layout == l + 1 &&
-				    cfg->targets[i].bpf;
+				    cfg->targets[i].mode != NULL;
 			for (i = 0, count = 0; i < n; i++)
 				count += in_layout(&lc[i], cfg->layouts[l]);
 			CHECK(count > 0);

@@ -352,21 +352,22 @@ test_bpf_keys(void)
 		fprintf(stderr, "%s\n", err);
 		return;
 	}
-	CHECK(cfg->bpf_max_cgroups == 5);
-	CHECK(cfg->targets[0].bpf == 1 && cfg->targets[0].bpf_refuse == 1);
+	CHECK(plan_mode_option(cfg, "bpf", "max_cgroups", 0) == 5);
+	CHECK(plan_target_mode_is(&cfg->targets[0], "bpf") &&
+	    cfg->targets[0].fallback == PLAN_FALLBACK_REFUSE);
 	CHECK(cfg->targets[0].mode_line == 8 && cfg->targets[0].mode_col == 11);
-	CHECK(cfg->targets[1].bpf == 0 && cfg->targets[2].bpf == 0);
+	CHECK(cfg->targets[1].mode == NULL && cfg->targets[2].mode == NULL);
 	plan_free(cfg);
 	cfg = parse(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n"
 	    "    mode: bpf\n");
-	CHECK(cfg != NULL && cfg->bpf_max_cgroups == 1024 &&
-	    cfg->targets[0].bpf_refuse == 0);
+	CHECK(cfg != NULL &&
+	    plan_mode_option(cfg, "bpf", "max_cgroups", 0) == 1024 &&
+	    cfg->targets[0].fallback == PLAN_FALLBACK_PERF);
 	plan_free(cfg);
 	/* skip: counted in mode: bpf or not at all. */
 	cfg = parse(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n"
 	    "    mode: bpf\n    bpf_fallback: skip\n");
-	CHECK(cfg != NULL && cfg->targets[0].bpf_skip == 1 &&
-	    cfg->targets[0].bpf_refuse == 0);
+	CHECK(cfg != NULL && cfg->targets[0].fallback == PLAN_FALLBACK_SKIP);
 	plan_free(cfg);
 
 	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    mode: bfp\n",

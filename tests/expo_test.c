@@ -443,6 +443,61 @@ test_topdown(void)
 	snapshot_unref(s);
 }
 
+/*
+ * A source kind's statistics render as the kind described them, without
+ * the renderer knowing the kind: its skipped reasons inside
+ * pmu_exporter_cgroups_skipped, then its families; nothing of a kind no
+ * entry asks for.
+ */
+static void
+test_sources(void)
+{
+	static const char *const lv[] = { "a\"b", "c" };
+	static const double one[] = { 0.5 }, two[] = { 3, 4 };
+	struct snapshot *s = snapshot_new();
+	struct snap_source src[2];
+	struct snap_skip sk[2] = { { "x_full", 2 }, { "x_refused", 0 } },
+	    other = { "y_gone", 7 };
+	struct snap_metric m[2] = {
+		{ "pmu_exporter_x_up", "gauge", "Up.", 1, NULL, NULL, one },
+		{ "pmu_exporter_x_runs_total", "counter", "Runs.", 2, "by", lv,
+		    two },
+	}, om = { "pmu_exporter_y_up", "gauge", "Y.", 1, NULL, NULL, one };
+	static const struct expo_opts o = { 1, NULL, NULL };
+	char *text;
+	size_t len;
+
+	src[0] = (struct snap_source){ "y", 0, 1, &other, 1, &om };
+	src[1] = (struct snap_source){ "x", 1, 2, sk, 2, m };
+	s->sources = src;
+	s->nr_sources = 2;
+	text = expo_render(s, &len);
+	CHECK_CONTAINS(text, "pmu_exporter_cgroups_skipped{reason="
+	    "\"no_perf_event\"} 0\n"
+	    "pmu_exporter_cgroups_skipped{reason=\"x_full\"} 2\n"
+	    "pmu_exporter_cgroups_skipped{reason=\"x_refused\"} 0\n"
+	    "# HELP pmu_exporter_x_up Up.\n"
+	    "# TYPE pmu_exporter_x_up gauge\n"
+	    "pmu_exporter_x_up 0.5\n"
+	    "# HELP pmu_exporter_x_runs_total Runs.\n"
+	    "# TYPE pmu_exporter_x_runs_total counter\n"
+	    "pmu_exporter_x_runs_total{by=\"a\\\"b\"} 3\n"
+	    "pmu_exporter_x_runs_total{by=\"c\"} 4\n"
+	    "# HELP pmu_exporter_targets ");
+	CHECK(text && strstr(text, "y_") == NULL);
+	free(text);
+	text = expo_render_body(s, EXPO_OPENMETRICS, &o, &len);
+	CHECK_CONTAINS(text, "# TYPE pmu_exporter_x_runs counter\n"
+	    "pmu_exporter_x_runs_total{by=\"a\\\"b\"} 3\n");
+	free(text);
+	/* Asked for by no entry: none of it. */
+	src[1].wanted = 0;
+	text = expo_render(s, &len);
+	CHECK(text && strstr(text, "x_") == NULL);
+	free(text);
+	snapshot_unref(s);
+}
+
 int
 main(void)
 {
@@ -452,5 +507,6 @@ main(void)
 	test_variants();
 	test_scrape_cache();
 	test_topdown();
+	test_sources();
 	return CHECK_DONE();
 }

@@ -24,6 +24,11 @@
  * When the machine cannot run it (no privilege, an old kernel, a build
  * without BPF), the reason is logged once and the entries' cgroups are
  * counted in perf mode (bpf_fallback: perf) or not at all (refuse, skip).
+ *
+ * The entries it counts are those whose mode names it (plan.h), and what
+ * it shows of itself, the pmu_exporter_bpf_* metrics and its reasons in
+ * pmu_exporter_cgroups_skipped, it describes whole in its part of the
+ * snapshot (bpf_stats): the HTTP side renders it without knowing the kind.
  */
 #include "autoconf.h"
 
@@ -63,7 +68,7 @@ struct bpfstate {
 	struct bpfmode *cur;		/* NULL: none asked for, or failed */
 	int wanted;			/* some cgroups entry asks for it */
 	char why[BPF_WHY];		/* why it is not running */
-	struct snap_bpf base;		/* counted by objects gone before */
+	struct bpfcg_stats base;	/* counted by objects gone before */
 	size_t full;			/* cgroups without a slot */
 	size_t refused;			/* ... not counted: bpf_fallback:
 					   refuse */
@@ -114,10 +119,21 @@ bpfmode_unref(struct bpfmode *b)
 		bpfmode_free(b);
 }
 
+/* Does cgroups entry t ask for this kind (mode: bpf)? */
+static int
+mine(const struct plan_target *t)
+{
+	return plan_target_mode_is(t, source_bpf_kind.name);
+}
+
+/* bpf_max_cgroups: slots in the program's map. */
 static size_t
 max_cgroups(const struct plan *cfg)
 {
-	return cfg->bpf_max_cgroups ? cfg->bpf_max_cgroups : 1024;
+	uint64_t v = plan_mode_option(cfg, source_bpf_kind.name,
+	    "max_cgroups", 1024);
+
+	return v ? (size_t)v : 1024;
 }
 
 /* The plan groups bpf-mode entries count: want[gi] = 1.  How many. */
@@ -130,7 +146,7 @@ wanted_groups(const struct source_ctx *x, unsigned char *want)
 	for (i = 0; i < cfg->nr_targets; i++) {
 		const struct plan_target *t = &cfg->targets[i];
 
-		if (t->kind != PLAN_TARGET_CGROUP || !t->bpf)
+		if (!mine(t))
 			continue;
 		for (k = 0; k < t->nr_groups; k++)
 			if (!want[t->groups[k]]++)
@@ -321,7 +337,7 @@ fail:
 /* dst += the counters of src (not entries, capacity and trigger, which
  * are an object's own). */
 static void
-stats_add(struct snap_bpf *dst, const struct bpfcg_stats *src)
+stats_add(struct bpfcg_stats *dst, const struct bpfcg_stats *src)
 {
 	dst->runs += src->runs;
 	dst->switch_runs += src->switch_runs;
@@ -356,8 +372,7 @@ bpf_matched(const struct plan *cfg, const struct cgroup_list *matched)
 	size_t i;
 
 	for (i = 0; matched && i < cfg->nr_targets; i++)
-		if (cfg->targets[i].kind == PLAN_TARGET_CGROUP &&
-		    cfg->targets[i].bpf && matched[i].nr > 0)
+		if (mine(&cfg->targets[i]) && matched[i].nr > 0)
 			return 1;
 	return 0;
 }
@@ -422,8 +437,10 @@ bpfmode_setup(const struct source_ctx *x, const struct cgroup_list *matched,
 	if (r == -ENOMEM)
 		return r;
 	for (i = 0; i < cfg->nr_targets; i++) {
-		refuse |= cfg->targets[i].bpf && cfg->targets[i].bpf_refuse;
-		skip |= cfg->targets[i].bpf && cfg->targets[i].bpf_skip;
+		refuse |= mine(&cfg->targets[i]) &&
+		    cfg->targets[i].fallback == PLAN_FALLBACK_REFUSE;
+		skip |= mine(&cfg->targets[i]) &&
+		    cfg->targets[i].fallback == PLAN_FALLBACK_SKIP;
 	}
 	if (r < 0) {
 		/* Said once per reason, not at every rescan. */
@@ -500,27 +517,117 @@ bpf_fds(const void *state)
 	return n;
 }
 
-static void
-bpf_stats(const void *state, struct snapshot *s)
+/*
+ * What mode: bpf shows of itself (bpf_stats), in this order: whether the
+ * program runs, its trigger (only while it runs), its map, and what it
+ * did.  The values are filled in from the program's statistics.
+ */
+enum {
+	M_ACTIVE, M_TRIGGER, M_CGROUPS, M_CGROUPS_MAX, M_MAP_FULL, M_RUNS,
+	M_MISSES, M_UNSEEN, M_READ_ERRORS, M_NR
+};
+
+static const char *const runs_by[] = { "switch", "collection" };
+static const char *const trigger_change[] = { "cgroup_change" };
+static const char *const trigger_every[] = { "every_switch" };
+
+static const struct snap_metric bpf_metrics[M_NR] = {
+	[M_ACTIVE] = { "pmu_exporter_bpf_active", "gauge",
+	    "1 while the BPF program counts the mode: bpf cgroups; 0 when "
+	    "it could not be loaded (the log says why) and they are counted "
+	    "in perf mode (bpf_fallback: perf) or not at all (refuse).", 1,
+	    NULL, NULL, NULL },
+	[M_TRIGGER] = { "pmu_exporter_bpf_trigger", "gauge",
+	    "When the BPF program runs, as a label: cgroup_change (at "
+	    "context switches between cgroups; it needs the kernel's "
+	    "BTF) or every_switch (at every context switch; the log "
+	    "says why).", 1, "trigger", NULL, NULL },
+	[M_CGROUPS] = { "pmu_exporter_bpf_cgroups", "gauge",
+	    "cgroups the BPF program charges now (map entries).", 1, NULL,
+	    NULL, NULL },
+	[M_CGROUPS_MAX] = { "pmu_exporter_bpf_cgroups_max", "gauge",
+	    "cgroups it can charge at most (bpf_max_cgroups).", 1, NULL,
+	    NULL, NULL },
+	[M_MAP_FULL] = { "pmu_exporter_bpf_map_full_total", "counter",
+	    "Times a cgroup found no free map entry (raise "
+	    "bpf_max_cgroups).", 1, NULL, NULL, NULL },
+	[M_RUNS] = { "pmu_exporter_bpf_program_runs_total", "counter",
+	    "Runs of the BPF program: at a context switch (one that changed "
+	    "cgroup, with the cgroup_change trigger), or on each CPU at a "
+	    "collection.", 2, "trigger", runs_by, NULL },
+	[M_MISSES] = { "pmu_exporter_bpf_program_misses_total", "counter",
+	    "Context switches the program did not run for (the kernel's "
+	    "recursion guard: bpf_prog_info.recursion_misses); their time "
+	    "went to the next cgroup to switch out.", 1, NULL, NULL, NULL },
+	[M_UNSEEN] = { "pmu_exporter_bpf_unseen_switches_total", "counter",
+	    "Context switches the sched_switch tracepoint did not show (a "
+	    "task switched out that no switch had switched in), at least: "
+	    "what ran after one went with the next cgroup charged on that "
+	    "CPU.  0 on a stock kernel.", 1, NULL, NULL, NULL },
+	[M_READ_ERRORS] = { "pmu_exporter_bpf_read_errors_total", "counter",
+	    "Counter reads in the program that failed (an event not open "
+	    "on that CPU).", 1, NULL, NULL, NULL },
+};
+
+/*
+ * The kind's part of the snapshot, while some entry asks for it: the
+ * cgroups it left out (no slot; refused) and bpf_metrics.  The counters
+ * go on across objects (base); entries, capacity and trigger are the
+ * current object's own.
+ */
+static int
+bpf_stats(const void *state, struct snapshot *s, struct snap_source *out)
 {
 	const struct bpfstate *bs = state;
-	struct snap_bpf *out = &s->bpf;
-	struct bpfcg_stats st;
+	struct bpfcg_stats st = bs->base, now;
+	double *v;
+	size_t i;
 
-	/* The counters go on across objects (base); entries, capacity and
-	 * trigger are the object's own. */
-	*out = bs->base;
 	out->wanted = bs->wanted;
-	out->cgroups_full = bs->full;
-	out->cgroups_refused = bs->refused;
-	if (bs->cur == NULL)
-		return;
-	bpfcg_get_stats(bs->cur->cg, &st);
-	stats_add(out, &st);
-	out->active = 1;
-	out->every_switch = st.trigger != BPFCG_TRIGGER_CGROUP_CHANGE;
-	out->entries = st.entries;
-	out->capacity = st.capacity;
+	if (!bs->wanted)
+		return 0;
+	if (bs->cur != NULL) {
+		bpfcg_get_stats(bs->cur->cg, &now);
+		stats_add(&st, &now);
+		st.trigger = now.trigger;
+		st.entries = now.entries;
+		st.capacity = now.capacity;
+	}
+	out->skipped = snapshot_alloc(s, 2 * sizeof(*out->skipped));
+	out->metrics = snapshot_alloc(s, M_NR * sizeof(*out->metrics));
+	v = snapshot_alloc(s, 2 * M_NR * sizeof(*v));
+	if (out->skipped == NULL || out->metrics == NULL || v == NULL)
+		return -ENOMEM;
+	out->skipped[0] = (struct snap_skip){ "bpf_map_full", bs->full };
+	out->skipped[1] = (struct snap_skip){ "bpf_refused", bs->refused };
+	out->nr_skipped = 2;
+	/* [2 * M]: metric M's values. */
+	memset(v, 0, 2 * M_NR * sizeof(*v));
+	v[2 * M_ACTIVE] = bs->cur != NULL ? 1.0 : 0.0;
+	v[2 * M_TRIGGER] = 1.0;
+	v[2 * M_CGROUPS] = (double)st.entries;
+	v[2 * M_CGROUPS_MAX] = (double)st.capacity;
+	v[2 * M_MAP_FULL] = (double)st.full;
+	v[2 * M_RUNS] = (double)st.switch_runs;
+	v[2 * M_RUNS + 1] = (double)(st.runs - st.switch_runs);
+	v[2 * M_MISSES] = (double)st.prog_misses;
+	v[2 * M_UNSEEN] = (double)st.unseen;
+	v[2 * M_READ_ERRORS] = (double)st.read_errors;
+	out->nr_metrics = 0;
+	for (i = 0; i < M_NR; i++) {
+		struct snap_metric *m = &out->metrics[out->nr_metrics];
+
+		if (i == M_TRIGGER && bs->cur == NULL)
+			continue;
+		*m = bpf_metrics[i];
+		m->values = &v[2 * i];
+		if (i == M_TRIGGER)
+			m->label_values = st.trigger !=
+			    BPFCG_TRIGGER_CGROUP_CHANGE ? trigger_every :
+			    trigger_change;
+		out->nr_metrics++;
+	}
+	return 0;
 }
 
 static int
@@ -566,13 +673,13 @@ bpf_fini(void *state)
 static enum source_answer
 bpf_takes(const struct source_ctx *x, const struct plan_target *ct)
 {
-	if (!ct->bpf)
+	if (!mine(ct))
 		return SOURCE_NOT_MINE;
 	if (bst(x)->cur != NULL)
 		return SOURCE_MINE;
-	if (ct->bpf_refuse)
+	if (ct->fallback == PLAN_FALLBACK_REFUSE)
 		return SOURCE_REFUSED;
-	if (ct->bpf_skip)
+	if (ct->fallback == PLAN_FALLBACK_SKIP)
 		return SOURCE_SKIPPED;
 	return SOURCE_NOT_MINE;		/* bpf_fallback: perf */
 }
@@ -580,11 +687,11 @@ bpf_takes(const struct source_ctx *x, const struct plan_target *ct)
 static const char *
 bpf_mode_text(const struct source_ctx *x, const struct plan_target *ct)
 {
-	if (!ct->bpf)
+	if (!mine(ct))
 		return NULL;
 	if (bst(x)->cur != NULL)
 		return "mode bpf";
-	if (ct->bpf_refuse || ct->bpf_skip)
+	if (ct->fallback != PLAN_FALLBACK_PERF)
 		return "not counted: mode bpf is not available";
 	return "mode perf: mode bpf is not available";
 }
@@ -597,7 +704,7 @@ bpf_check_unopened(const struct source_ctx *x, const struct target *t,
 	if (t->no_room)
 		fprintf(out, "%s: not counted (mode: bpf tracks "
 		    "bpf_max_cgroups = %zu cgroups already)\n", target_name(t),
-		    x->cfg->bpf_max_cgroups);
+		    max_cgroups(x->cfg));
 	else if (t->refused)
 		fprintf(out, "%s: not counted (mode: bpf is not available and "
 		    "bpf_fallback is refuse)\n", target_name(t));

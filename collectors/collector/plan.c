@@ -1,6 +1,7 @@
 /*
  * plan.c - applying a plan's relabel rules (regex, replacement, then the
- * rule's string replacements), and freeing a plan (see plan.h).
+ * rule's string replacements), looking up what a plan asks of a mode,
+ * and freeing a plan (see plan.h).
  */
 #include "autoconf.h"
 
@@ -79,6 +80,26 @@ plan_relabel_apply(const struct plan_relabel *r, const char *path,
 	return 1;
 }
 
+uint64_t
+plan_mode_option(const struct plan *plan, const char *mode, const char *key,
+    uint64_t dflt)
+{
+	size_t i;
+
+	for (i = 0; i < plan->nr_mode_options; i++)
+		if (strcmp(plan->mode_options[i].mode, mode) == 0 &&
+		    strcmp(plan->mode_options[i].key, key) == 0)
+			return plan->mode_options[i].value;
+	return dflt;
+}
+
+int
+plan_target_mode_is(const struct plan_target *t, const char *mode)
+{
+	return t->kind == PLAN_TARGET_CGROUP && t->mode != NULL &&
+	    strcmp(t->mode, mode) == 0;
+}
+
 void
 plan_free(struct plan *cfg)
 {
@@ -126,8 +147,14 @@ plan_free(struct plan *cfg)
 			free(t->relabel[j].replace_to);
 		}
 		free(t->relabel);
+		free(t->mode);
 	}
 	free(cfg->targets);
+	for (i = 0; i < cfg->nr_mode_options; i++) {
+		free(cfg->mode_options[i].mode);
+		free(cfg->mode_options[i].key);
+	}
+	free(cfg->mode_options);
 	for (i = 0; i < cfg->nr_layouts; i++)
 		free(cfg->layouts[i]);
 	free(cfg->layouts);

@@ -72,6 +72,14 @@ struct plan_relabel {
 
 enum plan_target_kind { PLAN_TARGET_CPU, PLAN_TARGET_CGROUP };
 
+/* What the cgroups of an entry get when the mode it names cannot run
+ * here. */
+enum plan_fallback {
+	PLAN_FALLBACK_PERF,		/* counted in perf mode instead */
+	PLAN_FALLBACK_REFUSE,		/* not counted: a problem */
+	PLAN_FALLBACK_SKIP		/* not counted, as the entry asks */
+};
+
 struct plan_target {
 	enum plan_target_kind kind;
 	int all_cpus;			/* cpus: all */
@@ -85,13 +93,25 @@ struct plan_target {
 	struct plan_relabel *relabel;
 	size_t nr_groups;
 	size_t *groups;			/* indices into config.groups */
-	int bpf;			/* cgroup: mode: bpf */
-	int bpf_refuse;			/* ... and not perf mode without it */
-	int bpf_skip;			/* ... nor counted at all without it */
+	/* cgroup: the source kind its mode: names (source.h), NULL for
+	 * perf mode, and what its cgroups get where that kind cannot run. */
+	char *mode;
+	enum plan_fallback fallback;
 	size_t layout;			/* cgroup: 1 + index in plan.layouts,
 					   0 for an entry without a layout */
 	int mode_line, mode_col;	/* where mode: is written */
 	int line, col;
+};
+
+/*
+ * A top-level setting that belongs to one mode (a source kind, by name)
+ * rather than to the collector: the kind asks for it by key
+ * (plan_mode_option) and gives its own default.
+ */
+struct plan_mode_option {
+	char *mode;			/* the kind's name */
+	char *key;			/* "max_cgroups"... */
+	uint64_t value;
 };
 
 struct plan {
@@ -99,7 +119,8 @@ struct plan {
 	uint64_t interval_ns;
 	uint64_t rescan_ns;		/* full cgroup rescan, besides inotify */
 	uint64_t max_fds;		/* perf fd budget; 0: a share of the limit */
-	size_t bpf_max_cgroups;		/* cgroups mode: bpf can track */
+	size_t nr_mode_options;
+	struct plan_mode_option *mode_options;
 	size_t nr_groups;
 	struct plan_group *groups;
 	size_t nr_targets;
@@ -114,6 +135,13 @@ struct plan {
  */
 int plan_relabel_apply(const struct plan_relabel *r, const char *path,
     char *out, size_t len);
+
+/* The value of mode's option key, or dflt when the plan sets none. */
+uint64_t plan_mode_option(const struct plan *plan, const char *mode,
+    const char *key, uint64_t dflt);
+
+/* Does cgroups entry t ask for the mode named mode? */
+int plan_target_mode_is(const struct plan_target *t, const char *mode);
 
 /* Free a plan and everything in it; NULL is fine. */
 void plan_free(struct plan *plan);

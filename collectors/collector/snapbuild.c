@@ -490,8 +490,9 @@ target_rows(struct build *b, const struct target *t,
 	return 0;
 }
 
-/* The collector's own figures: times, fds, cgroups, the kinds' parts. */
-static void
+/* The collector's own figures: times, fds, cgroups, the kinds' parts.
+ * 0 or -ENOMEM. */
+static int
 build_status(struct build *b, double duration_s)
 {
 	const struct collector *c = b->c;
@@ -507,15 +508,25 @@ build_status(struct build *b, double duration_s)
 	s->cgroups_counted = c->cg_counted > s->cgroups_no_perf ?
 	    c->cg_counted - s->cgroups_no_perf : 0;
 	s->cgroups_skipped = c->cg_skipped;
-	for (i = 0; i < SOURCE_KINDS; i++)
-		if (source_kinds[i]->stats)
-			source_kinds[i]->stats(c->kstate[i], s);
+	if ((s->sources = snapshot_alloc(s, SOURCE_KINDS *
+	    sizeof(*s->sources))) == NULL)
+		return -ENOMEM;
+	memset(s->sources, 0, SOURCE_KINDS * sizeof(*s->sources));
+	s->nr_sources = SOURCE_KINDS;
+	for (i = 0; i < SOURCE_KINDS; i++) {
+		s->sources[i].kind = source_kinds[i]->name;
+		if (source_kinds[i]->stats &&
+		    source_kinds[i]->stats(c->kstate[i], s,
+		    &s->sources[i]) < 0)
+			return -ENOMEM;
+	}
 	s->reload_ok = c->reload_ok;
 	s->reload_success_s = c->reload_success_s;
 	s->nr_groups = c->cfg->nr_groups;
 	s->denied = c->denied != DENIED_NONE;
 	for (i = 0; i < s->nr_support; i++)
 		s->nr_unsupported += !s->support[i].supported;
+	return 0;
 }
 
 /*
@@ -564,7 +575,8 @@ snapbuild(struct collector *c, double duration_s)
 		b.s->nr_cpus += b.cpus[i];
 		b.s->cpus_covered += b.cov[i];
 	}
-	build_status(&b, duration_s);
+	if (build_status(&b, duration_s) < 0)
+		goto fail;
 	if (nm)
 		names_tell(c, ids, nids);
 	free(ids);

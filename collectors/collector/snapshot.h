@@ -16,27 +16,41 @@
 #include <stdint.h>
 
 /*
- * mode: bpf as the exposition shows it: plain numbers, copied from the
- * program's own statistics when the snapshot is built (bpfmode.c), so
- * that no reader of a snapshot sees a BPF header.  The counters go on
- * across BPF objects; entries, capacity and trigger are the current one's.
+ * A source kind's own statistics (source.h), as the exposition shows
+ * them: plain data the kind fills in at its stats hook, in the snapshot's
+ * arena (names, help texts and label values may be the kind's constant
+ * strings), so that the HTTP side renders them without knowing the kind
+ * and no reader of a snapshot sees a kind's own headers.
  */
-struct snap_bpf {
-	int wanted;			/* a cgroups entry asks for mode: bpf */
-	int active;			/* ... and the BPF program runs */
-	int every_switch;		/* it runs at every context switch,
-					   not only at cgroup changes */
-	size_t cgroups_full;		/* matched cgroups with no slot left */
-	size_t cgroups_refused;		/* ... unavailable, bpf_fallback:
-					   refuse */
-	size_t entries;			/* cgroups it charges now */
-	size_t capacity;		/* ... at most */
-	uint64_t full;			/* times a cgroup found no slot */
-	uint64_t runs;			/* program runs */
-	uint64_t switch_runs;		/* ... at a context switch */
-	uint64_t prog_misses;		/* runs the kernel skipped */
-	uint64_t unseen;		/* gaps in the switches seen */
-	uint64_t read_errors;		/* counter reads that failed */
+
+/* Matched cgroups the kind did not count, for one reason: a sample of
+ * pmu_exporter_cgroups_skipped. */
+struct snap_skip {
+	const char *reason;		/* its reason label */
+	size_t count;
+};
+
+/* One metric family: nr samples, each with one label, or a single
+ * sample without labels. */
+struct snap_metric {
+	const char *name;		/* the whole name, _total and all */
+	const char *type;		/* "gauge", "counter" */
+	const char *help;
+	size_t nr;			/* samples */
+	const char *label;		/* their label's name; NULL: none */
+	const char *const *label_values;	/* [nr], when label */
+	const double *values;		/* [nr] */
+};
+
+struct snap_source {
+	const char *kind;		/* its name in source_kinds[] */
+	int wanted;			/* a cgroups entry asks for it: its
+					   skipped and metrics are shown
+					   only then */
+	size_t nr_skipped;
+	struct snap_skip *skipped;
+	size_t nr_metrics;
+	struct snap_metric *metrics;	/* in the order they are shown */
 };
 
 /* One (target, group) row: a group on one CPU, or on a cgroup. */
@@ -103,7 +117,8 @@ struct snapshot {
 	size_t cgroups_counted;		/* ... and counted */
 	size_t cgroups_skipped;		/* ... over the fd budget */
 	size_t cgroups_no_perf;		/* ... with no perf_event state */
-	struct snap_bpf bpf;		/* mode: bpf */
+	size_t nr_sources;
+	struct snap_source *sources;	/* one per source kind, in order */
 	int reload_ok;			/* the last reload worked */
 	double reload_success_s;	/* when the config last loaded */
 	size_t nr_rows;

@@ -35,6 +35,7 @@ struct perf_event_attr;
 struct plan_target;
 struct asks;
 struct snapshot;
+struct snap_source;
 struct cgroup_list;
 struct target;
 struct tgroup;
@@ -132,8 +133,10 @@ struct source_kind {
 	void (*fini)(void *state);
 	/* Perf fds the kind holds itself, beside its sources'. */
 	size_t (*fds)(const void *state);
-	/* Its part of the snapshot's statistics. */
-	void (*stats)(const void *state, struct snapshot *s);
+	/* Its part of the snapshot's statistics: out, whose kind is set,
+	 * filled from s's arena (snapshot.h).  0 or -ENOMEM. */
+	int (*stats)(const void *state, struct snapshot *s,
+	    struct snap_source *out);
 	/* Its line in --check-config, if it has one; 1 when that line
 	 * tells of a problem, else 0. */
 	int (*check_config)(const void *state, FILE *out);
