@@ -43,6 +43,10 @@ read_gone(struct collector *c, const struct cpumap *now)
 {
 	size_t i, j, k;
 
+	/* What a kind gathers for its sources first (source.h). */
+	for (i = 0; i < SOURCE_KINDS; i++)
+		if (source_kinds[i]->refresh)
+			source_kinds[i]->refresh(&c->kctx[i]);
 	for (i = 0; i < c->nr_targets; i++)
 		for (j = 0; c->targets[i]->opened &&
 		    j < c->targets[i]->nr_groups; j++) {
