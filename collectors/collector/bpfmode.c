@@ -350,7 +350,10 @@ stats_add(struct bpfcg_stats *dst, const struct bpfcg_stats *src)
 /*
  * The object goes (a plan that asks for other groups, CPUs or capacity,
  * or none): what its program counted is kept, so that the exported
- * counters of runs, charges and misses never go back.
+ * counters of runs, charges and misses never go back.  Its counts are
+ * fetched once more first: the sources that still read it (an instance
+ * adopted into the new object reads its old source a last time,
+ * instance.c) then see what it charged since the last collection.
  */
 static void
 retire(struct bpfstate *bs)
@@ -359,6 +362,7 @@ retire(struct bpfstate *bs)
 
 	if (bs->cur == NULL)
 		return;
+	(void)bpfcg_refresh(bs->cur->cg);	/* stale on failure: -EAGAIN */
 	bpfcg_get_stats(bs->cur->cg, &st);
 	stats_add(&bs->base, &st);
 	bpfmode_unref(bs->cur);

@@ -1,10 +1,12 @@
 /*
  * hotplug.c - CPU hotplug as the collector sees it: the online-CPUs file
  * is kept open, and one pread() per interval tells whether the set
- * changed.  When it did, the collection rebuilds the targets the way a
+ * changed.  When it did, the instances on CPUs gone offline are read one
+ * last time (their counts since the last collection are still in the
+ * kernel's counters), and the schedule rebuilds the targets the way a
  * reload does (rebuild_targets), so instances on CPUs that stay keep their
- * counters, summed cgroup series keep the counts of CPUs gone offline,
- * and new CPUs are opened (retried at once on ENODEV).
+ * counters, series keep the counts of CPUs gone offline, and new CPUs are
+ * opened (retried at once on ENODEV).
  */
 #include "autoconf.h"
 
@@ -30,7 +32,35 @@ hotplug_open(struct collector *c)
 		c->online_text[n] = '\0';
 }
 
-/* Did the set of online CPUs change?  Then c->online is updated. */
+/*
+ * One last reading of every open instance on a CPU gone offline: what it
+ * counted since the last collection goes into its accumulators, which
+ * the rebuild carries (instance.c), instead of closing with it.  A CPU
+ * offline keeps its events' counts readable, frozen when it went.
+ */
+static void
+read_gone(struct collector *c, const struct cpumap *now)
+{
+	size_t i, j, k;
+
+	/* What a kind gathers for its sources first (source.h). */
+	for (i = 0; i < SOURCE_KINDS; i++)
+		if (source_kinds[i]->refresh)
+			source_kinds[i]->refresh(&c->kctx[i]);
+	for (i = 0; i < c->nr_targets; i++)
+		for (j = 0; c->targets[i]->opened &&
+		    j < c->targets[i]->nr_groups; j++) {
+			struct tgroup *tg = &c->targets[i]->groups[j];
+
+			for (k = 0; k < tg->cpus.nr; k++)
+				if (tg->inst[k].state == INST_OK &&
+				    !cpumap_has(now, tg->inst[k].cpu))
+					(void)inst_read(&tg->inst[k]);
+		}
+}
+
+/* Did the set of online CPUs change?  Then the instances on CPUs gone
+ * are read one last time, and c->online is updated. */
 int
 hotplug_changed(struct collector *c)
 {
@@ -50,6 +80,7 @@ hotplug_changed(struct collector *c)
 	buf[strcspn(buf, "\n")] = '\0';
 	REPORT(c, 6, NULL, NULL, NULL, -1, 0, "online CPUs are now %s: "
 	    "reopening what changed", buf);
+	read_gone(c, &m);
 	memcpy(c->online_text, buf, sizeof(buf));
 	c->online_text[strlen(buf)] = '\n';
 	c->online_text[strlen(buf) + 1] = '\0';

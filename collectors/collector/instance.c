@@ -432,8 +432,10 @@ inst_adopt(struct collector *c, const struct adopt *ad, struct target *t,
 	memset(in, 0, sizeof(*in));
 	in->state = INST_CLOSED;
 	/* Its source no longer the one to read (what its kind built was
-	 * rebuilt): a new one, the counts so far kept. */
+	 * rebuilt): a new one, the counts so far kept, with a last reading
+	 * of the old one (what it counted since the last collection). */
 	if (tg->kind->current && !tg->kind->current(t, tg, dst->src)) {
+		(void)inst_read(dst);	/* the last of the old source */
 		inst_close(dst, INST_CLOSED);
 		if ((r = inst_open(c, t, tg, dst, cgfd, as)) == -ENOMEM)
 			return r;
