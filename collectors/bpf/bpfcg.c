@@ -57,6 +57,7 @@ struct bpfcg {
 	struct bpf_map *counters, *slots, *counts, *state;
 	struct bpf_program *on_switch;	/* attached to context switches */
 	struct bpf_program *on_demand;	/* run at every refresh */
+	struct bpf_program *on_lag;	/* the lag probe, when lag */
 	int trigger;			/* enum bpfcg_trigger */
 	char no_change[256];		/* why not BPFCG_TRIGGER_CGROUP_CHANGE */
 	size_t nr_events, max_slots;
@@ -81,7 +82,9 @@ struct bpfcg {
 	int *trig_cpu;			/* CPUs to run on at a refresh */
 	struct bpf_link *link;
 	unsigned flags;
-	struct bpf_link **cglink;	/* BPFCG_CGROUP_SWITCHES: [nr_trig] */
+	int lag;			/* the lag probe is loaded */
+	struct bpf_link **cglink;	/* BPFCG_CGROUP_SWITCHES or the lag
+					   probe: [nr_trig] */
 	int *cgfd;			/* ... their events (the links own them) */
 	struct bpfcg_stats st;
 };
@@ -196,6 +199,9 @@ load_change(struct bpfcg *b, char *why, size_t len)
 	b->on_switch = b->cskel->progs.on_change;
 	b->on_demand = b->cskel->progs.on_demand;
 	b->cskel->rodata->nr_events = (__u32)b->nr_events;
+	b->cskel->rodata->measure_lag = (__u32)b->lag;
+	b->on_lag = b->cskel->progs.on_lag;
+	bpf_program__set_autoload(b->on_lag, b->lag);
 	if ((r = size_maps(b, why, len)) < 0)
 		return r;
 	if ((r = cgchange__load(b->cskel)) < 0) {
@@ -228,6 +234,9 @@ load_every(struct bpfcg *b, char *why, size_t len)
 	    b->skel->progs.on_switch;
 	b->on_demand = b->skel->progs.on_demand;
 	b->skel->rodata->nr_events = (__u32)b->nr_events;
+	b->skel->rodata->measure_lag = (__u32)b->lag;
+	b->on_lag = b->skel->progs.on_lag;
+	bpf_program__set_autoload(b->on_lag, b->lag);
 	bpf_program__set_autoload(b->skel->progs.on_cgroup_switch, cs);
 	bpf_program__set_autoload(b->skel->progs.on_switch, !cs);
 	if ((r = size_maps(b, why, len)) < 0)
@@ -263,6 +272,8 @@ bpfcg_open(size_t nr_events, size_t max_cgroups, unsigned flags,
 	b->nr_events = nr_events;
 	b->max_slots = max_cgroups;
 	b->flags = flags;
+	b->lag = (flags & BPFCG_MEASURE_LAG) && !(flags &
+	    BPFCG_CGROUP_SWITCHES);
 	if ((b->ncpus = libbpf_num_possible_cpus()) <= 0) {
 		r = b->ncpus < 0 ? b->ncpus : -EINVAL;
 		snprintf(why, len, "counting the possible CPUs: %s",
@@ -340,9 +351,11 @@ run_on(struct bpfcg *b, int cpu)
 	return 0;
 }
 
-/* BPFCG_CGROUP_SWITCHES: a sampling cgroup-switches event per CPU. */
+/* BPFCG_CGROUP_SWITCHES or the lag probe: prog on a sampling
+ * cgroup-switches event per CPU. */
 static int
-attach_cgroup_switches(struct bpfcg *b, char *why, size_t len)
+attach_cgroup_switches(struct bpfcg *b, struct bpf_program *prog, char *why,
+    size_t len)
 {
 	struct perf_event_attr a;
 	size_t i;
@@ -368,8 +381,7 @@ attach_cgroup_switches(struct bpfcg *b, char *why, size_t len)
 			    strerror(e));
 			return -e;
 		}
-		b->cglink[i] = bpf_program__attach_perf_event(b->on_switch,
-		    fd);
+		b->cglink[i] = bpf_program__attach_perf_event(prog, fd);
 		if (b->cglink[i] == NULL) {
 			e = errno;
 			close(fd);
@@ -380,6 +392,21 @@ attach_cgroup_switches(struct bpfcg *b, char *why, size_t len)
 		b->cgfd[i] = fd;
 	}
 	return 0;
+}
+
+/* Undo attach_cgroup_switches, whatever it got to. */
+static void
+drop_cgroup_switches(struct bpfcg *b)
+{
+	size_t i;
+
+	/* A link owns its event: destroying it closes cgfd[i]. */
+	for (i = 0; b->cglink && i < b->nr_trig; i++)
+		bpf_link__destroy(b->cglink[i]);
+	free(b->cglink);
+	free(b->cgfd);
+	b->cglink = NULL;
+	b->cgfd = NULL;
 }
 
 int
@@ -396,7 +423,7 @@ bpfcg_attach(struct bpfcg *b, const struct cpumap *cpus, char *why,
 	for (i = 0; i < cpus->nr; i++)
 		b->trig_cpu[b->nr_trig++] = cpus->cpu[i];
 	if (b->flags & BPFCG_CGROUP_SWITCHES) {
-		if ((e = attach_cgroup_switches(b, why, len)) < 0)
+		if ((e = attach_cgroup_switches(b, b->on_switch, why, len)) < 0)
 			return e;
 	} else {
 		libbpf_said[0] = '\0';
@@ -408,6 +435,15 @@ bpfcg_attach(struct bpfcg *b, const struct cpumap *cpus, char *why,
 			    "sched_switch tracepoint: %s%s%s", strerror(e),
 			    libbpf_said[0] ? "; libbpf: " : "", libbpf_said);
 			return -e;
+		}
+		/* The probe only measures: where the kernel has no
+		 * cgroup-switches (before 5.13), counting goes on without it
+		 * (bpfcg_stats.lag says so). */
+		if (b->lag && attach_cgroup_switches(b, b->on_lag, why,
+		    len) < 0) {
+			drop_cgroup_switches(b);
+			b->lag = 0;
+			why[0] = '\0';
 		}
 	}
 	/* The starting point on each CPU. */
@@ -645,6 +681,10 @@ bpfcg_refresh(struct bpfcg *b)
 			st.read_errors += s[CGC_STAT_READ_ERRORS];
 			st.charges += s[CGC_STAT_CHARGES];
 			st.unseen += s[CGC_STAT_UNSEEN];
+			for (i = 0; i < 3; i++) {
+				st.lag_ns[i] += s[CGC_STAT_LAG_NS + i];
+				st.lag_n[i] += s[CGC_STAT_LAG_N + i];
+			}
 		}
 	for (i = 0; b->cgfd && i < b->nr_trig; i++) {
 		uint64_t n;
@@ -664,6 +704,7 @@ bpfcg_refresh(struct bpfcg *b)
 			st.prog_misses = info.recursion_misses;
 	}
 	st.trigger = b->trigger;
+	st.lag = b->lag;
 	st.full = b->full;
 	st.entries = b->entries;
 	st.capacity = b->max_slots;
@@ -714,9 +755,10 @@ bpfcg_fds(const struct bpfcg *b)
 
 	if (b == NULL || b->obj == NULL)
 		return 0;
-	/* counters, slots, counts, state, .rodata; two programs; the
-	 * object's BTF; the link (or a link and an event per CPU). */
-	n = 5 + 2 + (bpf_object__btf_fd(b->obj) >= 0) +
+	/* counters, slots, counts, state, .rodata; two programs (three
+	 * with the lag probe); the object's BTF; the link, and a link and
+	 * an event per CPU for cgroup-switches or the lag probe. */
+	n = 5 + 2 + (size_t)b->lag + (bpf_object__btf_fd(b->obj) >= 0) +
 	    (b->link != NULL) + (b->cglink ? 2 * b->nr_trig : 0);
 	return n;
 }
@@ -724,15 +766,10 @@ bpfcg_fds(const struct bpfcg *b)
 void
 bpfcg_close(struct bpfcg *b)
 {
-	size_t i;
-
 	if (b == NULL)
 		return;
 	bpf_link__destroy(b->link);
-	for (i = 0; b->cglink && i < b->nr_trig; i++)
-		bpf_link__destroy(b->cglink[i]);	/* closes cgfd[i] */
-	free(b->cglink);
-	free(b->cgfd);
+	drop_cgroup_switches(b);
 	cgchange__destroy(b->cskel);
 	cgcount__destroy(b->skel);
 	free(b->trig_cpu);

@@ -47,6 +47,11 @@ struct bpfcg_stats {
 	uint64_t prog_misses;		/* runs the kernel skipped */
 	uint64_t unseen;		/* gaps in the switches seen */
 	uint64_t full;			/* cgroups refused: no free slot */
+	int lag;			/* BPFCG_MEASURE_LAG: the probe runs */
+	uint64_t lag_ns[3];		/* ... by enum cgc_change: ns from the
+					   reading at the tracepoint to
+					   perf's cgroup switch, summed, */
+	uint64_t lag_n[3];		/* ... over so many switches */
 	size_t entries;			/* cgroups tracked now */
 	size_t capacity;		/* ... at most */
 };
@@ -60,7 +65,13 @@ enum {
 	/* perf's bperf trigger, the cgroup-switches software event. */
 	BPFCG_CGROUP_SWITCHES = 1,
 	/* Every context switch, as where the kernel has no BTF. */
-	BPFCG_EVERY_SWITCH = 2
+	BPFCG_EVERY_SWITCH = 2,
+	/* The lag probe too (cgcount.bpf.h, on_lag; not with
+	 * BPFCG_CGROUP_SWITCHES): a program on a cgroup-switches event per
+	 * CPU that times the path from the program's reading at a switch to
+	 * perf's cgroup switch.  Left out, and counting goes on, where the
+	 * kernel has no cgroup-switches event. */
+	BPFCG_MEASURE_LAG = 4
 };
 
 /*

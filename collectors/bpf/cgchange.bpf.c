@@ -104,8 +104,11 @@ on_change(__u64 *ctx)
 	if (gap)
 		other = unseen_ns(st, out);
 	st->next = (__u64)next;
-	if (!gap && (__u64)in == st->css && out == in)
+	if (!gap && (__u64)in == st->css && out == in) {
+		if (measure_lag)
+			st->read_ns = 0;	/* nothing read to time */
 		return 0;
+	}
 	/*
 	 * Everything read from the tasks before charge() reads the
 	 * counters: after it, time is the incoming task's, and the incoming
@@ -115,6 +118,10 @@ on_change(__u64 *ctx)
 	into_root = in->dfl_cgrp->level == 0;
 	if (into_root)
 		sum = next->se.sum_exec_runtime;
+	if (measure_lag)
+		st->read_change = into_root ? CGC_CHANGE_INTO_ROOT :
+		    out->dfl_cgrp->level == 0 ? CGC_CHANGE_OUT_OF_ROOT :
+		    CGC_CHANGE_BETWEEN;
 	charge(st, 1, other);
 	/* The root cgroup's tasks are charged at every switch. */
 	st->css = into_root ? 0 : (__u64)in;
@@ -138,3 +145,4 @@ on_demand(void *ctx)
 	st->into_root = 0;
 	return 0;
 }
+

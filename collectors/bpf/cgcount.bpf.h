@@ -40,6 +40,8 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Set by the loader before the load; the verifier sees the constants. */
 const volatile __u32 nr_events = 1;
+/* 1: time each reading at a switch for the lag probe (cgchange.bpf.c). */
+const volatile __u32 measure_lag = 0;
 
 /* [cpu * nr_events + event] -> perf event; sized by the loader. */
 struct {
@@ -257,6 +259,9 @@ charge(struct cgc_cpu *st, int at_switch, __u64 other)
 		st->last[i].enabled = v.enabled;
 		st->last[i].running = v.running;
 	}
+	/* The lag probe's start: the moment the interval just read ended. */
+	if (measure_lag && at_switch)
+		st->read_ns = bpf_ktime_get_ns();
 	/* The first run on a CPU only takes the starting point: who ran
 	 * before it is not known. */
 	if (!st->primed) {
@@ -269,6 +274,52 @@ charge(struct cgc_cpu *st, int at_switch, __u64 other)
 	st->pending = 1;
 	if (!at_switch)
 		apply(st);
+}
+
+/*
+ * The lag probe, loaded only when asked for (PMU_EXPORTER_BPF_LAG=1;
+ * bpfcg.h, BPFCG_MEASURE_LAG), in both objects.  It runs on the
+ * cgroup-switches software event, sampled at every event, which perf
+ * raises in perf_event_task_sched_out() just before
+ * __perf_event_task_sched_out() switches the CPU's cgroup events
+ * (perf_cgroup_switch()), and times the kernel's path from charge()'s
+ * reading, in the sched_switch tracepoint, to there: time that perf mode
+ * charges to the outgoing cgroup and mode: bpf to the incoming one, per
+ * kind of change.  A cgroup gains that path at each of its switches in
+ * and loses it at each switch out, so where it is slower in one
+ * direction (out of the idle task, whose CPU was halted, against into
+ * it), mode: bpf and perf mode differ by the difference at each pair of
+ * switches, and never by more than the path itself (tests/bpf.test).
+ * The object without BTF cannot tell the kinds apart: all its figures
+ * are "between".  The event comes only where the perf_event cgroup
+ * changes, once per switch; a reading older than 100 us is not this
+ * switch's and is not timed.
+ */
+SEC("perf_event")
+int
+on_lag(void *ctx)
+{
+	struct cgc_cpu *st = cpu_state();
+	__u64 now = bpf_ktime_get_ns(), d;
+
+	(void)ctx;
+	if (st == 0 || st->read_ns == 0)
+		return 0;
+	d = now - st->read_ns;
+	st->read_ns = 0;
+	if (d > 100000)
+		return 0;
+	if (st->read_change == CGC_CHANGE_INTO_ROOT) {
+		st->stat[CGC_STAT_LAG_NS + CGC_CHANGE_INTO_ROOT] += d;
+		st->stat[CGC_STAT_LAG_N + CGC_CHANGE_INTO_ROOT]++;
+	} else if (st->read_change == CGC_CHANGE_OUT_OF_ROOT) {
+		st->stat[CGC_STAT_LAG_NS + CGC_CHANGE_OUT_OF_ROOT] += d;
+		st->stat[CGC_STAT_LAG_N + CGC_CHANGE_OUT_OF_ROOT]++;
+	} else {
+		st->stat[CGC_STAT_LAG_NS + CGC_CHANGE_BETWEEN] += d;
+		st->stat[CGC_STAT_LAG_N + CGC_CHANGE_BETWEEN]++;
+	}
+	return 0;
 }
 
 #endif

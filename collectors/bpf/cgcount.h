@@ -37,7 +37,22 @@ enum {
 	CGC_STAT_READ_ERRORS,	/* bpf_perf_event_read_value failed */
 	CGC_STAT_CHARGES,	/* (run, tracked cgroup) pairs charged */
 	CGC_STAT_UNSEEN,	/* gaps in the tracepoint's switches */
-	CGC_STAT_NR
+	/*
+	 * The lag probe (cgchange.bpf.c, on_lag): per kind of cgroup
+	 * change (enum cgc_change), ns from the program's reading at the
+	 * sched_switch tracepoint to perf_event_task_sched_out(), where
+	 * perf switches cgroup events, and how many switches were timed.
+	 */
+	CGC_STAT_LAG_NS,
+	CGC_STAT_LAG_N = CGC_STAT_LAG_NS + 3,
+	CGC_STAT_NR = CGC_STAT_LAG_N + 3
+};
+
+/* Kinds of cgroup change at a switch, for the lag probe. */
+enum cgc_change {
+	CGC_CHANGE_BETWEEN,	/* from one cgroup to another, neither the root */
+	CGC_CHANGE_INTO_ROOT,	/* into the root cgroup: the idle task's */
+	CGC_CHANGE_OUT_OF_ROOT	/* out of it */
 };
 
 /* The program's per-CPU state: one lookup a run. */
@@ -62,6 +77,10 @@ struct cgc_cpu {
 						   cgroup, */
 	__u64 root_sum;				/* ... whose task had then run
 						   so long (se.sum_exec_runtime) */
+	__u64 read_ns;				/* the lag probe: when the last
+						   run at a switch read the
+						   counters (0: none to time), */
+	__u64 read_change;			/* ... at which enum cgc_change */
 	struct cgc_value last[CGC_MAX_EVENTS];	/* the previous reading */
 	struct cgc_value delta[CGC_MAX_EVENTS];	/* the last run's interval:
 						   path[]'s part */

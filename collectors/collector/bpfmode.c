@@ -259,6 +259,20 @@ every_switch(void)
 	return e && strcmp(e, "every_switch") == 0;
 }
 
+/*
+ * PMU_EXPORTER_BPF_LAG=1: the lag probe beside the program (bpfcg.h,
+ * BPFCG_MEASURE_LAG), for tests/bpf.test and bench/bpf_accuracy.sh,
+ * which compare mode: bpf with perf mode: it costs a second program run
+ * at every cgroup switch, so it is not on by default.
+ */
+static unsigned
+lag_probe(void)
+{
+	const char *e = getenv("PMU_EXPORTER_BPF_LAG");
+
+	return e && strcmp(e, "1") == 0 ? BPFCG_MEASURE_LAG : 0;
+}
+
 /* A new object for the plan's bpf-mode groups; the reason in why. */
 static int
 build(const struct source_ctx *x, const unsigned char *want, size_t nwant,
@@ -303,7 +317,7 @@ build(const struct source_ctx *x, const unsigned char *want, size_t nwant,
 		}
 	}
 	if ((r = bpfcg_open(nev, b->max_cgroups, every_switch() ?
-	    BPFCG_EVERY_SWITCH : 0, &b->cg, why, len)) < 0)
+	    BPFCG_EVERY_SWITCH : lag_probe(), &b->cg, why, len)) < 0)
 		goto fail;
 	for (i = 0; i < b->nr_groups; i++)
 		if ((r = open_counters(x, b, &b->g[i], why, len)) < 0)
@@ -339,12 +353,18 @@ fail:
 static void
 stats_add(struct bpfcg_stats *dst, const struct bpfcg_stats *src)
 {
+	size_t i;
+
 	dst->runs += src->runs;
 	dst->switch_runs += src->switch_runs;
 	dst->read_errors += src->read_errors;
 	dst->prog_misses += src->prog_misses;
 	dst->unseen += src->unseen;
 	dst->full += src->full;
+	for (i = 0; i < 3; i++) {
+		dst->lag_ns[i] += src->lag_ns[i];
+		dst->lag_n[i] += src->lag_n[i];
+	}
 }
 
 /*
@@ -528,10 +548,15 @@ bpf_fds(const void *state)
  */
 enum {
 	M_ACTIVE, M_TRIGGER, M_CGROUPS, M_CGROUPS_MAX, M_MAP_FULL, M_RUNS,
-	M_MISSES, M_UNSEEN, M_READ_ERRORS, M_NR
+	M_MISSES, M_UNSEEN, M_READ_ERRORS, M_LAG, M_LAG_N, M_NR
 };
 
+/* Values a metric has at most (M_LAG's: one per enum cgc_change). */
+#define M_VALUES 3
+
 static const char *const runs_by[] = { "switch", "collection" };
+static const char *const changes[] = { "between", "into_root",
+    "out_of_root" };
 static const char *const trigger_change[] = { "cgroup_change" };
 static const char *const trigger_every[] = { "every_switch" };
 
@@ -571,6 +596,16 @@ static const struct snap_metric bpf_metrics[M_NR] = {
 	[M_READ_ERRORS] = { "pmu_exporter_bpf_read_errors_total", "counter",
 	    "Counter reads in the program that failed (an event not open "
 	    "on that CPU).", 1, NULL, NULL, NULL },
+	[M_LAG] = { "pmu_exporter_bpf_switch_lag_seconds_total", "counter",
+	    "With PMU_EXPORTER_BPF_LAG=1 only: time from the program's "
+	    "reading at the sched_switch tracepoint to perf's cgroup switch "
+	    "in perf_event_task_sched_out(), by the kind of change "
+	    "(between cgroups, into the root cgroup, out of it).", 3,
+	    "transition", changes, NULL },
+	[M_LAG_N] = { "pmu_exporter_bpf_switch_lag_samples_total",
+	    "counter", "With PMU_EXPORTER_BPF_LAG=1 only: the switches "
+	    "pmu_exporter_bpf_switch_lag_seconds_total timed.", 3,
+	    "transition", changes, NULL },
 };
 
 /*
@@ -594,37 +629,44 @@ bpf_stats(const void *state, struct snapshot *s, struct snap_source *out)
 		bpfcg_get_stats(bs->cur->cg, &now);
 		stats_add(&st, &now);
 		st.trigger = now.trigger;
+		st.lag = now.lag;
 		st.entries = now.entries;
 		st.capacity = now.capacity;
 	}
 	out->skipped = snapshot_alloc(s, 2 * sizeof(*out->skipped));
 	out->metrics = snapshot_alloc(s, M_NR * sizeof(*out->metrics));
-	v = snapshot_alloc(s, 2 * M_NR * sizeof(*v));
+	v = snapshot_alloc(s, M_VALUES * M_NR * sizeof(*v));
 	if (out->skipped == NULL || out->metrics == NULL || v == NULL)
 		return -ENOMEM;
 	out->skipped[0] = (struct snap_skip){ "bpf_map_full", bs->full };
 	out->skipped[1] = (struct snap_skip){ "bpf_refused", bs->refused };
 	out->nr_skipped = 2;
-	/* [2 * M]: metric M's values. */
-	memset(v, 0, 2 * M_NR * sizeof(*v));
-	v[2 * M_ACTIVE] = bs->cur != NULL ? 1.0 : 0.0;
-	v[2 * M_TRIGGER] = 1.0;
-	v[2 * M_CGROUPS] = (double)st.entries;
-	v[2 * M_CGROUPS_MAX] = (double)st.capacity;
-	v[2 * M_MAP_FULL] = (double)st.full;
-	v[2 * M_RUNS] = (double)st.switch_runs;
-	v[2 * M_RUNS + 1] = (double)(st.runs - st.switch_runs);
-	v[2 * M_MISSES] = (double)st.prog_misses;
-	v[2 * M_UNSEEN] = (double)st.unseen;
-	v[2 * M_READ_ERRORS] = (double)st.read_errors;
+	/* [M_VALUES * M]: metric M's values. */
+	memset(v, 0, M_VALUES * M_NR * sizeof(*v));
+	v[M_VALUES * M_ACTIVE] = bs->cur != NULL ? 1.0 : 0.0;
+	v[M_VALUES * M_TRIGGER] = 1.0;
+	v[M_VALUES * M_CGROUPS] = (double)st.entries;
+	v[M_VALUES * M_CGROUPS_MAX] = (double)st.capacity;
+	v[M_VALUES * M_MAP_FULL] = (double)st.full;
+	v[M_VALUES * M_RUNS] = (double)st.switch_runs;
+	v[M_VALUES * M_RUNS + 1] = (double)(st.runs - st.switch_runs);
+	v[M_VALUES * M_MISSES] = (double)st.prog_misses;
+	v[M_VALUES * M_UNSEEN] = (double)st.unseen;
+	v[M_VALUES * M_READ_ERRORS] = (double)st.read_errors;
+	for (i = 0; i < 3; i++) {
+		v[M_VALUES * M_LAG + i] = (double)st.lag_ns[i] / 1e9;
+		v[M_VALUES * M_LAG_N + i] = (double)st.lag_n[i];
+	}
 	out->nr_metrics = 0;
 	for (i = 0; i < M_NR; i++) {
 		struct snap_metric *m = &out->metrics[out->nr_metrics];
 
 		if (i == M_TRIGGER && bs->cur == NULL)
 			continue;
+		if ((i == M_LAG || i == M_LAG_N) && !st.lag)
+			continue;
 		*m = bpf_metrics[i];
-		m->values = &v[2 * i];
+		m->values = &v[M_VALUES * i];
 		if (i == M_TRIGGER)
 			m->label_values = st.trigger !=
 			    BPFCG_TRIGGER_CGROUP_CHANGE ? trigger_every :
