@@ -24,6 +24,12 @@
 #
 #   bench/bpf_accuracy.sh   (as root; REPS=6 ROUNDS=50000 WHERE="1 0,1 free")
 #
+# Then, per repetition, a daemon with the lag probe (PMU_EXPORTER_BPF_LAG=1)
+# runs one ping-pong per placement: the kernel's path from the program's
+# reading to perf's cgroup switch, by kind of change (LAG lines), which
+# is what moves bpf against perf mode at each switch (issue 31;
+# tests/bpf.test).
+#
 # BUILDS="DIR..." compares builds (each DIR a build tree with
 # daemon/pmu_exporter), a fresh daemon of each per repetition, in
 # alternating order (AB, then BA); the default is this tree's.  Target:
@@ -47,7 +53,7 @@ P=pmu_bench_$$
 bench_mkcg "$CGROOT/$P"
 for c in a b s; do bench_mkcg "$CGROOT/$P/$c"; done
 
-echo "== bpf_accuracy: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -r), $(nproc) CPUs, $ROUNDS round trips, $REPS reps, placements $WHERE, builds $BUILDS"
+echo "== bpf_accuracy: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -r), $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $ROUNDS round trips, $REPS reps, placements $WHERE, builds $BUILDS"
 others=$(bench_perf_users)
 [ -z "$others" ] || echo "WARNING: other processes hold perf events: $others"
 
@@ -125,6 +131,26 @@ measure() {
 	done
 }
 
+# lag REP WHERE: one ping-pong between P/a and P/b under a daemon with the
+# lag probe; a LAG line per kind of change it timed.
+lag() {
+	local rep=$1 where=$2
+	scrape "$BENCH_TMP/l0"
+	"$BENCH_BIN/pingpong" -n "$ROUNDS" -w 1000 -c "$where" -a "$CGROOT/$P/a" -b "$CGROOT/$P/b" \
+	    >/dev/null 2>"$BENCH_TMP/pp.err" || { echo "  (lag ping-pong -c $where failed: $(tail -1 "$BENCH_TMP/pp.err"))" >&2; return; }
+	wait_collections
+	scrape "$BENCH_TMP/l1"
+	for k in between into_root out_of_root; do
+		awk -v rep="$rep" -v w="$where" -v k="$k" -v s="pmu_exporter_bpf_switch_lag_seconds_total{transition=\"$k\"}" \
+		    -v c="pmu_exporter_bpf_switch_lag_samples_total{transition=\"$k\"}" '
+			FNR == 1 { f++ }
+			index($0, s" ") == 1 { t[f] = $NF }
+			index($0, c" ") == 1 { n[f] = $NF }
+			END { d = n[2] - n[1]; if (d > 0) printf "LAG rep=%d where=%s kind=%s mean_ns=%.0f switches=%d\n", rep, w, k, (t[2] - t[1]) * 1e9 / d, d }' \
+		    "$BENCH_TMP/l0" "$BENCH_TMP/l1" | tee -a "$BENCH_TMP/lag"
+	done
+}
+
 start_daemon() {	# start_daemon BUILD: leaves PORT and DPID
 	local build=$1
 	for _ in 1 2 3 4 5; do
@@ -146,6 +172,7 @@ start_daemon() {	# start_daemon BUILD: leaves PORT and DPID
 }
 
 : >"$BENCH_TMP/all"
+: >"$BENCH_TMP/lag"
 for rep in $(seq 1 "$REPS"); do
 	builds=$BUILDS places=$WHERE
 	if [ $((rep % 2)) = 0 ]; then
@@ -161,6 +188,11 @@ for rep in $(seq 1 "$REPS"); do
 		done
 		bench_stop "$DPID"
 	done
+	PMU_EXPORTER_BPF_LAG=1 start_daemon "$(echo $BUILDS | cut -d' ' -f1)"
+	for where in $places; do
+		lag "$rep" "$where"
+	done
+	bench_stop "$DPID"
 	echo "  rep $rep done, load $(cut -d' ' -f1-3 /proc/loadavg)"
 done
 
@@ -179,6 +211,12 @@ summary() {	# summary FIELD
 summary bpf_vs_perf
 summary bpf_vs_perfstat
 summary perf_vs_perfstat
+# The lag probe's figures: per placement and kind, the median mean lag.
+awk '/^LAG/ { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+	print v["where"], v["kind"], v["mean_ns"] }' "$BENCH_TMP/lag" | sort -k1,1 -k2,2 -k3,3g | awk '
+	function flush() { if (n) printf "RESULT bpf_lag where=%s kind=%s mean_ns_median=%.0f min=%.0f max=%.0f n=%d\n", a, b, (n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2), x[1], x[n], n }
+	{ if ($1 " " $2 != last) { flush(); n = 0; last = $1 " " $2; a = $1; b = $2 } x[++n] = $3 }
+	END { flush() }'
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 others=$(bench_perf_users)
 echo "other perf users at the end: ${others:-none}"
