@@ -22,6 +22,10 @@
 # libseccomp-dev is for a test helper only (tests/helpers/seccomp_exec:
 # the daemon under a seccomp filter, tests/privileges.test).
 #
+# apt-get update and install reach the archive: retry.sh tries them
+# again when they fail (PMU_RETRY_TRIES, PMU_RETRY_WAIT).
+. "$(dirname "${BASH_SOURCE[0]}")/retry.sh"
+
 # The runtime libraries of the -dev packages below, for arm64: the guest
 # gets them (and the arm64 libc) from the multiarch directories.
 PMU_ARM64_DEV="libmicrohttpd-dev:arm64 libyaml-dev:arm64 libsystemd-dev:arm64
@@ -68,7 +72,8 @@ pmu_install_deps() {
 	if [ -n "$foreign" ] && ! dpkg --print-foreign-architectures | grep -qx "$foreign"; then
 		dpkg --add-architecture "$foreign" || return 1
 	fi
-	apt-get update -q >&2 || return 1
+	pmu_retry "Debian's package lists (apt-get update)" -- apt-get update -q >&2 || return 1
 	# shellcheck disable=SC2086
-	apt-get install -y -q --no-install-recommends $missing >&2
+	pmu_retry "the packages$missing (apt-get install)" -- \
+		apt-get install -y -q --no-install-recommends $missing >&2
 }

@@ -22,11 +22,15 @@
 #    OUTDIR/pmu-exporter-VERSION.oci.tar (an OCI archive).
 #
 # Needs root, mmdebstrap and podman (deps.sh: pmu_install_deps test).
+# mmdebstrap's fetch is tried again when it fails (retry.sh:
+# PMU_RETRY_TRIES, PMU_RETRY_WAIT); podman fetches nothing.
 # PMU_IMAGE_SOURCE and PMU_IMAGE_LICENSES set those two labels.
 # Run by `make image` and tests/image.test.
 set -eu
 out=$(cd "${1:?usage: image.sh OUTDIR}" && pwd)
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=retry.sh
+. "$srcdir/retry.sh"
 deb=$(ls "$out"/pmu-exporter_*.deb 2>/dev/null | tail -1)
 [ -n "$deb" ] || { echo "image.sh: no pmu-exporter_*.deb in $out (make deb)" >&2; exit 1; }
 version=$(dpkg-deb -f "$deb" Version)
@@ -52,9 +56,16 @@ podman() { command podman --root "$store/s" --runroot "$store/r" --storage-drive
 # archive; then the package itself.
 deps=$(dpkg-deb -f "$deb" Depends | sed 's/([^)]*)//g; s/|[^,]*//g; s/[[:space:]]//g')
 root="$work/rootfs"
-mmdebstrap -q --variant=extract --architectures="$arch" --include="$deps" \
-	bookworm "$root" > "$work/mmdebstrap.log" 2>&1 ||
-	{ tail -20 "$work/mmdebstrap.log"; echo "image.sh: mmdebstrap failed" >&2; exit 1; }
+# One try, from no root: mmdebstrap refuses a target directory that is
+# not empty, and a failed try may leave half a root there.
+extract() {
+	rm -rf "$root" || return 1
+	mmdebstrap -q --variant=extract --architectures="$arch" --include="$deps" \
+		bookworm "$root" > "$work/mmdebstrap.log" 2>&1 ||
+		{ tail -20 "$work/mmdebstrap.log" >&2; return 1; }
+}
+pmu_retry "the image's packages $deps (mmdebstrap)" -- extract ||
+	{ echo "image.sh: mmdebstrap failed" >&2; exit 1; }
 dpkg-deb -x "$deb" "$root"
 (
 	cd "$root"

@@ -16,6 +16,12 @@
 # /var/cache/pmu_exporter-test); under CI=true, ./check.sh points it at
 # a new empty directory and removes that at the end, so CI on a
 # developer's machine meets what a new machine meets.
+#
+# mmdebstrap fetches from the archive, so it runs under pmu_retry
+# (retry.sh), each try from an empty target.
+
+# shellcheck source=retry.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../retry.sh"
 
 # cache_tar_ok FILE: FILE is a regular file that tar reads to its end.
 cache_tar_ok() {
@@ -127,9 +133,16 @@ cache_debian_root() {
 
 # cache_mmdebstrap INCLUDE LOG OUT: mmdebstrap writes the root to OUT as a
 # tarball, told so: mmdebstrap 1.3.5 otherwise picks the format from
-# OUT's name, and a name it does not know becomes a directory.
+# OUT's name, and a name it does not know becomes a directory.  A failed
+# fetch is tried again (pmu_retry); LOG holds the last try's output.
 cache_mmdebstrap() {
+	pmu_retry "a minimal Debian 12 root with $1 (mmdebstrap)" -- cache_mmdebstrap_try "$@"
+}
+# One try.  What a failed one left under OUT (half a tarball) is removed
+# first: the next must not append to it or be refused by it.
+cache_mmdebstrap_try() {
 	echo "making $3 (mmdebstrap)" >&2
+	rm -rf -- "$3" || return 1
 	mmdebstrap -q --format=tar --variant=minbase --include="$1" --skip=cleanup/apt/lists \
 		bookworm "$3" > "$2" 2>&1 || { tail -20 "$2" >&2; return 1; }
 }

@@ -1,6 +1,7 @@
 # lib.sh - shared by the integration tests: finding the daemon, a free
-# loopback port, a private cgroup parent, scraping, and cleaning up only
-# what the test itself started or created.
+# loopback port, a private cgroup parent, scraping, fetches that retry
+# (retry.sh), and cleaning up only what the test itself started or
+# created.
 
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -11,6 +12,13 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/pmu_test.XXXXXX")
 DAEMON_PID=
 CG_PARENT=
 PORT=
+# A test that fetches from Debian's archive does it through pmu_retry or
+# pmu_apt_download (retry.sh), so one dropped connection does not fail
+# it.  The arm64 guest fetches nothing and has no retry.sh.
+if [ -z "${PMU_GUEST:-}" ]; then
+	# shellcheck source=retry.sh
+	. "$top_srcdir/retry.sh"
+fi
 
 # A sanitizer build (check.sh sets PMU_SANITIZED): every report from any
 # program this test runs goes to a file $SAN_LOG.PID, and the test fails

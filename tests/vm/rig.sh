@@ -55,7 +55,11 @@ command -v "$TRIPLE-gcc" >/dev/null ||
 # ---- the kernel and busybox, as Debian ships them for arm64 ------------
 # The downloaded .debs are a cache (tests/cache.sh): one dpkg-deb cannot
 # read whole is removed and fetched again, and a download is checked
-# before it takes the cache's name.
+# before it takes the cache's name.  A failed download is tried again
+# (retry.sh); each failed try, and what could not be fetched, goes to
+# OUT/fetch.log with apt's errors, whose last lines a RIG FAIL quotes.
+# shellcheck source=retry.sh
+. "$(dirname "$0")/../../retry.sh"
 . "$(dirname "$0")/../cache.sh"
 fetch() {	# fetch PACKAGE: download and unpack into OUT/cache/root
 	local pkg=$1 f dl
@@ -64,8 +68,8 @@ fetch() {	# fetch PACKAGE: download and unpack into OUT/cache/root
 	done
 	if ! ls "$OUT/cache/$pkg"_*.deb >/dev/null 2>&1; then
 		dl=$(mktemp -d "$OUT/cache/.dl.XXXXXX") || return 1
-		(cd "$dl" && apt-get download -q -o APT::Sandbox::User=root "$pkg:arm64") \
-		    >> "$OUT/fetch.log" 2>&1 || { rm -rf "$dl"; return 1; }
+		pmu_apt_download "$dl" "$pkg:arm64" >> "$OUT/fetch.log" 2>&1 ||
+			{ rm -rf "$dl"; return 1; }
 		for f in "$dl"/*.deb; do
 			cache_deb_ok "$f" || { echo "$f: unreadable download" >> "$OUT/fetch.log"; rm -rf "$dl"; return 1; }
 		done
