@@ -425,6 +425,42 @@ test_unscheduled(const char *sysfs)
 }
 
 /*
+ * A software group that shows enabled time and no running time (a cgroup
+ * that has not run on that CPU since it was opened, on Linux 6.18) waits
+ * for no counter: nothing logged, and --check-config finds no problem.
+ */
+static void
+test_unscheduled_software(const char *sysfs)
+{
+	struct plan *cfg = NULL;
+	struct collector *c;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+	int i;
+
+	logbuf[0] = '\0';
+	c = make("groups:\n  - name: sw\n    events: [task-clock, "
+	    "context-switches]\n"
+	    "cpus:\n  - cpus: \"0\"\n    groups: [sw]\n", &cfg, sysfs);
+	collector_enable(c);
+	step_enabled = 1000000000ULL;
+	step_running = 0;
+	for (i = 0; i < 5; i++)
+		tick(c);
+	CHECK(count_of(logbuf, "has not been scheduled") == 0);
+	out = open_memstream(&text, &len);
+	CHECK(collector_check(c, out, 1) == 0);
+	fclose(out);
+	CHECK(strstr(text, "never scheduled") == NULL);
+	free(text);
+	step_enabled = step_running = 0;
+	collector_free(c);
+	plan_free(cfg);
+	CHECK(open_fds() == 0);
+}
+
+/*
  * --check-config on a group bigger than the PMU's counters: it says so,
  * with the number of counters the PMU showed when probed.
  */
@@ -1283,6 +1319,7 @@ main(void)
 	test_unscheduled(dir);
 	test_retry(dir);
 	test_check_counters(dir);
+	test_unscheduled_software(dir);
 	test_union(dir);
 	test_vanished(dir);
 	test_no_perf_cgroup(dir);

@@ -22,6 +22,18 @@
 
 /* ---- reading ------------------------------------------------------ */
 
+/* Can g wait for a counter?  Only with an event that takes one. */
+static int
+takes_counters(const struct plan_group *g)
+{
+	size_t e;
+
+	for (e = 0; e < g->nr_events; e++)
+		if (group_uses_counter(&g->events[e].attr))
+			return 1;
+	return 0;
+}
+
 static void
 inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
     struct inst *in)
@@ -50,9 +62,13 @@ inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
 		c->sched.asks.retry = 1;
 		return;
 	}
-	/* Never scheduled: enabled for a whole interval, running never. */
+	/*
+	 * Never scheduled: enabled for a whole interval, running never.  A
+	 * software group of a cgroup can show that on a CPU where the
+	 * cgroup has not run since it was opened: not for want of counters.
+	 */
 	if (in->running_ns == 0 && in->enabled_ns >= c->cfg->interval_ns / 2 &&
-	    !tg->unscheduled) {
+	    !tg->unscheduled && takes_counters(g)) {
 		tg->unscheduled = 1;
 		REPORT(c, 4, t->cgroup, g->name, NULL, in->cpu, 0,
 		    "group \"%s\" for %s has not been scheduled on cpu "

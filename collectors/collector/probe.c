@@ -15,14 +15,6 @@
 
 #define PROBE_MAX 32		/* counters probed for at most */
 
-/* Does the event take a PMU counter (not software, tracepoint...)? */
-static int
-uses_counter(const struct perf_event_attr *a)
-{
-	return a->type != PERF_TYPE_SOFTWARE &&
-	    a->type != PERF_TYPE_TRACEPOINT && a->type != PERF_TYPE_BREAKPOINT;
-}
-
 /*
  * How many copies of attr the PMU schedules at once on cpu: open groups of
  * 1, 2, ... copies and keep the largest one that gets running time (or that
@@ -112,7 +104,7 @@ check_unscheduled(const struct collector *c, const struct tgroup *tg,
 	int n = -1;
 
 	for (e = 0; e < g->nr_events; e++)
-		if (uses_counter(&g->events[e].attr)) {
+		if (group_uses_counter(&g->events[e].attr)) {
 			nhw++;
 			if (hw == NULL)
 				hw = &c->attrs[tg->gi][e];
@@ -136,9 +128,18 @@ check_group(const struct collector *c, const struct target *t,
     const struct tgroup *tg, FILE *out)
 {
 	const struct plan_group *g = &c->cfg->groups[tg->gi];
-	size_t k, e, ok_inst = 0, unsched = 0;
+	size_t k, e, ok_inst = 0, unsched = 0, nhw = 0;
 	char cpus[256];
 	int ucpu = -1, problems = 0;
+
+	/*
+	 * Only a group with an event that takes a counter can wait for one.
+	 * A software group of a cgroup can show enabled time and no running
+	 * time on a CPU where the cgroup did not run since it was opened
+	 * (seen for an idle service on Linux 6.18): nothing to explain.
+	 */
+	for (e = 0; e < g->nr_events; e++)
+		nhw += group_uses_counter(&g->events[e].attr) != 0;
 
 	for (k = 0; k < tg->cpus.nr; k++) {
 		struct inst *in = &tg->inst[k];
@@ -146,7 +147,7 @@ check_group(const struct collector *c, const struct target *t,
 		if (in->state != INST_OK)
 			continue;
 		ok_inst++;
-		if (in->src && in->src->nr &&
+		if (nhw && in->src && in->src->nr &&
 		    source_read(in->src, in->cur) == 0 &&
 		    in->cur[in->src->evidx[0]].enabled > 0 &&
 		    in->cur[in->src->evidx[0]].running == 0) {

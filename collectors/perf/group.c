@@ -108,6 +108,14 @@ group_open(struct perf_group *pg, const struct perf_event_attr *attrs,
 }
 
 int
+group_uses_counter(const struct perf_event_attr *attr)
+{
+	return attr->type != PERF_TYPE_SOFTWARE &&
+	    attr->type != PERF_TYPE_TRACEPOINT &&
+	    attr->type != PERF_TYPE_BREAKPOINT;
+}
+
+int
 group_probe(const struct perf_event_attr *attr, pid_t pid, int cpu,
     unsigned long flags)
 {

@@ -44,6 +44,12 @@ int group_open(struct perf_group *pg, const struct perf_event_attr *attrs,
     pid_t pid, int cpu, unsigned long flags);
 
 /*
+ * Does the event take a PMU counter?  Software, tracepoint and breakpoint
+ * events do not: they are never left unscheduled for want of one.
+ */
+int group_uses_counter(const struct perf_event_attr *attr);
+
+/*
  * Can the kernel open attr for (pid, cpu, flags)?  Opens one event,
  * disabled, outside any group, and closes it: 0, or -errno.
  */
