@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -55,6 +56,7 @@ procstat_read(const char *procfs, struct expo_live *l)
 	(void)procfs;
 	pthread_mutex_lock(&hook_lock);
 	hook_calls++;
+	pthread_cond_broadcast(&hook_cond);
 	if (hook_arm > 0) {
 		hook_arm--;
 		hook_waiting++;
@@ -95,6 +97,25 @@ hook_wait_for(int n)
 	pthread_mutex_lock(&hook_lock);
 	while (hook_waiting < n)
 		pthread_cond_wait(&hook_cond, &hook_lock);
+	pthread_mutex_unlock(&hook_lock);
+}
+
+/*
+ * Wait until n tail renders have happened, or s seconds have passed
+ * (only a broken server takes that long): what was asked for is
+ * rendered on its own, so a request has reached the server.
+ */
+static void
+hook_wait_calls(int n, int s)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += s;
+	pthread_mutex_lock(&hook_lock);
+	while (hook_calls < n &&
+	    pthread_cond_timedwait(&hook_cond, &hook_lock, &until) == 0)
+		;
 	pthread_mutex_unlock(&hook_lock);
 }
 
@@ -320,6 +341,8 @@ serve(void)
 static const char om_gzip[] =
     "Accept: application/openmetrics-text;version=1.0.0\r\n"
     "Accept-Encoding: gzip\r\n";
+static const char om_plain[] =
+    "Accept: application/openmetrics-text;version=1.0.0\r\n";
 
 static void *
 stop_main(void *arg)
@@ -331,7 +354,7 @@ stop_main(void *arg)
 int
 main(void)
 {
-	struct fetch big[3], other, extra[3], gz;
+	struct fetch big[3], other, extra[3], gz, om;
 	struct http *h;
 	pthread_t stopper;
 	char *text;
@@ -377,15 +400,27 @@ main(void)
 	free(text);
 	free(gz.body);
 
+	/* The OpenMetrics variant of the same snapshot, not compressed
+	 * either: rendered on its own, in its own format.  (Joining the
+	 * text render, the one that differs from it only in format, would
+	 * leave it waiting for the hold and then find its variant
+	 * unrendered: a 500.)  Its render done (waited for, so that the
+	 * request reached the server before the hold ends), it is answered
+	 * after the hold, below. */
+	calls = hook_count();
+	fetch_start(&om, "/big", om_plain);
+	hook_wait_calls(calls + 1, 10);
+
 	/* Two more scrapes of the variant being rendered: they wait for
 	 * it, and nothing renders it again. */
 	fetch_start(&big[1], "/big", "");
 	fetch_start(&big[2], "/big", "");
-	calls = hook_count();
 	hook_release();
 	for (i = 0; i < 3; i++)
 		fetch_end(&big[i]);
-	CHECK(hook_count() == calls);
+	fetch_end(&om);
+	/* One render more: the OpenMetrics variant's. */
+	CHECK(hook_count() == calls + 1);
 	for (i = 0; i < 3; i++) {
 		CHECK(big[i].code == 200);
 		CHECK(big[i].body && strstr(big[i].body,
@@ -397,6 +432,11 @@ main(void)
 	}
 	for (i = 0; i < 3; i++)
 		free(big[i].body);
+	CHECK(om.code == 200);
+	CHECK(om.body && om.len > 6 &&
+	    memcmp(om.body + om.len - 6, "# EOF\n", 6) == 0);
+	CHECK(om.body && strstr(om.body, "# TYPE pmu_cgroup_events counter\n"));
+	free(om.body);
 
 	/* Stopping with both render workers held and another render
 	 * queued (variants of a new /big snapshot): everything is
