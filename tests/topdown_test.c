@@ -182,6 +182,8 @@ json_encode(const char *fixture, const char *pmu, struct json_object *e,
 struct want {
 	const char *fixture;
 	int smt;			/* -1: the fixture's; else override */
+	unsigned long long midr;	/* 0: the fixture's; else override */
+	int model;			/* -1: the fixture's; else override */
 	const char *pmu;		/* NULL: no core PMU at all */
 	const char *definition;		/* NULL: nothing to count */
 	int level;
@@ -200,34 +202,50 @@ struct want {
 	"de_no_dispatch_per_slot.smt_contention", "de_src_op_disp.all", \
 	"ex_ret_ops"
 #define ARM "CPU_CYCLES", "STALL_SLOT_FRONTEND", "STALL_SLOT_BACKEND", \
-	"STALL_SLOT", "OP_RETIRED", "OP_SPEC", "BR_MIS_PRED"
+	"STALL_SLOT", "OP_RETIRED", "OP_SPEC"
+#define SKX "CPU_CLK_UNHALTED.THREAD", "IDQ_UOPS_NOT_DELIVERED.CORE", \
+	"UOPS_ISSUED.ANY", "UOPS_RETIRED.RETIRE_SLOTS", \
+	"INT_MISC.RECOVERY_CYCLES"
 
+/*
+ * intel_gp counts per thread with SMT on and off alike (the _ANY events
+ * are exact only summed per core); Neoverse N2 r0p0-r0p2 get the erratum
+ * definition, r0p3 and V2 sbsa.json's; Zen 4 ends at model 0xaf.
+ */
 static const struct want wants[] = {
-	{ "icelakex", -1, "cpu", "intel_perf_metrics", 1, 0,
+	{ "icelakex", -1, 0, -1, "cpu", "intel_perf_metrics", 1, 0,
 	    "intel_perf_metrics", { PM1 } },
-	{ "sapphirerapids", -1, "cpu", "intel_perf_metrics", 2, 0,
+	{ "sapphirerapids", -1, 0, -1, "cpu", "intel_perf_metrics", 2, 0,
 	    "intel_perf_metrics", { PM1, PM2 } },
-	{ "alderlake", -1, "cpu_atom", "intel_atom", 1, 5, "intel_atom",
+	{ "alderlake", -1, 0, -1, "cpu_atom", "intel_atom", 1, 5, "intel_atom",
 	    { "CPU_CLK_UNHALTED.CORE", "TOPDOWN_FE_BOUND.ALL",
 	    "TOPDOWN_BE_BOUND.ALL", "TOPDOWN_RETIRING.ALL" } },
-	{ "alderlake", -1, "cpu_core", "intel_perf_metrics", 2, 0,
+	{ "alderlake", -1, 0, -1, "cpu_core", "intel_perf_metrics", 2, 0,
 	    "intel_perf_metrics", { PM1, PM2 } },
-	{ "skylakex", -1, "cpu", "intel_gp", 1, 4, "intel_gp",
-	    { "CPU_CLK_UNHALTED.THREAD_ANY", "IDQ_UOPS_NOT_DELIVERED.CORE",
-	    "UOPS_ISSUED.ANY", "UOPS_RETIRED.RETIRE_SLOTS",
-	    "INT_MISC.RECOVERY_CYCLES_ANY" } },
-	{ "skylakex", 0, "cpu", "intel_gp", 1, 4, "intel_gp",
-	    { "CPU_CLK_UNHALTED.THREAD", "IDQ_UOPS_NOT_DELIVERED.CORE",
-	    "UOPS_ISSUED.ANY", "UOPS_RETIRED.RETIRE_SLOTS",
-	    "INT_MISC.RECOVERY_CYCLES" } },
-	{ "zen4", -1, "cpu", "amd_pipeline", 1, 6, "amd_pipeline", { AMD } },
-	{ "zen5", -1, "cpu", "amd_pipeline", 1, 8, "amd_pipeline", { AMD } },
-	{ "zen3", -1, "cpu", NULL, 0, 0, NULL, { NULL } },
-	{ "neoverse-n2", -1, "armv8_pmuv3_0", "arm_sbsa", 1, 5, "arm_sbsa",
-	    { ARM } },
-	{ "neoverse-v2", -1, "armv8_pmuv3_0", "arm_sbsa", 1, 8, "arm_sbsa",
-	    { ARM } },
-	{ "none", -1, NULL, NULL, 0, 0, NULL, { NULL } },
+	{ "skylakex", -1, 0, -1, "cpu", "intel_gp", 1, 4, "intel_gp", { SKX } },
+	{ "skylakex", 1, 0, -1, "cpu", "intel_gp", 1, 4, "intel_gp", { SKX } },
+	{ "skylakex", 0, 0, -1, "cpu", "intel_gp", 1, 4, "intel_gp", { SKX } },
+	{ "zen4", -1, 0, -1, "cpu", "amd_pipeline", 1, 6, "amd_pipeline",
+	    { AMD } },
+	{ "zen4", -1, 0, 0x61, "cpu", "amd_pipeline", 1, 6, "amd_pipeline",
+	    { AMD } },
+	{ "zen4", -1, 0, 0xaf, "cpu", "amd_pipeline", 1, 6, "amd_pipeline",
+	    { AMD } },
+	{ "zen4", -1, 0, 0xb0, "cpu", NULL, 0, 0, NULL, { NULL } },
+	{ "zen5", -1, 0, -1, "cpu", "amd_pipeline", 1, 8, "amd_pipeline",
+	    { AMD } },
+	{ "zen3", -1, 0, -1, "cpu", NULL, 0, 0, NULL, { NULL } },
+	{ "neoverse-n2", -1, 0, -1, "armv8_pmuv3_0", "arm_n2_r0p0", 1, 5,
+	    "arm_sbsa", { ARM } },
+	{ "neoverse-n2", -1, 0x410fd492, -1, "armv8_pmuv3_0", "arm_n2_r0p0",
+	    1, 5, "arm_sbsa", { ARM } },
+	{ "neoverse-n2", -1, 0x410fd493, -1, "armv8_pmuv3_0", "arm_sbsa", 1,
+	    5, "arm_sbsa", { ARM } },
+	{ "neoverse-n2", -1, 0x411fd490, -1, "armv8_pmuv3_0", "arm_sbsa", 1,
+	    5, "arm_sbsa", { ARM } },
+	{ "neoverse-v2", -1, 0, -1, "armv8_pmuv3_0", "arm_sbsa", 1, 8,
+	    "arm_sbsa", { ARM } },
+	{ "none", -1, 0, -1, NULL, NULL, 0, 0, NULL, { NULL } },
 };
 
 static const char yaml[] =
@@ -243,8 +261,11 @@ struct machine {
 	struct event_ctx ctx;
 };
 
+/* The fixture's machine; smt, midr and model override what it says
+ * unless -1, 0 and -1. */
 static void
-machine_load(struct machine *m, const char *fixture, int smt)
+machine_load_as(struct machine *m, const char *fixture, int smt,
+    unsigned long long midr, int model)
 {
 	char sysfs[4096], procfs[4096], err[512];
 
@@ -257,7 +278,17 @@ machine_load(struct machine *m, const char *fixture, int smt)
 	topdown_cpu_read(sysfs, procfs, &m->cpu);
 	if (smt >= 0)
 		m->cpu.smt = smt;
+	if (midr != 0)
+		m->cpu.midr = midr;
+	if (model >= 0)
+		m->cpu.model = model;
 	m->ctx = (struct event_ctx){ &m->pmus, NULL, 1, &m->cpu };
+}
+
+static void
+machine_load(struct machine *m, const char *fixture, int smt)
+{
+	machine_load_as(m, fixture, smt, 0, -1);
 }
 
 /* The group copy of td on pmu, or NULL. */
@@ -285,7 +316,7 @@ check_family(const struct want *w)
 	size_t e, n;
 	int counted = 0, t;
 
-	machine_load(&m, w->fixture, w->smt);
+	machine_load_as(&m, w->fixture, w->smt, w->midr, w->model);
 	if (config_parse(&m.ctx, "<td>", yaml, strlen(yaml), &p, err,
 	    sizeof(err)) < 0) {
 		fprintf(stderr, "%s: %s\n", w->fixture, err);
@@ -297,8 +328,9 @@ check_family(const struct want *w)
 	CHECK(g != NULL);
 	if (g == NULL)
 		goto out;
-	fprintf(stderr, "%s smt=%d pmu %s: %s level %d, %zu events%s%s\n",
-	    w->fixture, m.cpu.smt, w->pmu ? w->pmu : "none",
+	fprintf(stderr, "%s smt=%d midr=%#llx model=%#x pmu %s: %s level %d, "
+	    "%zu events%s%s\n", w->fixture, m.cpu.smt,
+	    (unsigned long long)m.cpu.midr, (unsigned)m.cpu.model, w->pmu ? w->pmu : "none",
 	    g->definition ? g->definition : "none", g->level, g->nr_events,
 	    g->why ? ": " : "", g->why ? g->why : "");
 	CHECK(g->preset && g->hybrid);	/* always the pmu label */
@@ -399,7 +431,7 @@ check_arm_partial(void)
 	pp->nr_aliases = kept;
 	pp->caps_slots = 0;
 	topdown_expand(&m.cpu, pp, &s);
-	CHECK_STR(s.definition, "arm_sbsa");
+	CHECK_STR(s.definition, "arm_n2_r0p0");	/* its MIDR: r0p0 */
 	CHECK(topdown_present(&s) == 1);
 	CHECK(s.level == 0);
 	CHECK_STR(s.ev[0].name, "CPU_CYCLES");
