@@ -378,6 +378,87 @@ out:
 	pmu_list_free(&m.pmus);
 }
 
+/*
+ * Every event a definition opens is one its recording rules read
+ * (contrib/prometheus/pmu_exporter.rules.yml names it beside the
+ * definition), but perf-metrics' leader slots, which the kernel requires
+ * and the rules divide by through the four level-1 events: a counter
+ * held for nothing is a counter taken from the user's other groups.
+ */
+/* name among the alternatives of a rule's event=~"topdown-(a|b)". */
+static int
+in_regex(const char *rules, const char *def, const char *name)
+{
+	char needle[256], alt[128];
+	const char *r = rules, *end;
+
+	if (strncmp(name, "topdown-", 8) != 0)
+		return 0;
+	snprintf(needle, sizeof(needle), "definition=\"%s\",event=~\""
+	    "topdown-(", def);
+	snprintf(alt, sizeof(alt), "%s", name + 8);
+	while ((r = strstr(r, needle)) != NULL) {
+		const char *a;
+
+		r += strlen(needle);
+		if ((end = strchr(r, ')')) == NULL)
+			return 0;
+		for (a = r; a < end; a = a + strcspn(a, "|)") + 1)
+			if (strncmp(a, alt, strlen(alt)) == 0 &&
+			    (a[strlen(alt)] == '|' || a[strlen(alt)] == ')'))
+				return 1;
+	}
+	return 0;
+}
+
+static void
+check_events_used(const struct want *w)
+{
+	static char *rules;
+	struct machine m;
+	struct plan *p = NULL;
+	const struct plan_group *g;
+	char path[4096], err[1024], needle[256];
+	size_t e;
+
+	if (w->definition == NULL)
+		return;
+	if (rules == NULL) {
+		FILE *f;
+		long n;
+
+		snprintf(path, sizeof(path), "%s/contrib/prometheus/"
+		    "pmu_exporter.rules.yml", top());
+		CHECK((f = fopen(path, "r")) != NULL);
+		if (f == NULL)
+			return;
+		fseek(f, 0, SEEK_END);
+		n = ftell(f);
+		rewind(f);
+		rules = calloc(1, (size_t)n + 1);
+		CHECK(rules && fread(rules, 1, (size_t)n, f) == (size_t)n);
+		fclose(f);
+	}
+	machine_load_as(&m, w->fixture, w->smt, w->midr, w->model);
+	CHECK(config_parse(&m.ctx, "<td>", yaml, strlen(yaml), &p, err,
+	    sizeof(err)) == 0);
+	g = p ? td_on(p, w->pmu) : NULL;
+	for (e = 0; g && rules && e < g->nr_events; e++) {
+		if (strcmp(g->events[e].name, "slots") == 0)
+			continue;
+		snprintf(needle, sizeof(needle), "definition=\"%s\",event="
+		    "\"%s\"", g->definition, g->events[e].name);
+		if (strstr(rules, needle) == NULL &&
+		    !in_regex(rules, g->definition, g->events[e].name))
+			fprintf(stderr, "%s: %s opened, no rule reads it\n",
+			    w->fixture, needle);
+		CHECK(strstr(rules, needle) != NULL ||
+		    in_regex(rules, g->definition, g->events[e].name));
+	}
+	plan_free(p);
+	pmu_list_free(&m.pmus);
+}
+
 /* Alder Lake: each core type its own set, its own CPUs. */
 static void
 check_hybrid_cpus(void)
@@ -514,8 +595,10 @@ main(void)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(wants) / sizeof(wants[0]); i++)
+	for (i = 0; i < sizeof(wants) / sizeof(wants[0]); i++) {
 		check_family(&wants[i]);
+		check_events_used(&wants[i]);
+	}
 	check_hybrid_cpus();
 	check_arm_partial();
 	check_errors();
