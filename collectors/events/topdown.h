@@ -14,6 +14,8 @@
  *   intel_atom          Gracemont E-cores (cpu_atom of Alder/Raptor Lake)
  *   amd_pipeline        Zen 4 and Zen 5 (perf's PipelineL1)
  *   arm_sbsa            Arm PMUv3 with the STALL_SLOT events (sbsa.json)
+ *   arm_n2_r0p0         the same events on Neoverse N2 r0p0-r0p2, whose
+ *                       erratum perf's neoverse-n2-v2 metrics correct
  *
  * The encodings are perf's (tools/perf/pmu-events/arch/...json) and the
  * kernel's sysfs aliases; README "Why did IPC drop" cites file and commit.
@@ -32,8 +34,11 @@
 struct topdown_cpu {
 	char vendor[32];	/* cpuinfo vendor_id ("GenuineIntel"), or "" */
 	int family, model;	/* cpuinfo "cpu family", "model"; -1: unknown */
-	int smt;		/* devices/system/cpu/smt/active; -1: unknown */
-	uint64_t midr;		/* arm64: cpu0's MIDR_EL1; 0: unknown */
+	int smt;		/* devices/system/cpu/smt/active; -1: unknown
+				   (read, not needed: intel_gp counts per
+				   thread either way) */
+	uint64_t midr;		/* arm64: cpu0's MIDR_EL1; 0: unknown (the
+				   N2 erratum is then not assumed) */
 };
 
 /*
