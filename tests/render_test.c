@@ -10,9 +10,10 @@
  *  - a scrape of the other snapshot is answered, both when its body is
  *    already cached and when it needs a render of its own;
  *  - /-/healthy is answered;
- *  - a scrape of another variant (gzip) of the very snapshot being
- *    rendered gets a render of its own, and its own variant, rather than
- *    joining the render in progress;
+ *  - a scrape of another variant (gzip, or OpenMetrics) of the very
+ *    snapshot being rendered gets a render of its own, and its own
+ *    variant (its content type and body), rather than joining the render
+ *    in progress;
  *  - more scrapes of the variant being rendered wait for that render
  *    instead of starting their own, and all get the same body;
  *  - stopping the server with renders running and queued neither hangs
@@ -31,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -179,6 +181,7 @@ struct fetch {
 	const char *path;
 	const char *headers;		/* extra header lines, or "" */
 	int code;			/* 0: no response */
+	char type[128];			/* its Content-Type, or "" */
 	char *body;
 	size_t len;
 	pthread_t t;
@@ -190,7 +193,8 @@ fetch_main(void *arg)
 	struct fetch *f = arg;
 	struct sockaddr_in a;
 	struct timeval tv = { 60, 0 };
-	char req[512], *buf = NULL, *p;
+	static const char ct[] = "\r\nContent-Type:";
+	char req[512], *buf = NULL, *p, *q;
 	size_t len = 0, cap = 0;
 	ssize_t n;
 	int fd;
@@ -228,6 +232,15 @@ fetch_main(void *arg)
 	if (sscanf(buf, "HTTP/1.1 %d", &f->code) != 1)
 		f->code = 0;
 	if ((p = strstr(buf, "\r\n\r\n")) != NULL) {
+		/* The Content-Type, among the headers (before p). */
+		for (q = buf; q < p; q++)
+			if (strncasecmp(q, ct, sizeof(ct) - 1) == 0) {
+				q += sizeof(ct) - 1;
+				q += strspn(q, " ");
+				snprintf(f->type, sizeof(f->type), "%.*s",
+				    (int)strcspn(q, "\r"), q);
+				break;
+			}
 		f->len = len - (size_t)(p + 4 - buf);
 		f->body = malloc(f->len + 1);
 		if (f->body) {
@@ -423,6 +436,8 @@ main(void)
 	CHECK(hook_count() == calls + 1);
 	for (i = 0; i < 3; i++) {
 		CHECK(big[i].code == 200);
+		CHECK(strcmp(big[i].type, EXPO_CT_TEXT) == 0);
+		CHECK(big[i].body && strstr(big[i].body, "# EOF") == NULL);
 		CHECK(big[i].body && strstr(big[i].body,
 		    "pmu_cgroup_events_total{cgroup=\"/big\",cpu=\"3\","
 		    "group=\"ipc\",event=\"instructions\"} 6\n"));
@@ -433,6 +448,7 @@ main(void)
 	for (i = 0; i < 3; i++)
 		free(big[i].body);
 	CHECK(om.code == 200);
+	CHECK(strcmp(om.type, EXPO_CT_OPENMETRICS) == 0);
 	CHECK(om.body && om.len > 6 &&
 	    memcmp(om.body + om.len - 6, "# EOF\n", 6) == 0);
 	CHECK(om.body && strstr(om.body, "# TYPE pmu_cgroup_events counter\n"));
