@@ -30,6 +30,7 @@
 
 #include "names/runtime.h"
 #include "util/clock.h"
+#include "util/utf8.h"
 
 #define ROUND_LOOKUPS 64
 #define ROUND_NS 100000000ULL		/* 100 ms */
@@ -104,13 +105,14 @@ struct names {
 void
 names_found_set(struct names_found *f, enum names_label l, const char *s)
 {
-	snprintf(f->v[l], sizeof(f->v[l]), "%s", s ? s : "");
+	utf8_copy(f->v[l], sizeof(f->v[l]), s ? s : "");
 }
 
 int
 rt_fail(struct names_found *f, const char *path, int r)
 {
-	snprintf(f->err, sizeof(f->err), "%.400s: %s", path,
+	snprintf(f->err, sizeof(f->err), "%.*s: %s", (int)utf8_prefix(path,
+	    400), path,
 	    r == -EBADMSG ? "not valid JSON" : r == -EFBIG ?
 	    "larger than the limit" : r == -EPROTO ? "not the layout expected" :
 	    strerror(-r));

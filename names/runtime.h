@@ -51,7 +51,8 @@ struct rt_root {
 int rt_root_open(const char *rootfs, void **data);
 void rt_root_close(void *data);
 
-/* Copy s (may be NULL) into a label slot, truncated; "" for NULL. */
+/* Copy s (may be NULL) into a label slot: made valid UTF-8 (json-c
+ * passes any bytes), cut between characters; "" for NULL. */
 void names_found_set(struct names_found *f, enum names_label l,
     const char *s);
 

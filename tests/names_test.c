@@ -121,6 +121,27 @@ test_errors(void)
 	rt_storage_ops.close(d);
 }
 
+/* A label slot holds valid UTF-8, cut between characters: json-c hands
+ * over whatever bytes a runtime's file holds. */
+static void
+test_found_set(void)
+{
+	struct names_found f;
+	char name[512];
+	size_t i, n = 0;
+
+	memset(&f, 0, sizeof(f));
+	for (i = 0; i < 200; i++)
+		n += (size_t)snprintf(name + n, sizeof(name) - n, "é");
+	names_found_set(&f, NAMES_CONTAINER, name);
+	CHECK(strlen(f.v[NAMES_CONTAINER]) == 254);
+	CHECK(strncmp(f.v[NAMES_CONTAINER], name, 254) == 0);
+	names_found_set(&f, NAMES_CONTAINER, "/bad\xff\xfe");
+	CHECK_STR(f.v[NAMES_CONTAINER], "/bad\xef\xbf\xbd\xef\xbf\xbd");
+	names_found_set(&f, NAMES_IMAGE, NULL);
+	CHECK_STR(f.v[NAMES_IMAGE], "");
+}
+
 static void
 write_file(const char *path, const char *s, size_t repeat, const char *end)
 {
@@ -270,6 +291,7 @@ main(void)
 	    srcdir ? srcdir : ".");
 	test_runtimes();
 	test_errors();
+	test_found_set();
 	test_jsonfile();
 	test_thread();
 	return CHECK_DONE();
