@@ -176,7 +176,8 @@ log_v(int prio, const struct log_fields *f, const char *fmt, va_list ap)
 
 	if (prio > log_max)
 		return;
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (vsnprintf(msg, sizeof(msg), fmt, ap) >= (int)sizeof(msg))
+		msg[utf8_whole(msg)] = '\0';	/* cut between characters */
 	if (log_fmt == LOG_FORMAT_JOURNAL && send_journal(prio, f, msg) >= 0)
 		return;
 	clock_gettime(CLOCK_REALTIME, &now);

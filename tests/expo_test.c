@@ -146,6 +146,14 @@ test_utf8(void)
 	CHECK(utf8_copy(buf, 6, "/bad\xff") == 4);
 	CHECK_STR(buf, "/bad");
 	CHECK(utf8_copy(buf, 1, "x") == 0 && buf[0] == '\0');
+	/* What snprintf cut inside a character loses that character. */
+	CHECK(utf8_whole("ab\xc3") == 2);
+	CHECK(utf8_whole("ab\xe2\x82") == 2);
+	CHECK(utf8_whole("ab\xf0\x9f\x98") == 2);
+	CHECK(utf8_whole("ab\xc3\xa9") == 4);
+	CHECK(utf8_whole("ab\xff") == 3);		/* invalid, not cut */
+	CHECK(utf8_whole("ab\xed\xa0") == 4);	/* never valid */
+	CHECK(utf8_whole("\xc3x\xc3") == 2);
 }
 #undef R
 

@@ -71,6 +71,25 @@ utf8_copy(char *dst, size_t cap, const char *src)
 }
 
 size_t
+utf8_whole(const char *s)
+{
+	size_t o = 0, n;
+	int valid;
+
+	while (s[o]) {
+		n = utf8_char(s + o, &valid);
+		/* Invalid only for want of bytes: the string ends in it. */
+		if (!valid && n > 1 && s[o + n] == '\0')
+			break;
+		if (!valid && n == 1 && (unsigned char)s[o] >= 0xc2 &&
+		    (unsigned char)s[o] <= 0xf4 && s[o + 1] == '\0')
+			break;
+		o += n;
+	}
+	return o;
+}
+
+size_t
 utf8_prefix(const char *s, size_t max)
 {
 	size_t o = 0, n;

@@ -39,4 +39,9 @@ size_t utf8_copy(char *dst, size_t cap, const char *src);
  * characters of their own). */
 size_t utf8_prefix(const char *s, size_t max);
 
+/* The length of s without a character that a cut before its end left
+ * unfinished (what snprintf leaves when it truncates): the cut then falls
+ * before that character, not inside it. */
+size_t utf8_whole(const char *s);
+
 #endif
