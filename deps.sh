@@ -55,7 +55,7 @@ pmu_install_deps() {
 		systemd man-db clang libclang-rt-dev openssl apache2-utils wrk nginx
 		qemu-system-arm gcc-aarch64-linux-gnu cpio $PMU_ARM64_DEV
 		debhelper dpkg-dev lintian mmdebstrap systemd-container podman runc containerd
-		libseccomp-dev python3-grpcio python3-grpc-tools"
+		libseccomp-dev python3-grpcio python3-grpc-tools python3-prometheus-client"
 		[ "$(dpkg --print-architecture)" = arm64 ] || foreign=arm64
 	fi
 	local missing="" p

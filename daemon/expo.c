@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "daemon/expo.h"
+#include "util/utf8.h"
 
 void
 expo_reserve(struct expo_buf *b, size_t n)
@@ -57,23 +58,39 @@ expo_puts(struct expo_buf *b, const char *s)
 	expo_put(b, s, strlen(s));
 }
 
+/*
+ * Escaped as both formats require, and valid UTF-8 whatever s holds (a
+ * cgroup's name, a runtime's file): one invalid byte would make
+ * Prometheus refuse the whole scrape, so each invalid subpart becomes
+ * U+FFFD (util/utf8.h).
+ */
 void
 expo_put_label_value(struct expo_buf *b, const char *s)
 {
 	const char *run = s;
+	size_t n;
+	int valid;
 
-	for (; *s; s++) {
+	while (*s) {
 		const char *esc;
 
+		n = utf8_char(s, &valid);
+		if (!valid) {
+			expo_put(b, run, (size_t)(s - run));
+			expo_put(b, UTF8_REPLACEMENT, UTF8_REPLACEMENT_LEN);
+			s += n;
+			run = s;
+			continue;
+		}
 		switch (*s) {
 		case '\\': esc = "\\\\"; break;
 		case '"': esc = "\\\""; break;
 		case '\n': esc = "\\n"; break;
-		default: continue;
+		default: s += n; continue;
 		}
 		expo_put(b, run, (size_t)(s - run));
 		expo_put(b, esc, 2);
-		run = s + 1;
+		run = ++s;
 	}
 	expo_put(b, run, (size_t)(s - run));
 }

@@ -17,6 +17,7 @@
 #include <systemd/sd-journal.h>
 
 #include "daemon/log.h"
+#include "util/utf8.h"
 
 /* The longest message, before quoting and fields. */
 #define MSG_MAX 2048
@@ -72,14 +73,30 @@ level_name(int prio)
 	return "debug";
 }
 
-/* Append s quoted for logfmt/json (both escape " and \ the same way). */
+/*
+ * Append s quoted for logfmt/json (both escape " and \ the same way), as
+ * valid UTF-8 (a field may be a cgroup's name or a runtime's string):
+ * invalid subparts become U+FFFD, and a cut falls between characters.
+ */
 static size_t
 put_quoted(char *line, size_t o, size_t cap, const char *s)
 {
-	for (; *s && o < cap - 8; s++) {
+	size_t n;
+	int valid;
+
+	for (; *s; s += n) {
 		unsigned char ch = (unsigned char)*s;
 
-		if (ch == '"' || ch == '\\') {
+		n = utf8_char(s, &valid);
+		if (o + (valid ? n : UTF8_REPLACEMENT_LEN) >= cap - 8)
+			break;
+		if (!valid) {
+			memcpy(line + o, UTF8_REPLACEMENT, UTF8_REPLACEMENT_LEN);
+			o += UTF8_REPLACEMENT_LEN;
+		} else if (n > 1) {
+			memcpy(line + o, s, n);
+			o += n;
+		} else if (ch == '"' || ch == '\\') {
 			line[o++] = '\\';
 			line[o++] = (char)ch;
 		} else if (ch == '\n') {
@@ -112,31 +129,39 @@ static int
 send_journal(int prio, const struct log_fields *f, const char *msg)
 {
 	/* MESSAGE= whole (journald takes long fields); the others are short. */
-	char m[sizeof("MESSAGE=") + MSG_MAX], b[8][600];
+	char m[sizeof("MESSAGE=") + MSG_MAX], b[8][600], num[16];
 	struct iovec iov[8];
 	int n = 0;
 
-#define JF(...) do {							\
-	int w_ = snprintf(b[n], sizeof(b[n]), __VA_ARGS__);		\
+/* KEY=value, the value made valid UTF-8 and cut between characters. */
+#define JF(key, val) do {						\
+	size_t k_ = sizeof(key) - 1;					\
+	memcpy(b[n], key, k_);						\
 	iov[n].iov_base = b[n];						\
-	iov[n].iov_len = w_ < (int)sizeof(b[n]) ? (size_t)w_ :		\
-	    sizeof(b[n]) - 1;						\
+	iov[n].iov_len = k_ + utf8_copy(b[n] + k_, sizeof(b[n]) - k_,	\
+	    (val));							\
 	n++;								\
 } while (0)
 	iov[n].iov_base = m;
-	iov[n++].iov_len = (size_t)snprintf(m, sizeof(m), "MESSAGE=%s", msg);
-	JF("PRIORITY=%d", prio);
-	JF("SYSLOG_IDENTIFIER=pmu_exporter");
+	iov[n++].iov_len = sizeof("MESSAGE=") - 1 + utf8_copy(m +
+	    sizeof("MESSAGE=") - 1, sizeof(m) - sizeof("MESSAGE=") + 1, msg);
+	snprintf(num, sizeof(num), "%d", prio);
+	JF("PRIORITY=", num);
+	JF("SYSLOG_IDENTIFIER=", "pmu_exporter");
 	if (f && f->cgroup)
-		JF("CGROUP=%s", f->cgroup);
+		JF("CGROUP=", f->cgroup);
 	if (f && f->group)
-		JF("GROUP=%s", f->group);
+		JF("GROUP=", f->group);
 	if (f && f->event)
-		JF("EVENT=%s", f->event);
-	if (f && f->cpu >= 0)
-		JF("CPU=%d", f->cpu);
-	if (f && f->err > 0)
-		JF("ERRNO=%d", f->err);
+		JF("EVENT=", f->event);
+	if (f && f->cpu >= 0) {
+		snprintf(num, sizeof(num), "%d", f->cpu);
+		JF("CPU=", num);
+	}
+	if (f && f->err > 0) {
+		snprintf(num, sizeof(num), "%d", f->err);
+		JF("ERRNO=", num);
+	}
 #undef JF
 	return sd_journal_sendv(iov, n);
 }
@@ -151,7 +176,8 @@ log_v(int prio, const struct log_fields *f, const char *fmt, va_list ap)
 
 	if (prio > log_max)
 		return;
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (vsnprintf(msg, sizeof(msg), fmt, ap) >= (int)sizeof(msg))
+		msg[utf8_whole(msg)] = '\0';	/* cut between characters */
 	if (log_fmt == LOG_FORMAT_JOURNAL && send_journal(prio, f, msg) >= 0)
 		return;
 	clock_gettime(CLOCK_REALTIME, &now);

@@ -2,7 +2,9 @@
  * jsonfile.c - bounded reads of runtime state files (see jsonfile.h).
  * The whole file is read with one fstat-sized buffer and parsed in one
  * go: state files are rewritten by rename, so a file opened is complete,
- * and a partial read would be a parse error anyway.
+ * and a partial read would be a parse error anyway.  Files are opened
+ * under the root (util/inroot.h): no link leads out of it, and nothing
+ * but a regular file is opened, so none can block the resolver.
  */
 #include "autoconf.h"
 
@@ -13,13 +15,14 @@
 #include <unistd.h>
 
 #include "names/jsonfile.h"
+#include "util/inroot.h"
 
 /* Deeper than any runtime writes; json-c's own default is 32. */
 #define JSONFILE_DEPTH 32
 
 int
-jsonfile_read(const char *path, size_t max, struct json_object **out,
-    struct stat *stp)
+jsonfile_read(int rootfd, const char *path, size_t max,
+    struct json_object **out, struct stat *stp)
 {
 	struct json_tokener *tok = NULL;
 	struct json_object *o = NULL;
@@ -29,16 +32,9 @@ jsonfile_read(const char *path, size_t max, struct json_object **out,
 	ssize_t n;
 	int fd, r;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		r = -EINVAL;
-		goto out;
-	}
+	/* A regular file or nothing: a FIFO or a device is not opened. */
+	if ((fd = inroot_open_file(rootfd, path, &st)) < 0)
+		return fd;
 	if ((size_t)st.st_size > max) {
 		r = -EFBIG;
 		goto out;

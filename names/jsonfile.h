@@ -18,13 +18,15 @@
 #define JSONFILE_LARGE (64u << 20)
 
 /*
- * Parse the file at path (at most max bytes) into *out (json_object_put
- * it).  0; -ENOENT and the other open/read errors; -EFBIG above max;
- * -EBADMSG when it is not one JSON value.  st (may be NULL) gets the
- * file's status, for callers that cache by mtime.
+ * Parse the file at path under rootfd (resolved as if rootfd were "/",
+ * util/inroot.h; at most max bytes) into *out (json_object_put it).  0;
+ * -ENOENT and the other open/read errors; -EINVAL when it is not a
+ * regular file (refused before it is opened for reading); -EFBIG above
+ * max; -EBADMSG when it is not one JSON value.  st (may be NULL) gets
+ * the file's status, for callers that cache by mtime.
  */
-int jsonfile_read(const char *path, size_t max, struct json_object **out,
-    struct stat *st);
+int jsonfile_read(int rootfd, const char *path, size_t max,
+    struct json_object **out, struct stat *st);
 
 /* The string at key in object o, or NULL (absent, not a string, ""). */
 const char *jsonfile_str(struct json_object *o, const char *key);

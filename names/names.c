@@ -20,6 +20,7 @@
 #include "autoconf.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -27,9 +28,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "names/jsonfile.h"
 #include "names/runtime.h"
+#include "util/inroot.h"
 #include "util/clock.h"
+#include "util/utf8.h"
 
 #define ROUND_LOOKUPS 64
 #define ROUND_NS 100000000ULL		/* 100 ms */
@@ -38,6 +43,7 @@
 #define RETRY_MIN_NS 2000000000ULL
 #define RETRY_MAX_NS 300000000000ULL
 #define MAX_IDS 65536			/* the most ids kept */
+#define STOP_S 2			/* names_free waits this long */
 
 const char *const names_label_name[NAMES_NR] = {
 	[NAMES_NAMESPACE] = "namespace",
@@ -104,17 +110,48 @@ struct names {
 void
 names_found_set(struct names_found *f, enum names_label l, const char *s)
 {
-	snprintf(f->v[l], sizeof(f->v[l]), "%s", s ? s : "");
+	utf8_copy(f->v[l], sizeof(f->v[l]), s ? s : "");
 }
 
 int
-rt_fail(struct names_found *f, const char *path, int r)
+rt_fail(struct names_found *f, const struct rt_root *d, const char *path,
+    int r)
 {
-	snprintf(f->err, sizeof(f->err), "%.400s: %s", path,
-	    r == -EBADMSG ? "not valid JSON" : r == -EFBIG ?
+	char full[4096];
+
+	if (rt_path(full, sizeof(full), d->root, "%s", path) < 0)
+		snprintf(full, sizeof(full), "%s", path);
+	snprintf(f->err, sizeof(f->err), "%.*s: %s", (int)utf8_prefix(full,
+	    400), full,
+	    r == -EINVAL ? "not a regular file" : r == -EBADMSG ? "not valid JSON" : r == -EFBIG ?
 	    "larger than the limit" : r == -EPROTO ? "not the layout expected" :
 	    strerror(-r));
 	return r;
+}
+
+void
+rt_root_init(struct rt_root *d, const char *rootfs)
+{
+	snprintf(d->root, sizeof(d->root), "%s", rootfs);
+	d->fd = -1;
+}
+
+void
+rt_root_fini(struct rt_root *d)
+{
+	if (d->fd >= 0)
+		close(d->fd);
+	d->fd = -1;
+}
+
+/* The root's fd, opened at first use (the root may come later). */
+static int
+rt_root_fd(struct rt_root *d)
+{
+	if (d->fd < 0 && (d->fd = open(d->root, O_PATH | O_DIRECTORY |
+	    O_CLOEXEC)) < 0)
+		return -errno;
+	return d->fd;
 }
 
 int
@@ -124,7 +161,7 @@ rt_root_open(const char *rootfs, void **data)
 
 	if (d == NULL)
 		return -ENOMEM;
-	snprintf(d->root, sizeof(d->root), "%s", rootfs);
+	rt_root_init(d, rootfs);
 	*data = d;
 	return 0;
 }
@@ -132,7 +169,59 @@ rt_root_open(const char *rootfs, void **data)
 void
 rt_root_close(void *data)
 {
+	if (data)
+		rt_root_fini(data);
 	free(data);
+}
+
+int
+rt_json(struct rt_root *d, const char *path, size_t max,
+    struct json_object **out, struct stat *st)
+{
+	int fd;
+
+	if ((fd = rt_root_fd(d)) < 0)
+		return fd;
+	return jsonfile_read(fd, path, max, out, st);
+}
+
+DIR *
+rt_opendir(struct rt_root *d, const char *path)
+{
+	DIR *ds;
+	int rfd, fd;
+
+	if ((rfd = rt_root_fd(d)) < 0) {
+		errno = -rfd;
+		return NULL;
+	}
+	if ((fd = inroot_open(rfd, path, O_RDONLY | O_DIRECTORY |
+	    O_NONBLOCK)) < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	if ((ds = fdopendir(fd)) == NULL) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return ds;
+}
+
+int
+rt_stat(struct rt_root *d, const char *path, struct stat *st)
+{
+	int rfd, fd, r = 0;
+
+	if ((rfd = rt_root_fd(d)) < 0)
+		return rfd;
+	if ((fd = inroot_open(rfd, path, O_PATH)) < 0)
+		return fd;
+	if (fstat(fd, st) < 0)
+		r = -errno;
+	close(fd);
+	return r;
 }
 
 int
@@ -615,11 +704,26 @@ names_free(struct names *n)
 	if (n == NULL)
 		return;
 	if (n->started) {
+		struct timespec until;
+
 		pthread_mutex_lock(&n->lock);
 		n->stop = 1;
 		pthread_cond_signal(&n->wake);
 		pthread_mutex_unlock(&n->lock);
-		pthread_join(n->thread, NULL);
+		/*
+		 * A lookup may hang in the kernel (a hung network file
+		 * system): shutdown does not wait for it.  The thread is
+		 * left with everything it uses, which the exiting process
+		 * takes with it.
+		 */
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += STOP_S;
+		if (pthread_timedjoin_np(n->thread, NULL, &until) != 0) {
+			LOG(n, 4, "container names: a lookup did not end "
+			    "within %ds; not waiting for it", STOP_S);
+			pthread_detach(n->thread);
+			return;
+		}
 	}
 	for (i = 0; i < NREADERS; i++)
 		if (n->rd[i].ops && n->rd[i].data)

@@ -79,7 +79,9 @@ int names_new(const struct names_opts *o, struct names **out);
 /* Start the thread.  0 or -errno. */
 int names_start(struct names *n);
 
-/* Stop the thread (if started) and free everything; NULL is fine. */
+/* Stop the thread (if started) and free everything; NULL is fine.  It
+ * waits 2 s at most: a thread stuck in a lookup (a hung file system) is
+ * left running, with what it uses, for the exiting process to end. */
 void names_free(struct names *n);
 
 /*

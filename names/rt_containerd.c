@@ -32,23 +32,21 @@ static int
 ctd_probe(void *data, char *where, size_t len)
 {
 	struct rt_root *d = data;
-	char path[4096];
+	char path[256];
 	size_t i;
 	int r = -ENOENT;
 	DIR *dir;
 
 	for (i = 0; i < NSTATES; i++) {
-		if (rt_path(path, sizeof(path), d->root, "%s/" TASKS,
-		    states[i]) < 0)
-			continue;
-		if ((dir = opendir(path)) != NULL) {
+		snprintf(path, sizeof(path), "%s/" TASKS, states[i]);
+		if ((dir = rt_opendir(d, path)) != NULL) {
 			closedir(dir);
-			snprintf(where, len, "%s", path);
+			rt_path(where, len, d->root, "%s", path);
 			return 0;
 		}
 		if (errno != ENOENT && r == -ENOENT) {
 			r = -errno;
-			snprintf(where, len, "%s", path);
+			rt_path(where, len, d->root, "%s", path);
 		}
 	}
 	if (r == -ENOENT)
@@ -58,15 +56,15 @@ ctd_probe(void *data, char *where, size_t len)
 
 /* Name f from one bundle's config.json; -ENOENT: not a CRI container. */
 static int
-ctd_bundle(const char *path, struct names_found *f)
+ctd_bundle(struct rt_root *d, const char *path, struct names_found *f)
 {
 	struct json_object *o, *an;
 	const char *type;
 	int r;
 
-	if ((r = jsonfile_read(path, JSONFILE_SMALL, &o, NULL)) < 0) {
+	if ((r = rt_json(d, path, JSONFILE_SMALL, &o, NULL)) < 0) {
 		if (r != -ENOENT)
-			rt_fail(f, path, r);
+			rt_fail(f, d, path, r);
 		return r;
 	}
 	an = jsonfile_obj(o, "annotations");
@@ -94,22 +92,20 @@ static int
 ctd_lookup(void *data, const char *id, struct names_found *f)
 {
 	struct rt_root *d = data;
-	char dir[4096], path[4096 + 512];
+	char dir[256], path[256 + 512];
 	struct dirent *de;
 	size_t i;
 	int r, err = -ENOENT;
 	DIR *ds;
 
 	for (i = 0; i < NSTATES; i++) {
-		if (rt_path(dir, sizeof(dir), d->root, "%s/" TASKS,
-		    states[i]) < 0)
-			continue;
+		snprintf(dir, sizeof(dir), "%s/" TASKS, states[i]);
 		/* The kubelet's namespace first: one open in most cases. */
 		snprintf(path, sizeof(path), "%s/k8s.io/%s/config.json", dir,
 		    id);
-		if ((r = ctd_bundle(path, f)) != -ENOENT)
+		if ((r = ctd_bundle(d, path, f)) != -ENOENT)
 			return r;
-		if ((ds = opendir(dir)) == NULL)
+		if ((ds = rt_opendir(d, dir)) == NULL)
 			continue;
 		while ((de = readdir(ds)) != NULL) {
 			if (de->d_name[0] == '.' ||
@@ -117,7 +113,7 @@ ctd_lookup(void *data, const char *id, struct names_found *f)
 				continue;
 			snprintf(path, sizeof(path), "%s/%s/%s/config.json",
 			    dir, de->d_name, id);
-			if ((r = ctd_bundle(path, f)) == 0) {
+			if ((r = ctd_bundle(d, path, f)) == 0) {
 				closedir(ds);
 				return 0;
 			}

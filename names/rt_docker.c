@@ -33,7 +33,7 @@ dk_probe(void *data, char *where, size_t len)
 
 	if (rt_path(where, len, d->root, DOCKER) < 0)
 		return -ENAMETOOLONG;
-	if ((ds = opendir(where)) == NULL)
+	if ((ds = rt_opendir(d, DOCKER)) == NULL)
 		return -errno;
 	closedir(ds);
 	return 0;
@@ -45,15 +45,13 @@ dk_lookup(void *data, const char *id, struct names_found *f)
 	struct rt_root *d = data;
 	struct json_object *o, *cfg, *labels;
 	const char *name, *type;
-	char path[4096];
+	char path[256];
 	int r;
 
-	if (rt_path(path, sizeof(path), d->root, DOCKER "/%s/config.v2.json",
-	    id) < 0)
-		return -ENAMETOOLONG;
-	if ((r = jsonfile_read(path, JSONFILE_SMALL, &o, NULL)) < 0) {
+	snprintf(path, sizeof(path), DOCKER "/%s/config.v2.json", id);
+	if ((r = rt_json(d, path, JSONFILE_SMALL, &o, NULL)) < 0) {
 		if (r != -ENOENT)
-			rt_fail(f, path, r);
+			rt_fail(f, d, path, r);
 		return r;
 	}
 	cfg = jsonfile_obj(o, "Config");

@@ -44,7 +44,7 @@ struct index {
 };
 
 struct storage {
-	char root[4096];
+	struct rt_root root;
 	struct index idx[MAX_DRIVERS];
 	size_t nr_idx;
 };
@@ -56,7 +56,7 @@ st_open(const char *rootfs, void **data)
 
 	if (d == NULL)
 		return -ENOMEM;
-	snprintf(d->root, sizeof(d->root), "%s", rootfs);
+	rt_root_init(&d->root, rootfs);
 	*data = d;
 	return 0;
 }
@@ -71,6 +71,7 @@ st_close(void *data)
 		return;
 	for (i = 0; i < d->nr_idx; i++)
 		json_object_put(d->idx[i].list);
+	rt_root_fini(&d->root);
 	free(d);
 }
 
@@ -78,14 +79,11 @@ st_close(void *data)
 static int
 st_drivers(struct storage *d)
 {
-	char path[4096];
 	struct dirent *de;
 	size_t i, n;
 	DIR *ds;
 
-	if (rt_path(path, sizeof(path), d->root, GRAPHROOT) < 0)
-		return -ENAMETOOLONG;
-	if ((ds = opendir(path)) == NULL)
+	if ((ds = rt_opendir(&d->root, GRAPHROOT)) == NULL)
 		return -errno;
 	while ((de = readdir(ds)) != NULL) {
 		n = strlen(de->d_name);
@@ -107,7 +105,7 @@ st_probe(void *data, char *where, size_t len)
 {
 	struct storage *d = data;
 
-	rt_path(where, len, d->root, GRAPHROOT);
+	rt_path(where, len, d->root.root, GRAPHROOT);
 	return st_drivers(d);
 }
 
@@ -154,29 +152,25 @@ st_crio(struct json_object *an, struct names_found *f)
 static int
 st_index(struct storage *d, struct index *x, struct names_found *f)
 {
-	char path[4096];
+	char path[256];
 	struct stat st;
 	int r;
 
-	if (rt_path(path, sizeof(path), d->root, GRAPHROOT "/%s/"
-	    "containers.json", x->dir) < 0)
-		return -ENAMETOOLONG;
-	if (stat(path, &st) < 0)
-		return -errno;
+	snprintf(path, sizeof(path), GRAPHROOT "/%s/containers.json", x->dir);
+	if ((r = rt_stat(&d->root, path, &st)) < 0)
+		return r;
 	if (x->list && st.st_mtim.tv_sec == x->mtime.tv_sec &&
 	    st.st_mtim.tv_nsec == x->mtime.tv_nsec &&
 	    st.st_size == x->size && st.st_ino == x->ino)
 		return 0;
 	json_object_put(x->list);
 	x->list = NULL;
-	if ((r = jsonfile_read(path, JSONFILE_LARGE, &x->list, &st)) < 0) {
-		rt_fail(f, path, r);
-		return r;
-	}
+	if ((r = rt_json(&d->root, path, JSONFILE_LARGE, &x->list, &st)) < 0)
+		return rt_fail(f, &d->root, path, r);
 	if (!json_object_is_type(x->list, json_type_array)) {
 		json_object_put(x->list);
 		x->list = NULL;
-		return rt_fail(f, path, -EPROTO);
+		return rt_fail(f, &d->root, path, -EPROTO);
 	}
 	x->mtime = st.st_mtim;
 	x->size = st.st_size;
@@ -225,7 +219,7 @@ st_lookup(void *data, const char *id, struct names_found *f)
 	static const char *const roots[] = { GRAPHROOT, RUNROOT };
 	struct storage *d = data;
 	struct json_object *o;
-	char path[4096];
+	char path[256];
 	size_t i, j;
 	int r, err = -ENOENT;
 
@@ -233,15 +227,14 @@ st_lookup(void *data, const char *id, struct names_found *f)
 		return r;
 	for (i = 0; i < d->nr_idx; i++) {
 		for (j = 0; j < 2; j++) {
-			if (rt_path(path, sizeof(path), d->root,
+			snprintf(path, sizeof(path),
 			    "%s/%s/%s/userdata/config.json", roots[j],
-			    d->idx[i].dir, id) < 0)
-				continue;
-			r = jsonfile_read(path, JSONFILE_SMALL, &o, NULL);
+			    d->idx[i].dir, id);
+			r = rt_json(&d->root, path, JSONFILE_SMALL, &o, NULL);
 			if (r == -ENOENT)
 				continue;
 			if (r < 0) {
-				rt_fail(f, path, r);
+				rt_fail(f, &d->root, path, r);
 				err = r;
 				continue;
 			}

@@ -18,7 +18,11 @@
 #ifndef PMU_RUNTIME_H
 #define PMU_RUNTIME_H
 
+#include <dirent.h>
 #include <stddef.h>
+#include <sys/stat.h>
+
+#include <json-c/json.h>
 
 #include "names/names.h"
 
@@ -43,20 +47,39 @@ struct rt_ops {
 
 extern const struct rt_ops rt_containerd_ops, rt_storage_ops, rt_docker_ops;
 
-/* The state of a reader that keeps nothing but where the root is
- * (containerd, Docker): its open and close. */
+/*
+ * Where a reader reads: the root, as a path for messages and as an fd
+ * that every file and directory is opened under (util/inroot.h), so
+ * that no link in the runtimes' state leads out of --path.rootfs.
+ */
 struct rt_root {
 	char root[4096];
+	int fd;				/* -1 until it could be opened */
 };
+void rt_root_init(struct rt_root *d, const char *rootfs);
+void rt_root_fini(struct rt_root *d);
+/* The state of a reader that keeps nothing but where the root is
+ * (containerd, Docker): its open and close. */
 int rt_root_open(const char *rootfs, void **data);
 void rt_root_close(void *data);
 
-/* Copy s (may be NULL) into a label slot, truncated; "" for NULL. */
+/* Parse path (in the root) as jsonfile_read does. */
+int rt_json(struct rt_root *d, const char *path, size_t max,
+    struct json_object **out, struct stat *st);
+/* The directory at path (in the root), or NULL with errno set. */
+DIR *rt_opendir(struct rt_root *d, const char *path);
+/* The status of path (in the root; a link in the root resolves in it).
+ * 0 or -errno. */
+int rt_stat(struct rt_root *d, const char *path, struct stat *st);
+
+/* Copy s (may be NULL) into a label slot: made valid UTF-8 (json-c
+ * passes any bytes), cut between characters; "" for NULL. */
 void names_found_set(struct names_found *f, enum names_label l,
     const char *s);
 
-/* Say in f->err why path failed (r: -errno) and return r. */
-int rt_fail(struct names_found *f, const char *path, int r);
+/* Say in f->err why path (in d's root) failed (r: -errno); return r. */
+int rt_fail(struct names_found *f, const struct rt_root *d,
+    const char *path, int r);
 
 /* "<rootfs><path>" into buf without a doubled "/".  -ENAMETOOLONG. */
 int rt_path(char *buf, size_t len, const char *rootfs, const char *fmt, ...)

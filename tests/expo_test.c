@@ -14,6 +14,7 @@
 #include "daemon/expo.h"
 #include "daemon/gzip.h"
 #include "daemon/scrape.h"
+#include "util/utf8.h"
 #include "tests/check.h"
 
 static const char *
@@ -61,6 +62,100 @@ test_escape(void)
 	CHECK(b.p && memcmp(b.p, "a\\\\b\\\"c\\nd/é", b.len) == 0);
 	free(b.p);
 }
+
+/* s as a label value, escaped and made valid UTF-8. */
+static const char *
+label(const char *s)
+{
+	static char out[2048];
+	struct expo_buf b = { NULL, 0, 0, 0, 0 };
+
+	expo_put_label_value(&b, s);
+	expo_puts(&b, "");
+	snprintf(out, sizeof(out), "%.*s", b.p ? (int)b.len : 0,
+	    b.p ? b.p : "");
+	free(b.p);
+	return out;
+}
+
+#define R UTF8_REPLACEMENT
+
+/* Every label value is valid UTF-8: what is not becomes U+FFFD, one for
+ * each maximal invalid subpart (as WHATWG's decoder counts them). */
+static void
+test_utf8(void)
+{
+	char buf[256], name[512];
+	size_t i, n;
+	int valid;
+
+	/* Valid: ASCII, 2, 3 and 4 bytes, the edges of each range. */
+	CHECK_STR(label("a/é/€/😀"), "a/é/€/😀");
+	CHECK_STR(label("\xc2\x80\xdf\xbf\xe0\xa0\x80\xef\xbf\xbf"),
+	    "\xc2\x80\xdf\xbf\xe0\xa0\x80\xef\xbf\xbf");
+	CHECK_STR(label("\xf0\x90\x80\x80\xf4\x8f\xbf\xbf"),
+	    "\xf0\x90\x80\x80\xf4\x8f\xbf\xbf");
+	CHECK_STR(label("\xed\x9f\xbf\xee\x80\x80"), "\xed\x9f\xbf\xee\x80\x80");
+	/* Bytes that start nothing. */
+	CHECK_STR(label("bad\xff"), "bad" R);
+	CHECK_STR(label("/bad\xff\xfe"), "/bad" R R);
+	CHECK_STR(label("\x80x\xbf"), R "x" R);
+	CHECK_STR(label("\xf5\x80\x80\x80"), R R R R);
+	/* Truncated sequences: one U+FFFD each, the next byte kept. */
+	CHECK_STR(label("\xc3"), R);
+	CHECK_STR(label("a\xc3" "b"), "a" R "b");
+	CHECK_STR(label("\xe2\x82"), R);
+	CHECK_STR(label("\xe2\x82x"), R "x");
+	CHECK_STR(label("\xf0\x9f\x98"), R);
+	CHECK_STR(label("\xf0\x9f\x98\"q"), R "\\\"q");
+	CHECK_STR(label("\xe2\x82\xc3\xa9"), R "é");
+	/* Overlong forms: '/' as C0 AF, E0 80 AF, F0 80 80 AF; C1 BF. */
+	CHECK_STR(label("\xc0\xaf"), R R);
+	CHECK_STR(label("\xc1\xbf"), R R);
+	CHECK_STR(label("\xe0\x80\xaf"), R R R);
+	CHECK_STR(label("\xf0\x80\x80\xaf"), R R R R);
+	/* Surrogates, encoded as if they were characters (CESU-8). */
+	CHECK_STR(label("\xed\xa0\x80"), R R R);
+	CHECK_STR(label("\xed\xbf\xbf"), R R R);
+	CHECK_STR(label("\xed\xa0\xbd\xed\xb8\x80"), R R R R R R);
+	/* Above U+10FFFF: F4 90 80 80 is U+110000. */
+	CHECK_STR(label("\xf4\x90\x80\x80"), R R R R);
+	CHECK_STR(label("\xf7\xbf\xbf\xbf"), R R R R);
+	/* Escaping still applies beside replacements. */
+	CHECK_STR(label("\\\xff\n\""), "\\\\" R "\\n\\\"");
+
+	/* utf8_char on its own: lengths and verdicts. */
+	CHECK(utf8_char("\xe2\x82\xac", &valid) == 3 && valid);
+	CHECK(utf8_char("\xe2\x82", &valid) == 2 && !valid);
+	CHECK(utf8_char("\xed\xa0\x80", &valid) == 1 && !valid);
+	CHECK(utf8_char("\xf4\x8f\xbf\xbf", &valid) == 4 && valid);
+
+	/* A cut falls between characters: 200 x é is 400 bytes; in 256
+	 * (255 and the NUL) go 127 of them, 254 bytes, no stray C3. */
+	for (i = 0, n = 0; i < 200; i++)
+		n += (size_t)snprintf(name + n, sizeof(name) - n, "é");
+	CHECK(utf8_copy(buf, sizeof(buf), name) == 254);
+	CHECK(strlen(buf) == 254);
+	CHECK(strcmp(label(buf), buf) == 0);
+	CHECK(utf8_prefix(name, 255) == 254);
+	CHECK(utf8_prefix(name, 400) == 400);
+	CHECK(utf8_prefix("ab\xff", 2) == 2 && utf8_prefix("ab\xff", 9) == 3);
+	/* Copied, invalid bytes become U+FFFD, which must fit whole. */
+	CHECK(utf8_copy(buf, sizeof(buf), "/bad\xff\xfe") == 10);
+	CHECK_STR(buf, "/bad" R R);
+	CHECK(utf8_copy(buf, 6, "/bad\xff") == 4);
+	CHECK_STR(buf, "/bad");
+	CHECK(utf8_copy(buf, 1, "x") == 0 && buf[0] == '\0');
+	/* What snprintf cut inside a character loses that character. */
+	CHECK(utf8_whole("ab\xc3") == 2);
+	CHECK(utf8_whole("ab\xe2\x82") == 2);
+	CHECK(utf8_whole("ab\xf0\x9f\x98") == 2);
+	CHECK(utf8_whole("ab\xc3\xa9") == 4);
+	CHECK(utf8_whole("ab\xff") == 3);		/* invalid, not cut */
+	CHECK(utf8_whole("ab\xed\xa0") == 4);	/* never valid */
+	CHECK(utf8_whole("\xc3x\xc3") == 2);
+}
+#undef R
 
 static void
 test_render(void)
@@ -503,6 +598,7 @@ main(void)
 {
 	test_numbers();
 	test_escape();
+	test_utf8();
 	test_render();
 	test_variants();
 	test_scrape_cache();

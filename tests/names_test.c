@@ -7,6 +7,7 @@
 #include "autoconf.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 #define NOBODY "0000000000000000000000000000000000000000000000000000000000000000"
 
 static char root[4096];
+static int slash = -1;		/* "/", for jsonfile_read */
 
 static void
 expect(struct names *n, const char *id, const char *ns, const char *pod,
@@ -121,6 +123,27 @@ test_errors(void)
 	rt_storage_ops.close(d);
 }
 
+/* A label slot holds valid UTF-8, cut between characters: json-c hands
+ * over whatever bytes a runtime's file holds. */
+static void
+test_found_set(void)
+{
+	struct names_found f;
+	char name[512];
+	size_t i, n = 0;
+
+	memset(&f, 0, sizeof(f));
+	for (i = 0; i < 200; i++)
+		n += (size_t)snprintf(name + n, sizeof(name) - n, "é");
+	names_found_set(&f, NAMES_CONTAINER, name);
+	CHECK(strlen(f.v[NAMES_CONTAINER]) == 254);
+	CHECK(strncmp(f.v[NAMES_CONTAINER], name, 254) == 0);
+	names_found_set(&f, NAMES_CONTAINER, "/bad\xff\xfe");
+	CHECK_STR(f.v[NAMES_CONTAINER], "/bad\xef\xbf\xbd\xef\xbf\xbd");
+	names_found_set(&f, NAMES_IMAGE, NULL);
+	CHECK_STR(f.v[NAMES_IMAGE], "");
+}
+
 static void
 write_file(const char *path, const char *s, size_t repeat, const char *end)
 {
@@ -147,26 +170,26 @@ test_jsonfile(void)
 	snprintf(path, sizeof(path), "%s/big.json", dir);
 	write_file(path, "{\"a\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"},", 40000,
 	    "");
-	CHECK(jsonfile_read(path, JSONFILE_SMALL, &o, NULL) == -EFBIG);
+	CHECK(jsonfile_read(slash, path, JSONFILE_SMALL, &o, NULL) == -EFBIG);
 	snprintf(path, sizeof(path), "%s/deep.json", dir);
 	write_file(path, "[", 100, "");
-	CHECK(jsonfile_read(path, JSONFILE_SMALL, &o, NULL) == -EBADMSG);
+	CHECK(jsonfile_read(slash, path, JSONFILE_SMALL, &o, NULL) == -EBADMSG);
 	snprintf(path, sizeof(path), "%s/two.json", dir);
 	write_file(path, "{} {}", 1, "\n");
-	CHECK(jsonfile_read(path, JSONFILE_SMALL, &o, NULL) == -EBADMSG);
+	CHECK(jsonfile_read(slash, path, JSONFILE_SMALL, &o, NULL) == -EBADMSG);
 	snprintf(path, sizeof(path), "%s/empty.json", dir);
 	write_file(path, "", 1, "");
-	CHECK(jsonfile_read(path, JSONFILE_SMALL, &o, NULL) == -EBADMSG);
+	CHECK(jsonfile_read(slash, path, JSONFILE_SMALL, &o, NULL) == -EBADMSG);
 	snprintf(path, sizeof(path), "%s/ok.json", dir);
 	write_file(path, "{\"k\": {\"s\": \"v\", \"e\": \"\", \"n\": 1}}", 1, "\n");
-	CHECK(jsonfile_read(path, JSONFILE_SMALL, &o, NULL) == 0);
+	CHECK(jsonfile_read(slash, path, JSONFILE_SMALL, &o, NULL) == 0);
 	CHECK_STR(jsonfile_str(jsonfile_obj(o, "k"), "s"), "v");
 	CHECK(jsonfile_str(jsonfile_obj(o, "k"), "e") == NULL);
 	CHECK(jsonfile_str(jsonfile_obj(o, "k"), "n") == NULL);
 	CHECK(jsonfile_obj(o, "nope") == NULL);
 	json_object_put(o);
-	CHECK(jsonfile_read(dir, JSONFILE_SMALL, &o, NULL) == -EINVAL);
-	CHECK(jsonfile_read("/nonexistent.json", 10, &o, NULL) == -ENOENT);
+	CHECK(jsonfile_read(slash, dir, JSONFILE_SMALL, &o, NULL) == -EINVAL);
+	CHECK(jsonfile_read(slash, "/nonexistent.json", 10, &o, NULL) == -ENOENT);
 
 	/* An oversized config.json: the container keeps its id only. */
 	{
@@ -194,6 +217,69 @@ test_jsonfile(void)
 		CHECK(names_lookup(n, NOBODY, &f) == 0);
 		names_free(n);
 	}
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	CHECK(system(path) == 0);
+}
+
+/*
+ * Hostile state: a FIFO as a config file (refused, never opened: the
+ * lookup does not block), a device (refused, not opened), a container
+ * directory linked out of the root (not read), and the absolute link a
+ * host may have (/var/lib/docker -> /data/docker), which resolves in
+ * the root.
+ */
+static void
+test_hostile(void)
+{
+	char dir[] = "/tmp/names_test.XXXXXX", croot[64], path[4200];
+	struct names_opts no = { croot, NULL };
+	struct names_found f;
+	struct names *n;
+	void *d;
+
+#define ID(c) c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c \
+	c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(croot, sizeof(croot), "%s/root", dir);
+	snprintf(path, sizeof(path), "cd %s && mkdir -p outside/" ID("a")
+	    " root/data/docker/containers/" ID("b")
+	    " root/data/docker/containers/" ID("c")
+	    " root/data/docker/containers/" ID("d")
+	    " root/var/lib && ln -s /data/docker root/var/lib/docker &&"
+	    " ln -s %s/outside/" ID("a") " root/data/docker/containers/"
+	    ID("a") " && mkfifo root/data/docker/containers/" ID("b")
+	    "/config.v2.json && mknod root/data/docker/containers/" ID("d")
+	    "/config.v2.json c 240 99", dir, dir);
+	CHECK(system(path) == 0);
+	snprintf(path, sizeof(path), "%s/outside/" ID("a") "/config.v2.json",
+	    dir);
+	write_file(path, "{\"Name\":\"/read-from-outside-rootfs\"}", 1, "");
+	snprintf(path, sizeof(path), "%s/data/docker/containers/" ID("c")
+	    "/config.v2.json", croot);
+	write_file(path, "{\"Name\":\"/web\",\"Config\":{\"Image\":\"i:1\"}}",
+	    1, "");
+
+	CHECK(rt_docker_ops.open(croot, &d) == 0);
+	memset(&f, 0, sizeof(f));
+	CHECK(rt_docker_ops.lookup(d, ID("a"), &f) == -ENOENT);
+	memset(&f, 0, sizeof(f));
+	CHECK(rt_docker_ops.lookup(d, ID("b"), &f) == -EINVAL);
+	CHECK_CONTAINS(f.err, ID("b") "/config.v2.json: not a regular file");
+	memset(&f, 0, sizeof(f));
+	CHECK(rt_docker_ops.lookup(d, ID("d"), &f) == -EINVAL);
+	CHECK_CONTAINS(f.err, ID("d") "/config.v2.json: not a regular file");
+	memset(&f, 0, sizeof(f));
+	CHECK(rt_docker_ops.lookup(d, ID("c"), &f) == 0);
+	CHECK_STR(f.v[NAMES_CONTAINER], "web");
+	rt_docker_ops.close(d);
+
+	CHECK(names_new(&no, &n) == 0);
+	CHECK(names_lookup(n, ID("a"), &f) == 0);
+	CHECK(names_lookup(n, ID("b"), &f) == 0);
+	CHECK(names_lookup(n, ID("c"), &f) == 1);
+	CHECK_STR(f.v[NAMES_IMAGE], "i:1");
+	names_free(n);
+#undef ID
 	snprintf(path, sizeof(path), "rm -rf %s", dir);
 	CHECK(system(path) == 0);
 }
@@ -268,9 +354,13 @@ main(void)
 
 	snprintf(root, sizeof(root), "%s/tests/fixtures/names/root",
 	    srcdir ? srcdir : ".");
+	slash = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	CHECK(slash >= 0);
 	test_runtimes();
 	test_errors();
+	test_found_set();
 	test_jsonfile();
+	test_hostile();
 	test_thread();
 	return CHECK_DONE();
 }

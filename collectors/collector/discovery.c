@@ -29,6 +29,7 @@
 
 #include "collectors/cgroup/cgroupfs.h"
 #include "collectors/collector/collector_int.h"
+#include "util/utf8.h"
 
 /* Paths named in one line about many cgroups. */
 #define NAMED 3
@@ -62,8 +63,8 @@ namelist_add(struct namelist *l, const char *path)
 	size_t len = strlen(l->text);
 
 	if (l->n++ < NAMED)
-		snprintf(l->text + len, sizeof(l->text) - len, "%s%.250s",
-		    len ? ", " : "", path);
+		snprintf(l->text + len, sizeof(l->text) - len, "%s%.*s",
+		    len ? ", " : "", (int)utf8_prefix(path, 250), path);
 }
 
 static const char *

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "collectors/collector/plan.h"
+#include "util/utf8.h"
 
 /* Replace every from in out (of size len) by to, left to right. */
 static void
@@ -36,7 +37,9 @@ replace_all(char *out, size_t len, const char *from, const char *to)
 		s = hit + fl;
 	}
 	snprintf(tmp + o, sizeof(tmp) - o, "%s", s);
-	snprintf(out, len, "%s", tmp);
+	o = utf8_prefix(tmp, len - 1);	/* cut between characters */
+	memcpy(out, tmp, o);
+	out[o] = '\0';
 }
 
 int
@@ -68,8 +71,9 @@ plan_relabel_apply(const struct plan_relabel *r, const char *path,
 		if (g + 1 <= 10 && m[g + 1].rm_so >= 0) {
 			size_t n = (size_t)(m[g + 1].rm_eo - m[g + 1].rm_so);
 
-			if (n > len - 1 - o)
-				n = len - 1 - o;
+			if (n > len - 1 - o)	/* cut between characters */
+				n = utf8_prefix(path + m[g + 1].rm_so,
+				    len - 1 - o);
 			memcpy(out + o, path + m[g + 1].rm_so, n);
 			o += n;
 		}

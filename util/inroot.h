@@ -1,0 +1,34 @@
+/*
+ * inroot.h - files opened under a root directory as if it were "/":
+ * the container runtimes' state under --path.rootfs.  A link in there,
+ * absolute or with "..", resolves inside the root (a host's
+ * /var/lib/docker -> /data/docker is the host's /data/docker, never the
+ * exporter's), and no magic link (/proc/<pid>/fd/...) is followed.
+ * openat2(RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS) does that; on a
+ * kernel without it (before 5.6) every link is refused instead, one
+ * component at a time.
+ */
+#ifndef PMU_INROOT_H
+#define PMU_INROOT_H
+
+#include <sys/stat.h>
+
+/*
+ * Open path under rootfd (an O_PATH or O_DIRECTORY fd of the root) with
+ * flags (O_CLOEXEC is added; O_PATH, O_DIRECTORY, O_RDONLY, O_NONBLOCK,
+ * O_NOCTTY are what the callers use).  The fd, or -errno: -ELOOP or
+ * -ENOTDIR for a link the fallback refuses, -EXDEV for a "..".
+ */
+int inroot_open(int rootfd, const char *path, int flags);
+
+/*
+ * Open the regular file at path under rootfd for reading, without
+ * blocking and without opening anything else: it is looked up with
+ * O_PATH, refused (-EINVAL) unless fstat says it is a regular file (a
+ * FIFO or a device is never opened, so never waited on or read), then
+ * opened through that very inode (/proc/self/fd) with O_NONBLOCK.  *st
+ * is its status.  The fd, or -errno.
+ */
+int inroot_open_file(int rootfd, const char *path, struct stat *st);
+
+#endif
