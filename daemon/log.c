@@ -142,6 +142,7 @@ send_journal(int prio, const struct log_fields *f, const char *msg)
 	    (val));							\
 	n++;								\
 } while (0)
+	memcpy(m, "MESSAGE=", sizeof("MESSAGE=") - 1);
 	iov[n].iov_base = m;
 	iov[n++].iov_len = sizeof("MESSAGE=") - 1 + utf8_copy(m +
 	    sizeof("MESSAGE=") - 1, sizeof(m) - sizeof("MESSAGE=") + 1, msg);
