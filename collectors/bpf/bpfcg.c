@@ -681,7 +681,7 @@ bpfcg_refresh(struct bpfcg *b)
 			st.read_errors += s[CGC_STAT_READ_ERRORS];
 			st.charges += s[CGC_STAT_CHARGES];
 			st.unseen += s[CGC_STAT_UNSEEN];
-			for (i = 0; i < 3; i++) {
+			for (i = 0; i < CGC_CHANGE_NR; i++) {
 				st.lag_ns[i] += s[CGC_STAT_LAG_NS + i];
 				st.lag_n[i] += s[CGC_STAT_LAG_N + i];
 			}

@@ -48,10 +48,10 @@ struct bpfcg_stats {
 	uint64_t unseen;		/* gaps in the switches seen */
 	uint64_t full;			/* cgroups refused: no free slot */
 	int lag;			/* BPFCG_MEASURE_LAG: the probe runs */
-	uint64_t lag_ns[3];		/* ... by enum cgc_change: ns from the
+	uint64_t lag_ns[CGC_CHANGE_NR];	/* ... by enum cgc_change: ns from the
 					   reading at the tracepoint to
 					   perf's cgroup switch, summed, */
-	uint64_t lag_n[3];		/* ... over so many switches */
+	uint64_t lag_n[CGC_CHANGE_NR];	/* ... over so many switches */
 	size_t entries;			/* cgroups tracked now */
 	size_t capacity;		/* ... at most */
 };

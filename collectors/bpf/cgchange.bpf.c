@@ -145,4 +145,3 @@ on_demand(void *ctx)
 	st->into_root = 0;
 	return 0;
 }
-

@@ -40,7 +40,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Set by the loader before the load; the verifier sees the constants. */
 const volatile __u32 nr_events = 1;
-/* 1: time each reading at a switch for the lag probe (cgchange.bpf.c). */
+/* 1: time each reading at a switch for the lag probe (on_lag, below). */
 const volatile __u32 measure_lag = 0;
 
 /* [cpu * nr_events + event] -> perf event; sized by the loader. */
@@ -300,7 +300,7 @@ int
 on_lag(void *ctx)
 {
 	struct cgc_cpu *st = cpu_state();
-	__u64 now = bpf_ktime_get_ns(), d;
+	__u64 now = bpf_ktime_get_ns(), d, k;
 
 	(void)ctx;
 	if (st == 0 || st->read_ns == 0)
@@ -309,16 +309,10 @@ on_lag(void *ctx)
 	st->read_ns = 0;
 	if (d > 100000)
 		return 0;
-	if (st->read_change == CGC_CHANGE_INTO_ROOT) {
-		st->stat[CGC_STAT_LAG_NS + CGC_CHANGE_INTO_ROOT] += d;
-		st->stat[CGC_STAT_LAG_N + CGC_CHANGE_INTO_ROOT]++;
-	} else if (st->read_change == CGC_CHANGE_OUT_OF_ROOT) {
-		st->stat[CGC_STAT_LAG_NS + CGC_CHANGE_OUT_OF_ROOT] += d;
-		st->stat[CGC_STAT_LAG_N + CGC_CHANGE_OUT_OF_ROOT]++;
-	} else {
-		st->stat[CGC_STAT_LAG_NS + CGC_CHANGE_BETWEEN] += d;
-		st->stat[CGC_STAT_LAG_N + CGC_CHANGE_BETWEEN]++;
-	}
+	k = st->read_change < CGC_CHANGE_NR ? st->read_change :
+	    CGC_CHANGE_BETWEEN;
+	st->stat[CGC_STAT_LAG_NS + k] += d;
+	st->stat[CGC_STAT_LAG_N + k]++;
 	return 0;
 }
 

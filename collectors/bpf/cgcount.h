@@ -30,6 +30,14 @@ struct cgc_value {
 	__u64 running;
 };
 
+/* Kinds of cgroup change at a switch, for the lag probe. */
+enum cgc_change {
+	CGC_CHANGE_BETWEEN,	/* from one cgroup to another, neither the root */
+	CGC_CHANGE_INTO_ROOT,	/* into the root cgroup: the idle task's */
+	CGC_CHANGE_OUT_OF_ROOT,	/* out of it */
+	CGC_CHANGE_NR
+};
+
 /* Statistics, per CPU. */
 enum {
 	CGC_STAT_RUNS,		/* program runs: switches and triggers */
@@ -38,21 +46,14 @@ enum {
 	CGC_STAT_CHARGES,	/* (run, tracked cgroup) pairs charged */
 	CGC_STAT_UNSEEN,	/* gaps in the tracepoint's switches */
 	/*
-	 * The lag probe (cgchange.bpf.c, on_lag): per kind of cgroup
+	 * The lag probe (cgcount.bpf.h, on_lag): per kind of cgroup
 	 * change (enum cgc_change), ns from the program's reading at the
 	 * sched_switch tracepoint to perf_event_task_sched_out(), where
 	 * perf switches cgroup events, and how many switches were timed.
 	 */
 	CGC_STAT_LAG_NS,
-	CGC_STAT_LAG_N = CGC_STAT_LAG_NS + 3,
-	CGC_STAT_NR = CGC_STAT_LAG_N + 3
-};
-
-/* Kinds of cgroup change at a switch, for the lag probe. */
-enum cgc_change {
-	CGC_CHANGE_BETWEEN,	/* from one cgroup to another, neither the root */
-	CGC_CHANGE_INTO_ROOT,	/* into the root cgroup: the idle task's */
-	CGC_CHANGE_OUT_OF_ROOT	/* out of it */
+	CGC_STAT_LAG_N = CGC_STAT_LAG_NS + CGC_CHANGE_NR,
+	CGC_STAT_NR = CGC_STAT_LAG_N + CGC_CHANGE_NR
 };
 
 /* The program's per-CPU state: one lookup a run. */

@@ -361,7 +361,7 @@ stats_add(struct bpfcg_stats *dst, const struct bpfcg_stats *src)
 	dst->prog_misses += src->prog_misses;
 	dst->unseen += src->unseen;
 	dst->full += src->full;
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < CGC_CHANGE_NR; i++) {
 		dst->lag_ns[i] += src->lag_ns[i];
 		dst->lag_n[i] += src->lag_n[i];
 	}
@@ -552,7 +552,7 @@ enum {
 };
 
 /* Values a metric has at most (M_LAG's: one per enum cgc_change). */
-#define M_VALUES 3
+#define M_VALUES CGC_CHANGE_NR
 
 static const char *const runs_by[] = { "switch", "collection" };
 static const char *const changes[] = { "between", "into_root",
@@ -600,11 +600,12 @@ static const struct snap_metric bpf_metrics[M_NR] = {
 	    "With PMU_EXPORTER_BPF_LAG=1 only: time from the program's "
 	    "reading at the sched_switch tracepoint to perf's cgroup switch "
 	    "in perf_event_task_sched_out(), by the kind of change "
-	    "(between cgroups, into the root cgroup, out of it).", 3,
+	    "(between cgroups, into the root cgroup, out of it).",
+	    CGC_CHANGE_NR,
 	    "transition", changes, NULL },
 	[M_LAG_N] = { "pmu_exporter_bpf_switch_lag_samples_total",
 	    "counter", "With PMU_EXPORTER_BPF_LAG=1 only: the switches "
-	    "pmu_exporter_bpf_switch_lag_seconds_total timed.", 3,
+	    "pmu_exporter_bpf_switch_lag_seconds_total timed.", CGC_CHANGE_NR,
 	    "transition", changes, NULL },
 };
 
@@ -653,7 +654,7 @@ bpf_stats(const void *state, struct snapshot *s, struct snap_source *out)
 	v[M_VALUES * M_MISSES] = (double)st.prog_misses;
 	v[M_VALUES * M_UNSEEN] = (double)st.unseen;
 	v[M_VALUES * M_READ_ERRORS] = (double)st.read_errors;
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < CGC_CHANGE_NR; i++) {
 		v[M_VALUES * M_LAG + i] = (double)st.lag_ns[i] / 1e9;
 		v[M_VALUES * M_LAG_N + i] = (double)st.lag_n[i];
 	}
