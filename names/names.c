@@ -10,8 +10,9 @@
  * a runtime that starts after the daemon is noticed then.  A round looks
  * up at most ROUND_LOOKUPS ids and stops after ROUND_NS; the rest waits
  * for the next round, which follows at once.  When anything changed, a
- * new map is built and published by pointer swap; the cache's names then
- * point into it (cache_share), so that each is held once.
+ * new map is built and published by pointer swap (util/publish.h); the
+ * cache's names then point into it (cache_share), so that each is held
+ * once.
  *
  * Logging, through the hook: each reader's state (its runtime absent,
  * unreadable, present; slow) once per change, and a file that cannot be
@@ -98,7 +99,8 @@ struct names {
 	char **want;			/* the newest set, not taken yet */
 	size_t nr_want;
 	int have_want;
-	struct namemap *map;
+
+	struct publish_slot map;	/* the newest map (util/publish.h) */
 
 	pthread_t thread;
 	int started;
@@ -278,9 +280,15 @@ namemap_find(const struct namemap *m, const char *id)
 void
 namemap_unref(struct namemap *m)
 {
-	if (m && atomic_fetch_sub_explicit(&m->refs, 1,
-	    memory_order_acq_rel) == 1)
-		free(m);
+	if (m != NULL)
+		publish_unref(&m->ref);
+}
+
+/* The last reference's destructor: a map is one block. */
+static void
+namemap_free(struct publish_ref *r)
+{
+	free(publish_of(r, struct namemap, ref));
 }
 
 /* One block: the header, the entries, then their strings. */
@@ -302,7 +310,7 @@ namemap_build(const struct centry *c, size_t nr)
 	m = malloc(sizeof(*m) + n * sizeof(*m->e) + bytes);
 	if (m == NULL)
 		return NULL;
-	atomic_init(&m->refs, 1);
+	publish_ref_init(&m->ref, namemap_free);
 	m->nr = 0;
 	m->e = (struct namemap_entry *)(m + 1);
 	p = (char *)(m->e + n);
@@ -330,25 +338,7 @@ namemap_build(const struct centry *c, size_t nr)
 struct namemap *
 names_map(struct names *n)
 {
-	struct namemap *m;
-
-	pthread_mutex_lock(&n->lock);
-	m = n->map;
-	atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
-	pthread_mutex_unlock(&n->lock);
-	return m;
-}
-
-static void
-publish(struct names *n, struct namemap *m)
-{
-	struct namemap *old;
-
-	pthread_mutex_lock(&n->lock);
-	old = n->map;
-	n->map = m;
-	pthread_mutex_unlock(&n->lock);
-	namemap_unref(old);
+	return publish_of(publish_get(&n->map), struct namemap, ref);
 }
 
 /* ---- the cache ---------------------------------------------------- */
@@ -368,7 +358,7 @@ centry_clear(struct centry *e)
 
 /*
  * The cache's names, once in the map m just built from it, point into m
- * (whose reference the thread keeps as n->map): each name is held once,
+ * (whose reference the slot n->map keeps): each name is held once,
  * not once in the cache and once in the map.  m's entries are the
  * looked-up cache entries, in the same order.
  */
@@ -641,7 +631,7 @@ names_main(void *arg)
 		changed |= resolve_due(n, &next_ns);
 		if (changed && (m = namemap_build(n->cache, n->nr_cache))) {
 			cache_share(n, m);
-			publish(n, m);
+			publish_swap(&n->map, &m->ref);
 		} else if (changed)
 			next_ns = 0;	/* ENOMEM: build it again soon */
 	}
@@ -654,6 +644,7 @@ int
 names_new(const struct names_opts *o, struct names **out)
 {
 	pthread_condattr_t ca;
+	struct namemap *m;
 	struct names *n;
 	size_t i;
 
@@ -663,11 +654,12 @@ names_new(const struct names_opts *o, struct names **out)
 	snprintf(n->rootfs, sizeof(n->rootfs), "%s", o->rootfs ? o->rootfs :
 	    "/");
 	n->o.rootfs = n->rootfs;
-	if ((n->map = calloc(1, sizeof(*n->map))) == NULL) {
+	if ((m = calloc(1, sizeof(*m))) == NULL) {
 		free(n);
 		return -ENOMEM;
 	}
-	atomic_init(&n->map->refs, 1);
+	publish_ref_init(&m->ref, namemap_free);
+	publish_slot_init(&n->map, &m->ref);
 	pthread_mutex_init(&n->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -736,7 +728,7 @@ names_free(struct names *n)
 	for (i = 0; i < n->nr_want; i++)
 		free(n->want[i]);
 	free(n->want);
-	namemap_unref(n->map);
+	publish_slot_fini(&n->map);
 	pthread_cond_destroy(&n->wake);
 	pthread_mutex_destroy(&n->lock);
 	free(n);

@@ -19,8 +19,9 @@
 #ifndef PMU_NAMES_H
 #define PMU_NAMES_H
 
-#include <stdatomic.h>
 #include <stddef.h>
+
+#include "util/publish.h"
 
 /* The labels a name map gives, in the order series carry them. */
 enum names_label {
@@ -52,7 +53,7 @@ struct namemap_entry {
 
 /* An immutable map, sorted by id. */
 struct namemap {
-	atomic_int refs;
+	struct publish_ref ref;		/* util/publish.h */
 	size_t nr;
 	struct namemap_entry *e;
 };
