@@ -175,7 +175,7 @@ struct collector {
 	int reload_ok;			/* the last reload worked */
 	double reload_success_s;
 
-	/* The container ids last told the name resolver (snapbuild.c). */
+	/* The container ids last told the name resolver (interval.c). */
 	uint64_t names_told;		/* a hash of the set */
 	size_t names_told_nr;
 };
@@ -276,8 +276,5 @@ int hotplug_changed(struct collector *c);
 int discovery_rescan(struct collector *c, int enable, int rebuild,
     const struct adopt *ad, struct asks *as);
 size_t discovery_fds(const struct collector *c);	/* perf fds held */
-
-/* snapbuild.c */
-struct snapshot *snapbuild(struct collector *c, double duration_s);
 
 #endif

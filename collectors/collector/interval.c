@@ -2,7 +2,8 @@
  * interval.c - one collection (see collector_int.h): every open instance
  * read with one read(), each interval's deltas scaled by its own
  * enabled/running deltas and added to monotonic accumulators, then a
- * snapshot built and published.  Reading allocates nothing and takes no
+ * snapshot built and published, and the name resolver told the container
+ * ids the snapshot saw (snapbuild only reads; the collector acts).  Reading allocates nothing and takes no
  * lock; the snapshot is new memory every interval (one arena, freed by
  * its last reader), since readers may hold the previous one.
  *
@@ -19,6 +20,8 @@
 #include <string.h>
 
 #include "collectors/collector/collector_int.h"
+#include "collectors/collector/snapbuild.h"
+#include "names/names.h"
 
 /* ---- reading ------------------------------------------------------ */
 
@@ -140,10 +143,39 @@ collector_tend(struct collector *c)
 
 /* ---- one collection ----------------------------------------------- */
 
+/*
+ * What a snapshot saw, acted on: the targets it held out for their names
+ * are marked, so the next one shows them; the resolver is told the ids
+ * counted now, when the set changed.
+ */
+static void
+names_tell(struct collector *c, const struct snapseen *seen)
+{
+	uint64_t h = 1469598103934665603ULL;
+	size_t i;
+	const char *p;
+
+	for (i = 0; i < seen->nr_held; i++)
+		c->targets[seen->held[i]]->names_held = 1;
+	for (i = 0; i < seen->nr_ids; i++) {
+		for (p = seen->ids[i]; *p; p++)
+			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+		h = (h ^ 0xff) * 1099511628211ULL;
+	}
+	if (h == c->names_told && seen->nr_ids == c->names_told_nr)
+		return;
+	if (names_want(c->o.names, seen->ids, seen->nr_ids) == 0) {
+		c->names_told = h;
+		c->names_told_nr = seen->nr_ids;
+	}
+}
+
 void
 collector_collect(struct collector *c)
 {
 	uint64_t t0 = mono_ns(), t1;
+	struct namemap *nm;
+	struct snapseen seen;
 	struct snapshot *s;
 	size_t i, j, k;
 
@@ -161,11 +193,17 @@ collector_collect(struct collector *c)
 		}
 	c->seq++;
 	t1 = mono_ns();
-	s = snapbuild(c, (double)(t1 - t0) / 1e9);
+	nm = c->o.names ? names_map(c->o.names) : NULL;
+	s = snapbuild(c, nm, (double)(t1 - t0) / 1e9, &seen);
+	namemap_unref(nm);
 	if (s == NULL)
 		REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 		    "building a snapshot: %s", strerror(ENOMEM));
-	else
+	else {
+		if (nm)
+			names_tell(c, &seen);
 		snapshot_publish(&c->slot, s);
+	}
+	snapseen_free(&seen);
 	atomic_fetch_add(&c->heartbeat, 1);
 }
