@@ -32,7 +32,7 @@
 #include "collectors/events/event.h"
 #include "collectors/events/topdown.h"
 #include "config/config.h"
-#include "config/yamldoc.h"
+#include "config/yamldoc_short.h"
 #include "util/nameidx.h"
 #include "util/text.h"
 
@@ -47,14 +47,6 @@ struct parse {
 	yaml_node_t *preset_listed;	/* the target being parsed names this
 					   preset group (bpf mode refuses) */
 };
-
-/* The shared YAML helpers, under the short names (yamldoc.h). */
-#define perr(p, ...) yamldoc_err(&(p)->y, __VA_ARGS__)
-#define scalar(n) yamldoc_scalar(n)
-#define expect(p, n, t, what) yamldoc_expect(&(p)->y, (n), (t), (what))
-#define check_keys(p, map, allowed, where) \
-	yamldoc_check_keys(&(p)->y, (map), (allowed), (where))
-#define lookup(p, map, key) yamldoc_get(&(p)->y, (map), (key))
 
 
 static int
@@ -614,7 +606,6 @@ label_name_ok(const char *s)
 	return 1;
 }
 
-
 /*
  * replace: {"_": "-"}: string replacements applied, in order, to the
  * value a rule makes; what regex and $N cannot do (systemd writes a pod
@@ -1116,13 +1107,27 @@ parse_root(struct parse *p, yaml_node_t *root)
 	return 0;
 }
 
+/* The document's root: a config.  An empty one is an error of its own. */
+static int
+parse_doc(void *arg, yaml_node_t *root)
+{
+	struct parse *p = arg;
+
+	if (root == NULL) {
+		/* Distinct, so a file of comments can mean "the default". */
+		snprintf(p->y.err, p->y.errlen, "%s:1:1: the config is empty",
+		    p->y.source);
+		return -ENODATA;
+	}
+	return parse_root(p, root);
+}
+
 int
 config_parse(const struct event_ctx *events, const char *source,
     const char *text, size_t len, struct plan **out, char *err,
     size_t errlen)
 {
 	yaml_document_t doc;
-	yaml_node_t *root;
 	struct parse p = { .y = { source, &doc, err, errlen },
 	    .events = events };
 	int r;
@@ -1133,23 +1138,9 @@ config_parse(const struct event_ctx *events, const char *source,
 		free(p.cfg);
 		return -ENOMEM;
 	}
-	if ((r = yamldoc_load(source, text, len, &doc, err, errlen)) < 0) {
-		plan_free(p.cfg);
-		return r;
-	}
-	root = yaml_document_get_root_node(&doc);
-	if (root == NULL) {
-		/* Distinct, so a file of comments can mean "the default". */
-		snprintf(err, errlen, "%s:1:1: the config is empty", source);
-		r = -ENODATA;
-	} else {
-		r = parse_root(&p, root);
-	}
-	if (r == -ENOMEM)
-		snprintf(err, errlen, "%s: out of memory", source);
+	r = yamldoc_parse(&p.y, text, len, parse_doc, &p);
 	nameidx_free(&p.group_idx);
 	free(p.in_bpf);
-	yaml_document_delete(&doc);
 	if (r < 0) {
 		plan_free(p.cfg);
 		return r;

@@ -25,7 +25,7 @@
 #include <yaml.h>
 #include <gnutls/gnutls.h>
 
-#include "config/yamldoc.h"
+#include "config/yamldoc_short.h"
 #include "daemon/webconfig.h"
 
 struct wparse {
@@ -33,14 +33,6 @@ struct wparse {
 	const char *dir;
 	struct webcfg *w;
 };
-
-/* The shared YAML helpers, under the short names (yamldoc.h). */
-#define perr(p, ...) yamldoc_err(&(p)->y, __VA_ARGS__)
-#define scalar(n) yamldoc_scalar(n)
-#define expect(p, n, t, what) yamldoc_expect(&(p)->y, (n), (t), (what))
-#define check_keys(p, map, allowed, where) \
-	yamldoc_check_keys(&(p)->y, (map), (allowed), (where))
-#define lookup(p, map, key) yamldoc_get(&(p)->y, (map), (key))
 
 /* A scalar, or NULL when absent, empty or null. */
 static int
@@ -516,12 +508,18 @@ parse_web_root(struct wparse *p, yaml_node_t *root)
 	return 0;
 }
 
+/* The document's root: a web config; an empty one asks for nothing. */
+static int
+parse_web_doc(void *arg, yaml_node_t *root)
+{
+	return root ? parse_web_root(arg, root) : 0;
+}
+
 int
 webcfg_parse(const char *source, const char *dir, const char *text,
     size_t len, struct webcfg **out, char *err, size_t errlen)
 {
 	yaml_document_t doc;
-	yaml_node_t *root;
 	struct wparse p = { .y = { source, &doc, err, errlen }, .dir = dir };
 	int r;
 
@@ -531,15 +529,7 @@ webcfg_parse(const char *source, const char *dir, const char *text,
 		snprintf(err, errlen, "%s: out of memory", source);
 		return -ENOMEM;
 	}
-	if ((r = yamldoc_load(source, text, len, &doc, err, errlen)) < 0) {
-		webcfg_free(p.w);
-		return r;
-	}
-	root = yaml_document_get_root_node(&doc);
-	r = root ? parse_web_root(&p, root) : 0;
-	if (r == -ENOMEM)
-		snprintf(err, errlen, "%s: out of memory", source);
-	yaml_document_delete(&doc);
+	r = yamldoc_parse(&p.y, text, len, parse_web_doc, &p);
 	if (r < 0) {
 		webcfg_free(p.w);
 		return r;
