@@ -463,6 +463,46 @@ render_topdown(struct expo_buf *b, const struct snapshot *s)
 	}
 }
 
+/* Which (group, event) opened on at least one CPU. */
+static void
+render_support(struct expo_buf *b, const struct snapshot *s)
+{
+	size_t i;
+
+	family(b, "pmu_exporter_event_supported", "gauge",
+	    "Whether the event could be opened on at least one CPU (1) "
+	    "or on none (0).");
+	for (i = 0; i < s->nr_support; i++) {
+		expo_puts(b, "pmu_exporter_event_supported{group=\"");
+		expo_put_label_value(b, s->support[i].group);
+		expo_puts(b, "\",event=\"");
+		expo_put_label_value(b, s->support[i].event);
+		if (s->support[i].pmu) {
+			expo_puts(b, "\",pmu=\"");
+			expo_put_label_value(b, s->support[i].pmu);
+		}
+		expo_puts(b, s->support[i].supported ? "\"} 1\n" : "\"} 0\n");
+	}
+}
+
+/* The version of pmu_exporter and of its libraries. */
+static void
+render_build_info(struct expo_buf *b, const struct expo_opts *o)
+{
+	family(b, "pmu_exporter_build_info", "gauge",
+	    "A metric with a constant '1' value labeled by version and "
+	    "revision of pmu_exporter and the versions of its libraries.");
+	expo_puts(b, "pmu_exporter_build_info{version=\"");
+	expo_put_label_value(b, PACKAGE_VERSION);
+	expo_puts(b, "\",revision=\"");
+	expo_put_label_value(b, GIT_REVISION);
+	expo_puts(b, "\",libmicrohttpd=\"");
+	expo_put_label_value(b, o->mhd_version ? o->mhd_version : "none");
+	expo_puts(b, "\",libpfm4=\"");
+	expo_put_label_value(b, o->pfm_version ? o->pfm_version : "none");
+	expo_puts(b, "\"} 1\n");
+}
+
 char *
 expo_render_body(const struct snapshot *s, enum expo_format f,
     const struct expo_opts *o, size_t *len)
@@ -479,32 +519,8 @@ expo_render_body(const struct snapshot *s, enum expo_format f,
 	if (!o->exporter_metrics)
 		goto done;
 
-	family(&b, "pmu_exporter_event_supported", "gauge",
-	    "Whether the event could be opened on at least one CPU (1) "
-	    "or on none (0).");
-	for (i = 0; i < s->nr_support; i++) {
-		expo_puts(&b, "pmu_exporter_event_supported{group=\"");
-		expo_put_label_value(&b, s->support[i].group);
-		expo_puts(&b, "\",event=\"");
-		expo_put_label_value(&b, s->support[i].event);
-		if (s->support[i].pmu) {
-			expo_puts(&b, "\",pmu=\"");
-			expo_put_label_value(&b, s->support[i].pmu);
-		}
-		expo_puts(&b, s->support[i].supported ? "\"} 1\n" : "\"} 0\n");
-	}
-	family(&b, "pmu_exporter_build_info", "gauge",
-	    "A metric with a constant '1' value labeled by version and "
-	    "revision of pmu_exporter and the versions of its libraries.");
-	expo_puts(&b, "pmu_exporter_build_info{version=\"");
-	expo_put_label_value(&b, PACKAGE_VERSION);
-	expo_puts(&b, "\",revision=\"");
-	expo_put_label_value(&b, GIT_REVISION);
-	expo_puts(&b, "\",libmicrohttpd=\"");
-	expo_put_label_value(&b, o->mhd_version ? o->mhd_version : "none");
-	expo_puts(&b, "\",libpfm4=\"");
-	expo_put_label_value(&b, o->pfm_version ? o->pfm_version : "none");
-	expo_puts(&b, "\"} 1\n");
+	render_support(&b, s);
+	render_build_info(&b, o);
 	single(&b, "pmu_exporter_config_last_reload_successful", "gauge",
 	    "Whether the last configuration reload attempt was successful.",
 	    s->reload_ok ? 1.0 : 0.0);
