@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "collectors/collector/collector_int.h"
+#include "collectors/collector/interval.h"
 #include "collectors/collector/snapbuild.h"
 #include "names/names.h"
 
@@ -37,13 +38,35 @@ takes_counters(const struct plan_group *g)
 	return 0;
 }
 
+void
+interval_read_each(struct collector *c, interval_read_fn fn,
+    const void *arg)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < SOURCE_KINDS; i++)
+		if (source_kinds[i]->refresh)
+			source_kinds[i]->refresh(&c->kctx[i]);
+	for (i = 0; i < c->nr_targets; i++)
+		for (j = 0; c->targets[i]->opened &&
+		    j < c->targets[i]->nr_groups; j++) {
+			struct tgroup *tg = &c->targets[i]->groups[j];
+
+			for (k = 0; k < tg->cpus.nr; k++)
+				fn(c, c->targets[i], tg, &tg->inst[k], arg);
+		}
+}
+
+/* One instance's reading in a collection: its deltas added up, or why
+ * it had none. */
 static void
 inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
-    struct inst *in)
+    struct inst *in, const void *arg)
 {
 	const struct plan_group *g = &c->cfg->groups[tg->gi];
 	int r;
 
+	(void)arg;
 	if (in->state != INST_OK || in->src == NULL)
 		return;
 	if ((r = inst_read(in)) == -EAGAIN || r == 1)
@@ -177,20 +200,8 @@ collector_collect(struct collector *c)
 	struct namemap *nm;
 	struct snapseen seen;
 	struct snapshot *s;
-	size_t i, j, k;
 
-	for (i = 0; i < SOURCE_KINDS; i++)
-		if (source_kinds[i]->refresh)
-			source_kinds[i]->refresh(&c->kctx[i]);
-	for (i = 0; i < c->nr_targets; i++)
-		for (j = 0; c->targets[i]->opened &&
-		    j < c->targets[i]->nr_groups; j++) {
-			struct tgroup *tg = &c->targets[i]->groups[j];
-
-			for (k = 0; k < tg->cpus.nr; k++)
-				inst_collect(c, c->targets[i], tg,
-				    &tg->inst[k]);
-		}
+	interval_read_each(c, inst_collect, NULL);
 	c->seq++;
 	t1 = mono_ns();
 	nm = c->o.names ? names_map(c->o.names) : NULL;
