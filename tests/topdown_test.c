@@ -594,7 +594,30 @@ check_errors(void)
 	pmu_list_free(&m.pmus);
 }
 
-/* The embedded default opens the preset only on perf-metrics PMUs. */
+/*
+ * How many targets of kind k count group g (a copy in the plan), and
+ * whether any counts a group led by slots besides g.
+ */
+static size_t
+counted_by(const struct plan *p, const struct plan_group *g,
+    enum plan_target_kind k)
+{
+	size_t t, j, n = 0;
+
+	for (t = 0; t < p->nr_targets; t++)
+		for (j = 0; p->targets[t].kind == k &&
+		    j < p->targets[t].nr_groups; j++)
+			n += &p->groups[p->targets[t].groups[j]] == g;
+	return n;
+}
+
+/*
+ * The embedded default opens the preset only on perf-metrics PMUs, and
+ * only per CPU: fixed counter 3 and PERF_METRICS serve one slots-led
+ * group per CPU at a time, so a per-cgroup copy beside the per-CPU one
+ * would multiplex with it (README "perf-metrics: one group per CPU").
+ * Nowhere does it open intel_gp's SMT pair.
+ */
 static void
 check_default(void)
 {
@@ -624,7 +647,12 @@ check_default(void)
 			CHECK(g->nr_missing == 0);	/* silent elsewhere */
 			if (d[i].nr)
 				CHECK_STR(g->events[0].name, "slots");
+			CHECK(counted_by(p, g, PLAN_TARGET_CPU) ==
+			    (d[i].nr > 0));
+			CHECK(counted_by(p, g, PLAN_TARGET_CGROUP) == 0);
 		}
+		CHECK(p && p->nr_targets > 2);	/* the layouts are there */
+		CHECK(p == NULL || group_on(p, "td:smt", d[i].pmu) == NULL);
 		plan_free(p);
 		pmu_list_free(&m.pmus);
 	}
