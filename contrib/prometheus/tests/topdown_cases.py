@@ -535,13 +535,22 @@ def build(fixture):
                 raise SystemExit(f"{case['title']}: slots {a} per core, {b} per thread")
         if "core" in case:
             tests.append(core_test(case, src, width, host, sources, per_cpu_values))
+        scope = {"cgroup": case["labels"]["cgroup"]} if case["scope"] == "cgroup" else {"cpu": case["labels"]["cpu"]}
+        sc = case.get("smt_counts", {})
+        if sc.get("CPU_CLK_UNHALTED.REF_XCLK"):
+            # The thread's share of its core's cycles, perf's (1 +
+            # ONE_THREAD_ACTIVE / REF_XCLK) / 2, under the first group.
+            share = (1 + sc["CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE"] / sc["CPU_CLK_UNHALTED.REF_XCLK"]) / 2
+            tests.append((case["title"] + ", the thread's share of its core", src,
+                          f"round(pmu:topdown_thread_share:rate5m{labelstr({'instance': host, **scope, 'pmu': case['pmu']})} * 1e6)",
+                          [({**case["labels"], **common, "definition": src["definition"]}, math.floor(share * 1e6 + 0.5),
+                            f"(1 + ONE_THREAD_ACTIVE / REF_XCLK) / 2 = {share:.9f}")]))
         if "idle" in case:
             isel = labelstr({"instance": host, **case["idle"], "pmu": case["pmu"]})
             tests.append((case["title"] + ": the idle sibling has no fraction", src, f"{rec}{isel}", []))
         # The intermediate records: the slots per second, and (once a
         # definition) each event's rate with the definition, and the
         # fractions before the split by scope.
-        scope = {"cgroup": case["labels"]["cgroup"]} if case["scope"] == "cgroup" else {"cpu": case["labels"]["cpu"]}
         lab = {**case["labels"], **common, "definition": src["definition"]}
         per_s = slots_per_minute(src["definition"], case["counts"], width, ev) / 60
         tests.append((case["title"] + ", issue slots per second", src,
