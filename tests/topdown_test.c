@@ -578,6 +578,14 @@ check_errors(void)
 	static const char bpf[] =
 	    "groups:\n  - {name: td, preset: topdown}\n"
 	    "cgroups:\n  - {path: /x, groups: [td], mode: bpf}\n";
+	static const char smt_before[] =
+	    "groups:\n  - {name: td:smt, events: [cycles]}\n"
+	    "  - {name: td, preset: topdown}\n"
+	    "cpus:\n  - {cpus: all, groups: [td]}\n";
+	static const char smt_after[] =
+	    "groups:\n  - {name: td, preset: topdown}\n"
+	    "  - {name: td:smt, events: [cycles]}\n"
+	    "cpus:\n  - {cpus: all, groups: [td]}\n";
 
 	machine_load(&m, "icelakex", -1);
 	CHECK(config_parse(&m.ctx, "t.yaml", unknown, strlen(unknown), &p,
@@ -591,6 +599,19 @@ check_errors(void)
 	    err, sizeof(err)) == -EINVAL);
 	CHECK_CONTAINS(err, "t.yaml:4:");
 	CHECK_CONTAINS(err, "mode: bpf");
+	pmu_list_free(&m.pmus);
+
+	/* The SMT pair's group name is taken, before and after. */
+	machine_load(&m, "skylakex", 1);
+	CHECK(config_parse(&m.ctx, "t.yaml", smt_before, strlen(smt_before),
+	    &p, err, sizeof(err)) == -EINVAL);
+	CHECK_CONTAINS(err, "t.yaml:3:");
+	CHECK_CONTAINS(err, "\"td:smt\" is the name of this preset's second "
+	    "group on cpu");
+	CHECK(config_parse(&m.ctx, "t.yaml", smt_after, strlen(smt_after),
+	    &p, err, sizeof(err)) == -EINVAL);
+	CHECK_CONTAINS(err, "t.yaml:3:");
+	CHECK_CONTAINS(err, "duplicate group name \"td:smt\"");
 	pmu_list_free(&m.pmus);
 }
 
