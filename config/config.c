@@ -361,9 +361,10 @@ parse_preset(struct parse *p, yaml_node_t *n, yaml_node_t *name,
 		    g)) < 0)
 			return r;
 		/* Listed under its name too, so that no other group
-		 * takes it (a later one is refused as a duplicate). */
+		 * takes it (a later one is refused as a duplicate); the
+		 * index keeps the name's pointer: the group's own copy. */
 		if (!nameidx_find(&p->group_idx, part, &k))
-			r = nameidx_add(&p->group_idx, part,
+			r = nameidx_add(&p->group_idx, g->name,
 			    p->cfg->nr_groups - 1);
 		else if (k < first)
 			r = perr(p, name, "group \"%s\" is the name of this "
