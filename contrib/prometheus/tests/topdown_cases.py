@@ -323,11 +323,14 @@ CASES = [
               "counts": {"CPU_CLK_UNHALTED.THREAD_ANY": 2 * 12e9, "IDQ_UOPS_NOT_DELIVERED.CORE": 9e9,
                          "UOPS_ISSUED.ANY": 22.6e9, "UOPS_RETIRED.RETIRE_SLOTS": 20e9,
                          "INT_MISC.RECOVERY_CYCLES_ANY": 2 * 0.3e9}}},
+    # ... per CPU with SMT off, beside an idle CPU (no pair opened: its
+    # slots are 0, not absent, and still give no fraction).
     {"title": "Skylake-SP, per CPU, SMT off (#core_wide 1)",
      "source": "skylakex", "pmu": "cpu", "scope": "cpu", "core_wide": 1, "labels": {"cpu": "0"},
      "counts": {"CPU_CLK_UNHALTED.THREAD": 24e9, "IDQ_UOPS_NOT_DELIVERED.CORE": 30e9,
                 "UOPS_ISSUED.ANY": 40e9, "UOPS_RETIRED.RETIRE_SLOTS": 33e9,
-                "INT_MISC.RECOVERY_CYCLES": 1.2e9}},
+                "INT_MISC.RECOVERY_CYCLES": 1.2e9},
+     "idle": {"cpu": "1"}},
     # Alder Lake hybrid: one cgroup counted on both core types, each with
     # its own definition (the P-core with Alder Lake's cpu_core metrics,
     # level 2; the E-core, the same Gracemont core as Alder Lake-N's, with
