@@ -217,8 +217,16 @@ row_labels(struct expo_buf *b, const char *name, const struct snap_row *r,
 	expo_puts(b, "\"} ");
 }
 
+/* Which family a row's series go to: 0 pmu_cpu_*, 1 pmu_cgroup_*, 2
+ * pmu_cgroup_hidden_* (a pod's sandbox, by its runtime's word). */
+static int
+row_kind(const struct snap_row *r)
+{
+	return r->cgroup == NULL ? 0 : r->hidden ? 2 : 1;
+}
+
 static void
-render_rows(struct expo_buf *b, const struct snapshot *s, int cgroup,
+render_rows(struct expo_buf *b, const struct snapshot *s, int kind,
     const char *prefix, const char *what, const char *sum)
 {
 	char name[64], help[512];
@@ -226,7 +234,7 @@ render_rows(struct expo_buf *b, const struct snapshot *s, int cgroup,
 	int any = 0;
 
 	for (i = 0; i < s->nr_rows; i++)
-		if ((s->rows[i].cgroup != NULL) == cgroup &&
+		if (row_kind(&s->rows[i]) == kind &&
 		    row_counts(&s->rows[i]))
 			any = 1;
 	if (!any)
@@ -240,7 +248,7 @@ render_rows(struct expo_buf *b, const struct snapshot *s, int cgroup,
 	for (i = 0; i < s->nr_rows; i++) {
 		const struct snap_row *r = &s->rows[i];
 
-		if ((r->cgroup != NULL) != cgroup)
+		if (row_kind(r) != kind)
 			continue;
 		for (e = 0; e < r->nr_events; e++) {
 			if (!r->counted[e])
@@ -255,7 +263,7 @@ render_rows(struct expo_buf *b, const struct snapshot *s, int cgroup,
 	    sum);
 	family(b, name, "counter", help);
 	for (i = 0; i < s->nr_rows; i++)
-		if ((s->rows[i].cgroup != NULL) == cgroup &&
+		if (row_kind(&s->rows[i]) == kind &&
 		    row_counts(&s->rows[i])) {
 			row_labels(b, name, &s->rows[i], NULL);
 			expo_put_double(b, s->rows[i].enabled_s);
@@ -267,7 +275,7 @@ render_rows(struct expo_buf *b, const struct snapshot *s, int cgroup,
 	    "estimated.", what, sum);
 	family(b, name, "counter", help);
 	for (i = 0; i < s->nr_rows; i++)
-		if ((s->rows[i].cgroup != NULL) == cgroup &&
+		if (row_kind(&s->rows[i]) == kind &&
 		    row_counts(&s->rows[i])) {
 			row_labels(b, name, &s->rows[i], NULL);
 			expo_put_double(b, s->rows[i].running_s);
@@ -475,6 +483,10 @@ expo_render_body(const struct snapshot *s, enum expo_format f,
 	render_rows(&b, s, 1, "pmu_cgroup",
 	    "for tasks in the cgroup and its descendants",
 	    ", summed over CPUs unless per_cpu");
+	render_rows(&b, s, 2, "pmu_cgroup_hidden",
+	    "for tasks in a pod's sandbox (pause) container's cgroup, which "
+	    "its runtime's own record says it is, shown apart from the pods' "
+	    "containers", ", summed over CPUs unless per_cpu");
 	render_topdown(&b, s);
 	if (!o->exporter_metrics)
 		goto done;
