@@ -2,8 +2,8 @@
 """interference_cases.py - the simulated fleet of the replica rules' test.
 
 Writes the promtool unit test contrib/prometheus/tests/interference.yml:
-seven nodes (n1-n5 one CPU model, n6-n7 another, n8 a hybrid machine that
-runs nothing), kube-state-metrics' kube_pod_owner and kube_replicaset_owner
+nodes on three CPU models (n1-n5 one, n6-n7 another, h1-h5 a hybrid one
+with two core PMUs; n8 a hybrid machine that runs nothing), kube-state-metrics' kube_pod_owner and kube_replicaset_owner
 in its own format, pmu_exporter's per-container counts as the daemon names
 them, its pmu_exporter_cpu_info, and its suspects for one victim; then the
 records' values and the alerts, firing and silent.  Every count is a
@@ -39,6 +39,9 @@ in CPU-seconds per second:
   edge-b  the same spec; edge-b-n1 at 1.28: above 10 %, under 2 sigma: silent.
   edge-c  others 1.0, 1.02, 0.98, 1.0 (mean 1.0, sigma 0.01414): edge-c-n1
           at 1.08 is above 2 sigma (1.028), under 10 %: silent.
+  hy      Deployment on 5 hybrid nodes (h1-h5), counted on cpu_core and
+          cpu_atom: hy-6b7-h1's P-core CPI 0.8 -> 1.16 fires with
+          pmu="cpu_core"; the E-core copies (1.6) are judged apart.
   legacy  a ReplicaSet no Deployment owns; monitor a DaemonSet; a Job's pod
           (batch/etl-0) has no workload.
 """
@@ -55,8 +58,12 @@ MODELS = {
               model_name='Intel(R) Xeon(R) Platinum 8480+'),
     'B': dict(vendor='AuthenticAMD', family='25', model='17',
               model_name='AMD EPYC 9654 96-Core Processor'),
+    'H': dict(vendor='GenuineIntel', family='6', model='151',
+              model_name='12th Gen Intel(R) Core(TM) i9-12900K'),
 }
-NODES = {'n1': 'A', 'n2': 'A', 'n3': 'A', 'n4': 'A', 'n5': 'A', 'n6': 'B', 'n7': 'B'}
+HYBRID_PMUS = ('cpu_atom', 'cpu_core')
+NODES = {'n1': 'A', 'n2': 'A', 'n3': 'A', 'n4': 'A', 'n5': 'A', 'n6': 'B', 'n7': 'B',
+         'h1': 'H', 'h2': 'H', 'h3': 'H', 'h4': 'H', 'h5': 'H'}
 
 
 def inst(node):
@@ -82,6 +89,7 @@ class Container:
         self.ns, self.pod, self.container, self.node = ns, pod, container, node
         self.cpi, self.cpi_after = cpi, cpi if cpi_after is None else cpi_after
         self.cpu, self.owner = cpu, owner
+        self.pmu = None
         self.uid = f'00000000-0000-4000-8000-{Container.n:012d}'
         self.id = f'{Container.n:064x}'
         self.cgroup = (f'/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod'
@@ -92,14 +100,22 @@ class Container:
                 f'pod="{self.pod}",container="{self.container}",image="registry.example/{self.container}:1",'
                 f'pod_uid="{self.uid}"')
 
+    def copy_on(self, pmu, cpi, cpi_after):
+        """The same container's counts on one core PMU of a hybrid node."""
+        c = Container.__new__(Container)
+        c.__dict__.update(self.__dict__)
+        c.pmu, c.cpi, c.cpi_after = pmu, cpi, cpi_after
+        return c
+
     def series(self):
         l = self.labels()
         i = f'instance="{inst(self.node)}",job="{JOB}"'
+        g = f'group="ipc",pmu="{self.pmu}"' if self.pmu else 'group="ipc"'
         return [
-            (f'pmu_cgroup_events_total{{{l},group="ipc",event="cycles",{i}}}',
+            (f'pmu_cgroup_events_total{{{l},{g},event="cycles",{i}}}',
              counter(self.cpi * INSTR, self.cpi_after * INSTR)),
-            (f'pmu_cgroup_events_total{{{l},group="ipc",event="instructions",{i}}}', counter(INSTR, INSTR)),
-            (f'pmu_cgroup_enabled_seconds_total{{{l},group="ipc",{i}}}', counter(self.cpu * 60, self.cpu * 60)),
+            (f'pmu_cgroup_events_total{{{l},{g},event="instructions",{i}}}', counter(INSTR, INSTR)),
+            (f'pmu_cgroup_enabled_seconds_total{{{l},{g},{i}}}', counter(self.cpu * 60, self.cpu * 60)),
         ]
 
 
@@ -141,10 +157,19 @@ edge_b = deployment('edge-b', 'edge-b-5d6', [('n1', 1.1, 1.28), ('n2', 1.0, 1.0)
                                              ('n4', 1.0, 1.0), ('n5', 1.2, 1.2)])
 edge_c = deployment('edge-c', 'edge-c-5d6', [('n1', 1.0, 1.08), ('n2', 1.0, 1.0), ('n3', 1.02, 1.02),
                                              ('n4', 0.98, 0.98), ('n5', 1.0, 1.0)])
+# hy: a Deployment on five hybrid nodes, each replica counted on both core
+# PMUs (E-cores at twice the P-cores' CPI); on the P-cores, hy-6b7-h1 goes
+# 0.8 -> 1.16 and fires, labelled pmu="cpu_core"; the E-core copies are a
+# spec of their own.
+hy = []
+for node, core in (('h1', (0.8, 1.16)), ('h2', (0.8, 0.8)), ('h3', (0.82, 0.82)), ('h4', (0.78, 0.78)),
+                   ('h5', (0.8, 0.8))):
+    c = Container('shop', f'hy-6b7-{node}', 'hy', node, 0, owner=('ReplicaSet', 'hy-6b7'))
+    hy += [c.copy_on('cpu_atom', 1.6, 1.6), c.copy_on('cpu_core', *core)]
 legacy = [Container('shop', 'legacy-rs-x1', 'legacy', 'n2', 1.0, owner=('ReplicaSet', 'legacy-rs'))]
 monitor = [Container('kube-system', 'node-monitor-h7k', 'monitor', 'n1', 1.0, owner=('DaemonSet', 'node-monitor'))]
 etl = Container('batch', 'etl-0', 'etl', 'n1', 1.2, 1.2, cpu=2.0, owner=('Job', 'etl'))
-ALL = web + api + cache + queue + worker + edge_a + edge_b + edge_c + legacy + monitor + [etl]
+ALL = web + api + cache + queue + worker + edge_a + edge_b + edge_c + hy + legacy + monitor + [etl]
 VICTIM = web[0]
 
 
@@ -157,8 +182,9 @@ def input_series():
     out = []
     for node, m in NODES.items():
         M = MODELS[m]
-        out.append((f'pmu_exporter_cpu_info{{vendor="{M["vendor"]}",family="{M["family"]}",model="{M["model"]}",'
-                    f'model_name="{M["model_name"]}",pmu="cpu",instance="{inst(node)}",job="{JOB}"}}', f'1x{END}'))
+        for pmu in HYBRID_PMUS if m == 'H' else ('cpu',):
+            out.append((f'pmu_exporter_cpu_info{{vendor="{M["vendor"]}",family="{M["family"]}",model="{M["model"]}",'
+                        f'model_name="{M["model_name"]}",pmu="{pmu}",instance="{inst(node)}",job="{JOB}"}}', f'1x{END}'))
     # n8: hybrid, one series per core PMU.
     for pmu in ('cpu_atom', 'cpu_core'):
         out.append((f'pmu_exporter_cpu_info{{vendor="GenuineIntel",family="6",model="151",'
@@ -166,8 +192,9 @@ def input_series():
                     f'1x{END}'))
     for c in ALL:
         out += c.series()
-        out.append(owner_series(c))
-    for rs, dep in (('web-7d4b9', 'web'), ('api-5c9f8d7b6', 'api'), ('queue-77c8d', 'queue'),
+        if c.pmu != 'cpu_atom':		# one kube_pod_owner per pod
+            out.append(owner_series(c))
+    for rs, dep in (('hy-6b7', 'hy'), ('web-7d4b9', 'web'), ('api-5c9f8d7b6', 'api'), ('queue-77c8d', 'queue'),
                     ('worker-6f5d4', 'worker'), ('edge-a-5d6', 'edge-a'), ('edge-b-5d6', 'edge-b'),
                     ('edge-c-5d6', 'edge-c')):
         out.append(rs_series('shop', rs, 'Deployment', dep, 'true'))
@@ -204,8 +231,8 @@ def spec(cs, after=True):
     return n, sum(x), sum(v * v for v in x), m, math.sqrt(sum((v - m) ** 2 for v in x) / n)
 
 
-def replicas(cs, model):
-    return [c for c in cs if NODES[c.node] == model and c.cpu >= 0.25]
+def replicas(cs, model, pmu=None):
+    return [c for c in cs if NODES[c.node] == model and c.cpu >= 0.25 and c.pmu == pmu]
 
 
 def rlabels(c, model):
@@ -215,6 +242,7 @@ def rlabels(c, model):
         else dict(workload_kind=kind, workload=name)
     return dict(cgroup=c.cgroup, container_id=c.id, namespace=c.ns, pod=c.pod, container=c.container,
                 image=f'registry.example/{c.container}:1', pod_uid=c.uid, group='ipc',
+                **(dict(pmu=c.pmu) if c.pmu else {}),
                 instance=inst(c.node), job=JOB, **wl, vendor=M['vendor'], family=M['family'], model=M['model'])
 
 
@@ -247,7 +275,8 @@ def victim_text(c, model, others, suspects):
     summary = (f'CPI of container {c.container} of pod {c.ns}/{c.pod} is {x / m - 1:.0%} above the other replicas '
                f'of Deployment {c.container} on its CPU model; top suspect on {inst(c.node)}: {sus}')
     description = (
-        f'Cycles per instruction of container {c.container} of pod {c.ns}/{c.pod} (cgroup {c.cgroup}, perf group ipc) '
+        f'Cycles per instruction of container {c.container} of pod {c.ns}/{c.pod} (cgroup {c.cgroup}, perf group ipc'
+        f'{" on " + c.pmu if c.pmu else ""}) '
         f'on {inst(c.node)} are {x:.2f} against {m:.2f} ± {sd:.2f} (mean and standard deviation) on the other {n} '
         f'replicas of Deployment {c.ns}/{c.container} (ReplicaSet {rs}) on CPU {M["vendor"]} family {M["family"]} '
         f'model {M["model"]}, for 5 minutes: more than 2 standard deviations and 10% above them. The same code doing '
@@ -298,6 +327,10 @@ def tests():
         for rec, v in (('count', n), ('sum', s), ('sumsq', ss), ('avg', m), ('stddev', sd)):
             L += expr_test(f'round(workload_model:pmu_cpi_rate5m:{rec}{{workload="web",model="{M["model"]}"}}, 1e-6)',
                            t, [(sel(g), r6(v))])
+    L += expr_test('round(workload_model:pmu_cpi_rate5m:avg{workload="hy"}, 1e-6)', t, [
+        ('{namespace="shop",workload_kind="Deployment",workload="hy",replicaset="hy-6b7",container="hy",group="ipc",'
+         f'pmu="{pmu}",vendor="GenuineIntel",family="6",model="151"}}', r6(spec(replicas(hy, 'H', pmu))[3]))
+        for pmu in HYBRID_PMUS])
     L += expr_test('workload_model:pmu_cpi_rate5m:count{workload="worker"}', t, [
         ('workload_model:pmu_cpi_rate5m:count{namespace="shop",workload_kind="Deployment",workload="worker",replicaset="worker-6f5d4",container="worker",'
          'group="ipc",vendor="GenuineIntel",family="6",model="143"}', 5)])
@@ -322,6 +355,7 @@ def tests():
         L += [f'      - eval_time: {when}', '        alertname: PmuCgroupCpiOutlierVsReplicas', '        exp_alerts: []']
     L += [f'      - eval_time: {T0 + 7}m', '        alertname: PmuCgroupCpiOutlierVsReplicas', '        exp_alerts:']
     L += alert(VICTIM, 'A', others, [sus1], '1. ' + sus1 + '; 2. backup.service (correlation 0.41)')
+    L += alert(hy[1], 'H', replicas(hy, 'H', 'cpu_core')[1:], [], None)
     # At 90 m the victim, and edge-a with no suspect; nothing else: not the
     # shared change (api), the too few (cache 3, queue 4, web on model B),
     # the one under the floor (worker), the under 2 sigma (edge-b), the
@@ -329,6 +363,7 @@ def tests():
     L += [f'      - eval_time: {t}', '        alertname: PmuCgroupCpiOutlierVsReplicas', '        exp_alerts:']
     L += alert(VICTIM, 'A', others, [sus1], '1. ' + sus1 + '; 2. backup.service (correlation 0.41)')
     L += alert(edge_a[0], 'A', edge_a[1:], [], None)
+    L += alert(hy[1], 'H', replicas(hy, 'H', 'cpu_core')[1:], [], None)
     # The IPC alert: cache-0 (too few replicas) fires; api, whose IPC fell
     # as much, and the victim are judged by the replica rule instead.
     L += [f'      - eval_time: {t}', '        alertname: PmuCgroupIpcDroppedVsHourAgo', '        exp_alerts:']
@@ -341,11 +376,12 @@ def ipc_fired():
     """The containers whose IPC fell more than 20 % against 1 h ago with
     cycles above 1e8/s, and that the replica rule does not judge."""
     judged = set()
-    for cs in (web, api, queue, worker, edge_a, edge_b, edge_c, cache, legacy, monitor):
+    for cs in (web, api, queue, worker, edge_a, edge_b, edge_c, hy, cache, legacy, monitor):
         for model in MODELS:
-            r = replicas(cs, model)
-            if len(r) >= 5 and cs[0].owner[0] != 'Job':
-                judged |= {id(c) for c in r}
+            for pmu in (None,) + HYBRID_PMUS:
+                r = replicas(cs, model, pmu)
+                if len(r) >= 5 and cs[0].owner[0] != 'Job':
+                    judged |= {id(c) for c in r}
     return [c for c in ALL if 1 - c.cpi / c.cpi_after > 0.2 and id(c) not in judged]
 
 
