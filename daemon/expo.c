@@ -471,6 +471,48 @@ render_topdown(struct expo_buf *b, const struct snapshot *s)
 	}
 }
 
+/*
+ * The CPU model per core PMU (cpuinfo.h): what the fleet rules join a
+ * container's CPI with, so that replicas are compared on the same model.
+ * Rendered with the counts, like pmu_exporter_topdown_info, because the
+ * rules need it whatever --web.disable-exporter-metrics says.  A field
+ * the kernel does not give (arm64 has no model name) is left out.
+ */
+static void
+render_cpu_info(struct expo_buf *b, const struct cpuinfo *ci)
+{
+	size_t i;
+
+	if (ci == NULL || ci->nr == 0)
+		return;
+	family(b, "pmu_exporter_cpu_info", "gauge",
+	    "The CPU model of each core PMU the exporter counts on, from "
+	    "cpuinfo; value 1.");
+	for (i = 0; i < ci->nr; i++) {
+		const struct cpuinfo_core *c = &ci->core[i];
+		const char *sep = "{";
+		const struct { const char *name, *value; } l[] = {
+			{ "vendor", c->vendor }, { "family", c->cpu_family },
+			{ "model", c->model }, { "model_name", c->model_name },
+			{ "pmu", c->pmu },
+		};
+		size_t k;
+
+		expo_puts(b, "pmu_exporter_cpu_info");
+		for (k = 0; k < sizeof(l) / sizeof(l[0]); k++) {
+			if (l[k].value[0] == '\0')
+				continue;
+			expo_puts(b, sep);
+			expo_puts(b, l[k].name);
+			expo_puts(b, "=\"");
+			expo_put_label_value(b, l[k].value);
+			expo_puts(b, "\"");
+			sep = ",";
+		}
+		expo_puts(b, sep[0] == '{' ? " 1\n" : "} 1\n");
+	}
+}
+
 char *
 expo_render_body(const struct snapshot *s, enum expo_format f,
     const struct expo_opts *o, size_t *len)
@@ -488,6 +530,7 @@ expo_render_body(const struct snapshot *s, enum expo_format f,
 	    "its runtime's own record says it is, shown apart from the pods' "
 	    "containers", ", summed over CPUs unless per_cpu");
 	render_topdown(&b, s);
+	render_cpu_info(&b, o->cpu);
 	if (!o->exporter_metrics)
 		goto done;
 
@@ -567,7 +610,7 @@ done:
 char *
 expo_render(const struct snapshot *s, size_t *len)
 {
-	static const struct expo_opts o = { 1, NULL, NULL };
+	static const struct expo_opts o = { 1, NULL, NULL, NULL };
 
 	return expo_render_body(s, EXPO_TEXT, &o, len);
 }

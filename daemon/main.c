@@ -28,6 +28,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "collectors/collector/collector.h"
+#include "collectors/events/cpuinfo.h"
 #include "collectors/events/event_pfm.h"
 #include "collectors/events/event_sys.h"
 #include "collectors/perf/group.h"
@@ -583,6 +584,7 @@ main(int argc, char **argv)
 	struct watchdog wd = { 0, 0, 0, 0, 0 };
 	struct timespec tick;
 	struct event_sys es;
+	struct cpuinfo cpu;
 	char err[1024], mountinfo[4096], summary[256];
 	const char *hang;
 	enum denied_cause why;
@@ -653,6 +655,8 @@ main(int argc, char **argv)
 	hopts.web = web;
 	hopts.procfs = opt.procfs;
 	hopts.pfm_version = event_pfm_version();
+	cpuinfo_read(opt.procfs, &es.pmus, &cpu);
+	hopts.cpu = &cpu;
 	/* Everything the user gave is checked before the first perf event,
 	 * cgroup watch or socket is opened. */
 	if ((r = http_check(&hopts, err, sizeof(err))) < 0) {
