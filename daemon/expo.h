@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "collectors/collector/snapshot.h"
+#include "collectors/events/cpuinfo.h"
 
 struct expo_buf {
 	char *p;
@@ -43,6 +44,7 @@ struct expo_opts {
 	int exporter_metrics;		/* pmu_exporter_* and process_* */
 	const char *mhd_version;	/* build_info labels */
 	const char *pfm_version;	/* "none" when libpfm4 is not linked */
+	const struct cpuinfo *cpu;	/* pmu_exporter_cpu_info; NULL: none */
 };
 
 /* The per-scrape series of the tail. */

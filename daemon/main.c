@@ -28,6 +28,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "collectors/collector/collector.h"
+#include "collectors/events/cpuinfo.h"
 #include "collectors/events/event_pfm.h"
 #include "collectors/events/event_sys.h"
 #include "collectors/perf/group.h"
@@ -568,6 +569,7 @@ struct daemon {
 	struct options opt;
 	char mountinfo[4096];
 	struct event_sys es;
+	struct cpuinfo cpu;		/* the CPU model per core PMU */
 	struct plan *cfg;
 	struct webcfg *web;
 	struct names *names;
@@ -681,6 +683,8 @@ daemon_load(struct daemon *d)
 	d->hopts.web = d->web;
 	d->hopts.procfs = d->opt.procfs;
 	d->hopts.pfm_version = event_pfm_version();
+	cpuinfo_read(d->opt.procfs, &d->es.pmus, &d->cpu);
+	d->hopts.cpu = &d->cpu;
 	if (http_check(&d->hopts, err, sizeof(err)) < 0) {
 		log_error("%s", err);
 		return -1;

@@ -4,19 +4,29 @@
  * <graphroot>/<driver>-containers/<id>/userdata/ (CRI-O also under its
  * runroot, /run/containers/storage), and storage's own index of
  * containers, <driver>-containers/containers.json, with each one's names
- * and a metadata string (JSON again) that Podman fills with the image
- * name it was run from.
+ * and a metadata string (JSON again) that the tool that made it fills.
  *
- * CRI-O copies the kubelet's labels into the annotations
- * (io.kubernetes.pod.name, .namespace, .uid, io.kubernetes.container.name)
- * beside its own (io.kubernetes.cri-o.ContainerType, .ImageName; the
- * labels again as one JSON string in io.kubernetes.cri-o.Labels); a
- * config.json with a pod name is CRI-O's.  Anything else in the index is
- * Podman's (or Buildah's): its first name is the container's name.
+ * What is trusted.  The index decides whose a container is, because
+ * only the tool writes the metadata: CRI-O's (cri-o's storage.
+ * RuntimeContainerMetadata) carries "pod-name" and "pod-id", and "pod":
+ * true (or a pod-id that is the container's own id) for a pod's
+ * infrastructure (sandbox) container; Podman's never has them.  A
+ * config.json's annotations are not enough: `podman run --annotation
+ * io.kubernetes.cri-o.ContainerType=sandbox --annotation
+ * io.kubernetes.pod.namespace=kube-system` writes them too.  So:
+ *   - CRI-O's: the Kubernetes names from its config.json annotations
+ *     (io.kubernetes.pod.name, .namespace, .uid, io.kubernetes.container.
+ *     name, else the io.kubernetes.cri-o.Labels string; .ImageName),
+ *     which CRI-O writes after a pod's own; the sandbox flag from the
+ *     metadata;
+ *   - anything else (Podman's, Buildah's): its first name, the image-name
+ *     in its metadata; never Kubernetes names, never a sandbox;
+ *   - either: where its cgroup is, from config.json's linux.cgroupsPath.
  *
  * containers.json lists every container, so it is parsed once and kept
  * until its mtime, size or inode changes: a round of lookups costs one
- * stat() of it.
+ * stat() of it.  A broken index in one <driver>-containers directory
+ * does not hide the others'.
  */
 #include "autoconf.h"
 
@@ -75,6 +85,13 @@ st_close(void *data)
 	free(d);
 }
 
+static int
+index_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct index *)a)->dir,
+	    ((const struct index *)b)->dir);
+}
+
 /* The <driver>-containers directories under the graph root, kept. */
 static int
 st_drivers(struct storage *d)
@@ -97,6 +114,8 @@ st_drivers(struct storage *d)
 			memcpy(d->idx[d->nr_idx++].dir, de->d_name, n + 1);
 	}
 	closedir(ds);
+	/* By name, whatever order the directory lists them in. */
+	qsort(d->idx, d->nr_idx, sizeof(d->idx[0]), index_cmp);
 	return 0;
 }
 
@@ -109,7 +128,8 @@ st_probe(void *data, char *where, size_t len)
 	return st_drivers(d);
 }
 
-/* CRI-O's names from a config.json's annotations; -ENOENT: not CRI-O. */
+/* CRI-O's names from its config.json's annotations (f->sandbox set
+ * from the index already); -ENOENT: no pod name there. */
 static int
 st_crio(struct json_object *an, struct names_found *f)
 {
@@ -136,8 +156,6 @@ st_crio(struct json_object *an, struct names_found *f)
 		json_object_put(labels);
 		return -ENOENT;
 	}
-	s = jsonfile_str(an, "io.kubernetes.cri-o.ContainerType");
-	f->sandbox = s && strcmp(s, "sandbox") == 0;
 	names_found_set(f, NAMES_NAMESPACE, ns);
 	names_found_set(f, NAMES_POD, pod);
 	names_found_set(f, NAMES_POD_UID, uid);
@@ -178,16 +196,20 @@ st_index(struct storage *d, struct index *x, struct names_found *f)
 	return 0;
 }
 
-/* Podman's names for id from the index: -ENOENT when it is not there. */
+/*
+ * id's entry in the index of x: its names and whose it is (*crio; CRI-O
+ * knows the sandbox, f->sandbox).  -ENOENT when it is not there.
+ */
 static int
-st_podman(struct storage *d, struct index *x, const char *id,
-    struct names_found *f)
+st_entry(struct storage *d, struct index *x, const char *id,
+    struct names_found *f, int *crio)
 {
-	struct json_object *c, *names, *meta = NULL;
-	const char *s;
+	struct json_object *c, *names, *meta = NULL, *pod;
+	const char *s, *podid;
 	size_t i, n;
 	int r;
 
+	*crio = 0;
 	if ((r = st_index(d, x, f)) < 0)
 		return r;
 	n = json_object_array_length(x->list);
@@ -209,6 +231,12 @@ st_podman(struct storage *d, struct index *x, const char *id,
 	    strlen(s) < JSONFILE_SMALL && (meta = json_tokener_parse(s)))
 		names_found_set(f, NAMES_IMAGE, jsonfile_str(meta,
 		    "image-name"));
+	podid = jsonfile_str(meta, "pod-id");
+	*crio = jsonfile_str(meta, "pod-name") != NULL && podid != NULL;
+	f->sandbox = *crio && (strcmp(podid, id) == 0 ||
+	    (json_object_object_get_ex(meta, "pod", &pod) &&
+	    json_object_is_type(pod, json_type_boolean) &&
+	    json_object_get_boolean(pod)));
 	json_object_put(meta);
 	return 0;
 }
@@ -221,11 +249,17 @@ st_lookup(void *data, const char *id, struct names_found *f)
 	struct json_object *o;
 	char path[256];
 	size_t i, j;
-	int r, err = -ENOENT;
+	int r, crio, err = -ENOENT;
 
 	if ((r = st_drivers(d)) < 0)
 		return r;
 	for (i = 0; i < d->nr_idx; i++) {
+		/* A broken index here does not hide the next driver's. */
+		if ((r = st_entry(d, &d->idx[i], id, f, &crio)) < 0) {
+			if (r != -ENOENT)
+				err = r;
+			continue;
+		}
 		for (j = 0; j < 2; j++) {
 			snprintf(path, sizeof(path),
 			    "%s/%s/%s/userdata/config.json", roots[j],
@@ -233,19 +267,16 @@ st_lookup(void *data, const char *id, struct names_found *f)
 			r = rt_json(&d->root, path, JSONFILE_SMALL, &o, NULL);
 			if (r == -ENOENT)
 				continue;
-			if (r < 0) {
-				rt_fail(f, &d->root, path, r);
-				err = r;
-				continue;
-			}
-			r = st_crio(jsonfile_obj(o, "annotations"), f);
+			if (r < 0)
+				return rt_fail(f, &d->root, path, r);
+			names_found_cgpath(f, jsonfile_str(jsonfile_obj(o,
+			    "linux"), "cgroupsPath"));
+			if (crio)
+				st_crio(jsonfile_obj(o, "annotations"), f);
 			json_object_put(o);
-			if (r == 0)
-				return 0;
 			break;
 		}
-		if ((r = st_podman(d, &d->idx[i], id, f)) != -ENOENT)
-			return r;
+		return 0;
 	}
 	return err;
 }

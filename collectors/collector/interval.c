@@ -169,7 +169,7 @@ collector_tend(struct collector *c)
 /*
  * What a snapshot saw, acted on: the targets it held out for their names
  * are marked, so the next one shows them; the resolver is told the ids
- * counted now, when the set changed.
+ * counted now and their cgroups, when the set changed.
  */
 static void
 names_tell(struct collector *c, const struct snapseen *seen)
@@ -184,10 +184,14 @@ names_tell(struct collector *c, const struct snapseen *seen)
 		for (p = seen->ids[i]; *p; p++)
 			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
 		h = (h ^ 0xff) * 1099511628211ULL;
+		for (p = seen->cgs[i]; *p; p++)
+			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+		h = (h ^ 0xfe) * 1099511628211ULL;
 	}
 	if (h == c->names_told && seen->nr_ids == c->names_told_nr)
 		return;
-	if (names_want(c->o.names, seen->ids, seen->nr_ids) == 0) {
+	if (names_want(c->o.names, c->have_cgroot ? c->cgroot : NULL,
+	    seen->ids, seen->cgs, seen->nr_ids) == 0) {
 		c->names_told = h;
 		c->names_told_nr = seen->nr_ids;
 	}

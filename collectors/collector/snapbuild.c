@@ -69,33 +69,39 @@ row_labels(struct snapshot *s, const struct target *t,
 }
 
 /*
- * The name map's entry for t (c->targets[ti]'s container id), NULL when
- * it has none.  A target whose id the resolver has not looked up yet is
- * held out of its first snapshot (*hold; seen->held says which, for the
- * collector to mark), so that its series start with their names rather
- * than gain them an interval later; a pod's sandbox (pause) container is
- * held out of every snapshot once the resolver knows it is one.  Its id
- * is added to seen->ids, the set the resolver is told.
+ * The name map's entry for t's container id in t's cgroup (t is
+ * c->targets[ti]), NULL when it has none.  A target whose id the
+ * resolver has not looked up yet is held out of its first snapshot
+ * (*hold; seen->held says which, for the collector to mark), so that its
+ * series start with their names rather than gain them an interval later;
+ * a pod's sandbox (pause) container, once the resolver knows it is one,
+ * is shown apart (*hidden: the pmu_cgroup_hidden_* family, without
+ * names), never left out.  Its id and cgroup are added to seen->ids and
+ * seen->cgs, the set the resolver is told.
  */
 static const struct namemap_entry *
 target_names(const struct target *t, size_t ti, const struct namemap *nm,
-    struct snapseen *seen, int *hold)
+    struct snapseen *seen, int *hold, int *hidden)
 {
 	const struct namemap_entry *ne;
 	const char *id;
 
-	*hold = 0;
+	*hold = *hidden = 0;
 	if (nm == NULL || t->cgroup == NULL ||
 	    (id = target_label(t, NAMES_ID_LABEL)) == NULL ||
 	    !names_id_valid(id))
 		return NULL;
-	seen->ids[seen->nr_ids++] = id;
-	if ((ne = namemap_find(nm, id)) == NULL && !t->names_held) {
+	seen->ids[seen->nr_ids] = id;
+	seen->cgs[seen->nr_ids++] = t->cgroup;
+	if ((ne = namemap_find(nm, id, t->cgroup)) == NULL &&
+	    !t->names_held) {
 		seen->held[seen->nr_held++] = ti;
 		*hold = 1;
 	}
-	if (ne && ne->found && ne->sandbox)
-		*hold = 1;
+	if (ne && ne->found && ne->sandbox) {
+		*hidden = 1;
+		return NULL;
+	}
 	return ne && ne->found ? ne : NULL;
 }
 
@@ -103,8 +109,9 @@ void
 snapseen_free(struct snapseen *seen)
 {
 	free(seen->ids);
+	free(seen->cgs);
 	free(seen->held);
-	*seen = (struct snapseen){ NULL, 0, NULL, 0 };
+	*seen = (struct snapseen){ NULL, NULL, 0, NULL, 0 };
 }
 
 /* What one snapshot's building shares between its steps. */
@@ -429,10 +436,10 @@ row_set(struct build *b, struct snap_row *r, const struct plan_group *pg,
 /* The rows of one opened target: per CPU, or summed over its CPUs. */
 static int
 target_rows(struct build *b, const struct target *t,
-    const struct namemap_entry *nent)
+    const struct namemap_entry *nent, int hidden)
 {
 	const struct plan *cfg = b->c->cfg;
-	struct snap_row model = { .cgroup = NULL }, *r = NULL;
+	struct snap_row model = { .cgroup = NULL, .hidden = hidden }, *r = NULL;
 	size_t j, k, e, ne;
 	uint64_t en, ru;
 
@@ -535,9 +542,9 @@ snapbuild(const struct collector *c, struct namemap *nm, double duration_s,
 {
 	struct build b = { .c = c, .s = snapshot_new() };
 	size_t nrows, nerrors, i;
-	int hold;
+	int hold, hidden;
 
-	*seen = (struct snapseen){ NULL, 0, NULL, 0 };
+	*seen = (struct snapseen){ NULL, NULL, 0, NULL, 0 };
 	if (b.s == NULL)
 		return NULL;
 	if (nm) {
@@ -545,8 +552,9 @@ snapbuild(const struct collector *c, struct namemap *nm, double duration_s,
 		publish_ref(&nm->ref);
 		b.s->names = nm;
 		seen->ids = calloc(c->nr_targets + 1, sizeof(*seen->ids));
+		seen->cgs = calloc(c->nr_targets + 1, sizeof(*seen->cgs));
 		seen->held = calloc(c->nr_targets + 1, sizeof(*seen->held));
-		if (seen->ids == NULL || seen->held == NULL)
+		if (!seen->ids || !seen->cgs || !seen->held)
 			goto fail;
 	}
 	count_rows(c, &nrows, &nerrors);
@@ -565,8 +573,8 @@ snapbuild(const struct collector *c, struct namemap *nm, double duration_s,
 		if (!t->opened)
 			continue;
 		mark_support(&b, t);
-		nent = target_names(t, i, nm, seen, &hold);
-		if (!hold && target_rows(&b, t, nent) < 0)
+		nent = target_names(t, i, nm, seen, &hold, &hidden);
+		if (!hold && target_rows(&b, t, nent, hidden) < 0)
 			goto fail;
 	}
 	b.s->nr_rows = b.row;

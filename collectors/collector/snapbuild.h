@@ -1,8 +1,8 @@
 /*
  * snapbuild.h - the snapshot of the collector now (snapbuild.c), built
  * by reading only.  What the collector acts on after comes back in a
- * struct snapseen: the container ids of the targets counted, which it
- * tells the name resolver when the set changed, and the targets held out
+ * struct snapseen: the container ids of the targets counted and their
+ * cgroups, which it tells the name resolver when the set changed, and the targets held out
  * of this snapshot until the resolver has looked their id up, which it
  * marks so that they are held out once only (target.names_held).
  */
@@ -17,6 +17,7 @@ struct snapshot;
 
 struct snapseen {
 	const char **ids;	/* [nr_ids], pointing into the targets' labels */
+	const char **cgs;	/* [nr_ids]: each id's cgroup (the target's) */
 	size_t nr_ids;
 	size_t *held;		/* [nr_held]: indexes into c->targets */
 	size_t nr_held;
