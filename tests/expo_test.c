@@ -606,7 +606,7 @@ test_hidden(void)
 	static const char *ln[] = { "container_id" }, *lv[] = { "abc" };
 	static const double v[] = { 5 }, vh[] = { 9 };
 	static const unsigned char c[] = { 1 };
-	static const struct expo_opts o = { 1, NULL, NULL };
+	static const struct expo_opts o = { 1, NULL, NULL, NULL };
 	struct snapshot *s = snapshot_new();
 	struct snap_row *rows = snapshot_alloc(s, 2 * sizeof(*rows));
 	char *text;
