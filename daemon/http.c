@@ -1199,7 +1199,7 @@ http_start(const struct http_opts *o, struct http **out, char *err,
 	if (!h->o.procfs)
 		h->o.procfs = "/proc";
 	h->eo = (struct expo_opts){ o->exporter_metrics, MHD_get_version(),
-	    o->pfm_version };
+	    o->pfm_version, o->interference };
 	h->nr_conns = h->o.max_connections + 16;
 	if ((h->path = strdup(o->telemetry_path)) == NULL ||
 	    (h->conns = calloc(h->nr_conns, sizeof(*h->conns))) == NULL) {

@@ -420,7 +420,8 @@ scrape_of(struct scrape_cache *cache, struct snapshot *s)
 static void
 test_variants(void)
 {
-	struct expo_opts on = { 1, "0.9.75", "none" }, off = { 0, NULL, NULL };
+	struct expo_opts on = { 1, "0.9.75", "none", NULL },
+	    off = { 0, NULL, NULL, NULL };
 	struct scrape_cache cache;
 	struct snapshot *s;
 	struct scrape *sc;
@@ -471,7 +472,7 @@ test_variants(void)
 static void
 test_scrape_cache(void)
 {
-	struct expo_opts on = { 1, "0.9.75", "none" };
+	struct expo_opts on = { 1, "0.9.75", "none", NULL };
 	struct scrape_cache cache;
 	struct snapshot *s1 = make_snapshot(3), *s2 = make_snapshot(4);
 	struct scrape *a, *b, *c;
@@ -558,7 +559,7 @@ test_sources(void)
 		{ "pmu_exporter_x_runs_total", "counter", "Runs.", 2, "by", lv,
 		    two },
 	}, om = { "pmu_exporter_y_up", "gauge", "Y.", 1, NULL, NULL, one };
-	static const struct expo_opts o = { 1, NULL, NULL };
+	static const struct expo_opts o = { 1, NULL, NULL, NULL };
 	char *text;
 	size_t len;
 

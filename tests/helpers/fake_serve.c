@@ -95,7 +95,7 @@ render_bench(size_t n, int rounds)
 	    { "openmetrics", EXPO_OPENMETRICS, 0 },
 	    { "text+gzip", EXPO_TEXT, 1 },
 	    { "openmetrics+gzip", EXPO_OPENMETRICS, 1 } };
-	struct expo_opts o = { 1, "bench", "none" };
+	struct expo_opts o = { 1, "bench", "none", NULL };
 	struct scrape_cache cache;
 	size_t i;
 	int r;
