@@ -132,9 +132,11 @@ struct cg {
 	double cur[3];			/* that snapshot's sums */
 	double last[3];			/* the one before */
 	double acc[3];			/* deltas of the sample so far */
+	double bmean, bvar;		/* the CPI baseline: mean, variance */
+	uint32_t bn;			/* samples in it, up to BASELINE */
 	uint64_t bits;			/* outliers, newest sample lowest */
 	uint32_t outliers, periods;
-	uint8_t have_last, victim, analysed, related;
+	uint8_t have_last, victim, analysed, high;
 	float cpu[INTERFERENCE_RING];	/* CPU-s/s per sample */
 	float cpi[INTERFERENCE_RING];	/* CPI / node factor; NaN: none */
 };
@@ -155,6 +157,8 @@ struct interference {
 	size_t nr, cap;
 	uint32_t *idx;			/* slot -> index + 1; 0: empty */
 	size_t mask;			/* idx has mask + 1 slots */
+	double *ratio;			/* [nr]: scratch of close_sample */
+	size_t ratio_cap;
 	uint32_t gen;
 	uint64_t last_seq;
 	int have_seq;
@@ -163,9 +167,6 @@ struct interference {
 	unsigned victim_samples;	/* samples in victim_window */
 	unsigned pending_intervals;	/* in the sample being filled */
 	uint64_t sample;		/* samples closed */
-	/* Scratch, grown as needed. */
-	double *ratio;
-	size_t ratio_cap;
 };
 
 static uint64_t
@@ -305,11 +306,6 @@ cg_sweep(struct interference *ifr, uint32_t gen)
 
 /* ---- one sample ----------------------------------------------------- */
 
-struct stats {
-	double mean, sd;
-	unsigned n;
-};
-
 /* Is a sample of CPU use cpu and CPI cpi analysed?  At the floor or
  * above, with a CPI. */
 static int
@@ -318,32 +314,39 @@ counts(const struct interference_config *cfg, double cpu, double cpi)
 	return cpu >= cfg->cpu_floor && isfinite(cpi);
 }
 
-/* Mean and sample standard deviation of c's analysed samples but slot
- * `skip`. */
-static struct stats
-baseline(const struct interference_config *cfg, const struct cg *c,
-    size_t skip)
-{
-	struct stats st = { 0, 0, 0 };
-	double sum = 0, sq = 0;
-	size_t k;
+/*
+ * The baseline: the mean and variance of the cgroup's own CPI samples
+ * (divided by the node's factor), as plain running statistics (Welford)
+ * over its first BASELINE samples, exponentially weighted with weight
+ * 1/BASELINE after.  An outlier enters it with that small weight even
+ * while it is young, so that interference does not become the baseline
+ * it is measured against, while a lasting change of the cgroup's own
+ * (a release) is learnt within about BASELINE samples.
+ */
+#define BASELINE (6 * INTERFERENCE_RING)
 
-	for (k = 0; k < INTERFERENCE_RING; k++) {
-		if (k == skip || !counts(cfg, c->cpu[k], c->cpi[k]))
-			continue;
-		sum += c->cpi[k];
-		st.n++;
+static void
+baseline_add(struct cg *c, double x, int outlier)
+{
+	double d = x - c->bmean, a;
+
+	if (c->bn == 0) {
+		c->bmean = x;
+		c->bvar = 0;
+		c->bn = 1;
+		return;
 	}
-	if (st.n == 0)
-		return st;
-	st.mean = sum / st.n;
-	for (k = 0; k < INTERFERENCE_RING; k++) {
-		if (k == skip || !counts(cfg, c->cpu[k], c->cpi[k]))
-			continue;
-		sq += (c->cpi[k] - st.mean) * (c->cpi[k] - st.mean);
+	if (outlier || c->bn >= BASELINE) {
+		a = 1.0 / BASELINE;
+		c->bmean += a * d;
+		c->bvar = (1 - a) * (c->bvar + a * d * d);
+		return;
 	}
-	st.sd = st.n > 1 ? sqrt(sq / (st.n - 1)) : 0;
-	return st;
+	c->bn++;
+	c->bmean += d / c->bn;
+	/* The sample variance, n - 1 in the denominator. */
+	c->bvar = ((c->bn - 2) * c->bvar + d * (x - c->bmean)) /
+	    (c->bn - 1);
 }
 
 static int
@@ -417,7 +420,7 @@ suspects_of(struct interference *ifr, const struct snapshot *s, size_t v,
 			at[na++] = k;
 			mx += vc->cpi[k];
 		}
-	if (na < INTERFERENCE_MIN_SAMPLES)
+	if (na < INTERFERENCE_MIN_CORRELATED)
 		return;
 	mx /= (double)na;
 	for (i = 0; i < na; i++)
@@ -534,24 +537,30 @@ fail:
 	return NULL;
 }
 
-/* Close the sample: each cgroup's CPU use and CPI, the node's factor,
- * outliers and victims; then the result. */
+/*
+ * Close the sample: each cgroup's CPU use and CPI, its outlier test
+ * against its baseline, victims; then the result.  When more than half
+ * of the cgroups whose baselines are ready (three at least) are
+ * outliers at once, the change is the node's (the clock, an input every
+ * workload shares), not a neighbour's doing: none of them counts as an
+ * outlier, and every baseline moves with the node at once, scaled by the
+ * median of the ready cgroups' CPI over their baselines.
+ */
 static void
 close_sample(struct interference *ifr, struct snapshot *s)
 {
 	const struct interference_config *cfg = &ifr->cfg;
 	double elapsed = ifr->pending_intervals * ifr->interval_s;
-	size_t slot = ifr->sample % INTERFERENCE_RING, i, nr = 0;
-	double factor = 1;
+	size_t slot = ifr->sample % INTERFERENCE_RING, i;
+	size_t ready = 0, high = 0;
+	int node_wide;
 	struct interference_result *res;
 
-	/* Raw values first, and each analysed cgroup's ratio to its own
-	 * baseline, for the node's factor. */
 	if (ifr->ratio_cap < ifr->nr) {
 		double *p = realloc(ifr->ratio, ifr->nr * sizeof(*p));
 
 		if (p == NULL)
-			return;		/* this sample is lost, no more */
+			return;		/* the sample is left open */
 		ifr->ratio = p;
 		ifr->ratio_cap = ifr->nr;
 	}
@@ -560,43 +569,41 @@ close_sample(struct interference *ifr, struct snapshot *s)
 		double cpu = c->acc[EN] / elapsed;
 		double cpi = c->acc[INS] > 0 && c->acc[CYC] > 0 ?
 		    c->acc[CYC] / c->acc[INS] : NAN;
-		struct stats st;
 
 		c->cpu[slot] = (float)cpu;
 		c->cpi[slot] = (float)cpi;
 		memset(c->acc, 0, sizeof(c->acc));
 		c->analysed = counts(cfg, c->cpu[slot], c->cpi[slot]);
-		if (!c->analysed)
+		c->high = 0;
+		if (!c->analysed || c->bn < INTERFERENCE_MIN_SAMPLES)
 			continue;
-		st = baseline(cfg, c, slot);
-		if (st.n >= INTERFERENCE_MIN_SAMPLES && st.mean > 0)
-			ifr->ratio[nr++] = c->cpi[slot] / st.mean;
+		ifr->ratio[ready++] = c->cpi[slot] / c->bmean;
+		/* sigma at least 1% of the mean: a perfectly steady CPI
+		 * does not make every wobble an outlier. */
+		if (c->cpi[slot] > c->bmean + cfg->outlier_sigma *
+		    fmax(sqrt(c->bvar), 0.01 * c->bmean)) {
+			c->high = 1;
+			high++;
+		}
 	}
-	/* A change most analysed cgroups share is the node's, not a
-	 * neighbour's: the median ratio, with three cgroups or more. */
-	if (nr >= 3) {
-		qsort(ifr->ratio, nr, sizeof(double), cmp_double);
-		factor = nr % 2 ? ifr->ratio[nr / 2] :
-		    (ifr->ratio[nr / 2 - 1] + ifr->ratio[nr / 2]) / 2;
-		if (!(factor > 0))
-			factor = 1;
+	node_wide = ready >= 3 && high * 2 > ready;
+	if (node_wide) {
+		double m;
+
+		qsort(ifr->ratio, ready, sizeof(double), cmp_double);
+		m = ready % 2 ? ifr->ratio[ready / 2] :
+		    (ifr->ratio[ready / 2 - 1] + ifr->ratio[ready / 2]) / 2;
+		for (i = 0; i < ifr->nr; i++) {
+			ifr->cgs[i].bmean *= m;
+			ifr->cgs[i].bvar *= m * m;
+		}
 	}
 	for (i = 0; i < ifr->nr; i++) {
 		struct cg *c = &ifr->cgs[i];
-		int out = 0, victim;
-		struct stats st;
+		int out = c->high && !node_wide, victim;
 
-		if (isfinite(c->cpi[slot]))
-			c->cpi[slot] = (float)(c->cpi[slot] / factor);
-		if (c->analysed) {
-			st = baseline(cfg, c, slot);
-			/* sigma at least 1% of the mean: a perfectly steady
-			 * CPI does not make every wobble an outlier. */
-			if (st.n >= INTERFERENCE_MIN_SAMPLES &&
-			    c->cpi[slot] > st.mean + cfg->outlier_sigma *
-			    fmax(st.sd, 0.01 * st.mean))
-				out = 1;
-		}
+		if (c->analysed)
+			baseline_add(c, c->cpi[slot], out);
 		c->bits = (c->bits << 1) | (uint64_t)out;
 		c->outliers += (uint32_t)out;
 		victim = c->analysed &&

@@ -33,8 +33,10 @@
 
 /* Points in a cgroup's ring: one sample each, the window's length. */
 #define INTERFERENCE_RING 60
-/* Samples a baseline, and a correlation, needs before it is used. */
-#define INTERFERENCE_MIN_SAMPLES 10
+/* Samples a baseline needs before it is used (half the window), and
+ * samples of the victim a correlation needs. */
+#define INTERFERENCE_MIN_SAMPLES (INTERFERENCE_RING / 2)
+#define INTERFERENCE_MIN_CORRELATED 10
 /* Victims whose suspects are looked for in one sample, the most
  * outliers first: what bounds the suspects' series (k each). */
 #define INTERFERENCE_MAX_VICTIMS 32
