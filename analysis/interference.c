@@ -3,11 +3,12 @@
  *
  * State: one struct cg per cgroup the group counts, in a dense array
  * indexed by an open-addressing table on a 64-bit hash of the cgroup's
- * path (its labels are read from the snapshot, never copied).  A cgroup
- * absent from a snapshot is removed at once, as the collector closes it.
- * The ring holds floats: a sample's CPU use and its CPI divided by the
- * node's factor; 60 points of 8 bytes, and the whole struct stays under
- * the 1 kB a cgroup may cost (bench/interference_bench.c measures it).
+ * path (its labels are read from the snapshot, never copied; two paths
+ * of 10,000 share a hash with odds of about 3e-12).  A cgroup absent
+ * from a snapshot is removed at once, as the collector closes it.  The
+ * ring holds floats, a sample's CPU use and CPI: 60 points of 8 bytes;
+ * with the baseline and the counts the struct stays well under the 1 kB
+ * a cgroup may cost (bench/interference_bench.c measures it).
  *
  * Everything here runs on one thread at a time: the analysis thread
  * (interference_start) or the caller of interference_feed.  Other threads
@@ -138,7 +139,7 @@ struct cg {
 	uint32_t outliers, periods;
 	uint8_t have_last, victim, analysed, high;
 	float cpu[INTERFERENCE_RING];	/* CPU-s/s per sample */
-	float cpi[INTERFERENCE_RING];	/* CPI / node factor; NaN: none */
+	float cpi[INTERFERENCE_RING];	/* CPI; NaN: none */
 };
 
 struct interference {
@@ -315,10 +316,9 @@ counts(const struct interference_config *cfg, double cpu, double cpi)
 }
 
 /*
- * The baseline: the mean and variance of the cgroup's own CPI samples
- * (divided by the node's factor), as plain running statistics (Welford)
- * over its first BASELINE samples, exponentially weighted with weight
- * 1/BASELINE after.  An outlier enters it with that small weight even
+ * The baseline: the mean and variance of the cgroup's own CPI samples,
+ * as plain running statistics (Welford) over its first BASELINE samples,
+ * exponentially weighted with weight 1/BASELINE after.  An outlier enters it with that small weight even
  * while it is young, so that interference does not become the baseline
  * it is measured against, while a lasting change of the cgroup's own
  * (a release) is learnt within about BASELINE samples.
@@ -370,27 +370,28 @@ related(const char *a, const char *b)
 	return l[n] == '\0' || l[n] == '/' || (n > 0 && s[n - 1] == '/');
 }
 
-/* Pearson's r of the victim's CPI x (at the slots in at[], mean mx, sum
- * of squares sxx) with u's CPU use; NaN when u's use did not vary. */
+/* Pearson's r of the victim's CPI (at the slots in at[], with sum sx
+ * and sum of squares sxx) with u's CPU use, in one pass; NaN when either
+ * did not vary. */
 static double
 pearson(const struct cg *v, const struct cg *u, const size_t *at, size_t n,
-    double mx, double sxx)
+    double sx, double sxx)
 {
-	double sy = 0, syy = 0, sxy = 0, my;
+	double sy = 0, syy = 0, sxy = 0, vx, vy;
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		sy += u->cpu[at[i]];
-	my = sy / (double)n;
 	for (i = 0; i < n; i++) {
-		double dy = u->cpu[at[i]] - my;
+		double y = u->cpu[at[i]];
 
-		syy += dy * dy;
-		sxy += (v->cpi[at[i]] - mx) * dy;
+		sy += y;
+		syy += y * y;
+		sxy += v->cpi[at[i]] * y;
 	}
-	if (syy <= 0 || sxx <= 0)
+	vx = (double)n * sxx - sx * sx;
+	vy = (double)n * syy - sy * sy;
+	if (!(vx > 0) || !(vy > 1e-12 * (double)n * syy))
 		return NAN;
-	return sxy / sqrt(sxx * syy);
+	return ((double)n * sxy - sx * sy) / sqrt(vx * vy);
 }
 
 struct pick {
@@ -410,27 +411,25 @@ suspects_of(struct interference *ifr, const struct snapshot *s, size_t v,
 {
 	const struct interference_config *cfg = &ifr->cfg;
 	const struct cg *vc = &ifr->cgs[v];
-	size_t at[INTERFERENCE_RING], na = 0, k, i, j;
-	double mx = 0, sxx = 0;
+	size_t at[INTERFERENCE_RING], na = 0, k, j;
+	double sx = 0, sxx = 0;
 	const char *vpath = s->rows[vc->row].cgroup;
 
 	*n = 0;
 	for (k = 0; k < INTERFERENCE_RING; k++)
 		if (counts(cfg, vc->cpu[k], vc->cpi[k])) {
 			at[na++] = k;
-			mx += vc->cpi[k];
+			sx += vc->cpi[k];
+			sxx += (double)vc->cpi[k] * vc->cpi[k];
 		}
 	if (na < INTERFERENCE_MIN_CORRELATED)
 		return;
-	mx /= (double)na;
-	for (i = 0; i < na; i++)
-		sxx += (vc->cpi[at[i]] - mx) * (vc->cpi[at[i]] - mx);
 	for (j = 0; j < ifr->nr; j++) {
 		double r;
 
 		if (j == v || related(vpath, s->rows[ifr->cgs[j].row].cgroup))
 			continue;
-		r = pearson(vc, &ifr->cgs[j], at, na, mx, sxx);
+		r = pearson(vc, &ifr->cgs[j], at, na, sx, sxx);
 		if (!(r > cfg->suspect_threshold))
 			continue;
 		/* Insert by r, highest first; the first seen wins a tie. */

@@ -9,14 +9,14 @@
  * ring per cgroup of CPU use (CPU-seconds per second) and CPI, one point
  * per sample of window / INTERFERENCE_RING seconds.  At the end of each
  * sample, for every cgroup at or above the CPU floor: its CPI against its
- * own baseline (mean and sigma of its earlier samples in the ring), an
- * outlier above mean + outlier_sigma * sigma, a victim with at least
+ * own baseline (a running mean and sigma of its samples), an outlier
+ * above mean + outlier_sigma * sigma, a victim with at least
  * victim_outliers outliers in the last victim_window, and for each victim
  * the Pearson correlation of its CPI with every other cgroup's CPU use
  * over the window: the suspects, the k highest above suspect_threshold.
- * Each CPI is first divided by the node's median change of CPI across the
- * analysed cgroups, so that a change they all share (the clock, a
- * workload-wide input) makes no victim.
+ * A rise that more than half of the cgroups show at once is the node's
+ * (the clock, an input every workload shares): it makes no outlier, and
+ * every baseline moves with it.
  *
  * One thread owns the state (the analysis thread, or a test calling
  * interference_feed); what it found is published as an immutable,
