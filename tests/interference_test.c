@@ -284,6 +284,45 @@ test_workload_wide(int alone)
 	interference_free(ifr);
 }
 
+/*
+ * The analysis on its own thread: snapshots offered (each dropped
+ * reference the thread's to release), results taken meanwhile, a
+ * reload, then free with a snapshot still pending.  What it finds is
+ * the synchronous path's; this is for the sanitizers (check.sh's
+ * ThreadSanitizer pass sees the handing over).
+ */
+static void
+test_thread(void)
+{
+	struct interference_config c = cfg_small();
+	struct interference *ifr = analysis(&c);
+	struct node n = { .nr = 3, .path = { "/t1", "/t2", "/t3" } };
+	struct interference_result *r;
+	int t, i, seen = 0;
+
+	CHECK(interference_start(ifr) == 0);
+	for (t = 0; t < 300; t++) {
+		struct snapshot *s;
+
+		for (i = 0; i < 3; i++) {
+			n.cpu[i] = 1.0;
+			n.cpi[i] = noisy(1.0);
+		}
+		s = node_step(&n);
+		interference_offer(ifr, s);
+		snapshot_unref(s);
+		if (t == 150) {
+			c.suspects = 2;
+			CHECK(interference_reload(ifr, &c) == 0);
+		}
+		r = interference_result(ifr);
+		seen += r != NULL && r->enabled;
+		interference_result_unref(r);
+	}
+	CHECK(seen == 300);
+	interference_free(ifr);
+}
+
 /* ---- each threshold at its edge -------------------------------------- */
 
 /*
@@ -906,6 +945,7 @@ main(void)
 	test_antagonist();
 	test_workload_wide(0);
 	test_workload_wide(1);
+	test_thread();
 	test_edges_outlier();
 	test_edges_victim();
 	test_edges_suspects();
