@@ -8,9 +8,12 @@
  * The traces: a victim whose CPI rises with one neighbour's CPU use (that
  * neighbour named first, the decoys with use of their own never); a
  * change of CPI that every cgroup shares (no victim); a cgroup under the
- * CPU floor (never analysed); and each threshold on both sides of its
- * edge: the floor, outlier_sigma, victim_outliers within victim_window,
- * suspect_threshold, and the number of suspects with their ranking.
+ * CPU floor (never analysed); a victim's own ancestors and descendants
+ * (never its suspects); the analysis on its own thread (for the
+ * sanitizers); and each threshold on both sides of its edge: the floor,
+ * outlier_sigma, victim_outliers within victim_window, suspect_threshold,
+ * and the number of suspects with their ranking.  Then the exposition of
+ * a result and the config block.
  */
 #include "autoconf.h"
 
@@ -320,6 +323,49 @@ test_thread(void)
 		interference_result_unref(r);
 	}
 	CHECK(seen == 300);
+	interference_free(ifr);
+}
+
+/*
+ * A victim's own ancestors and descendants are never its suspects: their
+ * use contains its own, which here drives its CPI.  /pod/c's CPI follows
+ * its own use; /pod uses what /pod/c does, /pod/c/t a share of it;
+ * /pod/cx, no kin of /pod/c whatever its name starts with, uses the same
+ * and is named.
+ */
+static void
+test_related(void)
+{
+	struct interference_config c = cfg_small();
+	struct interference *ifr = analysis(&c);
+	struct node n = { .nr = 4, .path = { "/pod/c", "/pod", "/pod/c/t",
+	    "/pod/cx" } };
+	struct interference_result *r;
+	int t, victim = 0, kin = 0, cx = 0;
+
+	rng = 777;
+	for (t = 0; t < 90; t++) {
+		double u = t < 60 ? 1.0 : 1.0 + uniform();
+
+		n.cpu[0] = u;
+		n.cpu[1] = u + 0.1;
+		n.cpu[2] = u / 2;
+		n.cpu[3] = u;
+		n.cpi[0] = noisy(1.0 + 0.5 * (u - 1.0));
+		n.cpi[1] = n.cpi[2] = n.cpi[3] = 1.0;
+		feed(ifr, &n);
+		r = interference_result(ifr);
+		if (analysed(r, "/pod/c") && analysed(r, "/pod/c")->victim) {
+			victim++;
+			cx += suspect(r, "/pod/c", 1) && strcmp(suspect(r,
+			    "/pod/c", 1)->row->cgroup, "/pod/cx") == 0;
+		}
+		kin += named(r, "/pod") || named(r, "/pod/c/t");
+		interference_result_unref(r);
+	}
+	CHECK(victim > 10);
+	CHECK(cx == victim);
+	CHECK(kin == 0);
 	interference_free(ifr);
 }
 
@@ -946,6 +992,7 @@ main(void)
 	test_workload_wide(0);
 	test_workload_wide(1);
 	test_thread();
+	test_related();
 	test_edges_outlier();
 	test_edges_victim();
 	test_edges_suspects();
