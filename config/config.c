@@ -179,6 +179,36 @@ fill_group(const char *name, yaml_node_t *n, struct plan_group *g,
 	return 0;
 }
 
+/* How many of the set's events of part are present. */
+static size_t
+preset_present(const struct topdown_set *set, int part)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < set->nr; i++)
+		n += set->ev[i].present && set->ev[i].part == part;
+	return n;
+}
+
+/*
+ * The name of a preset's second group (part 1, topdown.h): the preset's
+ * name and ":smt", a name of its own because its series, coverage and
+ * group metrics are its own; a target naming the preset counts both.
+ */
+#define PRESET_PART_SUFFIX ":smt"
+
+/* Whether g is a group a target naming name counts. */
+static int
+group_named(const struct plan_group *g, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (strcmp(g->name, name) == 0)
+		return 1;
+	return g->preset && strncmp(g->name, name, n) == 0 &&
+	    strcmp(g->name + n, PRESET_PART_SUFFIX) == 0;
+}
+
 /*
  * One copy of a preset group for core PMU pp (NULL: this machine has
  * none), from its expansion: the present events resolved through the
@@ -188,9 +218,9 @@ fill_group(const char *name, yaml_node_t *n, struct plan_group *g,
 static int
 fill_preset(struct parse *p, yaml_node_t *n, yaml_node_t *pr,
     const char *name, const struct pmu *pp, const struct topdown_set *set,
-    struct plan_group *g)
+    int part, struct plan_group *g)
 {
-	size_t i, present = set ? topdown_present(set) : 0;
+	size_t i, present = set ? preset_present(set, part) : 0;
 	struct event ev[EVENT_MAX_VARIANTS];
 	char eerr[1024];
 	int r;
@@ -221,12 +251,14 @@ fill_preset(struct parse *p, yaml_node_t *n, yaml_node_t *pr,
 		return 0;
 	}
 	g->level = set->level;
-	g->slots_per_cycle = set->slots_per_cycle;
+	g->slots_per_cycle = part == 0 ? set->slots_per_cycle : 0;
 	if ((g->events = calloc(present, sizeof(*g->events))) == NULL)
 		return -ENOMEM;
 	for (i = 0; i < set->nr; i++) {
 		struct plan_event *ce = &g->events[g->nr_events];
 
+		if (set->ev[i].part != part)
+			continue;
 		if (!set->ev[i].present) {
 			if ((g->missing[g->nr_missing] =
 			    strdup(set->ev[i].name)) == NULL)
@@ -291,8 +323,9 @@ parse_preset(struct parse *p, yaml_node_t *n, yaml_node_t *name,
 	const struct topdown_cpu *cpu = p->events ? p->events->cpu : NULL;
 	struct topdown_set set;
 	struct plan_group *g;
-	size_t i, first = p->cfg->nr_groups, cores = 0;
-	int r;
+	char part[512];
+	size_t i, k, first = p->cfg->nr_groups, cores = 0;
+	int r, quiet;
 
 	if ((r = expect(p, pr, YAML_SCALAR_NODE, "preset")) < 0)
 		return r;
@@ -308,12 +341,36 @@ parse_preset(struct parse *p, yaml_node_t *n, yaml_node_t *name,
 		topdown_expand(cpu, &pl->pmu[i], &set);
 		if ((g = add_group(p)) == NULL)
 			return -ENOMEM;
-		if (only && (set.definition == NULL ||
-		    strcmp(set.definition, scalar(only)) != 0))
+		quiet = only && (set.definition == NULL ||
+		    strcmp(set.definition, scalar(only)) != 0);
+		if (quiet)
 			r = quiet_preset(n, scalar(name), &pl->pmu[i], g);
 		else
 			r = fill_preset(p, n, pr, scalar(name), &pl->pmu[i],
-			    &set, g);
+			    &set, 0, g);
+		if (r < 0)
+			return r;
+		if (quiet || preset_present(&set, 1) == 0)
+			continue;
+		/* Right after the first, so that a target's walk over
+		 * the copies (parse_target_groups) meets it. */
+		if ((g = add_group(p)) == NULL)
+			return -ENOMEM;
+		snprintf(part, sizeof(part), "%s" PRESET_PART_SUFFIX,
+		    scalar(name));
+		if ((r = fill_preset(p, n, pr, part, &pl->pmu[i], &set, 1,
+		    g)) < 0)
+			return r;
+		/* Listed under its name too, so that no other group
+		 * takes it (a later one is refused as a duplicate); the
+		 * index keeps the name's pointer: the group's own copy. */
+		if (!nameidx_find(&p->group_idx, part, &k))
+			r = nameidx_add(&p->group_idx, g->name,
+			    p->cfg->nr_groups - 1);
+		else if (k < first)
+			r = perr(p, name, "group \"%s\" is the name of this "
+			    "preset's second group on %s: rename one", part,
+			    pl->pmu[i].name);
 		if (r < 0)
 			return r;
 	}
@@ -323,7 +380,8 @@ parse_preset(struct parse *p, yaml_node_t *n, yaml_node_t *name,
 		if (only)
 			r = quiet_preset(n, scalar(name), NULL, g);
 		else
-			r = fill_preset(p, n, pr, scalar(name), NULL, NULL, g);
+			r = fill_preset(p, n, pr, scalar(name), NULL, NULL, 0,
+			    g);
 		if (r < 0)
 			return r;
 	}
@@ -538,7 +596,7 @@ parse_target_groups(struct parse *p, yaml_node_t *n, struct plan_target *t)
 		/* Every per-PMU copy of a hybrid group; a preset's copy
 		 * with no events counts nothing. */
 		for (; i < p->cfg->nr_groups &&
-		    strcmp(p->cfg->groups[i].name, scalar(g)) == 0; i++) {
+		    group_named(&p->cfg->groups[i], scalar(g)); i++) {
 			if (p->cfg->groups[i].nr_events == 0)
 				continue;
 			if (t->nr_groups == cap) {
