@@ -46,6 +46,7 @@ struct parse {
 	size_t bpf_events;		/* events of the groups in_bpf */
 	yaml_node_t *preset_listed;	/* the target being parsed names this
 					   preset group (bpf mode refuses) */
+	struct interference_config ifr;	/* the interference: block */
 };
 
 static int
@@ -686,13 +687,15 @@ int
 config_label_reserved(const char *name)
 {
 	static const char *const reserved[] = { "cgroup", "cpu", "group",
-	    "event", "pmu", NULL };
+	    "event", "pmu", "rank", NULL };
 	const char *const *r;
 
 	for (r = reserved; *r; r++)
 		if (strcmp(*r, name) == 0)
 			return 1;
-	return strncmp(name, "__", 2) == 0;
+	/* suspect_*: the interference suspects' labels (daemon/expo.c). */
+	return strncmp(name, "__", 2) == 0 ||
+	    strncmp(name, "suspect_", 8) == 0;
 }
 
 static int
@@ -1228,7 +1231,9 @@ root_targets(struct parse *p, yaml_node_t *root)
 			if (r < 0)
 				return r;
 		}
-	return 0;
+	/* After the groups and targets it refers to. */
+	return config_interference(&p->y, lookup(p, root, "interference"),
+	    cfg, &p->ifr);
 }
 
 static int
@@ -1236,7 +1241,8 @@ parse_root(struct parse *p, yaml_node_t *root)
 {
 	static const char *const keys[] = {
 		"interval", "groups", "cpus", "cgroups",
-		"cgroup_rescan_interval", "max_fds", "bpf_max_cgroups", NULL
+		"cgroup_rescan_interval", "max_fds", "bpf_max_cgroups",
+		"interference", NULL
 	};
 	struct plan *cfg = p->cfg;
 	yaml_node_t *n;
@@ -1282,6 +1288,15 @@ config_parse(const struct event_ctx *events, const char *source,
     const char *text, size_t len, struct plan **out, char *err,
     size_t errlen)
 {
+	return config_parse_all(events, source, text, len, out, NULL, err,
+	    errlen);
+}
+
+int
+config_parse_all(const struct event_ctx *events, const char *source,
+    const char *text, size_t len, struct plan **out,
+    struct interference_config *ifr, char *err, size_t errlen)
+{
 	yaml_document_t doc;
 	struct parse p = { .y = { source, &doc, err, errlen },
 	    .events = events };
@@ -1297,9 +1312,14 @@ config_parse(const struct event_ctx *events, const char *source,
 	nameidx_free(&p.group_idx);
 	free(p.in_bpf);
 	if (r < 0) {
+		interference_config_fini(&p.ifr);
 		plan_free(p.cfg);
 		return r;
 	}
+	if (ifr)
+		*ifr = p.ifr;
+	else
+		interference_config_fini(&p.ifr);
 	*out = p.cfg;
 	return 0;
 }
@@ -1308,6 +1328,14 @@ int
 config_load(const struct event_ctx *events, const char *path,
     struct plan **out, char *err, size_t errlen)
 {
+	return config_load_all(events, path, out, NULL, err, errlen);
+}
+
+int
+config_load_all(const struct event_ctx *events, const char *path,
+    struct plan **out, struct interference_config *ifr, char *err,
+    size_t errlen)
+{
 	char *buf;
 	size_t len;
 	int r;
@@ -1315,7 +1343,7 @@ config_load(const struct event_ctx *events, const char *path,
 	if ((r = yamldoc_read_file(path, YAMLDOC_MAX_CONFIG, &buf, &len, err,
 	    errlen)) < 0)
 		return r;
-	r = config_parse(events, path, buf, len, out, err, errlen);
+	r = config_parse_all(events, path, buf, len, out, ifr, err, errlen);
 	free(buf);
 	return r;
 }

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/interference.h"
 #include "daemon/expo.h"
 #include "util/utf8.h"
 
@@ -571,6 +572,13 @@ expo_render_body(const struct snapshot *s, enum expo_format f,
 	    "containers", ", summed over CPUs unless per_cpu");
 	render_topdown(&b, s);
 	render_cpu_info(&b, o->cpu);
+	if (o->interference) {
+		struct interference_result *ir =
+		    interference_result(o->interference);
+
+		expo_interference(&b, ir, o->exporter_metrics);
+		interference_result_unref(ir);
+	}
 	if (!o->exporter_metrics)
 		goto done;
 
@@ -626,7 +634,7 @@ done:
 char *
 expo_render(const struct snapshot *s, size_t *len)
 {
-	static const struct expo_opts o = { 1, NULL, NULL, NULL };
+	static const struct expo_opts o = { .exporter_metrics = 1 };
 
 	return expo_render_body(s, EXPO_TEXT, &o, len);
 }

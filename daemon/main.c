@@ -27,6 +27,7 @@
 #include <microhttpd.h>
 #include <systemd/sd-daemon.h>
 
+#include "analysis/interference.h"
 #include "collectors/collector/collector.h"
 #include "collectors/events/cpuinfo.h"
 #include "collectors/events/event_pfm.h"
@@ -102,6 +103,45 @@ usage(FILE *f)
 }
 
 static struct collector *running;
+static struct interference *analysis;
+
+/* The collector's hook after each publish: the analysis thread's turn. */
+static void
+offer_snapshot(void *arg, struct snapshot *s)
+{
+	interference_offer(arg, s);
+}
+
+/* Say why the interference analysis is off, once: at start, and on a
+ * reload only when the reason changed. */
+static void
+log_interference(const struct interference_config *ic,
+    const struct interference_config *prev)
+{
+	if (ic->enabled || (prev && !prev->enabled && prev->why_off &&
+	    ic->why_off && strcmp(prev->why_off, ic->why_off) == 0))
+		return;
+	log_info("interference analysis is off: %s", ic->why_off ?
+	    ic->why_off : "disabled");
+}
+
+/* --check-config's line for the analysis. */
+static void
+print_interference(const struct interference_config *ic)
+{
+	if (!ic->enabled) {
+		printf("interference: off: %s\n", ic->why_off ? ic->why_off :
+		    "disabled");
+		return;
+	}
+	printf("interference: on: group %s (CPI = %s / %s), window %.0fs, "
+	    "cpu_floor %g CPU-s/s, outlier_sigma %g, victim_outliers %u in "
+	    "victim_window %.0fs, suspect_threshold %g, suspects %u\n",
+	    ic->group, ic->cycles, ic->instructions, (double)ic->window_ns / 1e9,
+	    ic->cpu_floor, ic->outlier_sigma, ic->victim_outliers,
+	    (double)ic->victim_window_ns / 1e9, ic->suspect_threshold,
+	    ic->suspects);
+}
 
 /* The name resolver's reports (names.h), like the collector's. */
 static void
@@ -231,22 +271,26 @@ log_presets(const struct plan *p, const struct plan *prev)
 }
 
 static int load_plan(const struct options *opt,
-    const struct event_ctx *ectx, struct plan **cfg);
+    const struct event_ctx *ectx, struct plan **cfg,
+    struct interference_config *ic);
 
-/* Load into *cfg; prev is the plan running (NULL at start). */
+/* Load into *cfg and *ic; prev and prev_ic are what runs (NULL at
+ * start). */
 static int
 load_config(const struct options *opt, const struct event_ctx *ectx,
-    struct plan **cfg, const struct plan *prev)
+    struct plan **cfg, const struct plan *prev,
+    struct interference_config *ic, const struct interference_config *prev_ic)
 {
-	if (load_plan(opt, ectx, cfg) < 0)
+	if (load_plan(opt, ectx, cfg, ic) < 0)
 		return -1;
 	log_presets(*cfg, prev);
+	log_interference(ic, prev_ic);
 	return 0;
 }
 
 static int
 load_plan(const struct options *opt, const struct event_ctx *ectx,
-    struct plan **cfg)
+    struct plan **cfg, struct interference_config *ic)
 {
 	char err[1024];
 	int e;
@@ -257,7 +301,8 @@ load_plan(const struct options *opt, const struct event_ctx *ectx,
 	 * anything replaces it.
 	 */
 	if (opt->config_file) {
-		e = config_load(ectx, opt->config_file, cfg, err, sizeof(err));
+		e = config_load_all(ectx, opt->config_file, cfg, ic, err,
+		    sizeof(err));
 		if (e == -ENODATA) {
 			log_info("%s sets nothing (only comments): running the "
 			    "embedded default", opt->config_file);
@@ -271,6 +316,7 @@ load_plan(const struct options *opt, const struct event_ctx *ectx,
 		if (config_bpf_check(*cfg, opt->procfs, opt->sysfs, err,
 		    sizeof(err)) < 0) {
 			log_error("%s", err);
+			interference_config_fini(ic);
 			plan_free(*cfg);
 			*cfg = NULL;
 			return -1;
@@ -283,14 +329,20 @@ embedded:
 		log_warn("this machine has no hardware counters (cycles: %s); "
 		    "the embedded default counts software events instead",
 		    strerror(e));
-		if (config_parse(ectx, "<default>", config_fallback_yaml,
-		    strlen(config_fallback_yaml), cfg, err, sizeof(err)) < 0)
+		if (config_parse_all(ectx, "<default>", config_fallback_yaml,
+		    strlen(config_fallback_yaml), cfg, ic, err,
+		    sizeof(err)) < 0)
 			goto bad;
+		/* The reason that matters is the machine's. */
+		free(ic->why_off);
+		ic->why_off = strdup("this machine has no hardware counters "
+		    "(the embedded default counts software events): no "
+		    "cycles and instructions to take CPI from");
 		log_embedded(*cfg);
 		return 0;
 	}
-	if (config_parse(ectx, "<default>", config_default_yaml,
-	    strlen(config_default_yaml), cfg, err, sizeof(err)) < 0)
+	if (config_parse_all(ectx, "<default>", config_default_yaml,
+	    strlen(config_default_yaml), cfg, ic, err, sizeof(err)) < 0)
 		goto bad;
 	log_embedded(*cfg);
 	return 0;
@@ -502,15 +554,16 @@ watchdog_tick(struct watchdog *w)
 /* SIGHUP: validate the new config; keep the old one if it is bad. */
 static void
 reload(const struct options *opt, const struct event_ctx *ectx,
-    struct plan **cfg)
+    struct plan **cfg, struct interference_config *ic)
 {
+	struct interference_config next_ic;
 	struct plan *next = NULL;
 	int r;
 
 	sd_notifyf(0, "RELOADING=1\nSTATUS=reloading %s\nMONOTONIC_USEC=%llu",
 	    opt->config_file ? opt->config_file : "the embedded config",
 	    (unsigned long long)(mono_ns() / 1000));
-	if (load_config(opt, ectx, &next, *cfg) < 0) {
+	if (load_config(opt, ectx, &next, *cfg, &next_ic, ic) < 0) {
 		log_error("reload failed: still running the previous config");
 		collector_reload_failed(running);
 		notify_status("READY=1\n");
@@ -525,6 +578,13 @@ reload(const struct options *opt, const struct event_ctx *ectx,
 	}
 	plan_free(*cfg);
 	*cfg = next;
+	/* The analysis takes it at its next snapshot; -ENOMEM keeps the
+	 * one it runs. */
+	if (interference_reload(analysis, &next_ic) < 0)
+		log_error("reload: the interference analysis keeps its "
+		    "config: %s", strerror(ENOMEM));
+	interference_config_fini(ic);
+	*ic = next_ic;
 	log_info("reloaded %s: counting now", next->source);
 	notify_status("READY=1\n");
 }
@@ -571,6 +631,7 @@ struct daemon {
 	struct event_sys es;
 	struct cpuinfo cpu;		/* the CPU model per core PMU */
 	struct plan *cfg;
+	struct interference_config icfg;	/* the interference: block */
 	struct webcfg *web;
 	struct names *names;
 	struct http *http;
@@ -649,7 +710,9 @@ daemon_load(struct daemon *d)
 	const char *hang;
 
 	raise_nofile();
-	if (load_config(&d->opt, &d->es.ctx, &d->cfg, NULL) < 0)
+	interference_config_defaults(&d->icfg);
+	if (load_config(&d->opt, &d->es.ctx, &d->cfg, NULL, &d->icfg,
+	    NULL) < 0)
 		return -1;
 	if (d->opt.web_config && webcfg_load(d->opt.web_config, &d->web, err,
 	    sizeof(err)) < 0) {
@@ -713,6 +776,18 @@ daemon_open(struct daemon *d)
 		}
 		d->copts.names = d->names;
 	}
+	/* The analysis reads every snapshot the collector publishes, on its
+	 * own thread; the HTTP side renders its latest result. */
+	if (!d->opt.check_config) {
+		if ((r = interference_new(&d->icfg, &analysis)) < 0 ||
+		    (r = interference_start(analysis)) < 0) {
+			log_error("interference analysis: %s", strerror(-r));
+			return -1;
+		}
+		d->copts.published = offer_snapshot;
+		d->copts.published_arg = analysis;
+		d->hopts.interference = analysis;
+	}
 	if (collector_new(d->cfg, &d->copts, &running, err, sizeof(err)) < 0) {
 		log_error("%s", err);
 		return -1;
@@ -727,6 +802,7 @@ check_config(const struct daemon *d)
 	/* A refusal was reported, with its reason, as it happened. */
 	int r = collector_check(running, stdout, 200);
 
+	print_interference(&d->icfg);
 	printf("%s: %s\n", d->cfg->source, r ? "problems found" :
 	    "OK, every event can be counted here");
 	return r ? 1 : 0;
@@ -814,7 +890,7 @@ serve(struct daemon *d)
 			return 0;
 		}
 		if (sig == SIGHUP) {
-			reload(&d->opt, &d->es.ctx, &d->cfg);
+			reload(&d->opt, &d->es.ctx, &d->cfg, &d->icfg);
 			wd.stale_ns = 2 * d->cfg->interval_ns + 1000000000ULL;
 		}
 		if (wd.usec)
@@ -830,7 +906,10 @@ daemon_free(struct daemon *d)
 	http_stop(d->http);
 	collector_free(running);
 	running = NULL;
+	interference_free(analysis);
+	analysis = NULL;
 	names_free(d->names);
+	interference_config_fini(&d->icfg);
 	plan_free(d->cfg);
 	event_sys_free(&d->es);
 	webcfg_free(d->web);

@@ -198,7 +198,7 @@ static void
 test_render(void)
 {
 	struct cpuinfo ci;
-	struct expo_opts o = { 0, NULL, NULL, &ci };
+	struct expo_opts o = { .cpu = &ci };
 	struct snapshot *s = snapshot_new();
 	char *text;
 	size_t len;

@@ -420,8 +420,9 @@ scrape_of(struct scrape_cache *cache, struct snapshot *s)
 static void
 test_variants(void)
 {
-	struct expo_opts on = { 1, "0.9.75", "none", NULL },
-	    off = { 0, NULL, NULL, NULL };
+	struct expo_opts on = { .exporter_metrics = 1,
+	    .mhd_version = "0.9.75", .pfm_version = "none" },
+	    off = { .exporter_metrics = 0 };
 	struct scrape_cache cache;
 	struct snapshot *s;
 	struct scrape *sc;
@@ -472,7 +473,8 @@ test_variants(void)
 static void
 test_scrape_cache(void)
 {
-	struct expo_opts on = { 1, "0.9.75", "none", NULL };
+	struct expo_opts on = { .exporter_metrics = 1,
+	    .mhd_version = "0.9.75", .pfm_version = "none" };
 	struct scrape_cache cache;
 	struct snapshot *s1 = make_snapshot(3), *s2 = make_snapshot(4);
 	struct scrape *a, *b, *c;
@@ -559,7 +561,7 @@ test_sources(void)
 		{ "pmu_exporter_x_runs_total", "counter", "Runs.", 2, "by", lv,
 		    two },
 	}, om = { "pmu_exporter_y_up", "gauge", "Y.", 1, NULL, NULL, one };
-	static const struct expo_opts o = { 1, NULL, NULL, NULL };
+	static const struct expo_opts o = { .exporter_metrics = 1 };
 	char *text;
 	size_t len;
 
@@ -606,7 +608,7 @@ test_hidden(void)
 	static const char *ln[] = { "container_id" }, *lv[] = { "abc" };
 	static const double v[] = { 5 }, vh[] = { 9 };
 	static const unsigned char c[] = { 1 };
-	static const struct expo_opts o = { 1, NULL, NULL, NULL };
+	static const struct expo_opts o = { .exporter_metrics = 1 };
 	struct snapshot *s = snapshot_new();
 	struct snap_row *rows = snapshot_alloc(s, 2 * sizeof(*rows));
 	char *text;

@@ -218,6 +218,8 @@ collector_collect(struct collector *c)
 		if (nm)
 			names_tell(c, &seen);
 		snapshot_publish(&c->slot, s);
+		if (c->o.published)
+			c->o.published(c->o.published_arg, s);
 	}
 	snapseen_free(&seen);
 	atomic_fetch_add(&c->heartbeat, 1);
