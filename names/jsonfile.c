@@ -1,10 +1,14 @@
 /*
  * jsonfile.c - bounded reads of runtime state files (see jsonfile.h).
- * The whole file is read with one fstat-sized buffer and parsed in one
- * go: state files are rewritten by rename, so a file opened is complete,
- * and a partial read would be a parse error anyway.  Files are opened
- * under the root (util/inroot.h): no link leads out of it, and nothing
- * but a regular file is opened, so none can block the resolver.
+ * A small file is read with one fstat-sized buffer and parsed in one go:
+ * state files are rewritten by rename, so a file opened is complete, and
+ * a partial read would be a parse error anyway.  Its values are counted
+ * on the text before json-c builds anything (JSONFILE_VALUES).  A list
+ * (containers.json) is read in 64 kB pieces, its brackets and commas
+ * walked here, and each entry given to json-c's tokener, which takes an
+ * entry in pieces too: the tree of one entry lives at a time.  Files are
+ * opened under the root (util/inroot.h): no link leads out of it, and
+ * nothing but a regular file is opened, so none can block the resolver.
  */
 #include "autoconf.h"
 
@@ -19,6 +23,33 @@
 
 /* Deeper than any runtime writes; json-c's own default is 32. */
 #define JSONFILE_DEPTH 32
+#define CHUNK (64u << 10)
+
+size_t
+jsonfile_values(const char *buf, size_t len)
+{
+	size_t i, n = 1;
+	int in = 0;
+
+	for (i = 0; i < len; i++) {
+		if (in) {
+			if (buf[i] == '\\')
+				i++;
+			else if (buf[i] == '"')
+				in = 0;
+			continue;
+		}
+		switch (buf[i]) {
+		case '"':
+			in = 1;
+			break;
+		case '{': case '[': case ',':
+			n++;
+			break;
+		}
+	}
+	return n;
+}
 
 int
 jsonfile_read(int rootfd, const char *path, size_t max,
@@ -61,6 +92,10 @@ jsonfile_read(int rootfd, const char *path, size_t max,
 		goto out;
 	}
 	buf[len] = '\0';		/* for the trailing-space check */
+	if (jsonfile_values(buf, len) > JSONFILE_VALUES) {
+		r = -E2BIG;
+		goto out;
+	}
 	if ((tok = json_tokener_new_ex(JSONFILE_DEPTH)) == NULL) {
 		r = -ENOMEM;
 		goto out;
@@ -75,6 +110,127 @@ jsonfile_read(int rootfd, const char *path, size_t max,
 		goto out;
 	}
 	*out = o;
+	if (stp)
+		*stp = st;
+	r = 0;
+out:
+	if (tok)
+		json_tokener_free(tok);
+	free(buf);
+	close(fd);
+	return r;
+}
+
+/* Where jsonfile_read_array is in the array's text. */
+enum array_at { AT_OPEN, AT_FIRST, AT_ENTRY, AT_AFTER, AT_NEXT, AT_END };
+
+int
+jsonfile_read_array(int rootfd, const char *path, size_t max,
+    int (*each)(struct json_object *entry, void *arg), void *arg,
+    struct stat *stp)
+{
+	struct json_tokener *tok = NULL;
+	enum array_at at = AT_OPEN;
+	struct json_object *o;
+	struct stat st;
+	char *buf = NULL;
+	size_t total = 0, entry = 0, nr = 0, i, n, take;
+	ssize_t got;
+	int fd, r = 0;
+
+	if ((fd = inroot_open_file(rootfd, path, &st)) < 0)
+		return fd;
+	if ((size_t)st.st_size > max) {
+		r = -EFBIG;
+		goto out;
+	}
+	if ((buf = malloc(CHUNK)) == NULL ||
+	    (tok = json_tokener_new_ex(JSONFILE_DEPTH - 1)) == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		if ((got = read(fd, buf, CHUNK)) < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			r = -errno;
+			goto out;
+		}
+		if (got == 0)
+			break;
+		/* A file that grew is refused, as by jsonfile_read. */
+		if ((total += (size_t)got) > (size_t)st.st_size) {
+			r = -EFBIG;
+			goto out;
+		}
+		n = (size_t)got;
+		for (i = 0; i < n; ) {
+			if (at != AT_ENTRY) {
+				char c = buf[i++];
+
+				if (c == ' ' || c == '\t' || c == '\r' ||
+				    c == '\n')
+					continue;
+				if (at == AT_OPEN && c != '[') {
+					r = -EPROTO;
+					goto out;
+				}
+				if (at == AT_OPEN)
+					at = AT_FIRST;
+				else if ((at == AT_FIRST || at == AT_AFTER) &&
+				    c == ']')
+					at = AT_END;
+				else if (at == AT_AFTER && c == ',')
+					at = AT_NEXT;
+				else if (at == AT_FIRST || at == AT_NEXT) {
+					at = AT_ENTRY;
+					i--;	/* the entry's first byte */
+				} else {
+					r = -EBADMSG;
+					goto out;
+				}
+				continue;
+			}
+			if (nr >= JSONFILE_ENTRIES) {
+				r = -E2BIG;
+				goto out;
+			}
+			/* No more than one byte past the entry limit is
+			 * ever parsed: so much tree at most. */
+			take = n - i;
+			if (take > JSONFILE_ENTRY + 1 - entry)
+				take = JSONFILE_ENTRY + 1 - entry;
+			o = json_tokener_parse_ex(tok, buf + i, (int)take);
+			if (o == NULL && json_tokener_get_error(tok) ==
+			    json_tokener_continue) {
+				i += take;
+				if ((entry += take) > JSONFILE_ENTRY) {
+					r = -E2BIG;
+					goto out;
+				}
+				continue;
+			}
+			if (o == NULL || json_tokener_get_error(tok) !=
+			    json_tokener_success) {
+				json_object_put(o);
+				r = -EBADMSG;
+				goto out;
+			}
+			i += (size_t)json_tokener_get_parse_end(tok);
+			json_tokener_reset(tok);
+			entry = 0;
+			nr++;
+			at = AT_AFTER;
+			r = each(o, arg);
+			json_object_put(o);
+			if (r < 0)
+				goto out;
+		}
+	}
+	if (at != AT_END) {
+		r = -EBADMSG;
+		goto out;
+	}
 	if (stp)
 		*stp = st;
 	r = 0;
