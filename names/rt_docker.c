@@ -46,10 +46,11 @@ dk_lookup(void *data, const char *id, struct names_found *f)
 	struct json_object *o, *cfg, *labels;
 	const char *name, *type;
 	char path[256];
+	struct stat st;
 	int r;
 
 	snprintf(path, sizeof(path), DOCKER "/%s/config.v2.json", id);
-	if ((r = rt_json(d, path, JSONFILE_SMALL, &o, NULL)) < 0) {
+	if ((r = rt_json(d, path, JSONFILE_SMALL, &o, &st)) < 0) {
 		if (r != -ENOENT)
 			rt_fail(f, d, path, r);
 		return r;
@@ -70,6 +71,7 @@ dk_lookup(void *data, const char *id, struct names_found *f)
 		    jsonfile_str(labels, "io.kubernetes.container.name"));
 	} else if ((name = jsonfile_str(o, "Name")) != NULL)
 		names_found_set(f, NAMES_CONTAINER, name + (name[0] == '/'));
+	rt_record(f, path, &st);
 	json_object_put(o);
 	return 0;
 }
