@@ -295,7 +295,8 @@ st_index(struct storage *d, struct index *x, char *path, size_t len,
 		x->err = r;
 		return rt_fail(f, &d->root, path, r);
 	}
-	qsort(next.e, next.nr, sizeof(*next.e), entry_cmp);
+	if (next.nr > 1)
+		qsort(next.e, next.nr, sizeof(*next.e), entry_cmp);
 	x->e = next.e;
 	x->nr = next.nr;
 	x->cap = next.cap;
@@ -319,7 +320,8 @@ st_podman(struct storage *d, struct index *x, const char *id,
 
 	if ((r = st_index(d, x, path, sizeof(path), f)) < 0)
 		return r;
-	if (id_bytes(id, key.id) < 0 || (e = bsearch(&key, x->e, x->nr,
+	if (x->nr == 0 || id_bytes(id, key.id) < 0 ||
+	    (e = bsearch(&key, x->e, x->nr,
 	    sizeof(*x->e), entry_cmp)) == NULL)
 		return -ENOENT;
 	names_found_set(f, NAMES_CONTAINER, e->name ? x->pool + e->name :
