@@ -277,15 +277,18 @@ st_index(struct storage *d, struct index *x, char *path, size_t len,
 	int r;
 
 	snprintf(path, len, GRAPHROOT "/%s/containers.json", x->dir);
-	if ((r = rt_stat(&d->root, path, &st)) < 0)
-		return r;
-	if (x->read && rt_stamp_same(&x->stamp, &st))
+	r = rt_stat(&d->root, path, &st);
+	if (r == 0 && x->read && rt_stamp_same(&x->stamp, &st))
 		return x->err ? rt_fail(f, &d->root, path, x->err) : 0;
+	/* Changed or gone: what was kept goes. */
 	free(x->e);
 	free(x->pool);
 	x->e = NULL;
 	x->pool = NULL;
 	x->nr = x->cap = x->used = x->size = 0;
+	x->read = 0;
+	if (r < 0)
+		return r;
 	x->read = 1;
 	rt_stamp_of(&x->stamp, &st);
 	if ((r = rt_json_array(&d->root, path, JSONFILE_LARGE, index_add,
