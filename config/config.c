@@ -46,6 +46,7 @@ struct parse {
 	size_t bpf_events;		/* events of the groups in_bpf */
 	yaml_node_t *preset_listed;	/* the target being parsed names this
 					   preset group (bpf mode refuses) */
+	struct interference_config ifr;	/* the interference: block */
 };
 
 /* The shared YAML helpers, under the short names (yamldoc.h). */
@@ -178,6 +179,36 @@ fill_group(const char *name, yaml_node_t *n, struct plan_group *g,
 	return 0;
 }
 
+/* How many of the set's events of part are present. */
+static size_t
+preset_present(const struct topdown_set *set, int part)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < set->nr; i++)
+		n += set->ev[i].present && set->ev[i].part == part;
+	return n;
+}
+
+/*
+ * The name of a preset's second group (part 1, topdown.h): the preset's
+ * name and ":smt", a name of its own because its series, coverage and
+ * group metrics are its own; a target naming the preset counts both.
+ */
+#define PRESET_PART_SUFFIX ":smt"
+
+/* Whether g is a group a target naming name counts. */
+static int
+group_named(const struct plan_group *g, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (strcmp(g->name, name) == 0)
+		return 1;
+	return g->preset && strncmp(g->name, name, n) == 0 &&
+	    strcmp(g->name + n, PRESET_PART_SUFFIX) == 0;
+}
+
 /*
  * One copy of a preset group for core PMU pp (NULL: this machine has
  * none), from its expansion: the present events resolved through the
@@ -187,9 +218,9 @@ fill_group(const char *name, yaml_node_t *n, struct plan_group *g,
 static int
 fill_preset(struct parse *p, yaml_node_t *n, yaml_node_t *pr,
     const char *name, const struct pmu *pp, const struct topdown_set *set,
-    struct plan_group *g)
+    int part, struct plan_group *g)
 {
-	size_t i, present = set ? topdown_present(set) : 0;
+	size_t i, present = set ? preset_present(set, part) : 0;
 	struct event ev[EVENT_MAX_VARIANTS];
 	char eerr[1024];
 	int r;
@@ -220,12 +251,14 @@ fill_preset(struct parse *p, yaml_node_t *n, yaml_node_t *pr,
 		return 0;
 	}
 	g->level = set->level;
-	g->slots_per_cycle = set->slots_per_cycle;
+	g->slots_per_cycle = part == 0 ? set->slots_per_cycle : 0;
 	if ((g->events = calloc(present, sizeof(*g->events))) == NULL)
 		return -ENOMEM;
 	for (i = 0; i < set->nr; i++) {
 		struct plan_event *ce = &g->events[g->nr_events];
 
+		if (set->ev[i].part != part)
+			continue;
 		if (!set->ev[i].present) {
 			if ((g->missing[g->nr_missing] =
 			    strdup(set->ev[i].name)) == NULL)
@@ -290,8 +323,9 @@ parse_preset(struct parse *p, yaml_node_t *n, yaml_node_t *name,
 	const struct topdown_cpu *cpu = p->events ? p->events->cpu : NULL;
 	struct topdown_set set;
 	struct plan_group *g;
-	size_t i, first = p->cfg->nr_groups, cores = 0;
-	int r;
+	char part[512];
+	size_t i, k, first = p->cfg->nr_groups, cores = 0;
+	int r, quiet;
 
 	if ((r = expect(p, pr, YAML_SCALAR_NODE, "preset")) < 0)
 		return r;
@@ -307,12 +341,36 @@ parse_preset(struct parse *p, yaml_node_t *n, yaml_node_t *name,
 		topdown_expand(cpu, &pl->pmu[i], &set);
 		if ((g = add_group(p)) == NULL)
 			return -ENOMEM;
-		if (only && (set.definition == NULL ||
-		    strcmp(set.definition, scalar(only)) != 0))
+		quiet = only && (set.definition == NULL ||
+		    strcmp(set.definition, scalar(only)) != 0);
+		if (quiet)
 			r = quiet_preset(n, scalar(name), &pl->pmu[i], g);
 		else
 			r = fill_preset(p, n, pr, scalar(name), &pl->pmu[i],
-			    &set, g);
+			    &set, 0, g);
+		if (r < 0)
+			return r;
+		if (quiet || preset_present(&set, 1) == 0)
+			continue;
+		/* Right after the first, so that a target's walk over
+		 * the copies (parse_target_groups) meets it. */
+		if ((g = add_group(p)) == NULL)
+			return -ENOMEM;
+		snprintf(part, sizeof(part), "%s" PRESET_PART_SUFFIX,
+		    scalar(name));
+		if ((r = fill_preset(p, n, pr, part, &pl->pmu[i], &set, 1,
+		    g)) < 0)
+			return r;
+		/* Listed under its name too, so that no other group
+		 * takes it (a later one is refused as a duplicate); the
+		 * index keeps the name's pointer: the group's own copy. */
+		if (!nameidx_find(&p->group_idx, part, &k))
+			r = nameidx_add(&p->group_idx, g->name,
+			    p->cfg->nr_groups - 1);
+		else if (k < first)
+			r = perr(p, name, "group \"%s\" is the name of this "
+			    "preset's second group on %s: rename one", part,
+			    pl->pmu[i].name);
 		if (r < 0)
 			return r;
 	}
@@ -322,7 +380,8 @@ parse_preset(struct parse *p, yaml_node_t *n, yaml_node_t *name,
 		if (only)
 			r = quiet_preset(n, scalar(name), NULL, g);
 		else
-			r = fill_preset(p, n, pr, scalar(name), NULL, NULL, g);
+			r = fill_preset(p, n, pr, scalar(name), NULL, NULL, 0,
+			    g);
 		if (r < 0)
 			return r;
 	}
@@ -537,7 +596,7 @@ parse_target_groups(struct parse *p, yaml_node_t *n, struct plan_target *t)
 		/* Every per-PMU copy of a hybrid group; a preset's copy
 		 * with no events counts nothing. */
 		for (; i < p->cfg->nr_groups &&
-		    strcmp(p->cfg->groups[i].name, scalar(g)) == 0; i++) {
+		    group_named(&p->cfg->groups[i], scalar(g)); i++) {
 			if (p->cfg->groups[i].nr_events == 0)
 				continue;
 			if (t->nr_groups == cap) {
@@ -594,13 +653,15 @@ int
 config_label_reserved(const char *name)
 {
 	static const char *const reserved[] = { "cgroup", "cpu", "group",
-	    "event", "pmu", NULL };
+	    "event", "pmu", "rank", NULL };
 	const char *const *r;
 
 	for (r = reserved; *r; r++)
 		if (strcmp(*r, name) == 0)
 			return 1;
-	return strncmp(name, "__", 2) == 0;
+	/* suspect_*: the interference suspects' labels (daemon/expo.c). */
+	return strncmp(name, "__", 2) == 0 ||
+	    strncmp(name, "suspect_", 8) == 0;
 }
 
 static int
@@ -1007,7 +1068,8 @@ parse_root(struct parse *p, yaml_node_t *root)
 {
 	static const char *const keys[] = {
 		"interval", "groups", "cpus", "cgroups",
-		"cgroup_rescan_interval", "max_fds", "bpf_max_cgroups", NULL
+		"cgroup_rescan_interval", "max_fds", "bpf_max_cgroups",
+		"interference", NULL
 	};
 	struct plan *cfg = p->cfg;
 	yaml_node_t *n, *item;
@@ -1113,13 +1175,24 @@ parse_root(struct parse *p, yaml_node_t *root)
 			if (r < 0)
 				return r;
 		}
-	return 0;
+	/* After the groups and targets it refers to. */
+	return config_interference(&p->y, lookup(p, root, "interference"),
+	    cfg, &p->ifr);
 }
 
 int
 config_parse(const struct event_ctx *events, const char *source,
     const char *text, size_t len, struct plan **out, char *err,
     size_t errlen)
+{
+	return config_parse_all(events, source, text, len, out, NULL, err,
+	    errlen);
+}
+
+int
+config_parse_all(const struct event_ctx *events, const char *source,
+    const char *text, size_t len, struct plan **out,
+    struct interference_config *ifr, char *err, size_t errlen)
 {
 	yaml_document_t doc;
 	yaml_node_t *root;
@@ -1151,9 +1224,14 @@ config_parse(const struct event_ctx *events, const char *source,
 	free(p.in_bpf);
 	yaml_document_delete(&doc);
 	if (r < 0) {
+		interference_config_fini(&p.ifr);
 		plan_free(p.cfg);
 		return r;
 	}
+	if (ifr)
+		*ifr = p.ifr;
+	else
+		interference_config_fini(&p.ifr);
 	*out = p.cfg;
 	return 0;
 }
@@ -1162,6 +1240,14 @@ int
 config_load(const struct event_ctx *events, const char *path,
     struct plan **out, char *err, size_t errlen)
 {
+	return config_load_all(events, path, out, NULL, err, errlen);
+}
+
+int
+config_load_all(const struct event_ctx *events, const char *path,
+    struct plan **out, struct interference_config *ifr, char *err,
+    size_t errlen)
+{
 	char *buf;
 	size_t len;
 	int r;
@@ -1169,7 +1255,7 @@ config_load(const struct event_ctx *events, const char *path,
 	if ((r = yamldoc_read_file(path, YAMLDOC_MAX_CONFIG, &buf, &len, err,
 	    errlen)) < 0)
 		return r;
-	r = config_parse(events, path, buf, len, out, err, errlen);
+	r = config_parse_all(events, path, buf, len, out, ifr, err, errlen);
 	free(buf);
 	return r;
 }

@@ -1198,8 +1198,9 @@ http_start(const struct http_opts *o, struct http **out, char *err,
 		h->o.max_header_bytes = HTTP_DEFAULT_MAX_HEADER_BYTES;
 	if (!h->o.procfs)
 		h->o.procfs = "/proc";
-	h->eo = (struct expo_opts){ o->exporter_metrics, MHD_get_version(),
-	    o->pfm_version };
+	h->eo = (struct expo_opts){ .exporter_metrics = o->exporter_metrics,
+	    .mhd_version = MHD_get_version(), .pfm_version = o->pfm_version,
+	    .cpu = o->cpu, .interference = o->interference };
 	h->nr_conns = h->o.max_connections + 16;
 	if ((h->path = strdup(o->telemetry_path)) == NULL ||
 	    (h->conns = calloc(h->nr_conns, sizeof(*h->conns))) == NULL) {

@@ -27,7 +27,9 @@
 #include <microhttpd.h>
 #include <systemd/sd-daemon.h>
 
+#include "analysis/interference.h"
 #include "collectors/collector/collector.h"
+#include "collectors/events/cpuinfo.h"
 #include "collectors/events/event_pfm.h"
 #include "collectors/events/event_sys.h"
 #include "collectors/perf/group.h"
@@ -101,6 +103,45 @@ usage(FILE *f)
 }
 
 static struct collector *running;
+static struct interference *analysis;
+
+/* The collector's hook after each publish: the analysis thread's turn. */
+static void
+offer_snapshot(void *arg, struct snapshot *s)
+{
+	interference_offer(arg, s);
+}
+
+/* Say why the interference analysis is off, once: at start, and on a
+ * reload only when the reason changed. */
+static void
+log_interference(const struct interference_config *ic,
+    const struct interference_config *prev)
+{
+	if (ic->enabled || (prev && !prev->enabled && prev->why_off &&
+	    ic->why_off && strcmp(prev->why_off, ic->why_off) == 0))
+		return;
+	log_info("interference analysis is off: %s", ic->why_off ?
+	    ic->why_off : "disabled");
+}
+
+/* --check-config's line for the analysis. */
+static void
+print_interference(const struct interference_config *ic)
+{
+	if (!ic->enabled) {
+		printf("interference: off: %s\n", ic->why_off ? ic->why_off :
+		    "disabled");
+		return;
+	}
+	printf("interference: on: group %s (CPI = %s / %s), window %.0fs, "
+	    "cpu_floor %g CPU-s/s, outlier_sigma %g, victim_outliers %u in "
+	    "victim_window %.0fs, suspect_threshold %g, suspects %u\n",
+	    ic->group, ic->cycles, ic->instructions, (double)ic->window_ns / 1e9,
+	    ic->cpu_floor, ic->outlier_sigma, ic->victim_outliers,
+	    (double)ic->victim_window_ns / 1e9, ic->suspect_threshold,
+	    ic->suspects);
+}
 
 /* The name resolver's reports (names.h), like the collector's. */
 static void
@@ -230,22 +271,26 @@ log_presets(const struct plan *p, const struct plan *prev)
 }
 
 static int load_plan(const struct options *opt,
-    const struct event_ctx *ectx, struct plan **cfg);
+    const struct event_ctx *ectx, struct plan **cfg,
+    struct interference_config *ic);
 
-/* Load into *cfg; prev is the plan running (NULL at start). */
+/* Load into *cfg and *ic; prev and prev_ic are what runs (NULL at
+ * start). */
 static int
 load_config(const struct options *opt, const struct event_ctx *ectx,
-    struct plan **cfg, const struct plan *prev)
+    struct plan **cfg, const struct plan *prev,
+    struct interference_config *ic, const struct interference_config *prev_ic)
 {
-	if (load_plan(opt, ectx, cfg) < 0)
+	if (load_plan(opt, ectx, cfg, ic) < 0)
 		return -1;
 	log_presets(*cfg, prev);
+	log_interference(ic, prev_ic);
 	return 0;
 }
 
 static int
 load_plan(const struct options *opt, const struct event_ctx *ectx,
-    struct plan **cfg)
+    struct plan **cfg, struct interference_config *ic)
 {
 	char err[1024];
 	int e;
@@ -256,7 +301,8 @@ load_plan(const struct options *opt, const struct event_ctx *ectx,
 	 * anything replaces it.
 	 */
 	if (opt->config_file) {
-		e = config_load(ectx, opt->config_file, cfg, err, sizeof(err));
+		e = config_load_all(ectx, opt->config_file, cfg, ic, err,
+		    sizeof(err));
 		if (e == -ENODATA) {
 			log_info("%s sets nothing (only comments): running the "
 			    "embedded default", opt->config_file);
@@ -270,6 +316,7 @@ load_plan(const struct options *opt, const struct event_ctx *ectx,
 		if (config_bpf_check(*cfg, opt->procfs, opt->sysfs, err,
 		    sizeof(err)) < 0) {
 			log_error("%s", err);
+			interference_config_fini(ic);
 			plan_free(*cfg);
 			*cfg = NULL;
 			return -1;
@@ -282,14 +329,20 @@ embedded:
 		log_warn("this machine has no hardware counters (cycles: %s); "
 		    "the embedded default counts software events instead",
 		    strerror(e));
-		if (config_parse(ectx, "<default>", config_fallback_yaml,
-		    strlen(config_fallback_yaml), cfg, err, sizeof(err)) < 0)
+		if (config_parse_all(ectx, "<default>", config_fallback_yaml,
+		    strlen(config_fallback_yaml), cfg, ic, err,
+		    sizeof(err)) < 0)
 			goto bad;
+		/* The reason that matters is the machine's. */
+		free(ic->why_off);
+		ic->why_off = strdup("this machine has no hardware counters "
+		    "(the embedded default counts software events): no "
+		    "cycles and instructions to take CPI from");
 		log_embedded(*cfg);
 		return 0;
 	}
-	if (config_parse(ectx, "<default>", config_default_yaml,
-	    strlen(config_default_yaml), cfg, err, sizeof(err)) < 0)
+	if (config_parse_all(ectx, "<default>", config_default_yaml,
+	    strlen(config_default_yaml), cfg, ic, err, sizeof(err)) < 0)
 		goto bad;
 	log_embedded(*cfg);
 	return 0;
@@ -496,15 +549,16 @@ watchdog_tick(struct watchdog *w)
 /* SIGHUP: validate the new config; keep the old one if it is bad. */
 static void
 reload(const struct options *opt, const struct event_ctx *ectx,
-    struct plan **cfg)
+    struct plan **cfg, struct interference_config *ic)
 {
+	struct interference_config next_ic;
 	struct plan *next = NULL;
 	int r;
 
 	sd_notifyf(0, "RELOADING=1\nSTATUS=reloading %s\nMONOTONIC_USEC=%llu",
 	    opt->config_file ? opt->config_file : "the embedded config",
 	    (unsigned long long)(mono_ns() / 1000));
-	if (load_config(opt, ectx, &next, *cfg) < 0) {
+	if (load_config(opt, ectx, &next, *cfg, &next_ic, ic) < 0) {
 		log_error("reload failed: still running the previous config");
 		collector_reload_failed(running);
 		notify_status("READY=1\n");
@@ -519,6 +573,13 @@ reload(const struct options *opt, const struct event_ctx *ectx,
 	}
 	plan_free(*cfg);
 	*cfg = next;
+	/* The analysis takes it at its next snapshot; -ENOMEM keeps the
+	 * one it runs. */
+	if (interference_reload(analysis, &next_ic) < 0)
+		log_error("reload: the interference analysis keeps its "
+		    "config: %s", strerror(ENOMEM));
+	interference_config_fini(ic);
+	*ic = next_ic;
 	log_info("reloaded %s: counting now", next->source);
 	notify_status("READY=1\n");
 }
@@ -578,11 +639,13 @@ main(int argc, char **argv)
 	struct collector_opts copts;
 	struct http_opts hopts;
 	struct plan *cfg = NULL;
+	struct interference_config icfg;
 	struct http *http = NULL;
 	struct names *names = NULL;
 	struct watchdog wd = { 0, 0, 0, 0, 0 };
 	struct timespec tick;
 	struct event_sys es;
+	struct cpuinfo cpu;
 	char err[1024], mountinfo[4096], summary[256];
 	const char *hang;
 	enum denied_cause why;
@@ -614,13 +677,15 @@ main(int argc, char **argv)
 		return status;
 	}
 	raise_nofile();
-	if (load_config(&opt, &es.ctx, &cfg, NULL) < 0) {
+	interference_config_defaults(&icfg);
+	if (load_config(&opt, &es.ctx, &cfg, NULL, &icfg, NULL) < 0) {
 		event_sys_free(&es);
 		return 1;
 	}
 	if (opt.web_config && webcfg_load(opt.web_config, &web, err,
 	    sizeof(err)) < 0) {
 		log_error("%s", err);
+		interference_config_fini(&icfg);
 		plan_free(cfg);
 		event_sys_free(&es);
 		return 1;
@@ -653,6 +718,8 @@ main(int argc, char **argv)
 	hopts.web = web;
 	hopts.procfs = opt.procfs;
 	hopts.pfm_version = event_pfm_version();
+	cpuinfo_read(opt.procfs, &es.pmus, &cpu);
+	hopts.cpu = &cpu;
 	/* Everything the user gave is checked before the first perf event,
 	 * cgroup watch or socket is opened. */
 	if ((r = http_check(&hopts, err, sizeof(err))) < 0) {
@@ -671,6 +738,18 @@ main(int argc, char **argv)
 		}
 		copts.names = names;
 	}
+	/* The analysis reads every snapshot the collector publishes, on its
+	 * own thread; the HTTP side renders its latest result. */
+	if (!opt.check_config) {
+		if ((r = interference_new(&icfg, &analysis)) < 0 ||
+		    (r = interference_start(analysis)) < 0) {
+			log_error("interference analysis: %s", strerror(-r));
+			goto out;
+		}
+		copts.published = offer_snapshot;
+		copts.published_arg = analysis;
+		hopts.interference = analysis;
+	}
 	if ((r = collector_new(cfg, &copts, &running, err, sizeof(err))) < 0) {
 		log_error("%s", err);
 		goto out;
@@ -678,6 +757,7 @@ main(int argc, char **argv)
 	if (opt.check_config) {
 		/* A refusal was reported, with its reason, as it happened. */
 		r = collector_check(running, stdout, 200);
+		print_interference(&icfg);
 		printf("%s: %s\n", cfg->source, r ? "problems found" :
 		    "OK, every event can be counted here");
 		status = r ? 1 : 0;
@@ -745,7 +825,7 @@ main(int argc, char **argv)
 			break;
 		}
 		if (sig == SIGHUP) {
-			reload(&opt, &es.ctx, &cfg);
+			reload(&opt, &es.ctx, &cfg, &icfg);
 			wd.stale_ns = 2 * cfg->interval_ns + 1000000000ULL;
 		}
 		if (wd.usec)
@@ -755,7 +835,10 @@ out:
 	http_stop(http);
 	collector_free(running);
 	running = NULL;
+	interference_free(analysis);
+	analysis = NULL;
 	names_free(names);
+	interference_config_fini(&icfg);
 	plan_free(cfg);
 	event_sys_free(&es);
 	webcfg_free(web);

@@ -4,24 +4,36 @@
  * <graphroot>/<driver>-containers/<id>/userdata/ (CRI-O also under its
  * runroot, /run/containers/storage), and storage's own index of
  * containers, <driver>-containers/containers.json, with each one's names
- * and a metadata string (JSON again) that Podman fills with the image
- * name it was run from.
+ * and a metadata string (JSON again) that the tool that made it fills.
  *
- * CRI-O copies the kubelet's labels into the annotations
- * (io.kubernetes.pod.name, .namespace, .uid, io.kubernetes.container.name)
- * beside its own (io.kubernetes.cri-o.ContainerType, .ImageName; the
- * labels again as one JSON string in io.kubernetes.cri-o.Labels); a
- * config.json with a pod name is CRI-O's.  Anything else in the index is
- * Podman's (or Buildah's): its first name is the container's name.
+ * What is trusted.  The index decides whose a container is, because
+ * only the tool writes the metadata: CRI-O's (cri-o's storage.
+ * RuntimeContainerMetadata) carries "pod-name" and "pod-id", and "pod":
+ * true (or a pod-id that is the container's own id) for a pod's
+ * infrastructure (sandbox) container; Podman's never has them.  A
+ * config.json's annotations are not enough: `podman run --annotation
+ * io.kubernetes.cri-o.ContainerType=sandbox --annotation
+ * io.kubernetes.pod.namespace=kube-system` writes them too.  So:
+ *   - CRI-O's: the Kubernetes names from its config.json annotations
+ *     (io.kubernetes.pod.name, .namespace, .uid, io.kubernetes.container.
+ *     name, else the io.kubernetes.cri-o.Labels string; .ImageName),
+ *     which CRI-O writes after a pod's own; the sandbox flag from the
+ *     metadata;
+ *   - anything else (Podman's, Buildah's): its first name, the image-name
+ *     in its metadata; never Kubernetes names, never a sandbox;
+ *   - either: where its cgroup is, from config.json's linux.cgroupsPath.
  *
  * containers.json lists every container, so it is read once, entry by
  * entry (jsonfile_read_array: never its whole tree), into a compact
- * index, sorted by id, of what the names need: each id (32 bytes) and
- * its first name and image name (in one pool of strings).  The index, or
- * why the file could not be read, is kept until the file's mtime, size
- * or inode changes: a round of lookups costs one stat() of it, also when
- * the file is broken, and for every other runtime's containers, which
- * are looked up here first.
+ * index, sorted by id, of what the names need: each id (32 bytes), whose
+ * it is (CRI-O's, a sandbox), its first name and image name (in one
+ * pool of strings).  The index, or why the file could not be read, is
+ * kept until the file's mtime, size or inode changes: a round of lookups
+ * costs one stat() of it, also when the file is broken, and for every
+ * other runtime's containers, which are looked up here first.  A broken
+ * index in one <driver>-containers directory does not hide the others'.
+ * containers.json is also the record a name is refreshed from: it is
+ * rewritten when a container is renamed.
  */
 #include "autoconf.h"
 
@@ -45,6 +57,8 @@
 struct entry {
 	unsigned char id[32];
 	uint32_t name, image;
+	unsigned char crio;		/* CRI-O's (its metadata says a pod) */
+	unsigned char sandbox;		/* and its pod's sandbox */
 };
 
 /* One driver's containers.json, as last read. */
@@ -93,6 +107,13 @@ st_close(void *data)
 	free(d);
 }
 
+static int
+index_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct index *)a)->dir,
+	    ((const struct index *)b)->dir);
+}
+
 /* The <driver>-containers directories under the graph root, kept. */
 static int
 st_drivers(struct storage *d)
@@ -115,6 +136,8 @@ st_drivers(struct storage *d)
 			memcpy(d->idx[d->nr_idx++].dir, de->d_name, n + 1);
 	}
 	closedir(ds);
+	/* By name, whatever order the directory lists them in. */
+	qsort(d->idx, d->nr_idx, sizeof(d->idx[0]), index_cmp);
 	return 0;
 }
 
@@ -127,7 +150,8 @@ st_probe(void *data, char *where, size_t len)
 	return st_drivers(d);
 }
 
-/* CRI-O's names from a config.json's annotations; -ENOENT: not CRI-O. */
+/* CRI-O's names from its config.json's annotations (f->sandbox set
+ * from the index already); -ENOENT: no pod name there. */
 static int
 st_crio(struct json_object *an, struct names_found *f)
 {
@@ -141,7 +165,7 @@ st_crio(struct json_object *an, struct names_found *f)
 	/* The same labels, as one JSON string: where only that is set. */
 	if ((pod == NULL || ns == NULL) &&
 	    (s = jsonfile_str(an, "io.kubernetes.cri-o.Labels")) != NULL &&
-	    strlen(s) < JSONFILE_SMALL &&
+	    jsonfile_values(s, strlen(s)) <= JSONFILE_VALUES &&
 	    (labels = json_tokener_parse(s)) != NULL) {
 		pod = pod ? pod : jsonfile_str(labels, "io.kubernetes.pod.name");
 		ns = ns ? ns : jsonfile_str(labels,
@@ -154,8 +178,6 @@ st_crio(struct json_object *an, struct names_found *f)
 		json_object_put(labels);
 		return -ENOENT;
 	}
-	s = jsonfile_str(an, "io.kubernetes.cri-o.ContainerType");
-	f->sandbox = s && strcmp(s, "sandbox") == 0;
 	names_found_set(f, NAMES_NAMESPACE, ns);
 	names_found_set(f, NAMES_POD, pod);
 	names_found_set(f, NAMES_POD_UID, uid);
@@ -217,12 +239,12 @@ static int
 index_add(struct json_object *c, void *arg)
 {
 	struct index *x = arg;
-	struct json_object *names, *meta = NULL;
-	const char *s, *name = NULL;
+	struct json_object *names, *meta = NULL, *pod;
+	const char *s, *id, *podid, *name = NULL;
 	struct entry *e;
 	int64_t a, b;
 
-	if ((s = jsonfile_str(c, "id")) == NULL || !names_id_valid(s))
+	if ((id = jsonfile_str(c, "id")) == NULL || !names_id_valid(id))
 		return 0;		/* not a container we can name */
 	if (x->nr == x->cap) {
 		size_t cap = x->cap ? x->cap * 2 : 64;
@@ -233,7 +255,7 @@ index_add(struct json_object *c, void *arg)
 		x->cap = cap;
 	}
 	e = &x->e[x->nr];
-	id_bytes(s, e->id);
+	id_bytes(id, e->id);
 	if (json_object_object_get_ex(c, "names", &names) &&
 	    json_object_is_type(names, json_type_array) &&
 	    json_object_array_length(names) > 0 &&
@@ -247,6 +269,13 @@ index_add(struct json_object *c, void *arg)
 		meta = json_tokener_parse(s);
 	a = pool_add(x, name);
 	b = a < 0 ? a : pool_add(x, jsonfile_str(meta, "image-name"));
+	/* CRI-O's metadata names the pod; a sandbox is its own pod. */
+	podid = jsonfile_str(meta, "pod-id");
+	e->crio = jsonfile_str(meta, "pod-name") != NULL && podid != NULL;
+	e->sandbox = e->crio && (strcmp(podid, id) == 0 ||
+	    (json_object_object_get_ex(meta, "pod", &pod) &&
+	    json_object_is_type(pod, json_type_boolean) &&
+	    json_object_get_boolean(pod)));
 	json_object_put(meta);
 	if (a < 0 || b < 0)
 		return -ENOMEM;
@@ -311,16 +340,21 @@ st_index(struct storage *d, struct index *x, char *path, size_t len,
 	return 0;
 }
 
-/* Podman's names for id from the index: -ENOENT when it is not there. */
+/*
+ * id's entry in the index of x: its names and whose it is (*crio; CRI-O
+ * knows the sandbox, f->sandbox), and containers.json as its record.
+ * -ENOENT when it is not there.
+ */
 static int
-st_podman(struct storage *d, struct index *x, const char *id,
-    struct names_found *f)
+st_entry(struct storage *d, struct index *x, const char *id,
+    struct names_found *f, int *crio)
 {
 	struct entry key, *e;
 	char path[256];
 	struct stat st;
 	int r;
 
+	*crio = 0;
 	if ((r = st_index(d, x, path, sizeof(path), f)) < 0)
 		return r;
 	if (x->nr == 0 || id_bytes(id, key.id) < 0 ||
@@ -330,6 +364,8 @@ st_podman(struct storage *d, struct index *x, const char *id,
 	names_found_set(f, NAMES_CONTAINER, e->name ? x->pool + e->name :
 	    NULL);
 	names_found_set(f, NAMES_IMAGE, e->image ? x->pool + e->image : NULL);
+	*crio = e->crio;
+	f->sandbox = e->sandbox;
 	st.st_mtim = x->stamp.mtime;
 	st.st_size = x->stamp.size;
 	st.st_ino = x->stamp.ino;
@@ -344,35 +380,35 @@ st_lookup(void *data, const char *id, struct names_found *f)
 	struct storage *d = data;
 	struct json_object *o;
 	char path[256];
-	struct stat st;
 	size_t i, j;
-	int r, err = -ENOENT;
+	int r, crio, err = -ENOENT;
 
 	if ((r = st_drivers(d)) < 0)
 		return r;
 	for (i = 0; i < d->nr_idx; i++) {
+		/* A broken index here does not hide the next driver's. */
+		if ((r = st_entry(d, &d->idx[i], id, f, &crio)) < 0) {
+			if (r != -ENOENT)
+				err = r;
+			continue;
+		}
 		for (j = 0; j < 2; j++) {
 			snprintf(path, sizeof(path),
 			    "%s/%s/%s/userdata/config.json", roots[j],
 			    d->idx[i].dir, id);
-			r = rt_json(&d->root, path, JSONFILE_SMALL, &o, &st);
+			r = rt_json(&d->root, path, JSONFILE_SMALL, &o, NULL);
 			if (r == -ENOENT)
 				continue;
-			if (r < 0) {
-				rt_fail(f, &d->root, path, r);
-				err = r;
-				continue;
-			}
-			r = st_crio(jsonfile_obj(o, "annotations"), f);
+			if (r < 0)
+				return rt_fail(f, &d->root, path, r);
+			names_found_cgpath(f, jsonfile_str(jsonfile_obj(o,
+			    "linux"), "cgroupsPath"));
+			if (crio)
+				st_crio(jsonfile_obj(o, "annotations"), f);
 			json_object_put(o);
-			if (r == 0) {
-				rt_record(f, path, &st);
-				return 0;
-			}
 			break;
 		}
-		if ((r = st_podman(d, &d->idx[i], id, f)) != -ENOENT)
-			return r;
+		return 0;
 	}
 	return err;
 }

@@ -165,7 +165,10 @@ collector_collect(struct collector *c)
 	if (s == NULL)
 		REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 		    "building a snapshot: %s", strerror(ENOMEM));
-	else
+	else {
 		snapshot_publish(&c->slot, s);
+		if (c->o.published)
+			c->o.published(c->o.published_arg, s);
+	}
 	atomic_fetch_add(&c->heartbeat, 1);
 }

@@ -62,38 +62,44 @@ row_labels(struct snapshot *s, const struct target *t,
 }
 
 /*
- * The name map's entry for t's container id, NULL when it has none.  A
- * target whose id the resolver has not looked up yet is held out of its
- * first snapshot (*hold), so that its series start with their names
- * rather than gain them an interval later; a pod's sandbox (pause)
- * container is held out of every snapshot once the resolver knows it is
- * one.  Its id is added to ids, the set the resolver is told.
+ * The name map's entry for t's container id in t's cgroup, NULL when it
+ * has none.  A target whose id the resolver has not looked up yet is
+ * held out of its first snapshot (*hold), so that its series start with
+ * their names rather than gain them an interval later; a pod's sandbox
+ * (pause) container, once the resolver knows it is one, is shown apart
+ * (*hidden: the pmu_cgroup_hidden_* family, without names), never left
+ * out.  Its id and cgroup are added to ids and cgs, the set the
+ * resolver is told.
  */
 static const struct namemap_entry *
 target_names(struct target *t, const struct namemap *nm, const char **ids,
-    size_t *nids, int *hold)
+    const char **cgs, size_t *nids, int *hold, int *hidden)
 {
 	const struct namemap_entry *ne;
 	const char *id;
 
-	*hold = 0;
+	*hold = *hidden = 0;
 	if (nm == NULL || t->cgroup == NULL ||
 	    (id = target_label(t, NAMES_ID_LABEL)) == NULL ||
 	    !names_id_valid(id))
 		return NULL;
-	ids[(*nids)++] = id;
-	if ((ne = namemap_find(nm, id)) == NULL && !t->names_held) {
+	ids[*nids] = id;
+	cgs[(*nids)++] = t->cgroup;
+	if ((ne = namemap_find(nm, id, t->cgroup)) == NULL &&
+	    !t->names_held) {
 		t->names_held = 1;
 		*hold = 1;
 	}
-	if (ne && ne->found && ne->sandbox)
-		*hold = 1;
+	if (ne && ne->found && ne->sandbox) {
+		*hidden = 1;
+		return NULL;
+	}
 	return ne && ne->found ? ne : NULL;
 }
 
 /* Tell the resolver the ids counted now, when the set changed. */
 static void
-names_tell(struct collector *c, const char **ids, size_t n)
+names_tell(struct collector *c, const char **ids, const char **cgs, size_t n)
 {
 	uint64_t h = 1469598103934665603ULL;
 	size_t i;
@@ -103,10 +109,14 @@ names_tell(struct collector *c, const char **ids, size_t n)
 		for (p = ids[i]; *p; p++)
 			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
 		h = (h ^ 0xff) * 1099511628211ULL;
+		for (p = cgs[i]; *p; p++)
+			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+		h = (h ^ 0xfe) * 1099511628211ULL;
 	}
 	if (h == c->names_told && n == c->names_told_nr)
 		return;
-	if (names_want(c->o.names, ids, n) == 0) {
+	if (names_want(c->o.names, c->have_cgroot ? c->cgroot : NULL, ids,
+	    cgs, n) == 0) {
 		c->names_told = h;
 		c->names_told_nr = n;
 	}
@@ -434,10 +444,10 @@ row_set(struct build *b, struct snap_row *r, const struct plan_group *pg,
 /* The rows of one opened target: per CPU, or summed over its CPUs. */
 static int
 target_rows(struct build *b, const struct target *t,
-    const struct namemap_entry *nent)
+    const struct namemap_entry *nent, int hidden)
 {
 	const struct plan *cfg = b->c->cfg;
-	struct snap_row model = { .cgroup = NULL }, *r = NULL;
+	struct snap_row model = { .cgroup = NULL, .hidden = hidden }, *r = NULL;
 	size_t j, k, e, ne;
 	uint64_t en, ru;
 
@@ -539,16 +549,17 @@ snapbuild(struct collector *c, double duration_s)
 {
 	struct build b = { .c = c, .s = snapshot_new() };
 	struct namemap *nm = c->o.names ? names_map(c->o.names) : NULL;
-	const char **ids = NULL;
+	const char **ids = NULL, **cgs = NULL;
 	size_t nids = 0, nrows, nerrors, i;
-	int hold;
+	int hold, hidden;
 
 	if (b.s == NULL) {
 		namemap_unref(nm);
 		return NULL;
 	}
 	b.s->names = nm;	/* the rows' name labels point into it */
-	if (nm && (ids = calloc(c->nr_targets + 1, sizeof(*ids))) == NULL)
+	if (nm && ((ids = calloc(c->nr_targets + 1, sizeof(*ids))) == NULL ||
+	    (cgs = calloc(c->nr_targets + 1, sizeof(*cgs))) == NULL))
 		goto fail;
 	count_rows(c, &nrows, &nerrors);
 	if (build_names(&b) < 0 || build_support(&b) < 0 ||
@@ -566,8 +577,8 @@ snapbuild(struct collector *c, double duration_s)
 		if (!t->opened)
 			continue;
 		mark_support(&b, t);
-		nent = target_names(t, nm, ids, &nids, &hold);
-		if (!hold && target_rows(&b, t, nent) < 0)
+		nent = target_names(t, nm, ids, cgs, &nids, &hold, &hidden);
+		if (!hold && target_rows(&b, t, nent, hidden) < 0)
 			goto fail;
 	}
 	b.s->nr_rows = b.row;
@@ -578,8 +589,9 @@ snapbuild(struct collector *c, double duration_s)
 	if (build_status(&b, duration_s) < 0)
 		goto fail;
 	if (nm)
-		names_tell(c, ids, nids);
+		names_tell(c, ids, cgs, nids);
 	free(ids);
+	free(cgs);
 	free(b.oe_at);
 	free(b.sum);
 	free(b.cpus);
@@ -587,6 +599,7 @@ snapbuild(struct collector *c, double duration_s)
 	return b.s;
 fail:
 	free(ids);
+	free(cgs);
 	free(b.oe_at);
 	free(b.sum);
 	free(b.cpus);

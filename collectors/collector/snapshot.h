@@ -66,6 +66,7 @@ struct snap_row {
 	const double *values;		/* scaled, monotonic */
 	double enabled_s, running_s;	/* summed over the row's instances */
 	const char *pmu;		/* hybrid: the core PMU, else NULL */
+	int hidden;			/* a pod's sandbox: pmu_cgroup_hidden_* */
 };
 
 /*

@@ -8,7 +8,11 @@
  *   2  a containers/storage userdata/config.json       (rt_storage.c, CRI-O)
  *   3  containers/storage's containers.json            (rt_storage.c, Podman;
  *                                                        jsonfile_read_array)
+ *   4  Docker's hostconfig.json                        (rt_docker.c)
  *
+ * The other files hold what makes the reader of the chosen one go on
+ * to it (a Docker record with its ID, an index entry of CRI-O's), or
+ * are absent.
  * Every reader then looks up the container whose files those are, twice
  * (the second from containers.json's cached index, or its cached
  * failure), and the resolver's names_lookup once.  Whatever it reads,
@@ -41,6 +45,20 @@ static const char *const files[] = {
 	"run/containerd/io.containerd.runtime.v2.task/k8s.io/" ID "/config.json",
 	"var/lib/containers/storage/overlay-containers/" ID "/userdata/config.json",
 	"var/lib/containers/storage/overlay-containers/containers.json",
+	"var/lib/docker/containers/" ID "/hostconfig.json",
+};
+/* What each file holds when the input is another's (NULL: absent). */
+static const char *const base[] = {
+	"{\"ID\":\"" ID "\",\"Name\":\"/k8s_c_p_ns_u_0\",\"Config\":"
+	    "{\"Labels\":{\"io.kubernetes.pod.name\":\"p\","
+	    "\"io.kubernetes.pod.namespace\":\"ns\","
+	    "\"io.kubernetes.pod.uid\":\"u\","
+	    "\"io.kubernetes.container.name\":\"c\"}}}",
+	NULL,
+	NULL,
+	"[{\"id\":\"" ID "\",\"names\":[\"n\"],\"metadata\":"
+	    "\"{\\\"pod-name\\\":\\\"p\\\",\\\"pod-id\\\":\\\"" ID "\\\"}\"}]",
+	NULL,
 };
 #define NFILES (sizeof(files) / sizeof(files[0]))
 
@@ -133,13 +151,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size == 0)
 		return 0;
 	for (i = 0; i < NFILES; i++) {
+		const char *b = i == data[0] % NFILES ? (const char *)data + 1 :
+		    base[i];
+		size_t n = i == data[0] % NFILES ? size - 1 : b ? strlen(b) : 0;
+
 		snprintf(path, sizeof(path), "%s/%s", root, files[i]);
-		if (i != data[0] % NFILES) {
+		if (b == NULL) {
 			unlink(path);
 			continue;
 		}
 		if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0 ||
-		    write(fd, data + 1, size - 1) != (ssize_t)(size - 1))
+		    write(fd, b, n) != (ssize_t)n)
 			abort();
 		close(fd);
 	}
@@ -147,6 +169,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	run(&rt_containerd_ops);
 	run(&rt_storage_ops);
 	memset(&f, 0, sizeof(f));
-	check(&f, names_lookup(res, ID, &f) == 1 ? 0 : -ENOENT);
+	check(&f, names_lookup(res, ID, "/docker/" ID, &f) == 1 ? 0 :
+	    -ENOENT);
 	return 0;
 }
