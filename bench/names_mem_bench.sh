@@ -8,15 +8,16 @@
 #                                 PMU_EXPORTER: this tree's; SECS=20)
 #
 # The cgroups: 30 libpod-<id>.scope whose ids no runtime knows (the
-# resolver retries them, 2 s doubling), 30 docker-<id>.scope that
-# Docker's config.v2.json names, and one libpod-<id>.scope that
-# containers.json names.  Relabelled to container_id; counted with
-# task-clock, interval 1 s.
+# resolver retries them, 2 s doubling), 30 <id> that Docker's
+# config.v2.json names (its hostconfig.json's CgroupParent the parent
+# here, as a cgroupfs engine puts them), and one libpod-<id>.scope that
+# containers.json names (its config.json's cgroupsPath that cgroup).
+# Relabelled to container_id; counted with task-clock, interval 1 s.
 #
 # 1. Memory: each pair of daemons started with no containers.json; 5 s
 #    after both are ready, VmRSS; then containers.json appears (by
-#    rename), and 20 s later (every retry has read it) VmRSS and VmHWM
-#    (the peak) again.  Two files: 6 MB of "[{},{},...]" (2 M entries)
+#    rename) and a cgroup with a new id (looked up at once, so the file
+#    is read), and 20 s later VmRSS and VmHWM (the peak) again.  Two files: 6 MB of "[{},{},...]" (2 M entries)
 #    and 19.5 MB of real-looking entries (~44,000, ~450 bytes each, as
 #    containers/storage writes them).
 # 2. CPU: each pair started with containers.json in place, broken (the
@@ -51,9 +52,9 @@ mem_cleanup() {
 }
 trap mem_cleanup EXIT
 
-python3 - "$ROOT" "$PARENT" "$BENCH_TMP" <<'PY'
+python3 - "$ROOT" "$PARENT" "$BENCH_TMP" "$PARENT_NAME" <<'PY'
 import hashlib, os, sys
-root, parent, tmp = sys.argv[1:4]
+root, parent, tmp, pname = sys.argv[1:5]
 def hid(s):
     return hashlib.sha256(s.encode()).hexdigest()
 for i in range(30):
@@ -61,10 +62,16 @@ for i in range(30):
     d = hid("docker-%d" % i)
     os.makedirs(os.path.join(root, "var/lib/docker/containers", d))
     with open(os.path.join(root, "var/lib/docker/containers", d, "config.v2.json"), "w") as f:
-        f.write('{"Name":"/dk-%d","Config":{"Image":"img:1","Labels":{}}}' % i)
-    os.mkdir(os.path.join(parent, "docker-%s.scope" % d))
+        f.write('{"ID":"%s","Name":"/dk-%d","Config":{"Image":"img:1","Labels":{}}}' % (d, i))
+    with open(os.path.join(root, "var/lib/docker/containers", d, "hostconfig.json"), "w") as f:
+        f.write('{"CgroupParent":"/%s"}' % pname)
+    os.mkdir(os.path.join(parent, d))
 known = hid("known")
 os.mkdir(os.path.join(parent, "libpod-%s.scope" % known))
+ud = os.path.join(root, "var/lib/containers/storage/overlay-containers", known, "userdata")
+os.makedirs(ud)
+with open(os.path.join(ud, "config.json"), "w") as f:
+    f.write('{"linux":{"cgroupsPath":"/%s/libpod-%s.scope"}}' % (pname, known))
 with open(os.path.join(tmp, "empties.json"), "w") as f:
     f.write("[" + "{}," * (2 * 1024 * 1024) + "{}]")
 ents = []
@@ -98,8 +105,9 @@ cgroups:
   - path: /$PARENT_NAME/*
     groups: [sw]
     relabel:
-      - regex: ".*/[a-z]+-([0-9a-f]{64})\\\\.scope"
+      - regex: ".*/([a-z]+-)?([0-9a-f]{64})(\\\\.scope)?"
         target_label: container_id
+        replacement: "\$2"
 YAML
 put() {		# put FILE: containers.json becomes FILE, by rename; "none": gone
 	if [ "$1" = none ]; then rm -f "$STORE/containers.json"; return; fi
@@ -127,12 +135,17 @@ for f in empties valid; do
 	sleep 5
 	o0=$(bench_rss_kb "$old_PID") n0=$(bench_rss_kb "$new_PID")
 	put "$f"
+	# A new id, looked up at once by both: the file is read now,
+	# whatever the retries' back-off.
+	poke="$PARENT/libpod-$(head -c 32 /dev/urandom | sha256sum | cut -c1-64).scope"
+	mkdir "$poke"
 	sleep 20
 	o1=$(bench_rss_kb "$old_PID") n1=$(bench_rss_kb "$new_PID")
 	oh=$(hwm "$old_PID") nh=$(hwm "$new_PID")
 	ok=$(named "$old_PORT" pod-0) nk=$(named "$new_PORT" pod-0)
 	echo "memory, $f.json: old VmRSS $o0 kB before, $o1 kB 20 s after (+$((o1 - o0))), VmHWM $oh kB, known container named: $ok; new VmRSS $n0 kB before, $n1 kB after (+$((n1 - n0))), VmHWM $nh kB, named: $nk"
 	stop_both
+	rmdir "$poke"
 done
 
 for f in broken valid; do

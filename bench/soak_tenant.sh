@@ -11,14 +11,15 @@
 #     byte names cut inside a character, libpod-<id>.scope names; at most
 #     60 at once, created and removed every 50 ms;
 #   - a runtime gone bad, in a fake root given as --path.rootfs: Docker
-#     containers (a cgroup each) with invalid UTF-8 in their names,
+#     containers (a cgroup each, where their hostconfig.json's
+#     CgroupParent puts them) with invalid UTF-8 in their names,
 #     renamed by rewriting config.v2.json; FIFOs, devices and links out
 #     of the root as state files; containerd bundles not JSON, 5,000 "["
 #     deep or of 300,000 empty objects; containers.json rewritten every
 #     15 s with a 19.5 MB valid or broken file, 6 MB of "[{},{},...]" or
 #     a small one; at most 80 containers at once.
 # The daemon ($PMU_EXPORTER, default this tree's) counts task-clock in
-# every cgroup under the parent and relabels <kind>-<id>.scope to
+# every cgroup under the parent and relabels <kind>-<id>.scope and <id> to
 # container_id.  Every second one scrape is checked with promtool (a
 # failing one is kept in $TMPDIR/pmu_soak_tenant.fail.<n>); every 10 s
 # the daemon's VmRSS and VmHWM are printed.  At the end: scrapes, failures,
@@ -64,8 +65,9 @@ cgroups:
   - path: /$PARENT_NAME/*/*
     groups: [sw]
     relabel:
-      - regex: ".*/[a-z-]+-([0-9a-f]{64})\\\\.scope"
+      - regex: ".*/([a-z-]+-)?([0-9a-f]{64})(\\\\.scope)?"
         target_label: container_id
+        replacement: "\$2"
 YAML
 port=$(bench_free_port)
 bench_spawn "$PMU_EXPORTER" --config.file="$BENCH_TMP/c.yaml" --path.rootfs="$ROOT" \
@@ -82,7 +84,7 @@ chmod 711 "$BENCH_TMP" && install -m 644 "$T" "$BENCH_TMP/tenant.py"
 bench_spawn setpriv --reuid="$TENANT_UID" --regid="$TENANT_GID" --clear-groups \
 	/usr/bin/python3 "$BENCH_TMP/tenant.py" cg "$PARENT/tenant" "$secs" > "$BENCH_TMP/cg.out" 2>&1
 CGPID=$BENCH_LAST
-bench_spawn python3 "$T" rt "$ROOT" "$PARENT/rt" "$OUTSIDE" "$secs" > "$BENCH_TMP/rt.out" 2>&1
+bench_spawn python3 "$T" rt "$ROOT" "$PARENT/rt" "$OUTSIDE" "$secs" "/$PARENT_NAME/rt" > "$BENCH_TMP/rt.out" 2>&1
 RTPID=$BENCH_LAST
 
 scrapes=0 failures=0 named=0 t0=$(date +%s) rss_max=0

@@ -6,9 +6,11 @@
 #       as the unprivileged tenant, in the cgroup subtree DIR delegated to
 #       it: cgroups named with invalid UTF-8, 255-byte names cut inside a
 #       character, libpod-<id>.scope names, created and removed (churn).
-#   tenant.py rt ROOT CGDIR OUTSIDE SECONDS
+#   tenant.py rt ROOT CGDIR OUTSIDE SECONDS CGREL
 #       as a runtime gone bad, in the fake root ROOT (--path.rootfs):
-#       Docker containers (a cgroup each in CGDIR) whose config.v2.json
+#       Docker containers (a cgroup each in CGDIR, which is CGREL from
+#       the cgroup mount: their hostconfig.json's CgroupParent, as a
+#       cgroupfs engine places them) whose config.v2.json
 #       names hold invalid UTF-8, renamed (the file rewritten by rename);
 #       FIFOs, devices and links out of the root (to OUTSIDE) as state
 #       files; containerd bundles that are not JSON or nest too deep;
@@ -93,9 +95,18 @@ def write_rename(path, data):
     os.rename(tmp, path)
 
 
-def docker_config(name):
-    return (b'{"Name":"/' + name + b'","Config":{"Image":"img-' + bad_bytes(8) +
-            b':1","Labels":{}}}')
+def docker_config(cid, name):
+    return (b'{"ID":"' + cid.encode() + b'","Name":"/' + name +
+            b'","Config":{"Image":"img-' + bad_bytes(8) + b':1","Labels":{}}}')
+
+
+def docker_dir(sd, cid, cgrel, config=True):
+    os.mkdir(sd)
+    write_rename(os.path.join(sd, "hostconfig.json"),
+                 b'{"CgroupParent":"' + cgrel.encode() + b'"}')
+    if config:
+        write_rename(os.path.join(sd, "config.v2.json"),
+                     docker_config(cid, bad_bytes(rng.randint(1, 300))))
 
 
 def storage_list(kind, ids):
@@ -122,7 +133,7 @@ def storage_list(kind, ids):
     return data
 
 
-def tenant_rt(root, cg, outside, secs):
+def tenant_rt(root, cg, outside, secs, cgrel):
     docker = os.path.join(root, "var/lib/docker/containers")
     storage = os.path.join(root, "var/lib/containers/storage/overlay-containers")
     bundles = os.path.join(root, "run/containerd/io.containerd.runtime.v2.task/k8s.io")
@@ -139,27 +150,26 @@ def tenant_rt(root, cg, outside, secs):
         sd = None
         if k < 0.35:
             sd = os.path.join(docker, cid)
-            os.mkdir(sd)
-            write_rename(os.path.join(sd, "config.v2.json"),
-                         docker_config(bad_bytes(rng.randint(1, 300))))
+            docker_dir(sd, cid, cgrel)
             pre, what = "docker", "docker-container"
         elif k < 0.55 and live:
             # A rename: Docker rewrites the file by rename.
             c, d = rng.choice(live)
             f = os.path.join(d or "", "config.v2.json")
             if d and d.startswith(docker) and os.path.isfile(f) and not os.path.islink(d):
-                write_rename(f, docker_config(b"renamed-" + bad_bytes(4)))
+                write_rename(f, docker_config(os.path.basename(d),
+                                              b"renamed-" + bad_bytes(4)))
                 did("docker-renamed")
             time.sleep(0.1)
             continue
         elif k < 0.6:
             sd = os.path.join(docker, cid)
-            os.mkdir(sd)
+            docker_dir(sd, cid, cgrel, False)
             os.mkfifo(os.path.join(sd, "config.v2.json"))
             pre, what = "docker", "fifo"
         elif k < 0.63:
             sd = os.path.join(docker, cid)
-            os.mkdir(sd)
+            docker_dir(sd, cid, cgrel, False)
             os.mknod(os.path.join(sd, "config.v2.json"), 0o600 | 0o020000,
                      os.makedev(1, 5))
             pre, what = "docker", "device"
@@ -167,7 +177,10 @@ def tenant_rt(root, cg, outside, secs):
             o = os.path.join(outside, cid)
             os.mkdir(o)
             with open(os.path.join(o, "config.v2.json"), "wb") as f:
-                f.write(b'{"Name":"/read-from-outside-rootfs"}')
+                f.write(b'{"ID":"' + cid.encode() +
+                        b'","Name":"/read-from-outside-rootfs"}')
+            with open(os.path.join(o, "hostconfig.json"), "wb") as f:
+                f.write(b'{"CgroupParent":"' + cgrel.encode() + b'"}')
             sd = os.path.join(docker, cid)
             os.symlink(o, sd)
             pre, what = "docker", "link-out-of-root"
@@ -186,7 +199,9 @@ def tenant_rt(root, cg, outside, secs):
         else:
             podman.append(cid)
             pre, what = "libpod", "podman-container"
-        c = os.path.join(cg, "%s-%s.scope" % (pre, cid))
+        # Docker's cgroupfs driver names a container's cgroup by its id.
+        c = os.path.join(cg, cid if pre == "docker" else
+                         "%s-%s.scope" % (pre, cid))
         if try_mkdir(c):
             live.append((c, sd))
             did(what)
@@ -214,5 +229,6 @@ if __name__ == "__main__":
     if sys.argv[1] == "cg":
         tenant_cg(sys.argv[2], float(sys.argv[3]))
     else:
-        tenant_rt(sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5]))
+        tenant_rt(sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5]),
+                  sys.argv[6])
     print(sys.argv[1], " ".join("%s=%d" % kv for kv in sorted(counts.items())))
