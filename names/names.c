@@ -10,10 +10,15 @@
  * again what no runtime knew, with a back-off (2 s doubling to 5 min):
  * a runtime that starts after the daemon is noticed then.  A round looks
  * up at most ROUND_LOOKUPS ids and stops after ROUND_NS; the rest waits
- * for the next round, which follows at once.  When anything changed, a
- * new map is built and published by pointer swap (util/publish.h); the
- * cache's names then point into it (cache_share), so that each is held
- * once.
+ * for the next round, which follows at once.  A name found is checked
+ * again every REFRESH_NS: the file it came from (names_found.src) is
+ * stat()ed, and when its mtime, size or inode changed (a renamed
+ * container's record is rewritten) the id is looked up again.  At most
+ * REFRESH_CHECKS such stat()s a round, and rounds of checks alone come
+ * REFRESH_PAUSE_NS apart: bounded work per interval whatever the number
+ * of containers.  When anything changed, a new map is built and
+ * published by pointer swap (util/publish.h); the cache's names then
+ * point into it (cache_share), so that each is held once.
  *
  * Trust: a cgroup's name is anyone's to choose (a user makes
  * ".../user.slice/libpod-<any id>.scope" in the subtree systemd
@@ -53,6 +58,9 @@
 #define RETRY_MIN_NS 2000000000ULL
 #define RETRY_MAX_NS 300000000000ULL
 #define MAX_IDS 65536			/* the most ids kept */
+#define REFRESH_NS 10000000000ULL	/* a name's record checked this often */
+#define REFRESH_CHECKS 256		/* at most so many a round */
+#define REFRESH_PAUSE_NS 100000000ULL	/* between rounds of checks */
 #define STOP_S 2			/* names_free waits this long */
 
 const char *const names_label_name[NAMES_NR] = {
@@ -87,6 +95,9 @@ struct centry {
 	uint64_t retry_ns;		/* not found: look again then */
 	unsigned tries;
 	int logged;			/* its file's error was reported */
+	char *src;			/* found: the record's path, or NULL */
+	struct rt_stamp stamp;		/* and its stamp then */
+	uint64_t check_ns;		/* found: check the record then */
 };
 
 struct reader {
@@ -101,6 +112,7 @@ struct names {
 	struct names_opts o;
 	char rootfs[4096];
 	struct reader rd[NREADERS];
+	struct rt_root root;		/* for the records' stat() */
 	uint64_t probed_ns;
 	int probed;
 
@@ -132,6 +144,32 @@ void
 names_found_set(struct names_found *f, enum names_label l, const char *s)
 {
 	utf8_copy(f->v[l], sizeof(f->v[l]), s ? s : "");
+}
+
+void
+rt_stamp_of(struct rt_stamp *s, const struct stat *st)
+{
+	s->mtime = st->st_mtim;
+	s->size = st->st_size;
+	s->ino = st->st_ino;
+}
+
+int
+rt_stamp_same(const struct rt_stamp *s, const struct stat *st)
+{
+	return s->mtime.tv_sec == st->st_mtim.tv_sec &&
+	    s->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+	    s->size == st->st_size && s->ino == st->st_ino;
+}
+
+void
+rt_record(struct names_found *f, const char *path, const struct stat *st)
+{
+	/* A path too long to keep is not watched: it is never cut. */
+	if (strlen(path) >= sizeof(f->src))
+		return;
+	memcpy(f->src, path, strlen(path) + 1);
+	rt_stamp_of(&f->stamp, st);
 }
 
 void
@@ -306,6 +344,7 @@ rt_fail(struct names_found *f, const struct rt_root *d, const char *path,
 	    400), full,
 	    r == -EINVAL ? "not a regular file" : r == -EBADMSG ? "not valid JSON" : r == -EFBIG ?
 	    "larger than the limit" : r == -EPROTO ? "not the layout expected" :
+	    r == -E2BIG ? "more values or entries than the limit" :
 	    strerror(-r));
 	return r;
 }
@@ -364,6 +403,18 @@ rt_json(struct rt_root *d, const char *path, size_t max,
 	if ((fd = rt_root_fd(d)) < 0)
 		return fd;
 	return jsonfile_read(fd, path, max, out, st);
+}
+
+int
+rt_json_array(struct rt_root *d, const char *path, size_t max,
+    int (*each)(struct json_object *entry, void *arg), void *arg,
+    struct stat *st)
+{
+	int fd;
+
+	if ((fd = rt_root_fd(d)) < 0)
+		return fd;
+	return jsonfile_read_array(fd, path, max, each, arg, st);
 }
 
 DIR *
@@ -596,6 +647,7 @@ static void
 centry_free(struct centry *e)
 {
 	centry_clear(e);
+	free(e->src);
 	free(e->id);
 	free(e->cgroup);
 }
@@ -736,75 +788,159 @@ names_lookup(struct names *n, const char *id, const char *cgroup,
 	return lookup(n, id, f, &err, 0) && found_placed(f, cgroup);
 }
 
+/* Has the record e's names came from changed since (or gone)? */
+static int
+record_changed(struct names *n, const struct centry *e)
+{
+	struct stat st;
+
+	if (e->src == NULL)
+		return 0;		/* nothing to watch */
+	return rt_stat(&n->root, e->src, &st) < 0 ||
+	    !rt_stamp_same(&e->stamp, &st);
+}
+
+/* Do f's names differ from e's? */
+static int
+names_differ(const struct centry *e, const struct names_found *f)
+{
+	size_t k;
+
+	if (e->sandbox != (f->sandbox && !e->delegated))
+		return 1;
+	for (k = 0; k < NAMES_NR; k++)
+		if (strcmp(e->v[k] ? e->v[k] : "", f->v[k]) != 0)
+			return 1;
+	return 0;
+}
+
+/* Make *next_ns at most t. */
+static void
+due_by(uint64_t *next_ns, uint64_t t)
+{
+	if (t < *next_ns)
+		*next_ns = t;
+}
+
+/* Look e up now, and keep what its runtime's record says: 1 if its
+ * names changed.  *now: the clock after the lookup. */
+static int
+resolve_one(struct names *n, struct centry *e, uint64_t *now,
+    uint64_t *next_ns)
+{
+	struct names_found *f = &n->found;
+	uint64_t backoff;
+	int changed = 0, hit, err, misplaced;
+	size_t k;
+
+	if (!n->probed || *now - n->probed_ns >= PROBE_NS) {
+		probe_all(n);
+		n->probed = 1;
+		n->probed_ns = *now;
+	}
+	if (!e->looked)
+		e->delegated = names_delegated(n->cgroot, e->cgroup);
+	hit = lookup(n, e->id, f, &err, 1);
+	*now = mono_ns();
+	if (err && !e->logged) {
+		e->logged = 1;
+		LOG(n, 4, "container names: %s; container %.12s keeps only "
+		    "its id", f->err, e->id);
+	}
+	/* The id is in the cgroup's name, which anyone may choose; the
+	 * runtime's record says where the container is. */
+	misplaced = hit && !found_placed(f, e->cgroup);
+	if (misplaced) {
+		hit = 0;
+		if (!e->misplaced_logged++)
+			LOG(n, 4, "container names: cgroup %s carries the id "
+			    "of container %.12s, which its runtime places "
+			    "elsewhere (%s): not named", e->cgroup, e->id,
+			    f->cgpath[0][0] ? f->cgpath[0] :
+			    "no cgroup in its record");
+	}
+	if (!hit && e->found && !misplaced) {
+		/* Its record is gone or unreadable now: the names stay
+		 * (the container is going, or being rewritten) and the
+		 * record is checked again later. */
+		due_by(next_ns, e->check_ns);
+		return 0;
+	}
+	if (!hit && e->found) {
+		/* Its record places it elsewhere now: unnamed. */
+		centry_clear(e);
+		e->found = e->sandbox = 0;
+		changed = 1;
+	}
+	if (!hit) {
+		backoff = RETRY_MIN_NS << (e->tries < 8 ? e->tries : 8);
+		e->retry_ns = *now + (backoff < RETRY_MAX_NS ? backoff :
+		    RETRY_MAX_NS);
+		e->tries++;
+		due_by(next_ns, e->retry_ns);
+		changed |= !e->looked;
+		e->looked = 1;
+		return changed;
+	}
+	free(e->src);
+	e->src = f->src[0] ? strdup(f->src) : NULL;
+	e->stamp = f->stamp;
+	e->check_ns = *now + REFRESH_NS;
+	due_by(next_ns, e->check_ns);
+	if (e->found && !names_differ(e, f))
+		return 0;	/* rewritten, same names */
+	centry_clear(e);
+	e->owned = 1;
+	for (k = 0; k < NAMES_NR; k++)
+		if (f->v[k][0] && (e->v[k] = strdup(f->v[k])) == NULL)
+			break;	/* ENOMEM: fewer labels */
+	/* Never hidden in a subtree a user was delegated. */
+	e->sandbox = f->sandbox && !e->delegated;
+	e->looked = e->found = 1;
+	return 1;
+}
+
 /* Look up what is due, within the round's budget.  1 if the map
- * changes; *next_ns: when the next retry is due (0: at once). */
+ * changes; *next_ns: when the next retry or check is due (0: at
+ * once). */
 static int
 resolve_due(struct names *n, uint64_t *next_ns)
 {
-	struct names_found *f = &n->found;
-	uint64_t t0 = mono_ns(), now = t0, backoff;
-	size_t i, k, done = 0;
-	int changed = 0, hit, err;
+	uint64_t t0 = mono_ns(), now = t0;
+	size_t i, done = 0, checks = 0;
+	int changed = 0;
 
 	*next_ns = UINT64_MAX;
 	for (i = 0; i < n->nr_cache; i++) {
 		struct centry *e = &n->cache[i];
 
-		if (e->looked && (e->found || e->retry_ns > now)) {
-			if (!e->found && e->retry_ns < *next_ns)
-				*next_ns = e->retry_ns;
+		if (e->looked && !e->found && e->retry_ns > now) {
+			due_by(next_ns, e->retry_ns);
+			continue;
+		}
+		if (e->found && e->check_ns > now) {
+			due_by(next_ns, e->check_ns);
 			continue;
 		}
 		if (done >= ROUND_LOOKUPS || now - t0 >= ROUND_NS) {
 			*next_ns = 0;
 			break;
 		}
-		if (!n->probed || now - n->probed_ns >= PROBE_NS) {
-			probe_all(n);
-			n->probed = 1;
-			n->probed_ns = now;
+		if (e->found) {
+			/* Due for a check: the record's stat(), bounded. */
+			if (checks >= REFRESH_CHECKS) {
+				due_by(next_ns, now + REFRESH_PAUSE_NS);
+				continue;
+			}
+			checks++;
+			e->check_ns = now + REFRESH_NS;
+			if (!record_changed(n, e)) {
+				due_by(next_ns, e->check_ns);
+				continue;
+			}
 		}
 		done++;
-		if (!e->looked)
-			e->delegated = names_delegated(n->cgroot, e->cgroup);
-		hit = lookup(n, e->id, f, &err, 1);
-		now = mono_ns();
-		if (err && !e->logged) {
-			e->logged = 1;
-			LOG(n, 4, "container names: %s; container %.12s "
-			    "keeps only its id", f->err, e->id);
-		}
-		/* The id is in the cgroup's name, which anyone may choose;
-		 * the runtime's record says where the container is. */
-		if (hit && !found_placed(f, e->cgroup)) {
-			hit = 0;
-			if (!e->misplaced_logged++)
-				LOG(n, 4, "container names: cgroup %s carries "
-				    "the id of container %.12s, which its "
-				    "runtime places elsewhere (%s): not named",
-				    e->cgroup, e->id, f->cgpath[0][0] ?
-				    f->cgpath[0] : "no cgroup in its record");
-		}
-		if (!hit) {
-			backoff = RETRY_MIN_NS << (e->tries < 8 ? e->tries : 8);
-			e->retry_ns = now + (backoff < RETRY_MAX_NS ? backoff :
-			    RETRY_MAX_NS);
-			e->tries++;
-			if (e->retry_ns < *next_ns)
-				*next_ns = e->retry_ns;
-			changed |= !e->looked;
-			e->looked = 1;
-			continue;
-		}
-		centry_clear(e);
-		e->owned = 1;
-		for (k = 0; k < NAMES_NR; k++)
-			if (f->v[k][0] && (e->v[k] = strdup(f->v[k])) == NULL)
-				break;	/* ENOMEM: fewer labels */
-		/* Never hidden in a subtree a user was delegated. */
-		e->sandbox = f->sandbox && !e->delegated;
-		e->looked = e->found = 1;
-		changed = 1;
+		changed |= resolve_one(n, e, &now, next_ns);
 	}
 	return changed;
 }
@@ -920,6 +1056,7 @@ names_new(const struct names_opts *o, struct names **out)
 	snprintf(n->rootfs, sizeof(n->rootfs), "%s", o->rootfs ? o->rootfs :
 	    "/");
 	n->o.rootfs = n->rootfs;
+	rt_root_init(&n->root, n->rootfs);
 	if ((m = calloc(1, sizeof(*m))) == NULL) {
 		free(n);
 		return -ENOMEM;
@@ -989,6 +1126,7 @@ names_free(struct names *n)
 	for (i = 0; i < n->nr_cache; i++)
 		centry_free(&n->cache[i]);
 	free(n->cache);
+	rt_root_fini(&n->root);
 	want_free(n->want, n->nr_want);
 	publish_slot_fini(&n->map);
 	pthread_cond_destroy(&n->wake);

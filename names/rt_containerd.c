@@ -67,9 +67,10 @@ ctd_bundle(struct rt_root *d, const char *path, struct names_found *f)
 {
 	struct json_object *o, *an;
 	const char *type;
+	struct stat st;
 	int r;
 
-	if ((r = rt_json(d, path, JSONFILE_SMALL, &o, NULL)) < 0) {
+	if ((r = rt_json(d, path, JSONFILE_SMALL, &o, &st)) < 0) {
 		if (r != -ENOENT)
 			rt_fail(f, d, path, r);
 		return r;
@@ -93,6 +94,7 @@ ctd_bundle(struct rt_root *d, const char *path, struct names_found *f)
 	    jsonfile_str(an, "io.kubernetes.cri.container-name"));
 	names_found_set(f, NAMES_IMAGE,
 	    jsonfile_str(an, "io.kubernetes.cri.image-name"));
+	rt_record(f, path, &st);
 	json_object_put(o);
 	return 0;
 }

@@ -103,10 +103,11 @@ dk_lookup(void *data, const char *id, struct names_found *f)
 	struct json_object *o, *cfg, *labels, *hc = NULL;
 	const char *name, *type, *parent = NULL, *rid, *pod, *ns, *uid, *ctr;
 	char path[256], cg[512];
+	struct stat st;
 	int r, kube;
 
 	snprintf(path, sizeof(path), DOCKER "/%s/config.v2.json", id);
-	if ((r = rt_json(d, path, JSONFILE_SMALL, &o, NULL)) < 0) {
+	if ((r = rt_json(d, path, JSONFILE_SMALL, &o, &st)) < 0) {
 		if (r != -ENOENT)
 			rt_fail(f, d, path, r);
 		return r;
@@ -115,6 +116,8 @@ dk_lookup(void *data, const char *id, struct names_found *f)
 		json_object_put(o);
 		return rt_fail(f, d, path, -EPROTO);
 	}
+	/* The record a rename rewrites (f is only used on success). */
+	rt_record(f, path, &st);
 	snprintf(path, sizeof(path), DOCKER "/%s/hostconfig.json", id);
 	if ((r = rt_json(d, path, JSONFILE_SMALL, &hc, NULL)) == 0)
 		parent = jsonfile_str(hc, "CgroupParent");

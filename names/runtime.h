@@ -35,6 +35,14 @@
 
 #include "names/names.h"
 
+/* Which file a record was read from, as far as a change shows: a
+ * runtime rewrites its state files by rename (a new inode). */
+struct rt_stamp {
+	struct timespec mtime;
+	off_t size;
+	ino_t ino;
+};
+
 #define NAMES_CGPATHS 2
 
 struct names_found {
@@ -46,6 +54,11 @@ struct names_found {
 	 * driver open (Docker); "": no place. */
 	char cgpath[NAMES_CGPATHS][512];
 	char err[512];			/* why, when a reader fails */
+	/* The file the names came from (a path in the root; "": none)
+	 * and its stamp then: when the stamp changes, the container is
+	 * looked up again (a renamed container gets its new name). */
+	char src[256];
+	struct rt_stamp stamp;
 };
 
 struct rt_ops {
@@ -82,6 +95,11 @@ void rt_root_close(void *data);
 /* Parse path (in the root) as jsonfile_read does. */
 int rt_json(struct rt_root *d, const char *path, size_t max,
     struct json_object **out, struct stat *st);
+/* Read path (in the root), a JSON array, entry by entry, as
+ * jsonfile_read_array does. */
+int rt_json_array(struct rt_root *d, const char *path, size_t max,
+    int (*each)(struct json_object *entry, void *arg), void *arg,
+    struct stat *st);
 /* The directory at path (in the root), or NULL with errno set. */
 DIR *rt_opendir(struct rt_root *d, const char *path);
 /* The status of path (in the root; a link in the root resolves in it).
@@ -92,6 +110,13 @@ int rt_stat(struct rt_root *d, const char *path, struct stat *st);
  * passes any bytes), cut between characters; "" for NULL. */
 void names_found_set(struct names_found *f, enum names_label l,
     const char *s);
+
+/* The stamp of st; is st's file still the one of s? */
+void rt_stamp_of(struct rt_stamp *s, const struct stat *st);
+int rt_stamp_same(const struct rt_stamp *s, const struct stat *st);
+/* The names in f came from path (in the root), whose status was st. */
+void rt_record(struct names_found *f, const char *path,
+    const struct stat *st);
 
 /* Add a place the record puts the container (OCI cgroupsPath form;
  * ignored when too long or when both slots are taken). */

@@ -2,9 +2,12 @@
  * names_test.c - the container name readers on state files captured from
  * real runtimes and written from their formats (tests/fixtures/names/),
  * broken, oversized and missing files, and the resolver's thread: the
- * ids it is told, the map it publishes, the ids it forgets.  Trust: a
- * name only where the runtime's record puts the container, the sandbox
- * flag only from the runtime's own record, never in a delegated cgroup.
+ * ids it is told, the map it publishes, the ids it forgets, the names it
+ * refreshes when a record changes.  Trust: a name only where the
+ * runtime's record puts the container, the sandbox flag only from the
+ * runtime's own record, never in a delegated cgroup.  Issue 32's bounds:
+ * a list read entry by entry within its limits, a broken containers.json
+ * not read again until it changes.
  */
 #include "autoconf.h"
 
@@ -16,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "names/jsonfile.h"
@@ -430,6 +434,247 @@ test_jsonfile(void)
 	CHECK(system(path) == 0);
 }
 
+static int
+count_entry(struct json_object *e, void *arg)
+{
+	(void)e;
+	++*(size_t *)arg;
+	return 0;
+}
+
+/* A list entry by entry: what it hands over, and where it stops. */
+static void
+test_array(void)
+{
+	char dir[] = "/tmp/names_test.XXXXXX", path[4200];
+	struct json_object *o = NULL;
+	size_t n;
+	FILE *fp;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/a.json", dir);
+	write_file(path, " [ {\"id\":\"x\"} ,[1,2], \"s\",12 ,{}\n]\n", 1, "");
+	n = 0;
+	CHECK(jsonfile_read_array(slash, path, JSONFILE_LARGE, count_entry,
+	    &n, NULL) == 0);
+	CHECK(n == 5);
+	write_file(path, "[]", 1, "");
+	n = 0;
+	CHECK(jsonfile_read_array(slash, path, 10, count_entry, &n, NULL) ==
+	    0 && n == 0);
+	/* Broken after two entries: both handed over, then the error. */
+	write_file(path, "[{},{},{", 1, "");
+	n = 0;
+	CHECK(jsonfile_read_array(slash, path, 10, count_entry, &n, NULL) ==
+	    -EBADMSG && n == 2);
+	write_file(path, "[{},{}] x", 1, "");
+	CHECK(jsonfile_read_array(slash, path, 10, count_entry, &n, NULL) ==
+	    -EBADMSG);
+	write_file(path, "[{},,{}]", 1, "");
+	CHECK(jsonfile_read_array(slash, path, 10, count_entry, &n, NULL) ==
+	    -EBADMSG);
+	write_file(path, "{\"a\":1}", 1, "");
+	CHECK(jsonfile_read_array(slash, path, 10, count_entry, &n, NULL) ==
+	    -EPROTO);
+	write_file(path, "", 1, "");
+	CHECK(jsonfile_read_array(slash, path, 10, count_entry, &n, NULL) ==
+	    -EBADMSG);
+	/* 2 M empty objects (6 MB: ~1.5 GB as one json-c tree): refused at
+	 * the entry limit, one entry's tree at a time. */
+	write_file(path, "[", 1, "");
+	if ((fp = fopen(path, "a")) != NULL) {
+		for (n = 0; n < 2 * 1024 * 1024; n++)
+			fputs("{},", fp);
+		fputs("{}]", fp);
+		fclose(fp);
+	}
+	n = 0;
+	CHECK(jsonfile_read_array(slash, path, JSONFILE_LARGE, count_entry,
+	    &n, NULL) == -E2BIG);
+	CHECK(n == JSONFILE_ENTRIES);
+	/* One entry of 1 MB: refused once JSONFILE_ENTRY bytes are read. */
+	write_file(path, "[{\"a\":[", 1, "");
+	if ((fp = fopen(path, "a")) != NULL) {
+		for (n = 0; n < 350000; n++)
+			fputs("{},", fp);
+		fputs("{}]}]", fp);
+		fclose(fp);
+	}
+	n = 0;
+	CHECK(jsonfile_read_array(slash, path, JSONFILE_LARGE, count_entry,
+	    &n, NULL) == -E2BIG);
+	CHECK(n == 0);
+	/* The same in a config file: too many values, before parsing. */
+	write_file(path, "[{},", 40000, "{}]");
+	CHECK(jsonfile_read(slash, path, JSONFILE_SMALL, &o, NULL) == -E2BIG);
+	/* Braces and commas in strings are no values. */
+	write_file(path, "[", 1, "");
+	if ((fp = fopen(path, "a")) != NULL) {
+		for (n = 0; n < 8000; n++)
+			fputs("\"{},{},{},{},{},{},{},\\\"[{}\",", fp);
+		fputs("1]", fp);
+		fclose(fp);
+	}
+	CHECK(jsonfile_read(slash, path, JSONFILE_SMALL, &o, NULL) == 0);
+	json_object_put(o);
+	CHECK(jsonfile_values("[\"a,\\\"[\",{}]", 12) == 4);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	CHECK(system(path) == 0);
+}
+
+/* mkdir -p of the directory of path. */
+static void
+mkdirs(const char *path)
+{
+	char cmd[4300];
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+	CHECK(system(cmd) == 0);
+}
+
+/*
+ * A broken containers.json is read once per change, not at each lookup:
+ * rewritten in place, valid, with its size, inode and mtime kept, it is
+ * still the broken one; with a new mtime it is read again.  Docker's
+ * containers are named meanwhile.
+ */
+static void
+test_failure_cache(void)
+{
+	char dir[] = "/tmp/names_test.XXXXXX", croot[64], path[4200],
+	    dpath[4200];
+	struct names_opts no = { croot, NULL };
+	const char *valid = "[{\"id\":\"" PODMAN_IMG "\",\"names\":[\"pm\"]}]";
+	struct timespec ts[2];
+	struct names_found f;
+	struct names *n;
+	struct stat st;
+	char broken[256];
+	void *d;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(croot, sizeof(croot), "%s/root", dir);
+	snprintf(path, sizeof(path), "%s/var/lib/containers/storage/"
+	    "overlay-containers/containers.json", croot);
+	mkdirs(path);
+	snprintf(broken, sizeof(broken), "%s", valid);
+	broken[strlen(broken) - 1] = ' ';	/* no closing ']' */
+	write_file(path, broken, 1, "");
+	snprintf(dpath, sizeof(dpath), "%s/var/lib/docker/containers/" DOCKER
+	    "/config.v2.json", croot);
+	mkdirs(dpath);
+	write_file(dpath, "{\"ID\":\"" DOCKER "\",\"Name\":\"/dk\"}", 1, "");
+
+	CHECK(rt_storage_ops.open(croot, &d) == 0);
+	memset(&f, 0, sizeof(f));
+	CHECK(rt_storage_ops.lookup(d, PODMAN_IMG, &f) == -EBADMSG);
+	CHECK_CONTAINS(f.err, "containers.json: not valid JSON");
+	CHECK(stat(path, &st) == 0);
+	/* Valid now, in place: same inode and size, the mtime put back. */
+	write_file(path, valid, 1, "");
+	ts[0] = st.st_atim;
+	ts[1] = st.st_mtim;
+	CHECK(utimensat(AT_FDCWD, path, ts, 0) == 0);
+	memset(&f, 0, sizeof(f));
+	CHECK(rt_storage_ops.lookup(d, PODMAN_IMG, &f) == -EBADMSG);
+	CHECK_CONTAINS(f.err, "containers.json: not valid JSON");
+	memset(&f, 0, sizeof(f));
+	CHECK(rt_storage_ops.lookup(d, DOCKER, &f) == -EBADMSG);
+	/* A change it can see: read again. */
+	ts[1].tv_nsec = (ts[1].tv_nsec + 1) % 1000000000L;
+	CHECK(utimensat(AT_FDCWD, path, ts, 0) == 0);
+	memset(&f, 0, sizeof(f));
+	CHECK(rt_storage_ops.lookup(d, PODMAN_IMG, &f) == 0);
+	CHECK_STR(f.v[NAMES_CONTAINER], "pm");
+	CHECK_CONTAINS(f.src, "containers.json");
+	rt_storage_ops.close(d);
+
+	/* Broken again: Docker's containers are named all the same. */
+	write_file(path, broken, 1, "");
+	CHECK(names_new(&no, &n) == 0);
+	CHECK(names_lookup(n, DOCKER, "/docker/" DOCKER, &f) == 1);
+	CHECK_STR(f.v[NAMES_CONTAINER], "dk");
+	CHECK(names_lookup(n, PODMAN_IMG, "/pm/" PODMAN_IMG, &f) == 0);
+	names_free(n);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	CHECK(system(path) == 0);
+}
+
+/* The map's name for (id, cg), waited for (at most 30 s) until it is want. */
+static int
+wait_name(struct names *n, const char *id, const char *cg,
+    const char *want)
+{
+	const struct namemap_entry *e;
+	struct namemap *m;
+	int i, same = 0;
+
+	for (i = 0; i < 3000 && !same; i++) {
+		m = names_map(n);
+		e = namemap_find(m, id, cg);
+		same = e && e->v[NAMES_CONTAINER] &&
+		    strcmp(e->v[NAMES_CONTAINER], want) == 0;
+		namemap_unref(m);
+		if (!same)
+			usleep(10000);
+	}
+	return same;
+}
+
+/*
+ * A renamed container gets its new name: Docker rewrites config.v2.json
+ * by rename, and the resolver, which stat()s each name's record every
+ * 10 s, looks the container up again.  Podman's rename rewrites
+ * containers.json the same way.
+ */
+static void
+test_refresh(void)
+{
+	char dir[] = "/tmp/names_test.XXXXXX", croot[64], path[4200],
+	    tmp[4300], spath[4200];
+	struct names_opts no = { croot, NULL };
+	const char *ids[] = { DOCKER, PODMAN_IMG };
+	const char *cgs[] = { "/docker/" DOCKER, "/pm/" PODMAN_IMG };
+	struct names *n;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(croot, sizeof(croot), "%s/root", dir);
+	snprintf(path, sizeof(path), "%s/var/lib/docker/containers/" DOCKER
+	    "/config.v2.json", croot);
+	mkdirs(path);
+	write_file(path, "{\"ID\":\"" DOCKER "\",\"Name\":\"/old\"}", 1,
+	    "");
+	snprintf(spath, sizeof(spath), "%s/var/lib/containers/storage/"
+	    "overlay-containers/containers.json", croot);
+	mkdirs(spath);
+	write_file(spath, "[{\"id\":\"" PODMAN_IMG "\",\"names\":[\"pm-old\"]}]",
+	    1, "");
+	/* Where Podman's record puts it: its config.json. */
+	snprintf(tmp, sizeof(tmp), "%s/var/lib/containers/storage/"
+	    "overlay-containers/" PODMAN_IMG "/userdata/config.json", croot);
+	mkdirs(tmp);
+	write_file(tmp, "{\"linux\":{\"cgroupsPath\":\"/pm/" PODMAN_IMG
+	    "\"}}", 1, "");
+	CHECK(names_new(&no, &n) == 0);
+	CHECK(names_start(n) == 0);
+	CHECK(names_want(n, NULL, ids, cgs, 2) == 0);
+	CHECK(wait_name(n, DOCKER, cgs[0], "old"));
+	CHECK(wait_name(n, PODMAN_IMG, cgs[1], "pm-old"));
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	write_file(tmp, "{\"ID\":\"" DOCKER "\",\"Name\":\"/new-name\"}",
+	    1, "");
+	CHECK(rename(tmp, path) == 0);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", spath);
+	write_file(tmp, "[{\"id\":\"" PODMAN_IMG "\",\"names\":[\"pm-new\"]}]",
+	    1, "");
+	CHECK(rename(tmp, spath) == 0);
+	CHECK(wait_name(n, DOCKER, cgs[0], "new-name"));
+	CHECK(wait_name(n, PODMAN_IMG, cgs[1], "pm-new"));
+	names_free(n);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	CHECK(system(path) == 0);
+}
+
 /*
  * Hostile state: a FIFO as a config file (refused, never opened: the
  * lookup does not block), a device (refused, not opened), a container
@@ -655,7 +900,10 @@ main(void)
 	test_errors();
 	test_found_set();
 	test_jsonfile();
+	test_array();
+	test_failure_cache();
 	test_hostile();
 	test_thread();
+	test_refresh();
 	return CHECK_DONE();
 }
