@@ -29,27 +29,11 @@
 
 #include "collectors/cgroup/cgroupfs.h"
 #include "collectors/collector/collector_int.h"
+#include "collectors/collector/wanted.h"
 #include "util/utf8.h"
 
 /* Paths named in one line about many cgroups. */
 #define NAMED 3
-
-/* One cgroup matched by one cgroups: entry. */
-struct match {
-	const char *path;	/* owned by the entry's list */
-	size_t entry;		/* index in cfg->targets */
-};
-
-static int
-match_cmp(const void *a, const void *b)
-{
-	const struct match *x = a, *y = b;
-	int d = strcmp(x->path, y->path);
-
-	if (d)
-		return d;
-	return (x->entry > y->entry) - (x->entry < y->entry);
-}
 
 /* A list of cgroups for one line: "a, b, c and 9 more". */
 struct namelist {
@@ -117,8 +101,7 @@ expand_all(struct collector *c, struct cgroup_list *lists,
     struct cgroup_list *dirs, struct match **out, size_t *nout)
 {
 	const struct plan *cfg = c->cfg;
-	struct match *m;
-	size_t i, j, n = 0;
+	size_t i;
 	int r;
 
 	for (i = 0; i < cfg->nr_targets; i++) {
@@ -149,17 +132,8 @@ expand_all(struct collector *c, struct cgroup_list *lists,
 			    ct->path, c->cgroot);
 		} else if (lists[i].nr > 0)
 			c->pattern_empty[i] = 0;
-		n += lists[i].nr;
 	}
-	if ((m = malloc((n + 1) * sizeof(*m))) == NULL)
-		return -ENOMEM;
-	for (i = 0, n = 0; i < cfg->nr_targets; i++)
-		for (j = 0; j < lists[i].nr; j++)
-			m[n++] = (struct match){ lists[i].path[j], i };
-	qsort(m, n, sizeof(*m), match_cmp);
-	*out = m;
-	*nout = n;
-	return 0;
+	return wanted_matches(cfg, lists, out, nout);
 }
 
 /* The old target for path, by binary search: targets are kept sorted. */
@@ -232,7 +206,7 @@ static void
 report_layouts(struct collector *c, const struct match *m, size_t nm)
 {
 	const struct plan *cfg = c->cfg;
-	const char *mode, *prev;
+	const char *mode;
 	size_t i, l, n;
 
 	for (l = 0; l < cfg->nr_layouts; l++) {
@@ -242,12 +216,7 @@ report_layouts(struct collector *c, const struct match *m, size_t nm)
 		for (i = 0; i < cfg->nr_targets && mode == NULL; i++)
 			if (cfg->targets[i].layout == l + 1)
 				mode = entry_mode(c, &cfg->targets[i]);
-		for (i = 0, n = 0, prev = NULL; i < nm; i++)
-			if (cfg->targets[m[i].entry].layout == l + 1 &&
-			    (prev == NULL || strcmp(prev, m[i].path) != 0)) {
-				prev = m[i].path;
-				n++;
-			}
+		n = wanted_layout_count(cfg, m, nm, l + 1);
 		/* Never said and nothing found: nothing to say. */
 		if ((s->mode == NULL && n == 0) || (s->mode != NULL &&
 		    s->cgroups == n && strcmp(s->mode, mode) == 0))
