@@ -4,7 +4,7 @@
  * changed.  When it did, the instances on CPUs gone offline are read one
  * last time (their counts since the last collection are still in the
  * kernel's counters), and the schedule rebuilds the targets the way a
- * reload does (rebuild_targets), so instances on CPUs that stay keep their
+ * reload does (targetset_reconcile), so instances on CPUs that stay keep their
  * counters, series keep the counts of CPUs gone offline, and new CPUs are
  * opened (retried at once on ENODEV).
  */

@@ -112,15 +112,6 @@ inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
 
 /* ---- the schedule ------------------------------------------------ */
 
-int
-interval_build(struct collector *c, const struct plan *cfg, int first)
-{
-	/* Every cgroup is rescanned from here. */
-	c->sched.last_rescan_ns = mono_ns();
-	return first ? rebuild_open_all(c, NULL, 0, &c->sched.asks) :
-	    rebuild_targets(c, cfg, &c->sched.asks);
-}
-
 void
 interval_cgroups_changed(struct collector *c)
 {
@@ -138,7 +129,8 @@ collector_tend(struct collector *c)
 	if (hotplug_changed(c)) {
 		sc->soon_tries = 0;
 		as->retry_soon = 0;
-		if (interval_build(c, c->cfg, 0) < 0)
+		if (targetset_reconcile(c, c->cfg, RECONCILE_CPU_CHANGE,
+		    as) < 0)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "reopening after a CPU change: %s",
 			    strerror(ENOMEM));
@@ -151,14 +143,14 @@ collector_tend(struct collector *c)
 		REPORT(c, 6, NULL, NULL, NULL, -1, 0, "reopening group "
 		    "instances that stopped counting");
 		*as = (struct asks){ 0, 0, 0 };
-		if (interval_build(c, c->cfg, 0) < 0)
+		if (targetset_reconcile(c, c->cfg, RECONCILE_RETRY, as) < 0)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "reopening: %s", strerror(ENOMEM));
 	} else if (as->rescan_soon || t0 - sc->last_rescan_ns >=
 	    c->cfg->rescan_ns) {
 		sc->last_rescan_ns = t0;
 		as->rescan_soon = 0;
-		if (discovery_rescan(c, 1, 0, NULL, as) < 0)
+		if (targetset_reconcile(c, c->cfg, RECONCILE_RESCAN, as) < 0)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "cgroup rescan: %s", strerror(ENOMEM));
 	}
