@@ -30,13 +30,14 @@ main(void)
 	struct plan_target t[4];
 	struct cgroup_list l[4];
 	struct plan cfg;
-	struct match *m = NULL;
-	size_t nm = 99;
+	struct wanted w;
+	struct match *m;
 
 	memset(&cfg, 0, sizeof(cfg));
 	memset(t, 0, sizeof(t));
 	cfg.targets = t;
 	cfg.nr_targets = 4;
+	cfg.nr_layouts = 2;
 	t[0].layout = 1;	/* "sys" */
 	t[1].layout = 1;
 	t[3].layout = 2;	/* "docker" */
@@ -45,9 +46,10 @@ main(void)
 	l[2] = list(NULL, 0);	/* a cpu: entry, or nothing matched */
 	l[3] = list(d, 2);
 
-	CHECK(wanted_matches(&cfg, l, &m, &nm) == 0);
-	CHECK(nm == 7);
-	if (m != NULL && nm == 7) {
+	CHECK(wanted_build(&cfg, l, &w) == 0);
+	m = w.m;
+	CHECK(w.nm == 7);
+	if (m != NULL && w.nm == 7 && w.per_layout != NULL) {
 		CHECK_STR(m[0].path, "/docker/x");
 		CHECK(m[0].entry == 1);
 		CHECK_STR(m[1].path, "/docker/x");
@@ -61,24 +63,24 @@ main(void)
 		CHECK(m[5].entry == 1);
 		CHECK_STR(m[6].path, "/sys/b");
 		/* Layout 1 (entries 0 and 1): /docker/x, /k8s/pod1, /sys/a
-		 * once, /sys/b.  Layout 2: /docker/x, /docker/y.  No
-		 * layout: none of the entries above. */
-		CHECK(wanted_layout_count(&cfg, m, nm, 1) == 4);
-		CHECK(wanted_layout_count(&cfg, m, nm, 2) == 2);
-		CHECK(wanted_layout_count(&cfg, m, nm, 3) == 0);
-		CHECK(wanted_layout_count(&cfg, m, 0, 1) == 0);
+		 * once, /sys/b.  Layout 2: /docker/x, /docker/y. */
+		CHECK(w.per_layout[0] == 4);
+		CHECK(w.per_layout[1] == 2);
 	}
-	free(m);
+	wanted_free(&w);
+	CHECK(w.m == NULL && w.per_layout == NULL);
 
 	/* Nothing matched anywhere: an empty array, still one to free. */
 	l[0] = l[1] = l[3] = list(NULL, 0);
-	m = NULL;
-	CHECK(wanted_matches(&cfg, l, &m, &nm) == 0);
-	CHECK(nm == 0 && m != NULL);
-	free(m);
+	CHECK(wanted_build(&cfg, l, &w) == 0);
+	CHECK(w.nm == 0 && w.m != NULL);
+	CHECK(w.per_layout != NULL && w.per_layout[0] == 0 &&
+	    w.per_layout[1] == 0);
+	wanted_free(&w);
 	cfg.nr_targets = 0;
-	CHECK(wanted_matches(&cfg, l, &m, &nm) == 0);
-	CHECK(nm == 0);
-	free(m);
+	cfg.nr_layouts = 0;
+	CHECK(wanted_build(&cfg, l, &w) == 0);
+	CHECK(w.nm == 0);
+	wanted_free(&w);
 	return CHECK_DONE();
 }

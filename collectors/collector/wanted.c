@@ -22,7 +22,7 @@ match_cmp(const void *a, const void *b)
 	return (x->entry > y->entry) - (x->entry < y->entry);
 }
 
-int
+static int
 wanted_matches(const struct plan *cfg, const struct cgroup_list *lists,
     struct match **out, size_t *nout)
 {
@@ -42,7 +42,12 @@ wanted_matches(const struct plan *cfg, const struct cgroup_list *lists,
 	return 0;
 }
 
-size_t
+/*
+ * Distinct cgroups the entries of layout (1-based) match, in m sorted by
+ * path (a cgroup two entries of one layout match is counted once).
+ * Layouts are few (the default has ten): a pass over the matches each.
+ */
+static size_t
 wanted_layout_count(const struct plan *cfg, const struct match *m,
     size_t nm, size_t layout)
 {
@@ -56,4 +61,30 @@ wanted_layout_count(const struct plan *cfg, const struct match *m,
 			n++;
 		}
 	return n;
+}
+
+int
+wanted_build(const struct plan *cfg, const struct cgroup_list *lists,
+    struct wanted *w)
+{
+	size_t l;
+	int r;
+
+	*w = (struct wanted){ NULL, 0, NULL };
+	if ((r = wanted_matches(cfg, lists, &w->m, &w->nm)) < 0)
+		return r;
+	if ((w->per_layout = calloc(cfg->nr_layouts + 1,
+	    sizeof(*w->per_layout))) == NULL)
+		return -ENOMEM;
+	for (l = 0; l < cfg->nr_layouts; l++)
+		w->per_layout[l] = wanted_layout_count(cfg, w->m, w->nm, l + 1);
+	return 0;
+}
+
+void
+wanted_free(struct wanted *w)
+{
+	free(w->m);
+	free(w->per_layout);
+	*w = (struct wanted){ NULL, 0, NULL };
 }

@@ -23,19 +23,20 @@ struct match {
 	size_t entry;		/* index in cfg->targets */
 };
 
-/*
- * The matches of lists[0 .. cfg->nr_targets) (lists[i] is entry i's),
- * sorted by path, then by entry, into a new array *out of *nout (free()
- * it).  0 or -ENOMEM.
- */
-int wanted_matches(const struct plan *cfg, const struct cgroup_list *lists,
-    struct match **out, size_t *nout);
+/* The wanted set: what the cgroups: entries match, and per layout. */
+struct wanted {
+	struct match *m;	/* sorted by path, then by entry */
+	size_t nm;
+	size_t *per_layout;	/* [cfg->nr_layouts]: the distinct cgroups
+				   the entries of layout l + 1 match */
+};
 
 /*
- * Distinct cgroups the entries of layout (1-based, as plan_target.layout)
- * match, in m of nm sorted by wanted_matches.
+ * The wanted set of lists[0 .. cfg->nr_targets) (lists[i] is entry i's)
+ * into w (wanted_free it, also after a failure).  0 or -ENOMEM.
  */
-size_t wanted_layout_count(const struct plan *cfg, const struct match *m,
-    size_t nm, size_t layout);
+int wanted_build(const struct plan *cfg, const struct cgroup_list *lists,
+    struct wanted *w);
+void wanted_free(struct wanted *w);
 
 #endif
