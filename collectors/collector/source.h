@@ -88,9 +88,10 @@ source_close(struct source *s)
 /*
  * What a kind's hooks see of the collector: the plan and its attrs, the
  * online CPUs, the cgroup mount, the kind's own state, the log, and the
- * schedule to ask for a retry at the next collection (source_retry_soon,
- * collector_int.h).  The collector makes one for each call
- * (source_ctx_of); a hook reaches no other field of it.
+ * asks of the pass that calls it, to ask for a retry at the next
+ * collection (source_retry_soon, collector_int.h; prepare only).
+ * source.c makes one for each call, the only file that calls a hook; a
+ * hook reaches no other field of the collector.
  */
 struct source_ctx {
 	const struct plan *cfg;
@@ -101,7 +102,8 @@ struct source_ctx {
 	int cgroot_v2;
 	void *state;			/* the kind's own (init) */
 	collector_log_fn log;
-	struct asks *asks;		/* the schedule's (source_retry_soon) */
+	struct asks *asks;		/* the caller's (source_retry_soon);
+					   NULL but in prepare */
 };
 
 /* A hook's report, as REPORT (collector_int.h) is the collector's. */
