@@ -869,7 +869,8 @@ static const struct source_ops bsrc_ops = {
 /* Give the target's cgroup a slot: charged from now on.  -ENOSPC when
  * bpf_max_cgroups are tracked (the rescan says so and tries again). */
 static int
-bpf_attach(const struct source_ctx *x, struct target *t, int cgfd)
+bpf_attach(const struct source_ctx *x, const struct target *t, int cgfd,
+    void **attached)
 {
 	struct bpfstate *bs = bst(x);
 	struct bpf_track *tr;
@@ -888,12 +889,11 @@ bpf_attach(const struct source_ctx *x, struct target *t, int cgfd)
 		return -ENOMEM;
 	if ((r = bpfcg_track(bs->cur->cg, id, &tr->slot)) < 0) {
 		free(tr);
-		t->no_room = r == -ENOSPC;
 		return r;
 	}
 	tr->existing = r == 1;
 	tr->b = bpfmode_ref(bs->cur);
-	t->attached[source_bpf_kind.id] = tr;
+	*attached = tr;
 	return 0;
 }
 
@@ -908,11 +908,11 @@ bpf_detach(void *state)
 }
 
 static int
-bpf_open(const struct source_ctx *x, struct target *t, struct tgroup *tg,
-    struct inst *in, int cgfd, struct source **out)
+bpf_open(const struct source_ctx *x, const struct source_at *at, int cgfd,
+    struct source_opened *o, struct source **out)
 {
-	struct bpf_track *tr = t->attached[source_bpf_kind.id];
-	size_t ne = x->cfg->groups[tg->gi].nr_events, k;
+	const struct bpf_track *tr = at->attached;
+	size_t ne = x->cfg->groups[at->gi].nr_events, k;
 	const struct perf_group *pg = NULL;
 	struct source_bpf *p;
 
@@ -921,15 +921,15 @@ bpf_open(const struct source_ctx *x, struct target *t, struct tgroup *tg,
 		return -ENOENT;
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		return -ENOMEM;
-	p->g = find_group(tr->b, tg->gi);
+	p->g = find_group(tr->b, at->gi);
 	for (k = 0; p->g && k < tr->b->cpus.nr; k++)
-		if (tr->b->cpus.cpu[k] == in->cpu && p->g->pg[k].nr)
+		if (tr->b->cpus.cpu[k] == at->cpu && p->g->pg[k].nr)
 			pg = &p->g->pg[k];
 	/* What the counters on this CPU could not open. */
 	if (pg)
-		memcpy(in->err, pg->err, ne * sizeof(*in->err));
+		memcpy(o->err, pg->err, ne * sizeof(*o->err));
 	else
-		memset(in->err, 0, ne * sizeof(*in->err));
+		memset(o->err, 0, ne * sizeof(*o->err));
 	p->s.ops = &bsrc_ops;
 	p->s.nr = pg ? pg->nr : 0;	/* none opened here: reads nothing */
 	p->s.evidx = pg ? pg->evidx : NULL;
@@ -938,19 +938,17 @@ bpf_open(const struct source_ctx *x, struct target *t, struct tgroup *tg,
 	p->s.baseline = tr->existing;
 	p->b = bpfmode_ref(tr->b);
 	p->slot = tr->slot;
-	p->cpu = in->cpu;
+	p->cpu = at->cpu;
 	*out = &p->s;
 	return 0;
 }
 
 static int
-bpf_current(const struct target *t, const struct tgroup *tg,
-    const struct source *s)
+bpf_current(const void *attached, const struct source *s)
 {
-	const struct bpf_track *tr = t->attached[source_bpf_kind.id];
+	const struct bpf_track *tr = attached;
 	const struct source_bpf *p = (const struct source_bpf *)s;
 
-	(void)tg;
 	return s && tr && p->b == tr->b && p->slot == tr->slot;
 }
 

@@ -213,8 +213,11 @@ source_attach(const struct collector *c, struct target *t, int cgfd)
 		for (i = 0; i < t->nr_groups; i++)
 			if (t->groups[i].kind == kind)
 				break;
-		if (i < t->nr_groups && (r = kind->attach(&x, t, cgfd)) < 0)
+		if (i < t->nr_groups &&
+		    (r = kind->attach(&x, t, cgfd, &t->attached[k])) < 0) {
+			t->no_room = r == -ENOSPC;
 			return r;
+		}
 	}
 	return 0;
 }
@@ -243,14 +246,21 @@ int
 source_open(const struct collector *c, struct target *t, struct tgroup *tg,
     struct inst *in, int cgfd, struct source **out)
 {
-	struct source_ctx x = ctx_of(c, tg->kind->id, NULL);
+	unsigned k = tg->kind->id;
+	struct source_ctx x = ctx_of(c, k, NULL);
+	struct source_at at = { t->cgroup, tg->gi, in->cpu, t->attached[k] };
+	struct source_opened o = { in->err, 0 };
+	int r;
 
-	return tg->kind->open(&x, t, tg, in, cgfd, out);
+	r = tg->kind->open(&x, &at, cgfd, &o, out);
+	in->no_perf_cgroup = o.no_perf_cgroup;
+	return r;
 }
 
 int
 source_current(const struct target *t, const struct tgroup *tg,
     const struct source *s)
 {
-	return tg->kind->current == NULL || tg->kind->current(t, tg, s);
+	return tg->kind->current == NULL ||
+	    tg->kind->current(t->attached[tg->kind->id], s);
 }

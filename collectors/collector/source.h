@@ -111,6 +111,21 @@ struct source_ctx {
 	(x)->log((prio), &(const struct log_fields){ (cg), (grp), (ev),	\
 	    (cpu), (err) }, __VA_ARGS__)
 
+/* Where an instance's source opens (source_kind.open): read only. */
+struct source_at {
+	const char *cgroup;		/* NULL: system-wide */
+	size_t gi;			/* its group in the plan */
+	int cpu;
+	const void *attached;		/* what the kind's attach left for
+					   the target; NULL: nothing */
+};
+
+/* What an open tells of itself beside its return (source_kind.open). */
+struct source_opened {
+	int *err;			/* [events]: 0 or why one is out */
+	int no_perf_cgroup;		/* failed: the cgroup, not the events */
+};
+
 /* A kind's answer to a cgroups entry (source_kind.takes). */
 enum source_answer {
 	SOURCE_NOT_MINE,		/* another kind's, or the fallback's */
@@ -176,23 +191,25 @@ struct source_kind {
 	/* Once per collection, before the instances are read. */
 	void (*refresh)(const struct source_ctx *x);
 	/* Per target with groups of this kind, before their instances
-	 * open; cgfd is the cgroup's directory (-1 system-wide).  0;
-	 * -ENOSPC when there is no room for it now (t->no_room is set,
-	 * and the next rescan tries again); another -errno. */
-	int (*attach)(const struct source_ctx *x, struct target *t, int cgfd);
-	/* What attach left in t->attached[id], when the target goes. */
+	 * open; cgfd is the cgroup's directory (-1 system-wide).  0, what
+	 * the kind keeps for the target in *attached; -ENOSPC when there
+	 * is no room for it now (the collector marks the target, and the
+	 * next rescan tries again); another -errno.  It writes no field
+	 * of t: the collector keeps *attached (source.c). */
+	int (*attach)(const struct source_ctx *x, const struct target *t,
+	    int cgfd, void **attached);
+	/* What attach left (t->attached[id]), when the target goes. */
 	void (*detach)(void *state);
 	/*
-	 * The source of one instance, opened disabled.  Fills in->err[]
-	 * (0, or the errno that kept an event out) and may set
-	 * in->no_perf_cgroup.  0, or -errno when nothing opened.
+	 * The source of one instance (at), opened disabled.  Fills
+	 * o->err[] (0, or the errno that kept an event out) and may set
+	 * o->no_perf_cgroup.  0, or -errno when nothing opened.
 	 */
-	int (*open)(const struct source_ctx *x, struct target *t,
-	    struct tgroup *tg, struct inst *in, int cgfd, struct source **out);
-	/* May an instance adopted across a reload keep reading s?  NULL:
-	 * always. */
-	int (*current)(const struct target *t, const struct tgroup *tg,
-	    const struct source *s);
+	int (*open)(const struct source_ctx *x, const struct source_at *at,
+	    int cgfd, struct source_opened *o, struct source **out);
+	/* May an instance adopted across a reload keep reading s, given
+	 * what attach left for its target (NULL: nothing)?  NULL: always. */
+	int (*current)(const void *attached, const struct source *s);
 	/* Perf fds one target's instances of tg will open. */
 	size_t (*need_fds)(const struct source_ctx *x, const struct tgroup *tg);
 };
