@@ -264,13 +264,6 @@ void rebuild_cfgstate_fini(const struct plan *cfg,
     struct perf_event_attr **attrs, int **ev_logged, int *pattern_empty,
     struct layout_said *layout_said);
 
-/* A hook's ask: again at the next collection (a CPU just online). */
-static inline void
-source_retry_soon(const struct source_ctx *x)
-{
-	x->asks->retry_soon = 1;
-}
-
 /*
  * source.c: every call through source_kinds[] (source.h), hooks a kind
  * leaves NULL skipped, each hook's context made for the call.  The

@@ -25,6 +25,12 @@ ctx_of(const struct collector *c, size_t k, struct asks *as)
 	    c->kstate[k], c->o.log, as };
 }
 
+void
+source_retry_soon(const struct source_ctx *x)
+{
+	x->asks->retry_soon = 1;
+}
+
 /* ---- the kinds' own state ---------------------------------------- */
 
 int
@@ -185,14 +191,17 @@ int
 source_check_unopened(const struct collector *c, const struct target *t,
     FILE *out)
 {
+	enum source_status st = t->no_room ? SOURCE_NO_ROOM : t->refused ?
+	    SOURCE_NOT_TAKEN_REFUSED : t->skip_asked ?
+	    SOURCE_NOT_TAKEN_SKIPPED : SOURCE_COUNTED;
 	size_t k;
 	int r;
 
 	for (k = 0; k < SOURCE_KINDS; k++) {
 		struct source_ctx x = ctx_of(c, k, NULL);
 
-		if (source_kinds[k]->check_unopened &&
-		    (r = source_kinds[k]->check_unopened(&x, t, out)) >= 0)
+		if (source_kinds[k]->check_unopened && (r = source_kinds[k]->
+		    check_unopened(&x, target_name(t), st, out)) >= 0)
 			return r;
 	}
 	return -1;
@@ -214,7 +223,8 @@ source_attach(const struct collector *c, struct target *t, int cgfd)
 			if (t->groups[i].kind == kind)
 				break;
 		if (i < t->nr_groups &&
-		    (r = kind->attach(&x, t, cgfd, &t->attached[k])) < 0) {
+		    (r = kind->attach(&x, t->cgroup, cgfd,
+		    &t->attached[k])) < 0) {
 			t->no_room = r == -ENOSPC;
 			return r;
 		}

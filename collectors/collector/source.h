@@ -5,7 +5,7 @@
  *   source_perf.c   a perf group of its own, opened on the instance's CPU
  *                   for its target (system-wide, or a cgroup in cgroup
  *                   mode): the default.
- *   bpfmode.c       a slot of mode: bpf's program, which charges the
+ *   source_bpf.c    a slot of mode: bpf's program, which charges the
  *                   target's cgroup from counters opened once per CPU.
  *
  * An instance (instance.c) holds a source and reads it every interval;
@@ -126,6 +126,18 @@ struct source_opened {
 	int no_perf_cgroup;		/* failed: the cgroup, not the events */
 };
 
+/* Why a target is not counted, as the collector knows it. */
+enum source_status {
+	SOURCE_COUNTED,			/* nothing against it */
+	SOURCE_NO_ROOM,			/* its kind had no room (attach) */
+	SOURCE_NOT_TAKEN_REFUSED,	/* SOURCE_REFUSED by its kind */
+	SOURCE_NOT_TAKEN_SKIPPED	/* SOURCE_SKIPPED by its kind */
+};
+
+/* A hook's ask, in prepare: again at the next collection (a CPU just
+ * online).  source.c. */
+void source_retry_soon(const struct source_ctx *x);
+
 /* A kind's answer to a cgroups entry (source_kind.takes). */
 enum source_answer {
 	SOURCE_NOT_MINE,		/* another kind's, or the fallback's */
@@ -175,10 +187,12 @@ struct source_kind {
 	/* Is room freed that the next collection can give?  (A rescan
 	 * then, not a rescan interval later.) */
 	int (*room_soon)(const void *state);
-	/* --check-config: why t, unopened, is not counted, when it is this
-	 * kind's doing: 1 a problem, 0 as the config asks; -1 not its. */
-	int (*check_unopened)(const struct source_ctx *x,
-	    const struct target *t, FILE *out);
+	/* --check-config: why the target named name, unopened, is not
+	 * counted, from what the collector knows of it (st), when it is
+	 * this kind's doing: 1 a problem, 0 as the config asks; -1 not
+	 * its. */
+	int (*check_unopened)(const struct source_ctx *x, const char *name,
+	    enum source_status st, FILE *out);
 	/*
 	 * At every cgroup rescan, before its targets are planned: matched
 	 * holds the cgroups each plan target matches (NULL: none, no
@@ -194,9 +208,9 @@ struct source_kind {
 	 * open; cgfd is the cgroup's directory (-1 system-wide).  0, what
 	 * the kind keeps for the target in *attached; -ENOSPC when there
 	 * is no room for it now (the collector marks the target, and the
-	 * next rescan tries again); another -errno.  It writes no field
-	 * of t: the collector keeps *attached (source.c). */
-	int (*attach)(const struct source_ctx *x, const struct target *t,
+	 * next rescan tries again); another -errno.  cgroup: the target's
+	 * (NULL: system-wide); the collector keeps *attached (source.c). */
+	int (*attach)(const struct source_ctx *x, const char *cgroup,
 	    int cgfd, void **attached);
 	/* What attach left (t->attached[id]), when the target goes. */
 	void (*detach)(void *state);
@@ -216,7 +230,7 @@ struct source_kind {
 
 #define SOURCE_KINDS 2
 extern const struct source_kind source_perf_kind;	/* source_perf.c */
-extern const struct source_kind source_bpf_kind;	/* bpfmode.c */
+extern const struct source_kind source_bpf_kind;	/* source_bpf.c */
 extern const struct source_kind *const source_kinds[SOURCE_KINDS];
 
 #endif

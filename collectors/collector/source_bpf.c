@@ -1,5 +1,5 @@
 /*
- * bpfmode.c - the config's "mode: bpf" (see collector_int.h): the groups
+ * source_bpf.c - the config's "mode: bpf" (see plan.h): the groups
  * of every bpf-mode cgroups entry are opened once per online CPU,
  * system-wide, and handed to the BPF program (collectors/bpf/bpfcg.h), which
  * charges them to the tracked cgroups when a context switch changes
@@ -33,13 +33,17 @@
 #include "autoconf.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collectors/bpf/bpfcg.h"
 #include "collectors/cgroup/cgroupfs.h"
-#include "collectors/collector/collector_int.h"
+#include "collectors/collector/plan.h"
+#include "collectors/collector/snapshot.h"
 #include "collectors/collector/source.h"
+#include "collectors/perf/cpumap.h"
+#include "collectors/perf/group.h"
 
 /* One bpf-mode group: a copy of what identifies it, and its counters. */
 struct bgroup {
@@ -767,20 +771,20 @@ bpf_mode_text(const struct source_ctx *x, const struct plan_target *ct)
 
 /* --check-config: a cgroup without a slot, or refused or skipped. */
 static int
-bpf_check_unopened(const struct source_ctx *x, const struct target *t,
-    FILE *out)
+bpf_check_unopened(const struct source_ctx *x, const char *name,
+    enum source_status st, FILE *out)
 {
-	if (t->no_room)
+	if (st == SOURCE_NO_ROOM)
 		fprintf(out, "%s: not counted (mode: bpf tracks "
-		    "bpf_max_cgroups = %zu cgroups already)\n", target_name(t),
+		    "bpf_max_cgroups = %zu cgroups already)\n", name,
 		    max_cgroups(x->cfg));
-	else if (t->refused)
+	else if (st == SOURCE_NOT_TAKEN_REFUSED)
 		fprintf(out, "%s: not counted (mode: bpf is not available and "
-		    "bpf_fallback is refuse)\n", target_name(t));
-	else if (t->skip_asked) {
+		    "bpf_fallback is refuse)\n", name);
+	else if (st == SOURCE_NOT_TAKEN_SKIPPED) {
 		/* As the config asks: not a problem. */
 		fprintf(out, "%s: not counted (mode: bpf is not available and "
-		    "bpf_fallback is skip)\n", target_name(t));
+		    "bpf_fallback is skip)\n", name);
 		return 0;
 	} else
 		return -1;
@@ -869,7 +873,7 @@ static const struct source_ops bsrc_ops = {
 /* Give the target's cgroup a slot: charged from now on.  -ENOSPC when
  * bpf_max_cgroups are tracked (the rescan says so and tries again). */
 static int
-bpf_attach(const struct source_ctx *x, const struct target *t, int cgfd,
+bpf_attach(const struct source_ctx *x, const char *cgroup, int cgfd,
     void **attached)
 {
 	struct bpfstate *bs = bst(x);
@@ -880,8 +884,8 @@ bpf_attach(const struct source_ctx *x, const struct target *t, int cgfd,
 	if (bs->cur == NULL || cgfd < 0)
 		return -ENOENT;
 	if ((r = cgroupfs_id(cgfd, &id)) < 0) {
-		SREPORT(x, 4, t->cgroup, NULL, NULL, -1, -r, "cgroup %s: "
-		    "reading its id (name_to_handle_at): %s", t->cgroup,
+		SREPORT(x, 4, cgroup, NULL, NULL, -1, -r, "cgroup %s: "
+		    "reading its id (name_to_handle_at): %s", cgroup,
 		    strerror(-r));
 		return r;
 	}
