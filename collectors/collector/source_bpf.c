@@ -6,10 +6,11 @@
  * cgroup (or at every switch, on a kernel without BTF).  A cgroup
  * then costs a map entry, not events x CPUs perf events.
  *
- * The object is kept across a reload, a rescan or a retry as long as the
- * same groups (same names, same events), the same online CPUs and the
- * same bpf_max_cgroups are asked for, so counts continue; otherwise a new
- * one is built and the old one goes when its last user does.
+ * The object (bpfobj.c: the program, its map and the counters) is kept
+ * across a reload, a rescan or a retry as long as the same groups (same
+ * names, same events), the same online CPUs and the same bpf_max_cgroups
+ * are asked for, so counts continue; otherwise a new one is built and the
+ * old one goes when its last user does.
  *
  * It is a source kind (source.h): attaching a target gives its cgroup a
  * slot (a reference on the object), and the source of an instance reads
@@ -39,29 +40,12 @@
 
 #include "collectors/bpf/bpfcg.h"
 #include "collectors/cgroup/cgroupfs.h"
+#include "collectors/collector/bpfobj.h"
 #include "collectors/collector/plan.h"
 #include "collectors/collector/snapshot.h"
 #include "collectors/collector/source.h"
 #include "collectors/perf/cpumap.h"
 #include "collectors/perf/group.h"
-
-/* One bpf-mode group: a copy of what identifies it, and its counters. */
-struct bgroup {
-	struct plan_group id;		/* name, events' names and attrs only */
-	size_t gi;			/* index in the current plan */
-	size_t base;			/* first counter index in the program */
-	struct perf_group *pg;		/* [cpus.nr] */
-};
-
-struct bpfmode {
-	unsigned refs;
-	struct bpfcg *cg;
-	size_t nr_groups;
-	struct bgroup *g;
-	struct cpumap cpus;
-	size_t max_cgroups;
-	int incomplete;			/* a CPU said ENODEV: build again */
-};
 
 /*
  * The kind's own state (source_ctx.state, source.h): the
@@ -69,7 +53,7 @@ struct bpfmode {
  */
 #define BPF_WHY 512
 struct bpfstate {
-	struct bpfmode *cur;		/* NULL: none asked for, or failed */
+	struct bpfobj *cur;		/* NULL: none asked for, or failed */
 	int wanted;			/* some cgroups entry asks for it */
 	char why[BPF_WHY];		/* why it is not running */
 	struct bpfcg_stats base;	/* counted by objects gone before */
@@ -85,59 +69,11 @@ bst(const struct source_ctx *x)
 	return x->state;
 }
 
-static void
-bpfmode_free(struct bpfmode *b)
-{
-	size_t i, j, k;
-
-	if (b == NULL)
-		return;
-	bpfcg_close(b->cg);	/* before the counters it reads */
-	for (i = 0; i < b->nr_groups; i++) {
-		struct bgroup *g = &b->g[i];
-
-		for (k = 0; g->pg && k < b->cpus.nr; k++)
-			group_fini(&g->pg[k]);
-		free(g->pg);
-		for (j = 0; g->id.events && j < g->id.nr_events; j++)
-			free(g->id.events[j].name);
-		free(g->id.events);
-		free(g->id.name);
-	}
-	free(b->g);
-	cpumap_free(&b->cpus);
-	free(b);
-}
-
-static struct bpfmode *
-bpfmode_ref(struct bpfmode *b)
-{
-	b->refs++;
-	return b;
-}
-
-static void
-bpfmode_unref(struct bpfmode *b)
-{
-	if (b != NULL && --b->refs == 0)
-		bpfmode_free(b);
-}
-
 /* Does cgroups entry t ask for this kind (mode: bpf)? */
 static int
 mine(const struct plan_target *t)
 {
 	return plan_target_mode_is(t, source_bpf_kind.name);
-}
-
-/* bpf_max_cgroups: slots in the program's map. */
-static size_t
-max_cgroups(const struct plan *cfg)
-{
-	uint64_t v = plan_mode_option(cfg, source_bpf_kind.name,
-	    "max_cgroups", 1024);
-
-	return v ? (size_t)v : 1024;
 }
 
 /* The plan groups bpf-mode entries count: want[gi] = 1.  How many. */
@@ -159,197 +95,6 @@ wanted_groups(const struct source_ctx *x, unsigned char *want)
 	for (i = 0; i < cfg->nr_groups; i++)
 		want[i] = want[i] != 0;
 	return n;
-}
-
-/*
- * Can b serve the plan as it is?  Then its groups are pointed at the
- * plan's indices.
- */
-static int
-still_fits(const struct source_ctx *x, struct bpfmode *b,
-    const unsigned char *want, size_t nwant)
-{
-	const struct plan *cfg = x->cfg;
-	size_t i, k, found = 0;
-
-	if (b->incomplete || b->max_cgroups != max_cgroups(cfg) ||
-	    b->nr_groups != nwant ||
-	    b->cpus.nr != x->online->nr || memcmp(b->cpus.cpu, x->online->cpu,
-	    b->cpus.nr * sizeof(int)) != 0)
-		return 0;
-	for (i = 0; i < cfg->nr_groups; i++)
-		for (k = 0; want[i] && k < b->nr_groups; k++)
-			if (plan_group_same(&b->g[k].id, &cfg->groups[i])) {
-				found++;
-				break;
-			}
-	if (found != nwant)
-		return 0;
-	for (i = 0; i < cfg->nr_groups; i++)
-		for (k = 0; want[i] && k < b->nr_groups; k++)
-			if (plan_group_same(&b->g[k].id, &cfg->groups[i]))
-				b->g[k].gi = i;
-	return 1;
-}
-
-/* Open group g on every CPU; report events the CPUs lack, once. */
-static int
-open_counters(const struct source_ctx *x, struct bpfmode *b,
-    struct bgroup *g,
-    char *why, size_t len)
-{
-	const struct plan_group *pg = &x->cfg->groups[g->gi];
-	size_t k, i;
-	int r;
-
-	if ((g->pg = calloc(b->cpus.nr + 1, sizeof(*g->pg))) == NULL)
-		return -ENOMEM;
-	for (k = 0; k < b->cpus.nr; k++) {
-		int cpu = b->cpus.cpu[k];
-
-		if ((r = group_init(&g->pg[k], g->id.nr_events)) < 0)
-			return r;
-		if (pg->pmu_cpus && !cpumap_has(&pg->cpus, cpu))
-			continue;	/* a hybrid PMU's other CPUs */
-		r = group_open(&g->pg[k], x->attrs[g->gi], -1, cpu, 0);
-		if (r == -EACCES || r == -EPERM || r == -EMFILE ||
-		    r == -ENFILE || r == -ENOMEM) {
-			snprintf(why, len, "opening group \"%s\" on cpu %d: "
-			    "%s%s", g->id.name, cpu, strerror(-r),
-			    r == -EACCES || r == -EPERM ? ": it needs "
-			    "CAP_PERFMON, or root" : "");
-			return r;
-		}
-		if (r == -ENODEV) {
-			/* Online but not ready for perf yet: again soon. */
-			b->incomplete = 1;
-			source_retry_soon(x);
-			continue;
-		}
-		for (i = 0; i < g->id.nr_events; i++) {
-			int e = g->pg[k].err[i];
-
-			if (e == 0 || x->ev_logged[g->gi][i]++)
-				continue;
-			SREPORT(x, 4, NULL, pg->name, pg->events[i].name, cpu,
-			    e, "%s:%d:%d: event \"%s\" in group \"%s\" cannot "
-			    "be counted on cpu %d: %s; the rest keep counting",
-			    x->cfg->source, pg->events[i].line,
-			    pg->events[i].col, pg->events[i].name, pg->name,
-			    cpu, strerror(e));
-		}
-		for (i = 0; i < g->pg[k].nr; i++)
-			if ((r = bpfcg_set_counter(b->cg, cpu, g->base +
-			    g->pg[k].evidx[i], g->pg[k].fd[i])) < 0) {
-				snprintf(why, len, "putting the counters of "
-				    "group \"%s\" on cpu %d in the BPF map: %s",
-				    g->id.name, cpu, strerror(-r));
-				return r;
-			}
-	}
-	return 0;
-}
-
-/*
- * PMU_EXPORTER_BPF_TRIGGER=every_switch: the program that runs at every
- * context switch, as on a kernel without BTF, for the tests of that path
- * and for comparing the two.
- */
-static int
-every_switch(void)
-{
-	const char *e = getenv("PMU_EXPORTER_BPF_TRIGGER");
-
-	return e && strcmp(e, "every_switch") == 0;
-}
-
-/*
- * PMU_EXPORTER_BPF_LAG=1: the lag probe beside the program (bpfcg.h,
- * BPFCG_MEASURE_LAG), for tests/bpf.test and bench/bpf_accuracy.sh,
- * which compare mode: bpf with perf mode: it costs a second program run
- * at every cgroup switch, so it is not on by default.
- */
-static unsigned
-lag_probe(void)
-{
-	const char *e = getenv("PMU_EXPORTER_BPF_LAG");
-
-	return e && strcmp(e, "1") == 0 ? BPFCG_MEASURE_LAG : 0;
-}
-
-/* A new object for the plan's bpf-mode groups; the reason in why. */
-static int
-build(const struct source_ctx *x, const unsigned char *want, size_t nwant,
-    struct bpfmode **out, char *why, size_t len)
-{
-	const struct plan *cfg = x->cfg;
-	struct bpfmode *b;
-	size_t i, e, n = 0, nev = 0;
-	int r;
-
-	if ((b = calloc(1, sizeof(*b))) == NULL ||
-	    (b->g = calloc(nwant + 1, sizeof(*b->g))) == NULL ||
-	    (b->cpus.cpu = malloc((x->online->nr + 1) * sizeof(int))) ==
-	    NULL) {
-		bpfmode_free(b);
-		return -ENOMEM;
-	}
-	b->refs = 1;
-	b->max_cgroups = max_cgroups(cfg);
-	memcpy(b->cpus.cpu, x->online->cpu, x->online->nr * sizeof(int));
-	b->cpus.nr = x->online->nr;
-	for (i = 0; i < cfg->nr_groups; i++) {
-		const struct plan_group *pg = &cfg->groups[i];
-		struct bgroup *g = &b->g[n];
-
-		if (!want[i])
-			continue;
-		b->nr_groups = ++n;
-		g->gi = i;
-		g->base = nev;
-		g->id.nr_events = pg->nr_events;
-		nev += pg->nr_events;
-		g->id.name = strdup(pg->name);
-		g->id.events = calloc(pg->nr_events, sizeof(*g->id.events));
-		if (!g->id.name || !g->id.events)
-			goto nomem;
-		for (e = 0; e < pg->nr_events; e++) {
-			g->id.events[e].attr = pg->events[e].attr;
-			if ((g->id.events[e].name = strdup(pg->events[e].name)) ==
-			    NULL)
-				goto nomem;
-		}
-	}
-	if ((r = bpfcg_open(nev, b->max_cgroups, every_switch() ?
-	    BPFCG_EVERY_SWITCH : lag_probe(), &b->cg, why, len)) < 0)
-		goto fail;
-	for (i = 0; i < b->nr_groups; i++)
-		if ((r = open_counters(x, b, &b->g[i], why, len)) < 0)
-			goto fail;
-	for (i = 0, n = 0; i < b->nr_groups; i++)
-		for (e = 0; e < b->cpus.nr; e++)
-			n += b->g[i].pg[e].nr;
-	if (n == 0) {
-		/* Nothing to charge: no program on the context switches. */
-		snprintf(why, len, "no event of the bpf-mode groups could be "
-		    "opened on any CPU");
-		r = -ENOENT;
-		goto fail;
-	}
-	if ((r = bpfcg_attach(b->cg, &b->cpus, why, len)) < 0)
-		goto fail;
-	for (i = 0; i < b->nr_groups; i++)
-		for (e = 0; e < b->cpus.nr; e++)
-			if (b->g[i].pg[e].nr)
-				group_enable(&b->g[i].pg[e], 1);
-	*out = b;
-	return 0;
-nomem:
-	r = -ENOMEM;
-	snprintf(why, len, "%s", strerror(ENOMEM));
-fail:
-	bpfmode_free(b);
-	return r;
 }
 
 /* dst += the counters of src (not entries, capacity and trigger, which
@@ -389,7 +134,7 @@ retire(struct bpfstate *bs)
 	(void)bpfcg_refresh(bs->cur->cg);	/* stale on failure: -EAGAIN */
 	bpfcg_get_stats(bs->cur->cg, &st);
 	stats_add(&bs->base, &st);
-	bpfmode_unref(bs->cur);
+	bpfobj_unref(bs->cur);
 	bs->cur = NULL;
 }
 
@@ -436,7 +181,7 @@ say_unavailable(const struct source_ctx *x, struct bpfstate *bs,
 
 /* What the loaded object counts, and when its program runs. */
 static void
-say_loaded(const struct source_ctx *x, const struct bpfmode *b)
+say_loaded(const struct source_ctx *x, const struct bpfobj *b)
 {
 	const char *no_change;
 
@@ -454,7 +199,7 @@ say_loaded(const struct source_ctx *x, const struct bpfmode *b)
 		    "(sched_switch raw tracepoint), also between tasks of one "
 		    "cgroup, because %s", b->nr_groups,
 		    b->nr_groups == 1 ? "" : "s", b->cpus.nr, b->max_cgroups,
-		    every_switch() ? "PMU_EXPORTER_BPF_TRIGGER=every_switch "
+		    bpfobj_every_switch() ? "PMU_EXPORTER_BPF_TRIGGER=every_switch "
 		    "asks for it" : no_change);
 }
 
@@ -476,7 +221,7 @@ bpfmode_setup(const struct source_ctx *x, const struct cgroup_list *matched,
 	const struct plan *cfg = x->cfg;
 	struct bpfstate *bs = bst(x);
 	unsigned char *want;
-	struct bpfmode *b = NULL;
+	struct bpfobj *b = NULL;
 	char why[BPF_WHY];
 	size_t nwant;
 	int r;
@@ -497,7 +242,7 @@ bpfmode_setup(const struct source_ctx *x, const struct cgroup_list *matched,
 	bs->wanted = 1;
 	/* At a plain rescan the targets use what there is: kept, or the
 	 * failure kept until the next rebuild. */
-	if ((bs->cur && (!rebuild || still_fits(x, bs->cur, want, nwant))) ||
+	if ((bs->cur && (!rebuild || bpfobj_fits(x, bs->cur, want, nwant))) ||
 	    (bs->cur == NULL && !rebuild && bs->why[0])) {
 		free(want);
 		return 0;
@@ -512,7 +257,7 @@ bpfmode_setup(const struct source_ctx *x, const struct cgroup_list *matched,
 		    "program sees cgroup2 ids only", x->cgroot);
 		r = -EOPNOTSUPP;
 	} else
-		r = build(x, want, nwant, &b, why, sizeof(why));
+		r = bpfobj_build(x, want, nwant, &b, why, sizeof(why));
 	free(want);
 	if (r == -ENOMEM)
 		return r;
@@ -526,20 +271,9 @@ bpfmode_setup(const struct source_ctx *x, const struct cgroup_list *matched,
 	return 0;
 }
 
-static const struct bgroup *
-find_group(const struct bpfmode *b, size_t gi)
-{
-	size_t i;
-
-	for (i = 0; i < b->nr_groups; i++)
-		if (b->g[i].gi == gi)
-			return &b->g[i];
-	return NULL;
-}
-
 /* At each collection, before the instances are read. */
 static void
-bpfmode_refresh(const struct source_ctx *x)
+bpfobj_refresh(const struct source_ctx *x)
 {
 	int r;
 
@@ -555,7 +289,7 @@ static size_t
 bpf_fds(const void *state)
 {
 	const struct bpfstate *bs = state;
-	const struct bpfmode *b = bs->cur;
+	const struct bpfobj *b = bs->cur;
 	size_t n, i, k;
 
 	if (b == NULL)
@@ -738,7 +472,7 @@ bpf_fini(void *state)
 
 	if (bs == NULL)
 		return;
-	bpfmode_unref(bs->cur);
+	bpfobj_unref(bs->cur);
 	free(bs);
 }
 
@@ -777,7 +511,7 @@ bpf_check_unopened(const struct source_ctx *x, const char *name,
 	if (st == SOURCE_NO_ROOM)
 		fprintf(out, "%s: not counted (mode: bpf tracks "
 		    "bpf_max_cgroups = %zu cgroups already)\n", name,
-		    max_cgroups(x->cfg));
+		    bpfobj_max_cgroups(x->cfg));
 	else if (st == SOURCE_NOT_TAKEN_REFUSED)
 		fprintf(out, "%s: not counted (mode: bpf is not available and "
 		    "bpf_fallback is refuse)\n", name);
@@ -809,7 +543,7 @@ bpf_tally(const struct source_ctx *x, size_t full, size_t refused,
 		SREPORT(x, 4, NULL, NULL, NULL, -1, ENOSPC, "%zu cgroup%s not "
 		    "counted: mode: bpf tracks %zu cgroups already: %s; raise "
 		    "bpf_max_cgroups", full, full == 1 ? " is" : "s are",
-		    max_cgroups(x->cfg), full_names);
+		    bpfobj_max_cgroups(x->cfg), full_names);
 	else
 		SREPORT(x, 6, NULL, NULL, NULL, -1, 0, "every cgroup left out "
 		    "for want of a BPF slot is counted now");
@@ -820,7 +554,7 @@ bpf_tally(const struct source_ctx *x, size_t full, size_t refused,
 static int
 bpf_room_soon(const void *state)
 {
-	const struct bpfmode *b = ((const struct bpfstate *)state)->cur;
+	const struct bpfobj *b = ((const struct bpfstate *)state)->cur;
 
 	return b && bpfcg_pending(b->cg) > 0;
 }
@@ -829,7 +563,7 @@ bpf_room_soon(const void *state)
 
 /* What attaching a target leaves: its cgroup's slot in an object. */
 struct bpf_track {
-	struct bpfmode *b;
+	struct bpfobj *b;
 	uint32_t slot;
 	int existing;			/* the slot had counts already */
 };
@@ -837,7 +571,7 @@ struct bpf_track {
 /* One instance: a slot's counts for one group on one CPU. */
 struct source_bpf {
 	struct source s;
-	struct bpfmode *b;		/* a reference */
+	struct bpfobj *b;		/* a reference */
 	const struct bgroup *g;
 	uint32_t slot;
 	int cpu;
@@ -861,7 +595,7 @@ bsrc_close(struct source *s)
 {
 	struct source_bpf *p = (struct source_bpf *)s;
 
-	bpfmode_unref(p->b);
+	bpfobj_unref(p->b);
 	free(p);
 }
 
@@ -896,7 +630,7 @@ bpf_attach(const struct source_ctx *x, const char *cgroup, int cgfd,
 		return r;
 	}
 	tr->existing = r == 1;
-	tr->b = bpfmode_ref(bs->cur);
+	tr->b = bpfobj_ref(bs->cur);
 	*attached = tr;
 	return 0;
 }
@@ -907,7 +641,7 @@ bpf_detach(void *state)
 	struct bpf_track *tr = state;
 
 	bpfcg_untrack(tr->b->cg, tr->slot);
-	bpfmode_unref(tr->b);
+	bpfobj_unref(tr->b);
 	free(tr);
 }
 
@@ -925,7 +659,7 @@ bpf_open(const struct source_ctx *x, const struct source_at *at, int cgfd,
 		return -ENOENT;
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		return -ENOMEM;
-	p->g = find_group(tr->b, at->gi);
+	p->g = bpfobj_group(tr->b, at->gi);
 	for (k = 0; p->g && k < tr->b->cpus.nr; k++)
 		if (tr->b->cpus.cpu[k] == at->cpu && p->g->pg[k].nr)
 			pg = &p->g->pg[k];
@@ -940,7 +674,7 @@ bpf_open(const struct source_ctx *x, const struct source_at *at, int cgfd,
 	p->s.fds = 0;			/* the object's are counted once */
 	/* A slot that had counts: they are not this instance's. */
 	p->s.baseline = tr->existing;
-	p->b = bpfmode_ref(tr->b);
+	p->b = bpfobj_ref(tr->b);
 	p->slot = tr->slot;
 	p->cpu = at->cpu;
 	*out = &p->s;
@@ -970,7 +704,7 @@ const struct source_kind source_bpf_kind = {
 	.room_soon = bpf_room_soon,
 	.check_unopened = bpf_check_unopened,
 	.prepare = bpfmode_setup,
-	.refresh = bpfmode_refresh,
+	.refresh = bpfobj_refresh,
 	.attach = bpf_attach,
 	.detach = bpf_detach,
 	.open = bpf_open,
