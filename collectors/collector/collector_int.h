@@ -275,7 +275,6 @@ size_t source_kinds_fds(const struct collector *c);
 int source_kinds_stats(const struct collector *c, struct snapshot *s,
     struct snap_source *out);			/* out[SOURCE_KINDS] */
 int source_kinds_check_config(const struct collector *c, FILE *out);
-int source_kinds_room_soon(const struct collector *c);
 /* The kind that counts entry ct, and its answer in *a. */
 const struct source_kind *source_kind_for(const struct collector *c,
     const struct plan_target *ct, enum source_answer *a);
@@ -283,7 +282,8 @@ const char *source_mode_text(const struct collector *c,
     const struct plan_target *ct);		/* "mode perf" by default */
 int source_kinds_prepare(const struct collector *c,
     const struct cgroup_list *matched, int rebuild, struct asks *as);
-void source_kinds_tally(const struct collector *c, size_t no_room,
+/* 1: room is freed for what had none, at the next collection. */
+int source_kinds_tally(const struct collector *c, size_t no_room,
     size_t refused, const char *names);
 void source_kinds_refresh(const struct collector *c);
 /* 1 or 0 as its kind says why t is unopened; -1 no kind says. */

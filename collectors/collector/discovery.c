@@ -149,8 +149,9 @@ struct tally {
 	size_t fds_in_use;
 };
 
-/* Say what changed, once per change (see the header). */
-static void
+/* Say what changed, once per change (see the header); 1 when a kind
+ * frees room at the next collection for cgroups it had none for. */
+static int
 report_tally(struct collector *c, const struct tally *t)
 {
 	char names[1024];
@@ -170,7 +171,7 @@ report_tally(struct collector *c, const struct tally *t)
 		c->cg_skipped_logged = t->skipped;
 	}
 	namelist_str(&t->full, names, sizeof(names));
-	source_kinds_tally(c, t->no_room, t->refused, names);
+	return source_kinds_tally(c, t->no_room, t->refused, names);
 }
 
 /*
@@ -441,7 +442,7 @@ discovery_rescan(struct collector *c, int enable, int rebuild,
 	struct wanted w = { NULL, 0, NULL };
 	struct tally ty;
 	size_t i, any = 0;
-	int r = -ENOMEM;
+	int r = -ENOMEM, soon;
 
 	for (i = 0; i < cfg->nr_targets; i++)
 		any |= cfg->targets[i].kind == PLAN_TARGET_CGROUP;
@@ -466,12 +467,12 @@ discovery_rescan(struct collector *c, int enable, int rebuild,
 	c->cg_matched = ty.matched;
 	c->cg_counted = ty.counted;
 	c->cg_skipped = ty.skipped;
-	report_tally(c, &ty);
+	soon = report_tally(c, &ty);
 	report_layouts(c, &w);
 	r = watch_dirs(c, &dirs);
 	/* A slot freed this interval is reusable after the next refresh:
 	 * rescan then, not a whole rescan interval later. */
-	if (ty.no_room && source_kinds_room_soon(c))
+	if (soon)
 		as->rescan_soon = 1;
 out:
 	/* On failure the targets made here go; the old set is untouched. */

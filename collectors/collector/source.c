@@ -94,18 +94,6 @@ source_kinds_check_config(const struct collector *c, FILE *out)
 	return problems;
 }
 
-int
-source_kinds_room_soon(const struct collector *c)
-{
-	size_t i;
-
-	for (i = 0; i < SOURCE_KINDS; i++)
-		if (source_kinds[i]->room_soon &&
-		    source_kinds[i]->room_soon(c->kstate[i]))
-			return 1;
-	return 0;
-}
-
 /* ---- cgroups entries --------------------------------------------- */
 
 const struct source_kind *
@@ -113,6 +101,7 @@ source_kind_for(const struct collector *c, const struct plan_target *ct,
     enum source_answer *a)
 {
 	const struct source_kind *kind = NULL;
+	const char *mode;
 	size_t k;
 
 	*a = SOURCE_NOT_MINE;
@@ -120,7 +109,7 @@ source_kind_for(const struct collector *c, const struct plan_target *ct,
 		struct source_ctx x = ctx_of(c, k, NULL);
 
 		kind = source_kinds[k];
-		*a = kind->takes ? kind->takes(&x, ct) : SOURCE_MINE;
+		*a = kind->takes ? kind->takes(&x, ct, &mode) : SOURCE_MINE;
 	}
 	return kind;
 }
@@ -134,8 +123,10 @@ source_mode_text(const struct collector *c, const struct plan_target *ct)
 	for (k = SOURCE_KINDS; k-- > 0; ) {
 		struct source_ctx x = ctx_of(c, k, NULL);
 
-		if (source_kinds[k]->mode_text &&
-		    (mode = source_kinds[k]->mode_text(&x, ct)) != NULL)
+		mode = NULL;
+		if (source_kinds[k]->takes)
+			(void)source_kinds[k]->takes(&x, ct, &mode);
+		if (mode != NULL)
 			return mode;
 	}
 	return "mode perf";
@@ -158,18 +149,21 @@ source_kinds_prepare(const struct collector *c,
 	return 0;
 }
 
-void
+int
 source_kinds_tally(const struct collector *c, size_t no_room,
     size_t refused, const char *names)
 {
 	size_t i;
+	int soon = 0;
 
 	for (i = 0; i < SOURCE_KINDS; i++) {
 		struct source_ctx x = ctx_of(c, i, NULL);
 
 		if (source_kinds[i]->tally)
-			source_kinds[i]->tally(&x, no_room, refused, names);
+			soon |= source_kinds[i]->tally(&x, no_room, refused,
+			    names);
 	}
+	return soon;
 }
 
 void
@@ -245,9 +239,8 @@ source_detach(struct target *t)
 size_t
 source_need_fds(const struct collector *c, const struct tgroup *tg)
 {
-	struct source_ctx x = ctx_of(c, tg->kind->id, NULL);
-
-	return tg->kind->need_fds ? tg->kind->need_fds(&x, tg) : 0;
+	return tg->kind->own_fds ?
+	    c->cfg->groups[tg->gi].nr_events * tg->cpus.nr : 0;
 }
 
 /* ---- instances --------------------------------------------------- */

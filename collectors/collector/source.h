@@ -174,19 +174,17 @@ struct source_kind {
 	 * last to the first, and the first answer other than
 	 * SOURCE_NOT_MINE decides (perf, the first, takes what is left).
 	 */
+	/* When the entry names this kind, *mode is how its cgroups are
+	 * counted, for the log's layout lines (else left alone). */
 	enum source_answer (*takes)(const struct source_ctx *x,
-	    const struct plan_target *ct);
-	/* How the entry's cgroups are counted, for the log's layout lines,
-	 * when the entry names this kind; else NULL. */
-	const char *(*mode_text)(const struct source_ctx *x,
-	    const struct plan_target *ct);
+	    const struct plan_target *ct, const char **mode);
 	/* After a rescan: cgroups this kind had no room for (named in
-	 * names) and cgroups it refused; the kind reports the change. */
-	void (*tally)(const struct source_ctx *x, size_t no_room,
+	 * names) and cgroups it refused; the kind reports the change.
+	 * 1 when it had no room for some and room is freed that the next
+	 * collection can give (a rescan then, not a rescan interval
+	 * later); else 0. */
+	int (*tally)(const struct source_ctx *x, size_t no_room,
 	    size_t refused, const char *names);
-	/* Is room freed that the next collection can give?  (A rescan
-	 * then, not a rescan interval later.) */
-	int (*room_soon)(const void *state);
 	/* --check-config: why the target named name, unopened, is not
 	 * counted, from what the collector knows of it (st), when it is
 	 * this kind's doing: 1 a problem, 0 as the config asks; -1 not
@@ -224,8 +222,9 @@ struct source_kind {
 	/* May an instance adopted across a reload keep reading s, given
 	 * what attach left for its target (NULL: nothing)?  NULL: always. */
 	int (*current)(const void *attached, const struct source *s);
-	/* Perf fds one target's instances of tg will open. */
-	size_t (*need_fds)(const struct source_ctx *x, const struct tgroup *tg);
+	/* Its instances open a perf group each, one fd per event (the fd
+	 * budget counts them before they open); else they hold none. */
+	int own_fds;
 };
 
 #define SOURCE_KINDS 2

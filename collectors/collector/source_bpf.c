@@ -478,29 +478,24 @@ bpf_fini(void *state)
 
 /* mode: bpf entries are this kind's while the program runs. */
 static enum source_answer
-bpf_takes(const struct source_ctx *x, const struct plan_target *ct)
+bpf_takes(const struct source_ctx *x, const struct plan_target *ct,
+    const char **mode)
 {
 	if (!mine(ct))
 		return SOURCE_NOT_MINE;
-	if (bst(x)->cur != NULL)
+	if (bst(x)->cur != NULL) {
+		*mode = "mode bpf";
 		return SOURCE_MINE;
+	}
+	if (ct->fallback != PLAN_FALLBACK_PERF)
+		*mode = "not counted: mode bpf is not available";
+	else
+		*mode = "mode perf: mode bpf is not available";
 	if (ct->fallback == PLAN_FALLBACK_REFUSE)
 		return SOURCE_REFUSED;
 	if (ct->fallback == PLAN_FALLBACK_SKIP)
 		return SOURCE_SKIPPED;
 	return SOURCE_NOT_MINE;		/* bpf_fallback: perf */
-}
-
-static const char *
-bpf_mode_text(const struct source_ctx *x, const struct plan_target *ct)
-{
-	if (!mine(ct))
-		return NULL;
-	if (bst(x)->cur != NULL)
-		return "mode bpf";
-	if (ct->fallback != PLAN_FALLBACK_PERF)
-		return "not counted: mode bpf is not available";
-	return "mode perf: mode bpf is not available";
 }
 
 /* --check-config: a cgroup without a slot, or refused or skipped. */
@@ -525,11 +520,19 @@ bpf_check_unopened(const struct source_ctx *x, const char *name,
 	return 1;
 }
 
+/* Slots freed this interval are reusable after the next refresh. */
+static int
+room_soon(const struct bpfstate *bs)
+{
+	return bs->cur && bpfcg_pending(bs->cur->cg) > 0;
+}
+
 /*
  * What a rescan found: cgroups left out for want of a slot (named in
  * full_names) and cgroups refused.  The log says when the first changes.
+ * 1 when some were left out and a slot is freed for the next collection.
  */
-static void
+static int
 bpf_tally(const struct source_ctx *x, size_t full, size_t refused,
     const char *full_names)
 {
@@ -538,7 +541,7 @@ bpf_tally(const struct source_ctx *x, size_t full, size_t refused,
 	bs->full = full;
 	bs->refused = refused;
 	if (full == bs->full_logged)
-		return;
+		return full && room_soon(bs);
 	if (full)
 		SREPORT(x, 4, NULL, NULL, NULL, -1, ENOSPC, "%zu cgroup%s not "
 		    "counted: mode: bpf tracks %zu cgroups already: %s; raise "
@@ -548,15 +551,7 @@ bpf_tally(const struct source_ctx *x, size_t full, size_t refused,
 		SREPORT(x, 6, NULL, NULL, NULL, -1, 0, "every cgroup left out "
 		    "for want of a BPF slot is counted now");
 	bs->full_logged = full;
-}
-
-/* Slots freed this interval are reusable after the next refresh. */
-static int
-bpf_room_soon(const void *state)
-{
-	const struct bpfobj *b = ((const struct bpfstate *)state)->cur;
-
-	return b && bpfcg_pending(b->cg) > 0;
+	return full && room_soon(bs);
 }
 
 /* ---- the source kind ---------------------------------------------- */
@@ -699,9 +694,7 @@ const struct source_kind source_bpf_kind = {
 	.stats = bpf_stats,
 	.check_config = bpf_check_config,
 	.takes = bpf_takes,
-	.mode_text = bpf_mode_text,
 	.tally = bpf_tally,
-	.room_soon = bpf_room_soon,
 	.check_unopened = bpf_check_unopened,
 	.prepare = bpfmode_setup,
 	.refresh = bpfobj_refresh,

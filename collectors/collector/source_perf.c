@@ -80,17 +80,11 @@ perf_open(const struct source_ctx *x, const struct source_at *at, int cgfd,
 	return 0;
 }
 
-static size_t
-perf_need_fds(const struct source_ctx *x, const struct tgroup *tg)
-{
-	return x->cfg->groups[tg->gi].nr_events * tg->cpus.nr;
-}
-
 const struct source_kind source_perf_kind = {
 	.name = "perf",
 	.id = 0,
 	.open = perf_open,
-	.need_fds = perf_need_fds,
+	.own_fds = 1,
 };
 
 const struct source_kind *const source_kinds[SOURCE_KINDS] = {
