@@ -87,10 +87,13 @@ source_kinds_check_config(const struct collector *c, FILE *out)
 	size_t i;
 	int problems = 0;
 
-	for (i = 0; i < SOURCE_KINDS; i++)
-		if (source_kinds[i]->check_config)
-			problems += source_kinds[i]->check_config(c->kstate[i],
-			    out);
+	for (i = 0; i < SOURCE_KINDS; i++) {
+		struct source_ctx x = ctx_of(c, i, NULL);
+
+		if (source_kinds[i]->check)
+			problems += source_kinds[i]->check(&x, NULL,
+			    SOURCE_COUNTED, out);
+	}
 	return problems;
 }
 
@@ -194,8 +197,8 @@ source_check_unopened(const struct collector *c, const struct target *t,
 	for (k = 0; k < SOURCE_KINDS; k++) {
 		struct source_ctx x = ctx_of(c, k, NULL);
 
-		if (source_kinds[k]->check_unopened && (r = source_kinds[k]->
-		    check_unopened(&x, target_name(t), st, out)) >= 0)
+		if (source_kinds[k]->check && (r = source_kinds[k]->check(&x,
+		    target_name(t), st, out)) >= 0)
 			return r;
 	}
 	return -1;

@@ -166,9 +166,6 @@ struct source_kind {
 	 * filled from s's arena (snapshot.h).  0 or -ENOMEM. */
 	int (*stats)(const void *state, struct snapshot *s,
 	    struct snap_source *out);
-	/* Its line in --check-config, if it has one; 1 when that line
-	 * tells of a problem, else 0. */
-	int (*check_config)(const void *state, FILE *out);
 	/*
 	 * Which kind counts a cgroups entry: the kinds are asked from the
 	 * last to the first, and the first answer other than
@@ -185,11 +182,14 @@ struct source_kind {
 	 * later); else 0. */
 	int (*tally)(const struct source_ctx *x, size_t no_room,
 	    size_t refused, const char *names);
-	/* --check-config: why the target named name, unopened, is not
-	 * counted, from what the collector knows of it (st), when it is
-	 * this kind's doing: 1 a problem, 0 as the config asks; -1 not
-	 * its. */
-	int (*check_unopened)(const struct source_ctx *x, const char *name,
+	/*
+	 * Its lines in --check-config.  name NULL: the kind's own line, if
+	 * it has one; 1 when that line tells of a problem, else 0.  Else
+	 * why the target named name, unopened, is not counted, from what
+	 * the collector knows of it (st), when it is this kind's doing: 1
+	 * a problem, 0 as the config asks; -1 not its.
+	 */
+	int (*check)(const struct source_ctx *x, const char *name,
 	    enum source_status st, FILE *out);
 	/*
 	 * At every cgroup rescan, before its targets are planned: matched

@@ -273,7 +273,7 @@ bpfmode_setup(const struct source_ctx *x, const struct cgroup_list *matched,
 
 /* At each collection, before the instances are read. */
 static void
-bpfobj_refresh(const struct source_ctx *x)
+bpfmode_refresh(const struct source_ctx *x)
 {
 	int r;
 
@@ -453,7 +453,7 @@ bpf_check_config(const void *state, FILE *out)
 	/* Not a problem in itself: what each entry's cgroups get then is
 	 * what its bpf_fallback asks for (the embedded default's: perf
 	 * mode, or for pods nothing); a refusal is a problem of its
-	 * targets (bpf_check_unopened). */
+	 * targets (bpf_check). */
 	fprintf(out, "mode: bpf: not available: %s; the cgroups of those "
 	    "entries are counted as their bpf_fallback says\n", bs->why);
 	return 0;
@@ -498,11 +498,14 @@ bpf_takes(const struct source_ctx *x, const struct plan_target *ct,
 	return SOURCE_NOT_MINE;		/* bpf_fallback: perf */
 }
 
-/* --check-config: a cgroup without a slot, or refused or skipped. */
+/* --check-config: the kind's line (name NULL); a cgroup without a slot,
+ * or refused or skipped. */
 static int
-bpf_check_unopened(const struct source_ctx *x, const char *name,
+bpf_check(const struct source_ctx *x, const char *name,
     enum source_status st, FILE *out)
 {
+	if (name == NULL)
+		return bpf_check_config(x->state, out);
 	if (st == SOURCE_NO_ROOM)
 		fprintf(out, "%s: not counted (mode: bpf tracks "
 		    "bpf_max_cgroups = %zu cgroups already)\n", name,
@@ -692,12 +695,11 @@ const struct source_kind source_bpf_kind = {
 	.fini = bpf_fini,
 	.fds = bpf_fds,
 	.stats = bpf_stats,
-	.check_config = bpf_check_config,
 	.takes = bpf_takes,
 	.tally = bpf_tally,
-	.check_unopened = bpf_check_unopened,
+	.check = bpf_check,
 	.prepare = bpfmode_setup,
-	.refresh = bpfobj_refresh,
+	.refresh = bpfmode_refresh,
 	.attach = bpf_attach,
 	.detach = bpf_detach,
 	.open = bpf_open,
