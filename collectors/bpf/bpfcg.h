@@ -3,7 +3,7 @@
  * user space sees it: load it, give it this CPU's counters, attach it to
  * context switches, tell it which cgroups to charge, and read what they
  * were charged.  It knows nothing of plans or targets; the collector's
- * bpfmode.c decides what to count with it.
+ * source_bpf.c decides what to count with it.
  *
  * Built from bpfcg.c when configure found clang, bpftool and libbpf
  * (--enable-bpf); otherwise bpfcg_none.c, whose bpfcg_open says so.

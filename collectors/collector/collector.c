@@ -204,7 +204,6 @@ collector_new(const struct plan *cfg, const struct collector_opts *o,
     struct collector **out, char *err, size_t errlen)
 {
 	struct collector *c;
-	size_t i;
 	int r;
 
 	if ((c = calloc(1, sizeof(*c))) == NULL)
@@ -234,10 +233,8 @@ collector_new(const struct plan *cfg, const struct collector_opts *o,
 		goto fail;
 	}
 	hotplug_open(c);
-	for (i = 0; i < SOURCE_KINDS; i++)
-		if (source_kinds[i]->init &&
-		    source_kinds[i]->init(&c->kstate[i]) < 0)
-			goto nomem;
+	if (source_kinds_init(c->kstate) < 0)
+		goto nomem;
 	c->max_fds = rebuild_fd_budget(cfg);
 	cgroups_ensure(c, cfg);
 	if ((r = rebuild_cfgstate_init(c, cfg)) < 0)
@@ -370,9 +367,7 @@ collector_free(struct collector *c)
 	for (i = 0; i < c->nr_targets; i++)
 		target_free(c->targets[i]);
 	free(c->targets);
-	for (i = 0; i < SOURCE_KINDS; i++)
-		if (source_kinds[i]->fini)
-			source_kinds[i]->fini(c->kstate[i]);
+	source_kinds_fini(c->kstate);
 	rebuild_cfgstate_fini(c->cfg, c->attrs, c->ev_logged, c->pattern_empty,
 	    c->layout_said);
 	cpumap_free(&c->online);

@@ -161,11 +161,9 @@ struct collector {
 	char online_text[256];
 
 	/* Each source kind's own state (source.h); only the kind reads
-	 * it.  And what the kind's hooks see of the collector, kept
-	 * current by rebuild.c (rebuild_kinds_ctx) whenever the plan, its
-	 * attrs or the cgroup mount change. */
+	 * it.  What its hooks see of the collector is made for each call
+	 * (source.c). */
 	void *kstate[SOURCE_KINDS];
-	struct source_ctx kctx[SOURCE_KINDS];
 
 	/* Requests to the thread (collector.c): one at a time. */
 	int reqfd;			/* eventfd: a request is pending */
@@ -262,17 +260,42 @@ int targetset_reconcile(struct collector *c, const struct plan *cfg,
 uint64_t rebuild_fd_budget(const struct plan *cfg);
 void rebuild_enable(struct collector *c);
 int rebuild_cfgstate_init(struct collector *c, const struct plan *cfg);
-void rebuild_kinds_ctx(struct collector *c);
 void rebuild_cfgstate_fini(const struct plan *cfg,
     struct perf_event_attr **attrs, int **ev_logged, int *pattern_empty,
     struct layout_said *layout_said);
 
-/* A hook's ask: again at the next collection (a CPU just online). */
-static inline void
-source_retry_soon(const struct source_ctx *x)
-{
-	x->asks->retry_soon = 1;
-}
+/*
+ * source.c: every call through source_kinds[] (source.h), hooks a kind
+ * leaves NULL skipped, each hook's context made for the call.  The
+ * _kinds_ functions ask every kind in turn.
+ */
+int source_kinds_init(void **kstate);		/* 0 or -ENOMEM */
+void source_kinds_fini(void *const *kstate);
+size_t source_kinds_fds(const struct collector *c);
+int source_kinds_stats(const struct collector *c, struct snapshot *s,
+    struct snap_source *out);			/* out[SOURCE_KINDS] */
+int source_kinds_check_config(const struct collector *c, FILE *out);
+/* The kind that counts entry ct, and its answer in *a. */
+const struct source_kind *source_kind_for(const struct collector *c,
+    const struct plan_target *ct, enum source_answer *a);
+const char *source_mode_text(const struct collector *c,
+    const struct plan_target *ct);		/* "mode perf" by default */
+int source_kinds_prepare(const struct collector *c,
+    const struct cgroup_list *matched, int rebuild, struct asks *as);
+/* 1: room is freed for what had none, at the next collection. */
+int source_kinds_tally(const struct collector *c, size_t no_room,
+    size_t refused, const char *names);
+void source_kinds_refresh(const struct collector *c);
+/* 1 or 0 as its kind says why t is unopened; -1 no kind says. */
+int source_check_unopened(const struct collector *c, const struct target *t,
+    FILE *out);
+int source_attach(const struct collector *c, struct target *t, int cgfd);
+void source_detach(struct target *t);
+size_t source_need_fds(const struct collector *c, const struct tgroup *tg);
+int source_open(const struct collector *c, struct target *t,
+    struct tgroup *tg, struct inst *in, int cgfd, struct source **out);
+int source_current(const struct target *t, const struct tgroup *tg,
+    const struct source *s);	/* may an adopted instance keep s? */
 
 /* interval.c: a cgroup came or went (inotify): rescan at the next collection. */
 void interval_cgroups_changed(struct collector *c);

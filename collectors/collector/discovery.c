@@ -68,13 +68,9 @@ plan_entry(struct collector *c, struct target *t,
 {
 	char value[1024];
 	size_t k;
-	const struct source_kind *kind = NULL;
-	enum source_answer a = SOURCE_NOT_MINE;
+	enum source_answer a;
+	const struct source_kind *kind = source_kind_for(c, ct, &a);
 
-	for (k = SOURCE_KINDS; k-- > 0 && a == SOURCE_NOT_MINE; ) {
-		kind = source_kinds[k];
-		a = kind->takes ? kind->takes(&c->kctx[k], ct) : SOURCE_MINE;
-	}
 	/* Its kind cannot run, and its fallback is no other kind. */
 	if (a == SOURCE_REFUSED)
 		t->refused = 1;
@@ -153,12 +149,12 @@ struct tally {
 	size_t fds_in_use;
 };
 
-/* Say what changed, once per change (see the header). */
-static void
+/* Say what changed, once per change (see the header); 1 when a kind
+ * frees room at the next collection for cgroups it had none for. */
+static int
 report_tally(struct collector *c, const struct tally *t)
 {
 	char names[1024];
-	size_t i;
 
 	if (t->skipped != c->cg_skipped_logged) {
 		if (t->skipped)
@@ -175,25 +171,7 @@ report_tally(struct collector *c, const struct tally *t)
 		c->cg_skipped_logged = t->skipped;
 	}
 	namelist_str(&t->full, names, sizeof(names));
-	for (i = 0; i < SOURCE_KINDS; i++)
-		if (source_kinds[i]->tally)
-			source_kinds[i]->tally(&c->kctx[i], t->no_room,
-			    t->refused, names);
-}
-
-/* How an entry's cgroups are counted, for the layout lines. */
-static const char *
-entry_mode(const struct collector *c, const struct plan_target *ct)
-{
-	const char *mode;
-	size_t k;
-
-	for (k = SOURCE_KINDS; k-- > 0; )
-		if (source_kinds[k]->mode_text &&
-		    (mode = source_kinds[k]->mode_text(&c->kctx[k], ct)) !=
-		    NULL)
-			return mode;
-	return "mode perf";
+	return source_kinds_tally(c, t->no_room, t->refused, names);
 }
 
 /*
@@ -214,7 +192,7 @@ report_layouts(struct collector *c, const struct wanted *w)
 		mode = NULL;
 		for (i = 0; i < cfg->nr_targets && mode == NULL; i++)
 			if (cfg->targets[i].layout == l + 1)
-				mode = entry_mode(c, &cfg->targets[i]);
+				mode = source_mode_text(c, &cfg->targets[i]);
 		n = w->per_layout[l];
 		/* Never said and nothing found: nothing to say. */
 		if ((s->mode == NULL && n == 0) || (s->mode != NULL &&
@@ -226,24 +204,6 @@ report_layouts(struct collector *c, const struct wanted *w)
 		s->cgroups = n;
 		s->mode = mode;
 	}
-}
-
-/*
- * Let every source kind prepare for what the rescan matched (a kind may
- * load what it needs only when its first cgroup appears).
- */
-static int
-prepare_kinds(struct collector *c, const struct cgroup_list *matched,
-    int rebuild)
-{
-	size_t i;
-	int r;
-
-	for (i = 0; i < SOURCE_KINDS; i++)
-		if (source_kinds[i]->prepare && (r = source_kinds[i]->prepare(
-		    &c->kctx[i], matched, rebuild)) < 0)
-			return r;
-	return 0;
 }
 
 /* ---- the fd budget ---------------------------------------------- */
@@ -268,9 +228,7 @@ fds_needed(const struct collector *c, const struct target *t)
 	size_t i, n = 0;
 
 	for (i = 0; i < t->nr_groups; i++)
-		if (t->groups[i].kind->need_fds)
-			n += t->groups[i].kind->need_fds(
-			    &c->kctx[t->groups[i].kind->id], &t->groups[i]);
+		n += source_need_fds(c, &t->groups[i]);
 	return n;
 }
 
@@ -282,11 +240,9 @@ fds_needed(const struct collector *c, const struct target *t)
 static size_t
 fds_in_use(const struct collector *c, int kept_only)
 {
-	size_t n = 0, i, j, k;
+	size_t n, i, j, k;
 
-	for (i = 0; i < SOURCE_KINDS; i++)
-		if (source_kinds[i]->fds)
-			n += source_kinds[i]->fds(c->kstate[i]);
+	n = source_kinds_fds(c);
 	for (i = 0; i < c->nr_targets; i++)
 		for (j = 0; (!kept_only || c->targets[i]->seen) &&
 		    j < c->targets[i]->nr_groups; j++) {
@@ -486,16 +442,16 @@ discovery_rescan(struct collector *c, int enable, int rebuild,
 	struct wanted w = { NULL, 0, NULL };
 	struct tally ty;
 	size_t i, any = 0;
-	int r = -ENOMEM;
+	int r = -ENOMEM, soon;
 
 	for (i = 0; i < cfg->nr_targets; i++)
 		any |= cfg->targets[i].kind == PLAN_TARGET_CGROUP;
 	if (!any || !c->have_cgroot)
-		return prepare_kinds(c, NULL, rebuild);
+		return source_kinds_prepare(c, NULL, rebuild, as);
 	if ((lists = calloc(cfg->nr_targets + 1, sizeof(*lists))) == NULL)
 		return -ENOMEM;
 	if (expand_all(c, lists, &dirs, &w) < 0 ||
-	    prepare_kinds(c, lists, rebuild) < 0)
+	    source_kinds_prepare(c, lists, rebuild, as) < 0)
 		goto out;
 	ns.v = malloc((c->nr_targets + w.nm + 1) * sizeof(*ns.v));
 	ns.fresh = malloc((w.nm + 1) * sizeof(*ns.fresh));
@@ -511,17 +467,13 @@ discovery_rescan(struct collector *c, int enable, int rebuild,
 	c->cg_matched = ty.matched;
 	c->cg_counted = ty.counted;
 	c->cg_skipped = ty.skipped;
-	report_tally(c, &ty);
+	soon = report_tally(c, &ty);
 	report_layouts(c, &w);
 	r = watch_dirs(c, &dirs);
 	/* A slot freed this interval is reusable after the next refresh:
 	 * rescan then, not a whole rescan interval later. */
-	for (i = 0; i < SOURCE_KINDS && ty.no_room; i++)
-		if (source_kinds[i]->room_soon &&
-		    source_kinds[i]->room_soon(c->kstate[i])) {
-			as->rescan_soon = 1;
-			break;
-		}
+	if (soon)
+		as->rescan_soon = 1;
 out:
 	/* On failure the targets made here go; the old set is untouched. */
 	for (i = 0; i < ns.nfresh; i++)

@@ -155,7 +155,7 @@ inst_open(struct collector *c, struct target *t, struct tgroup *tg,
 	source_close(in->src);
 	in->src = NULL;
 	in->no_perf_cgroup = 0;
-	r = tg->kind->open(&c->kctx[tg->kind->id], t, tg, in, cgfd, &src);
+	r = source_open(c, t, tg, in, cgfd, &src);
 	if (r == -ENOMEM)
 		return r;
 	for (i = 0; i < g->nr_events; i++) {
@@ -434,7 +434,7 @@ inst_adopt(struct collector *c, const struct adopt *ad, struct target *t,
 	/* Its source no longer the one to read (what its kind built was
 	 * rebuilt): a new one, the counts so far kept, with a last reading
 	 * of the old one (what it counted since the last collection). */
-	if (tg->kind->current && !tg->kind->current(t, tg, dst->src)) {
+	if (!source_current(t, tg, dst->src)) {
 		(void)inst_read(dst);	/* the last of the old source */
 		inst_close(dst, INST_CLOSED);
 		if ((r = inst_open(c, t, tg, dst, cgfd, as)) == -ENOMEM)

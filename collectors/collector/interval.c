@@ -44,9 +44,7 @@ interval_read_each(struct collector *c, interval_read_fn fn,
 {
 	size_t i, j, k;
 
-	for (i = 0; i < SOURCE_KINDS; i++)
-		if (source_kinds[i]->refresh)
-			source_kinds[i]->refresh(&c->kctx[i]);
+	source_kinds_refresh(c);
 	for (i = 0; i < c->nr_targets; i++)
 		for (j = 0; c->targets[i]->opened &&
 		    j < c->targets[i]->nr_groups; j++) {

@@ -59,13 +59,10 @@ probe_counters(const struct perf_event_attr *attr, int cpu)
 static int
 check_unopened(const struct collector *c, const struct target *t, FILE *out)
 {
-	size_t k;
 	int r;
 
-	for (k = 0; k < SOURCE_KINDS; k++)
-		if (source_kinds[k]->check_unopened && (r =
-		    source_kinds[k]->check_unopened(&c->kctx[k], t, out)) >= 0)
-			return r;
+	if ((r = source_check_unopened(c, t, out)) >= 0)
+		return r;
 	fprintf(out, "%s: not counted (over the fd budget of %llu)\n",
 	    target_name(t), (unsigned long long)c->max_fds);
 	return 1;
@@ -221,10 +218,7 @@ collector_check(struct collector *c, FILE *out, unsigned wait_ms)
 
 	collector_enable(c);
 	nanosleep(&ts, NULL);
-	for (i = 0; i < SOURCE_KINDS; i++)
-		if (source_kinds[i]->check_config)
-			problems += source_kinds[i]->check_config(c->kstate[i],
-			    out);
+	problems += source_kinds_check_config(c, out);
 	for (i = 0; i < c->nr_targets; i++) {
 		struct target *t = c->targets[i];
 

@@ -18,21 +18,6 @@
 
 /* ---- config-dependent state ------------------------------------- */
 
-/*
- * What each source kind's hooks see of the collector (source.h): again
- * whenever the plan, its tables or the cgroup mount change.
- */
-void
-rebuild_kinds_ctx(struct collector *c)
-{
-	size_t k;
-
-	for (k = 0; k < SOURCE_KINDS; k++)
-		c->kctx[k] = (struct source_ctx){ c->cfg, c->attrs,
-		    c->ev_logged, &c->online, c->have_cgroot ? c->cgroot :
-		    NULL, c->cgroot_v2, c->kstate[k], c->o.log, &c->sched.asks };
-}
-
 /* The per-config tables: attrs per group, what was reported. */
 int
 rebuild_cfgstate_init(struct collector *c, const struct plan *cfg)
@@ -42,7 +27,6 @@ rebuild_cfgstate_init(struct collector *c, const struct plan *cfg)
 	c->cfg = cfg;
 	c->attrs = calloc(cfg->nr_groups, sizeof(*c->attrs));
 	c->ev_logged = calloc(cfg->nr_groups, sizeof(*c->ev_logged));
-	rebuild_kinds_ctx(c);
 	c->pattern_empty = calloc(cfg->nr_targets + 1, sizeof(int));
 	c->layout_said = calloc(cfg->nr_layouts + 1, sizeof(*c->layout_said));
 	if (!c->attrs || !c->ev_logged || !c->pattern_empty || !c->layout_said)
@@ -220,7 +204,6 @@ rebuild_targets(struct collector *c, const struct plan *cfg, struct asks *as)
 		struct layout_said *ltmp = c->layout_said;
 
 		c->ev_logged = ev_logged;
-		rebuild_kinds_ctx(c);
 		ev_logged = tmp;
 		c->pattern_empty = pattern_empty;
 		pattern_empty = ptmp;

@@ -515,13 +515,8 @@ build_status(struct build *b, double duration_s)
 		return -ENOMEM;
 	memset(s->sources, 0, SOURCE_KINDS * sizeof(*s->sources));
 	s->nr_sources = SOURCE_KINDS;
-	for (i = 0; i < SOURCE_KINDS; i++) {
-		s->sources[i].kind = source_kinds[i]->name;
-		if (source_kinds[i]->stats &&
-		    source_kinds[i]->stats(c->kstate[i], s,
-		    &s->sources[i]) < 0)
-			return -ENOMEM;
-	}
+	if (source_kinds_stats(c, s, s->sources) < 0)
+		return -ENOMEM;
 	s->reload_ok = c->reload_ok;
 	s->reload_success_s = c->reload_success_s;
 	s->nr_groups = c->cfg->nr_groups;

@@ -5,7 +5,7 @@
  *   source_perf.c   a perf group of its own, opened on the instance's CPU
  *                   for its target (system-wide, or a cgroup in cgroup
  *                   mode): the default.
- *   bpfmode.c       a slot of mode: bpf's program, which charges the
+ *   source_bpf.c    a slot of mode: bpf's program, which charges the
  *                   target's cgroup from counters opened once per CPU.
  *
  * An instance (instance.c) holds a source and reads it every interval;
@@ -88,9 +88,10 @@ source_close(struct source *s)
 /*
  * What a kind's hooks see of the collector: the plan and its attrs, the
  * online CPUs, the cgroup mount, the kind's own state, the log, and the
- * schedule to ask for a retry at the next collection (source_retry_soon,
- * collector_int.h).  The collector makes one for each call
- * (source_ctx_of); a hook reaches no other field of it.
+ * asks of the pass that calls it, to ask for a retry at the next
+ * collection (source_retry_soon, collector_int.h; prepare only).
+ * source.c makes one for each call, the only file that calls a hook; a
+ * hook reaches no other field of the collector.
  */
 struct source_ctx {
 	const struct plan *cfg;
@@ -101,13 +102,41 @@ struct source_ctx {
 	int cgroot_v2;
 	void *state;			/* the kind's own (init) */
 	collector_log_fn log;
-	struct asks *asks;		/* the schedule's (source_retry_soon) */
+	struct asks *asks;		/* the caller's (source_retry_soon);
+					   NULL but in prepare */
 };
 
 /* A hook's report, as REPORT (collector_int.h) is the collector's. */
 #define SREPORT(x, prio, cg, grp, ev, cpu, err, ...)			\
 	(x)->log((prio), &(const struct log_fields){ (cg), (grp), (ev),	\
 	    (cpu), (err) }, __VA_ARGS__)
+
+/* Where an instance's source opens (source_kind.open): read only. */
+struct source_at {
+	const char *cgroup;		/* NULL: system-wide */
+	size_t gi;			/* its group in the plan */
+	int cpu;
+	const void *attached;		/* what the kind's attach left for
+					   the target; NULL: nothing */
+};
+
+/* What an open tells of itself beside its return (source_kind.open). */
+struct source_opened {
+	int *err;			/* [events]: 0 or why one is out */
+	int no_perf_cgroup;		/* failed: the cgroup, not the events */
+};
+
+/* Why a target is not counted, as the collector knows it. */
+enum source_status {
+	SOURCE_COUNTED,			/* nothing against it */
+	SOURCE_NO_ROOM,			/* its kind had no room (attach) */
+	SOURCE_NOT_TAKEN_REFUSED,	/* SOURCE_REFUSED by its kind */
+	SOURCE_NOT_TAKEN_SKIPPED	/* SOURCE_SKIPPED by its kind */
+};
+
+/* A hook's ask, in prepare: again at the next collection (a CPU just
+ * online).  source.c. */
+void source_retry_soon(const struct source_ctx *x);
 
 /* A kind's answer to a cgroups entry (source_kind.takes). */
 enum source_answer {
@@ -137,31 +166,31 @@ struct source_kind {
 	 * filled from s's arena (snapshot.h).  0 or -ENOMEM. */
 	int (*stats)(const void *state, struct snapshot *s,
 	    struct snap_source *out);
-	/* Its line in --check-config, if it has one; 1 when that line
-	 * tells of a problem, else 0. */
-	int (*check_config)(const void *state, FILE *out);
 	/*
 	 * Which kind counts a cgroups entry: the kinds are asked from the
 	 * last to the first, and the first answer other than
 	 * SOURCE_NOT_MINE decides (perf, the first, takes what is left).
 	 */
+	/* When the entry names this kind, *mode is how its cgroups are
+	 * counted, for the log's layout lines (else left alone). */
 	enum source_answer (*takes)(const struct source_ctx *x,
-	    const struct plan_target *ct);
-	/* How the entry's cgroups are counted, for the log's layout lines,
-	 * when the entry names this kind; else NULL. */
-	const char *(*mode_text)(const struct source_ctx *x,
-	    const struct plan_target *ct);
+	    const struct plan_target *ct, const char **mode);
 	/* After a rescan: cgroups this kind had no room for (named in
-	 * names) and cgroups it refused; the kind reports the change. */
-	void (*tally)(const struct source_ctx *x, size_t no_room,
+	 * names) and cgroups it refused; the kind reports the change.
+	 * 1 when it had no room for some and room is freed that the next
+	 * collection can give (a rescan then, not a rescan interval
+	 * later); else 0. */
+	int (*tally)(const struct source_ctx *x, size_t no_room,
 	    size_t refused, const char *names);
-	/* Is room freed that the next collection can give?  (A rescan
-	 * then, not a rescan interval later.) */
-	int (*room_soon)(const void *state);
-	/* --check-config: why t, unopened, is not counted, when it is this
-	 * kind's doing: 1 a problem, 0 as the config asks; -1 not its. */
-	int (*check_unopened)(const struct source_ctx *x,
-	    const struct target *t, FILE *out);
+	/*
+	 * Its lines in --check-config.  name NULL: the kind's own line, if
+	 * it has one; 1 when that line tells of a problem, else 0.  Else
+	 * why the target named name, unopened, is not counted, from what
+	 * the collector knows of it (st), when it is this kind's doing: 1
+	 * a problem, 0 as the config asks; -1 not its.
+	 */
+	int (*check)(const struct source_ctx *x, const char *name,
+	    enum source_status st, FILE *out);
 	/*
 	 * At every cgroup rescan, before its targets are planned: matched
 	 * holds the cgroups each plan target matches (NULL: none, no
@@ -174,30 +203,33 @@ struct source_kind {
 	/* Once per collection, before the instances are read. */
 	void (*refresh)(const struct source_ctx *x);
 	/* Per target with groups of this kind, before their instances
-	 * open; cgfd is the cgroup's directory (-1 system-wide).  0;
-	 * -ENOSPC when there is no room for it now (t->no_room is set,
-	 * and the next rescan tries again); another -errno. */
-	int (*attach)(const struct source_ctx *x, struct target *t, int cgfd);
-	/* What attach left in t->attached[id], when the target goes. */
+	 * open; cgfd is the cgroup's directory (-1 system-wide).  0, what
+	 * the kind keeps for the target in *attached; -ENOSPC when there
+	 * is no room for it now (the collector marks the target, and the
+	 * next rescan tries again); another -errno.  cgroup: the target's
+	 * (NULL: system-wide); the collector keeps *attached (source.c). */
+	int (*attach)(const struct source_ctx *x, const char *cgroup,
+	    int cgfd, void **attached);
+	/* What attach left (t->attached[id]), when the target goes. */
 	void (*detach)(void *state);
 	/*
-	 * The source of one instance, opened disabled.  Fills in->err[]
-	 * (0, or the errno that kept an event out) and may set
-	 * in->no_perf_cgroup.  0, or -errno when nothing opened.
+	 * The source of one instance (at), opened disabled.  Fills
+	 * o->err[] (0, or the errno that kept an event out) and may set
+	 * o->no_perf_cgroup.  0, or -errno when nothing opened.
 	 */
-	int (*open)(const struct source_ctx *x, struct target *t,
-	    struct tgroup *tg, struct inst *in, int cgfd, struct source **out);
-	/* May an instance adopted across a reload keep reading s?  NULL:
-	 * always. */
-	int (*current)(const struct target *t, const struct tgroup *tg,
-	    const struct source *s);
-	/* Perf fds one target's instances of tg will open. */
-	size_t (*need_fds)(const struct source_ctx *x, const struct tgroup *tg);
+	int (*open)(const struct source_ctx *x, const struct source_at *at,
+	    int cgfd, struct source_opened *o, struct source **out);
+	/* May an instance adopted across a reload keep reading s, given
+	 * what attach left for its target (NULL: nothing)?  NULL: always. */
+	int (*current)(const void *attached, const struct source *s);
+	/* Its instances open a perf group each, one fd per event (the fd
+	 * budget counts them before they open); else they hold none. */
+	int own_fds;
 };
 
 #define SOURCE_KINDS 2
 extern const struct source_kind source_perf_kind;	/* source_perf.c */
-extern const struct source_kind source_bpf_kind;	/* bpfmode.c */
+extern const struct source_kind source_bpf_kind;	/* source_bpf.c */
 extern const struct source_kind *const source_kinds[SOURCE_KINDS];
 
 #endif

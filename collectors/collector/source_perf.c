@@ -48,10 +48,10 @@ static const struct source_ops perf_ops_table = {
 };
 
 static int
-perf_open(const struct source_ctx *x, struct target *t, struct tgroup *tg,
-    struct inst *in, int cgfd, struct source **out)
+perf_open(const struct source_ctx *x, const struct source_at *at, int cgfd,
+    struct source_opened *o, struct source **out)
 {
-	size_t ne = x->cfg->groups[tg->gi].nr_events;
+	size_t ne = x->cfg->groups[at->gi].nr_events;
 	struct source_perf *p;
 	int r;
 
@@ -61,13 +61,13 @@ perf_open(const struct source_ctx *x, struct target *t, struct tgroup *tg,
 		free(p);
 		return r;
 	}
-	r = group_open(&p->pg, x->attrs[tg->gi], t->cgroup ? cgfd : -1,
-	    in->cpu, t->cgroup ? PERF_FLAG_PID_CGROUP : 0);
-	memcpy(in->err, p->pg.err, ne * sizeof(*in->err));
+	r = group_open(&p->pg, x->attrs[at->gi], at->cgroup ? cgfd : -1,
+	    at->cpu, at->cgroup ? PERF_FLAG_PID_CGROUP : 0);
+	memcpy(o->err, p->pg.err, ne * sizeof(*o->err));
 	/* All ENOENT in cgroup mode: the events, or the cgroup? */
-	in->no_perf_cgroup = r == -ENOENT && t->cgroup && cgfd >= 0 &&
+	o->no_perf_cgroup = r == -ENOENT && at->cgroup && cgfd >= 0 &&
 	    cgroupfs_alive(cgfd) &&
-	    group_probe_cgroup(cgfd, in->cpu) == -ENOENT;
+	    group_probe_cgroup(cgfd, at->cpu) == -ENOENT;
 	if (r < 0) {
 		perf_close(&p->s);
 		return r;
@@ -80,17 +80,11 @@ perf_open(const struct source_ctx *x, struct target *t, struct tgroup *tg,
 	return 0;
 }
 
-static size_t
-perf_need_fds(const struct source_ctx *x, const struct tgroup *tg)
-{
-	return x->cfg->groups[tg->gi].nr_events * tg->cpus.nr;
-}
-
 const struct source_kind source_perf_kind = {
 	.name = "perf",
 	.id = 0,
 	.open = perf_open,
-	.need_fds = perf_need_fds,
+	.own_fds = 1,
 };
 
 const struct source_kind *const source_kinds[SOURCE_KINDS] = {

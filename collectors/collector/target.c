@@ -40,9 +40,7 @@ target_free(struct target *t)
 	free(t->groups);
 	free(t->at);
 	/* After the instances: their sources may read what was attached. */
-	for (i = 0; i < SOURCE_KINDS; i++)
-		if (t->attached[i] && source_kinds[i]->detach)
-			source_kinds[i]->detach(t->attached[i]);
+	source_detach(t);
 	for (i = 0; i < t->nr_labels; i++) {
 		free(t->lname[i]);
 		free(t->lvalue[i]);
@@ -174,23 +172,8 @@ target_grow(struct target *t)
 static int
 target_attach(struct collector *c, struct target *t, int cgfd)
 {
-	size_t i, k;
-	int r;
-
 	t->no_room = 0;
-	for (k = 0; k < SOURCE_KINDS; k++) {
-		const struct source_kind *kind = source_kinds[k];
-
-		if (kind->attach == NULL || t->attached[k])
-			continue;
-		for (i = 0; i < t->nr_groups; i++)
-			if (t->groups[i].kind == kind)
-				break;
-		if (i < t->nr_groups &&
-		    (r = kind->attach(&c->kctx[k], t, cgfd)) < 0)
-			return r;
-	}
-	return 0;
+	return source_attach(c, t, cgfd);
 }
 
 /* Allocate and open every instance of t, adopting from ad's old targets

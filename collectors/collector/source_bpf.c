@@ -1,15 +1,16 @@
 /*
- * bpfmode.c - the config's "mode: bpf" (see collector_int.h): the groups
+ * source_bpf.c - the config's "mode: bpf" (see plan.h): the groups
  * of every bpf-mode cgroups entry are opened once per online CPU,
  * system-wide, and handed to the BPF program (collectors/bpf/bpfcg.h), which
  * charges them to the tracked cgroups when a context switch changes
  * cgroup (or at every switch, on a kernel without BTF).  A cgroup
  * then costs a map entry, not events x CPUs perf events.
  *
- * The object is kept across a reload, a rescan or a retry as long as the
- * same groups (same names, same events), the same online CPUs and the
- * same bpf_max_cgroups are asked for, so counts continue; otherwise a new
- * one is built and the old one goes when its last user does.
+ * The object (bpfobj.c: the program, its map and the counters) is kept
+ * across a reload, a rescan or a retry as long as the same groups (same
+ * names, same events), the same online CPUs and the same bpf_max_cgroups
+ * are asked for, so counts continue; otherwise a new one is built and the
+ * old one goes when its last user does.
  *
  * It is a source kind (source.h): attaching a target gives its cgroup a
  * slot (a reference on the object), and the source of an instance reads
@@ -33,31 +34,18 @@
 #include "autoconf.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collectors/bpf/bpfcg.h"
 #include "collectors/cgroup/cgroupfs.h"
-#include "collectors/collector/collector_int.h"
+#include "collectors/collector/bpfobj.h"
+#include "collectors/collector/plan.h"
+#include "collectors/collector/snapshot.h"
 #include "collectors/collector/source.h"
-
-/* One bpf-mode group: a copy of what identifies it, and its counters. */
-struct bgroup {
-	struct plan_group id;		/* name, events' names and attrs only */
-	size_t gi;			/* index in the current plan */
-	size_t base;			/* first counter index in the program */
-	struct perf_group *pg;		/* [cpus.nr] */
-};
-
-struct bpfmode {
-	unsigned refs;
-	struct bpfcg *cg;
-	size_t nr_groups;
-	struct bgroup *g;
-	struct cpumap cpus;
-	size_t max_cgroups;
-	int incomplete;			/* a CPU said ENODEV: build again */
-};
+#include "collectors/perf/cpumap.h"
+#include "collectors/perf/group.h"
 
 /*
  * The kind's own state (source_ctx.state, source.h): the
@@ -65,7 +53,7 @@ struct bpfmode {
  */
 #define BPF_WHY 512
 struct bpfstate {
-	struct bpfmode *cur;		/* NULL: none asked for, or failed */
+	struct bpfobj *cur;		/* NULL: none asked for, or failed */
 	int wanted;			/* some cgroups entry asks for it */
 	char why[BPF_WHY];		/* why it is not running */
 	struct bpfcg_stats base;	/* counted by objects gone before */
@@ -81,59 +69,11 @@ bst(const struct source_ctx *x)
 	return x->state;
 }
 
-static void
-bpfmode_free(struct bpfmode *b)
-{
-	size_t i, j, k;
-
-	if (b == NULL)
-		return;
-	bpfcg_close(b->cg);	/* before the counters it reads */
-	for (i = 0; i < b->nr_groups; i++) {
-		struct bgroup *g = &b->g[i];
-
-		for (k = 0; g->pg && k < b->cpus.nr; k++)
-			group_fini(&g->pg[k]);
-		free(g->pg);
-		for (j = 0; g->id.events && j < g->id.nr_events; j++)
-			free(g->id.events[j].name);
-		free(g->id.events);
-		free(g->id.name);
-	}
-	free(b->g);
-	cpumap_free(&b->cpus);
-	free(b);
-}
-
-static struct bpfmode *
-bpfmode_ref(struct bpfmode *b)
-{
-	b->refs++;
-	return b;
-}
-
-static void
-bpfmode_unref(struct bpfmode *b)
-{
-	if (b != NULL && --b->refs == 0)
-		bpfmode_free(b);
-}
-
 /* Does cgroups entry t ask for this kind (mode: bpf)? */
 static int
 mine(const struct plan_target *t)
 {
 	return plan_target_mode_is(t, source_bpf_kind.name);
-}
-
-/* bpf_max_cgroups: slots in the program's map. */
-static size_t
-max_cgroups(const struct plan *cfg)
-{
-	uint64_t v = plan_mode_option(cfg, source_bpf_kind.name,
-	    "max_cgroups", 1024);
-
-	return v ? (size_t)v : 1024;
 }
 
 /* The plan groups bpf-mode entries count: want[gi] = 1.  How many. */
@@ -155,197 +95,6 @@ wanted_groups(const struct source_ctx *x, unsigned char *want)
 	for (i = 0; i < cfg->nr_groups; i++)
 		want[i] = want[i] != 0;
 	return n;
-}
-
-/*
- * Can b serve the plan as it is?  Then its groups are pointed at the
- * plan's indices.
- */
-static int
-still_fits(const struct source_ctx *x, struct bpfmode *b,
-    const unsigned char *want, size_t nwant)
-{
-	const struct plan *cfg = x->cfg;
-	size_t i, k, found = 0;
-
-	if (b->incomplete || b->max_cgroups != max_cgroups(cfg) ||
-	    b->nr_groups != nwant ||
-	    b->cpus.nr != x->online->nr || memcmp(b->cpus.cpu, x->online->cpu,
-	    b->cpus.nr * sizeof(int)) != 0)
-		return 0;
-	for (i = 0; i < cfg->nr_groups; i++)
-		for (k = 0; want[i] && k < b->nr_groups; k++)
-			if (plan_group_same(&b->g[k].id, &cfg->groups[i])) {
-				found++;
-				break;
-			}
-	if (found != nwant)
-		return 0;
-	for (i = 0; i < cfg->nr_groups; i++)
-		for (k = 0; want[i] && k < b->nr_groups; k++)
-			if (plan_group_same(&b->g[k].id, &cfg->groups[i]))
-				b->g[k].gi = i;
-	return 1;
-}
-
-/* Open group g on every CPU; report events the CPUs lack, once. */
-static int
-open_counters(const struct source_ctx *x, struct bpfmode *b,
-    struct bgroup *g,
-    char *why, size_t len)
-{
-	const struct plan_group *pg = &x->cfg->groups[g->gi];
-	size_t k, i;
-	int r;
-
-	if ((g->pg = calloc(b->cpus.nr + 1, sizeof(*g->pg))) == NULL)
-		return -ENOMEM;
-	for (k = 0; k < b->cpus.nr; k++) {
-		int cpu = b->cpus.cpu[k];
-
-		if ((r = group_init(&g->pg[k], g->id.nr_events)) < 0)
-			return r;
-		if (pg->pmu_cpus && !cpumap_has(&pg->cpus, cpu))
-			continue;	/* a hybrid PMU's other CPUs */
-		r = group_open(&g->pg[k], x->attrs[g->gi], -1, cpu, 0);
-		if (r == -EACCES || r == -EPERM || r == -EMFILE ||
-		    r == -ENFILE || r == -ENOMEM) {
-			snprintf(why, len, "opening group \"%s\" on cpu %d: "
-			    "%s%s", g->id.name, cpu, strerror(-r),
-			    r == -EACCES || r == -EPERM ? ": it needs "
-			    "CAP_PERFMON, or root" : "");
-			return r;
-		}
-		if (r == -ENODEV) {
-			/* Online but not ready for perf yet: again soon. */
-			b->incomplete = 1;
-			source_retry_soon(x);
-			continue;
-		}
-		for (i = 0; i < g->id.nr_events; i++) {
-			int e = g->pg[k].err[i];
-
-			if (e == 0 || x->ev_logged[g->gi][i]++)
-				continue;
-			SREPORT(x, 4, NULL, pg->name, pg->events[i].name, cpu,
-			    e, "%s:%d:%d: event \"%s\" in group \"%s\" cannot "
-			    "be counted on cpu %d: %s; the rest keep counting",
-			    x->cfg->source, pg->events[i].line,
-			    pg->events[i].col, pg->events[i].name, pg->name,
-			    cpu, strerror(e));
-		}
-		for (i = 0; i < g->pg[k].nr; i++)
-			if ((r = bpfcg_set_counter(b->cg, cpu, g->base +
-			    g->pg[k].evidx[i], g->pg[k].fd[i])) < 0) {
-				snprintf(why, len, "putting the counters of "
-				    "group \"%s\" on cpu %d in the BPF map: %s",
-				    g->id.name, cpu, strerror(-r));
-				return r;
-			}
-	}
-	return 0;
-}
-
-/*
- * PMU_EXPORTER_BPF_TRIGGER=every_switch: the program that runs at every
- * context switch, as on a kernel without BTF, for the tests of that path
- * and for comparing the two.
- */
-static int
-every_switch(void)
-{
-	const char *e = getenv("PMU_EXPORTER_BPF_TRIGGER");
-
-	return e && strcmp(e, "every_switch") == 0;
-}
-
-/*
- * PMU_EXPORTER_BPF_LAG=1: the lag probe beside the program (bpfcg.h,
- * BPFCG_MEASURE_LAG), for tests/bpf.test and bench/bpf_accuracy.sh,
- * which compare mode: bpf with perf mode: it costs a second program run
- * at every cgroup switch, so it is not on by default.
- */
-static unsigned
-lag_probe(void)
-{
-	const char *e = getenv("PMU_EXPORTER_BPF_LAG");
-
-	return e && strcmp(e, "1") == 0 ? BPFCG_MEASURE_LAG : 0;
-}
-
-/* A new object for the plan's bpf-mode groups; the reason in why. */
-static int
-build(const struct source_ctx *x, const unsigned char *want, size_t nwant,
-    struct bpfmode **out, char *why, size_t len)
-{
-	const struct plan *cfg = x->cfg;
-	struct bpfmode *b;
-	size_t i, e, n = 0, nev = 0;
-	int r;
-
-	if ((b = calloc(1, sizeof(*b))) == NULL ||
-	    (b->g = calloc(nwant + 1, sizeof(*b->g))) == NULL ||
-	    (b->cpus.cpu = malloc((x->online->nr + 1) * sizeof(int))) ==
-	    NULL) {
-		bpfmode_free(b);
-		return -ENOMEM;
-	}
-	b->refs = 1;
-	b->max_cgroups = max_cgroups(cfg);
-	memcpy(b->cpus.cpu, x->online->cpu, x->online->nr * sizeof(int));
-	b->cpus.nr = x->online->nr;
-	for (i = 0; i < cfg->nr_groups; i++) {
-		const struct plan_group *pg = &cfg->groups[i];
-		struct bgroup *g = &b->g[n];
-
-		if (!want[i])
-			continue;
-		b->nr_groups = ++n;
-		g->gi = i;
-		g->base = nev;
-		g->id.nr_events = pg->nr_events;
-		nev += pg->nr_events;
-		g->id.name = strdup(pg->name);
-		g->id.events = calloc(pg->nr_events, sizeof(*g->id.events));
-		if (!g->id.name || !g->id.events)
-			goto nomem;
-		for (e = 0; e < pg->nr_events; e++) {
-			g->id.events[e].attr = pg->events[e].attr;
-			if ((g->id.events[e].name = strdup(pg->events[e].name)) ==
-			    NULL)
-				goto nomem;
-		}
-	}
-	if ((r = bpfcg_open(nev, b->max_cgroups, every_switch() ?
-	    BPFCG_EVERY_SWITCH : lag_probe(), &b->cg, why, len)) < 0)
-		goto fail;
-	for (i = 0; i < b->nr_groups; i++)
-		if ((r = open_counters(x, b, &b->g[i], why, len)) < 0)
-			goto fail;
-	for (i = 0, n = 0; i < b->nr_groups; i++)
-		for (e = 0; e < b->cpus.nr; e++)
-			n += b->g[i].pg[e].nr;
-	if (n == 0) {
-		/* Nothing to charge: no program on the context switches. */
-		snprintf(why, len, "no event of the bpf-mode groups could be "
-		    "opened on any CPU");
-		r = -ENOENT;
-		goto fail;
-	}
-	if ((r = bpfcg_attach(b->cg, &b->cpus, why, len)) < 0)
-		goto fail;
-	for (i = 0; i < b->nr_groups; i++)
-		for (e = 0; e < b->cpus.nr; e++)
-			if (b->g[i].pg[e].nr)
-				group_enable(&b->g[i].pg[e], 1);
-	*out = b;
-	return 0;
-nomem:
-	r = -ENOMEM;
-	snprintf(why, len, "%s", strerror(ENOMEM));
-fail:
-	bpfmode_free(b);
-	return r;
 }
 
 /* dst += the counters of src (not entries, capacity and trigger, which
@@ -385,7 +134,7 @@ retire(struct bpfstate *bs)
 	(void)bpfcg_refresh(bs->cur->cg);	/* stale on failure: -EAGAIN */
 	bpfcg_get_stats(bs->cur->cg, &st);
 	stats_add(&bs->base, &st);
-	bpfmode_unref(bs->cur);
+	bpfobj_unref(bs->cur);
 	bs->cur = NULL;
 }
 
@@ -432,7 +181,7 @@ say_unavailable(const struct source_ctx *x, struct bpfstate *bs,
 
 /* What the loaded object counts, and when its program runs. */
 static void
-say_loaded(const struct source_ctx *x, const struct bpfmode *b)
+say_loaded(const struct source_ctx *x, const struct bpfobj *b)
 {
 	const char *no_change;
 
@@ -450,7 +199,7 @@ say_loaded(const struct source_ctx *x, const struct bpfmode *b)
 		    "(sched_switch raw tracepoint), also between tasks of one "
 		    "cgroup, because %s", b->nr_groups,
 		    b->nr_groups == 1 ? "" : "s", b->cpus.nr, b->max_cgroups,
-		    every_switch() ? "PMU_EXPORTER_BPF_TRIGGER=every_switch "
+		    bpfobj_every_switch() ? "PMU_EXPORTER_BPF_TRIGGER=every_switch "
 		    "asks for it" : no_change);
 }
 
@@ -472,7 +221,7 @@ bpfmode_setup(const struct source_ctx *x, const struct cgroup_list *matched,
 	const struct plan *cfg = x->cfg;
 	struct bpfstate *bs = bst(x);
 	unsigned char *want;
-	struct bpfmode *b = NULL;
+	struct bpfobj *b = NULL;
 	char why[BPF_WHY];
 	size_t nwant;
 	int r;
@@ -493,7 +242,7 @@ bpfmode_setup(const struct source_ctx *x, const struct cgroup_list *matched,
 	bs->wanted = 1;
 	/* At a plain rescan the targets use what there is: kept, or the
 	 * failure kept until the next rebuild. */
-	if ((bs->cur && (!rebuild || still_fits(x, bs->cur, want, nwant))) ||
+	if ((bs->cur && (!rebuild || bpfobj_fits(x, bs->cur, want, nwant))) ||
 	    (bs->cur == NULL && !rebuild && bs->why[0])) {
 		free(want);
 		return 0;
@@ -508,7 +257,7 @@ bpfmode_setup(const struct source_ctx *x, const struct cgroup_list *matched,
 		    "program sees cgroup2 ids only", x->cgroot);
 		r = -EOPNOTSUPP;
 	} else
-		r = build(x, want, nwant, &b, why, sizeof(why));
+		r = bpfobj_build(x, want, nwant, &b, why, sizeof(why));
 	free(want);
 	if (r == -ENOMEM)
 		return r;
@@ -520,17 +269,6 @@ bpfmode_setup(const struct source_ctx *x, const struct cgroup_list *matched,
 	bs->cur = b;
 	say_loaded(x, b);
 	return 0;
-}
-
-static const struct bgroup *
-find_group(const struct bpfmode *b, size_t gi)
-{
-	size_t i;
-
-	for (i = 0; i < b->nr_groups; i++)
-		if (b->g[i].gi == gi)
-			return &b->g[i];
-	return NULL;
 }
 
 /* At each collection, before the instances are read. */
@@ -551,7 +289,7 @@ static size_t
 bpf_fds(const void *state)
 {
 	const struct bpfstate *bs = state;
-	const struct bpfmode *b = bs->cur;
+	const struct bpfobj *b = bs->cur;
 	size_t n, i, k;
 
 	if (b == NULL)
@@ -715,7 +453,7 @@ bpf_check_config(const void *state, FILE *out)
 	/* Not a problem in itself: what each entry's cgroups get then is
 	 * what its bpf_fallback asks for (the embedded default's: perf
 	 * mode, or for pods nothing); a refusal is a problem of its
-	 * targets (bpf_check_unopened). */
+	 * targets (bpf_check). */
 	fprintf(out, "mode: bpf: not available: %s; the cgroups of those "
 	    "entries are counted as their bpf_fallback says\n", bs->why);
 	return 0;
@@ -734,18 +472,25 @@ bpf_fini(void *state)
 
 	if (bs == NULL)
 		return;
-	bpfmode_unref(bs->cur);
+	bpfobj_unref(bs->cur);
 	free(bs);
 }
 
 /* mode: bpf entries are this kind's while the program runs. */
 static enum source_answer
-bpf_takes(const struct source_ctx *x, const struct plan_target *ct)
+bpf_takes(const struct source_ctx *x, const struct plan_target *ct,
+    const char **mode)
 {
 	if (!mine(ct))
 		return SOURCE_NOT_MINE;
-	if (bst(x)->cur != NULL)
+	if (bst(x)->cur != NULL) {
+		*mode = "mode bpf";
 		return SOURCE_MINE;
+	}
+	if (ct->fallback != PLAN_FALLBACK_PERF)
+		*mode = "not counted: mode bpf is not available";
+	else
+		*mode = "mode perf: mode bpf is not available";
 	if (ct->fallback == PLAN_FALLBACK_REFUSE)
 		return SOURCE_REFUSED;
 	if (ct->fallback == PLAN_FALLBACK_SKIP)
@@ -753,45 +498,44 @@ bpf_takes(const struct source_ctx *x, const struct plan_target *ct)
 	return SOURCE_NOT_MINE;		/* bpf_fallback: perf */
 }
 
-static const char *
-bpf_mode_text(const struct source_ctx *x, const struct plan_target *ct)
-{
-	if (!mine(ct))
-		return NULL;
-	if (bst(x)->cur != NULL)
-		return "mode bpf";
-	if (ct->fallback != PLAN_FALLBACK_PERF)
-		return "not counted: mode bpf is not available";
-	return "mode perf: mode bpf is not available";
-}
-
-/* --check-config: a cgroup without a slot, or refused or skipped. */
+/* --check-config: the kind's line (name NULL); a cgroup without a slot,
+ * or refused or skipped. */
 static int
-bpf_check_unopened(const struct source_ctx *x, const struct target *t,
-    FILE *out)
+bpf_check(const struct source_ctx *x, const char *name,
+    enum source_status st, FILE *out)
 {
-	if (t->no_room)
+	if (name == NULL)
+		return bpf_check_config(x->state, out);
+	if (st == SOURCE_NO_ROOM)
 		fprintf(out, "%s: not counted (mode: bpf tracks "
-		    "bpf_max_cgroups = %zu cgroups already)\n", target_name(t),
-		    max_cgroups(x->cfg));
-	else if (t->refused)
+		    "bpf_max_cgroups = %zu cgroups already)\n", name,
+		    bpfobj_max_cgroups(x->cfg));
+	else if (st == SOURCE_NOT_TAKEN_REFUSED)
 		fprintf(out, "%s: not counted (mode: bpf is not available and "
-		    "bpf_fallback is refuse)\n", target_name(t));
-	else if (t->skip_asked) {
+		    "bpf_fallback is refuse)\n", name);
+	else if (st == SOURCE_NOT_TAKEN_SKIPPED) {
 		/* As the config asks: not a problem. */
 		fprintf(out, "%s: not counted (mode: bpf is not available and "
-		    "bpf_fallback is skip)\n", target_name(t));
+		    "bpf_fallback is skip)\n", name);
 		return 0;
 	} else
 		return -1;
 	return 1;
 }
 
+/* Slots freed this interval are reusable after the next refresh. */
+static int
+room_soon(const struct bpfstate *bs)
+{
+	return bs->cur && bpfcg_pending(bs->cur->cg) > 0;
+}
+
 /*
  * What a rescan found: cgroups left out for want of a slot (named in
  * full_names) and cgroups refused.  The log says when the first changes.
+ * 1 when some were left out and a slot is freed for the next collection.
  */
-static void
+static int
 bpf_tally(const struct source_ctx *x, size_t full, size_t refused,
     const char *full_names)
 {
@@ -800,32 +544,24 @@ bpf_tally(const struct source_ctx *x, size_t full, size_t refused,
 	bs->full = full;
 	bs->refused = refused;
 	if (full == bs->full_logged)
-		return;
+		return full && room_soon(bs);
 	if (full)
 		SREPORT(x, 4, NULL, NULL, NULL, -1, ENOSPC, "%zu cgroup%s not "
 		    "counted: mode: bpf tracks %zu cgroups already: %s; raise "
 		    "bpf_max_cgroups", full, full == 1 ? " is" : "s are",
-		    max_cgroups(x->cfg), full_names);
+		    bpfobj_max_cgroups(x->cfg), full_names);
 	else
 		SREPORT(x, 6, NULL, NULL, NULL, -1, 0, "every cgroup left out "
 		    "for want of a BPF slot is counted now");
 	bs->full_logged = full;
-}
-
-/* Slots freed this interval are reusable after the next refresh. */
-static int
-bpf_room_soon(const void *state)
-{
-	const struct bpfmode *b = ((const struct bpfstate *)state)->cur;
-
-	return b && bpfcg_pending(b->cg) > 0;
+	return full && room_soon(bs);
 }
 
 /* ---- the source kind ---------------------------------------------- */
 
 /* What attaching a target leaves: its cgroup's slot in an object. */
 struct bpf_track {
-	struct bpfmode *b;
+	struct bpfobj *b;
 	uint32_t slot;
 	int existing;			/* the slot had counts already */
 };
@@ -833,7 +569,7 @@ struct bpf_track {
 /* One instance: a slot's counts for one group on one CPU. */
 struct source_bpf {
 	struct source s;
-	struct bpfmode *b;		/* a reference */
+	struct bpfobj *b;		/* a reference */
 	const struct bgroup *g;
 	uint32_t slot;
 	int cpu;
@@ -857,7 +593,7 @@ bsrc_close(struct source *s)
 {
 	struct source_bpf *p = (struct source_bpf *)s;
 
-	bpfmode_unref(p->b);
+	bpfobj_unref(p->b);
 	free(p);
 }
 
@@ -869,7 +605,8 @@ static const struct source_ops bsrc_ops = {
 /* Give the target's cgroup a slot: charged from now on.  -ENOSPC when
  * bpf_max_cgroups are tracked (the rescan says so and tries again). */
 static int
-bpf_attach(const struct source_ctx *x, struct target *t, int cgfd)
+bpf_attach(const struct source_ctx *x, const char *cgroup, int cgfd,
+    void **attached)
 {
 	struct bpfstate *bs = bst(x);
 	struct bpf_track *tr;
@@ -879,8 +616,8 @@ bpf_attach(const struct source_ctx *x, struct target *t, int cgfd)
 	if (bs->cur == NULL || cgfd < 0)
 		return -ENOENT;
 	if ((r = cgroupfs_id(cgfd, &id)) < 0) {
-		SREPORT(x, 4, t->cgroup, NULL, NULL, -1, -r, "cgroup %s: "
-		    "reading its id (name_to_handle_at): %s", t->cgroup,
+		SREPORT(x, 4, cgroup, NULL, NULL, -1, -r, "cgroup %s: "
+		    "reading its id (name_to_handle_at): %s", cgroup,
 		    strerror(-r));
 		return r;
 	}
@@ -888,12 +625,11 @@ bpf_attach(const struct source_ctx *x, struct target *t, int cgfd)
 		return -ENOMEM;
 	if ((r = bpfcg_track(bs->cur->cg, id, &tr->slot)) < 0) {
 		free(tr);
-		t->no_room = r == -ENOSPC;
 		return r;
 	}
 	tr->existing = r == 1;
-	tr->b = bpfmode_ref(bs->cur);
-	t->attached[source_bpf_kind.id] = tr;
+	tr->b = bpfobj_ref(bs->cur);
+	*attached = tr;
 	return 0;
 }
 
@@ -903,16 +639,16 @@ bpf_detach(void *state)
 	struct bpf_track *tr = state;
 
 	bpfcg_untrack(tr->b->cg, tr->slot);
-	bpfmode_unref(tr->b);
+	bpfobj_unref(tr->b);
 	free(tr);
 }
 
 static int
-bpf_open(const struct source_ctx *x, struct target *t, struct tgroup *tg,
-    struct inst *in, int cgfd, struct source **out)
+bpf_open(const struct source_ctx *x, const struct source_at *at, int cgfd,
+    struct source_opened *o, struct source **out)
 {
-	struct bpf_track *tr = t->attached[source_bpf_kind.id];
-	size_t ne = x->cfg->groups[tg->gi].nr_events, k;
+	const struct bpf_track *tr = at->attached;
+	size_t ne = x->cfg->groups[at->gi].nr_events, k;
 	const struct perf_group *pg = NULL;
 	struct source_bpf *p;
 
@@ -921,36 +657,34 @@ bpf_open(const struct source_ctx *x, struct target *t, struct tgroup *tg,
 		return -ENOENT;
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		return -ENOMEM;
-	p->g = find_group(tr->b, tg->gi);
+	p->g = bpfobj_group(tr->b, at->gi);
 	for (k = 0; p->g && k < tr->b->cpus.nr; k++)
-		if (tr->b->cpus.cpu[k] == in->cpu && p->g->pg[k].nr)
+		if (tr->b->cpus.cpu[k] == at->cpu && p->g->pg[k].nr)
 			pg = &p->g->pg[k];
 	/* What the counters on this CPU could not open. */
 	if (pg)
-		memcpy(in->err, pg->err, ne * sizeof(*in->err));
+		memcpy(o->err, pg->err, ne * sizeof(*o->err));
 	else
-		memset(in->err, 0, ne * sizeof(*in->err));
+		memset(o->err, 0, ne * sizeof(*o->err));
 	p->s.ops = &bsrc_ops;
 	p->s.nr = pg ? pg->nr : 0;	/* none opened here: reads nothing */
 	p->s.evidx = pg ? pg->evidx : NULL;
 	p->s.fds = 0;			/* the object's are counted once */
 	/* A slot that had counts: they are not this instance's. */
 	p->s.baseline = tr->existing;
-	p->b = bpfmode_ref(tr->b);
+	p->b = bpfobj_ref(tr->b);
 	p->slot = tr->slot;
-	p->cpu = in->cpu;
+	p->cpu = at->cpu;
 	*out = &p->s;
 	return 0;
 }
 
 static int
-bpf_current(const struct target *t, const struct tgroup *tg,
-    const struct source *s)
+bpf_current(const void *attached, const struct source *s)
 {
-	const struct bpf_track *tr = t->attached[source_bpf_kind.id];
+	const struct bpf_track *tr = attached;
 	const struct source_bpf *p = (const struct source_bpf *)s;
 
-	(void)tg;
 	return s && tr && p->b == tr->b && p->slot == tr->slot;
 }
 
@@ -961,12 +695,9 @@ const struct source_kind source_bpf_kind = {
 	.fini = bpf_fini,
 	.fds = bpf_fds,
 	.stats = bpf_stats,
-	.check_config = bpf_check_config,
 	.takes = bpf_takes,
-	.mode_text = bpf_mode_text,
 	.tally = bpf_tally,
-	.room_soon = bpf_room_soon,
-	.check_unopened = bpf_check_unopened,
+	.check = bpf_check,
 	.prepare = bpfmode_setup,
 	.refresh = bpfmode_refresh,
 	.attach = bpf_attach,

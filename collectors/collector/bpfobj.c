@@ -1,0 +1,268 @@
+/*
+ * bpfobj.c - mode: bpf's object (bpfobj.h): building it for the plan's
+ * bpf-mode groups (the program loaded, the counters opened on every
+ * online CPU and put in its map, the program attached), checking it
+ * still fits a new plan, and freeing it when its last reference goes.
+ * What is done with it, slots, statistics and fallback, is its source
+ * kind's (source_bpf.c).
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectors/bpf/bpfcg.h"
+#include "collectors/collector/bpfobj.h"
+#include "collectors/collector/source.h"
+
+static void
+bpfobj_free(struct bpfobj *b)
+{
+	size_t i, j, k;
+
+	if (b == NULL)
+		return;
+	bpfcg_close(b->cg);	/* before the counters it reads */
+	for (i = 0; i < b->nr_groups; i++) {
+		struct bgroup *g = &b->g[i];
+
+		for (k = 0; g->pg && k < b->cpus.nr; k++)
+			group_fini(&g->pg[k]);
+		free(g->pg);
+		for (j = 0; g->id.events && j < g->id.nr_events; j++)
+			free(g->id.events[j].name);
+		free(g->id.events);
+		free(g->id.name);
+	}
+	free(b->g);
+	cpumap_free(&b->cpus);
+	free(b);
+}
+
+struct bpfobj *
+bpfobj_ref(struct bpfobj *b)
+{
+	b->refs++;
+	return b;
+}
+
+void
+bpfobj_unref(struct bpfobj *b)
+{
+	if (b != NULL && --b->refs == 0)
+		bpfobj_free(b);
+}
+
+/* bpf_max_cgroups: slots in the program's map. */
+size_t
+bpfobj_max_cgroups(const struct plan *cfg)
+{
+	uint64_t v = plan_mode_option(cfg, source_bpf_kind.name,
+	    "max_cgroups", 1024);
+
+	return v ? (size_t)v : 1024;
+}
+
+/*
+ * Can b serve the plan as it is?  Then its groups are pointed at the
+ * plan's indices.
+ */
+int
+bpfobj_fits(const struct source_ctx *x, struct bpfobj *b,
+    const unsigned char *want, size_t nwant)
+{
+	const struct plan *cfg = x->cfg;
+	size_t i, k, found = 0;
+
+	if (b->incomplete || b->max_cgroups != bpfobj_max_cgroups(cfg) ||
+	    b->nr_groups != nwant ||
+	    b->cpus.nr != x->online->nr || memcmp(b->cpus.cpu, x->online->cpu,
+	    b->cpus.nr * sizeof(int)) != 0)
+		return 0;
+	for (i = 0; i < cfg->nr_groups; i++)
+		for (k = 0; want[i] && k < b->nr_groups; k++)
+			if (plan_group_same(&b->g[k].id, &cfg->groups[i])) {
+				found++;
+				break;
+			}
+	if (found != nwant)
+		return 0;
+	for (i = 0; i < cfg->nr_groups; i++)
+		for (k = 0; want[i] && k < b->nr_groups; k++)
+			if (plan_group_same(&b->g[k].id, &cfg->groups[i]))
+				b->g[k].gi = i;
+	return 1;
+}
+
+/* Open group g on every CPU; report events the CPUs lack, once. */
+static int
+open_counters(const struct source_ctx *x, struct bpfobj *b,
+    struct bgroup *g,
+    char *why, size_t len)
+{
+	const struct plan_group *pg = &x->cfg->groups[g->gi];
+	size_t k, i;
+	int r;
+
+	if ((g->pg = calloc(b->cpus.nr + 1, sizeof(*g->pg))) == NULL)
+		return -ENOMEM;
+	for (k = 0; k < b->cpus.nr; k++) {
+		int cpu = b->cpus.cpu[k];
+
+		if ((r = group_init(&g->pg[k], g->id.nr_events)) < 0)
+			return r;
+		if (pg->pmu_cpus && !cpumap_has(&pg->cpus, cpu))
+			continue;	/* a hybrid PMU's other CPUs */
+		r = group_open(&g->pg[k], x->attrs[g->gi], -1, cpu, 0);
+		if (r == -EACCES || r == -EPERM || r == -EMFILE ||
+		    r == -ENFILE || r == -ENOMEM) {
+			snprintf(why, len, "opening group \"%s\" on cpu %d: "
+			    "%s%s", g->id.name, cpu, strerror(-r),
+			    r == -EACCES || r == -EPERM ? ": it needs "
+			    "CAP_PERFMON, or root" : "");
+			return r;
+		}
+		if (r == -ENODEV) {
+			/* Online but not ready for perf yet: again soon. */
+			b->incomplete = 1;
+			source_retry_soon(x);
+			continue;
+		}
+		for (i = 0; i < g->id.nr_events; i++) {
+			int e = g->pg[k].err[i];
+
+			if (e == 0 || x->ev_logged[g->gi][i]++)
+				continue;
+			SREPORT(x, 4, NULL, pg->name, pg->events[i].name, cpu,
+			    e, "%s:%d:%d: event \"%s\" in group \"%s\" cannot "
+			    "be counted on cpu %d: %s; the rest keep counting",
+			    x->cfg->source, pg->events[i].line,
+			    pg->events[i].col, pg->events[i].name, pg->name,
+			    cpu, strerror(e));
+		}
+		for (i = 0; i < g->pg[k].nr; i++)
+			if ((r = bpfcg_set_counter(b->cg, cpu, g->base +
+			    g->pg[k].evidx[i], g->pg[k].fd[i])) < 0) {
+				snprintf(why, len, "putting the counters of "
+				    "group \"%s\" on cpu %d in the BPF map: %s",
+				    g->id.name, cpu, strerror(-r));
+				return r;
+			}
+	}
+	return 0;
+}
+
+/*
+ * PMU_EXPORTER_BPF_TRIGGER=every_switch: the program that runs at every
+ * context switch, as on a kernel without BTF, for the tests of that path
+ * and for comparing the two.
+ */
+int
+bpfobj_every_switch(void)
+{
+	const char *e = getenv("PMU_EXPORTER_BPF_TRIGGER");
+
+	return e && strcmp(e, "every_switch") == 0;
+}
+
+/*
+ * PMU_EXPORTER_BPF_LAG=1: the lag probe beside the program (bpfcg.h,
+ * BPFCG_MEASURE_LAG), for tests/bpf.test and bench/bpf_accuracy.sh,
+ * which compare mode: bpf with perf mode: it costs a second program run
+ * at every cgroup switch, so it is not on by default.
+ */
+static unsigned
+lag_probe(void)
+{
+	const char *e = getenv("PMU_EXPORTER_BPF_LAG");
+
+	return e && strcmp(e, "1") == 0 ? BPFCG_MEASURE_LAG : 0;
+}
+
+/* A new object for the plan's bpf-mode groups; the reason in why. */
+int
+bpfobj_build(const struct source_ctx *x, const unsigned char *want,
+    size_t nwant, struct bpfobj **out, char *why, size_t len)
+{
+	const struct plan *cfg = x->cfg;
+	struct bpfobj *b;
+	size_t i, e, n = 0, nev = 0;
+	int r;
+
+	if ((b = calloc(1, sizeof(*b))) == NULL ||
+	    (b->g = calloc(nwant + 1, sizeof(*b->g))) == NULL ||
+	    (b->cpus.cpu = malloc((x->online->nr + 1) * sizeof(int))) ==
+	    NULL) {
+		bpfobj_free(b);
+		return -ENOMEM;
+	}
+	b->refs = 1;
+	b->max_cgroups = bpfobj_max_cgroups(cfg);
+	memcpy(b->cpus.cpu, x->online->cpu, x->online->nr * sizeof(int));
+	b->cpus.nr = x->online->nr;
+	for (i = 0; i < cfg->nr_groups; i++) {
+		const struct plan_group *pg = &cfg->groups[i];
+		struct bgroup *g = &b->g[n];
+
+		if (!want[i])
+			continue;
+		b->nr_groups = ++n;
+		g->gi = i;
+		g->base = nev;
+		g->id.nr_events = pg->nr_events;
+		nev += pg->nr_events;
+		g->id.name = strdup(pg->name);
+		g->id.events = calloc(pg->nr_events, sizeof(*g->id.events));
+		if (!g->id.name || !g->id.events)
+			goto nomem;
+		for (e = 0; e < pg->nr_events; e++) {
+			g->id.events[e].attr = pg->events[e].attr;
+			if ((g->id.events[e].name = strdup(pg->events[e].name)) ==
+			    NULL)
+				goto nomem;
+		}
+	}
+	if ((r = bpfcg_open(nev, b->max_cgroups, bpfobj_every_switch() ?
+	    BPFCG_EVERY_SWITCH : lag_probe(), &b->cg, why, len)) < 0)
+		goto fail;
+	for (i = 0; i < b->nr_groups; i++)
+		if ((r = open_counters(x, b, &b->g[i], why, len)) < 0)
+			goto fail;
+	for (i = 0, n = 0; i < b->nr_groups; i++)
+		for (e = 0; e < b->cpus.nr; e++)
+			n += b->g[i].pg[e].nr;
+	if (n == 0) {
+		/* Nothing to charge: no program on the context switches. */
+		snprintf(why, len, "no event of the bpf-mode groups could be "
+		    "opened on any CPU");
+		r = -ENOENT;
+		goto fail;
+	}
+	if ((r = bpfcg_attach(b->cg, &b->cpus, why, len)) < 0)
+		goto fail;
+	for (i = 0; i < b->nr_groups; i++)
+		for (e = 0; e < b->cpus.nr; e++)
+			if (b->g[i].pg[e].nr)
+				group_enable(&b->g[i].pg[e], 1);
+	*out = b;
+	return 0;
+nomem:
+	r = -ENOMEM;
+	snprintf(why, len, "%s", strerror(ENOMEM));
+fail:
+	bpfobj_free(b);
+	return r;
+}
+
+const struct bgroup *
+bpfobj_group(const struct bpfobj *b, size_t gi)
+{
+	size_t i;
+
+	for (i = 0; i < b->nr_groups; i++)
+		if (b->g[i].gi == gi)
+			return &b->g[i];
+	return NULL;
+}

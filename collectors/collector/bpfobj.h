@@ -1,0 +1,57 @@
+/*
+ * bpfobj.h - mode: bpf's object (bpfobj.c): the BPF program, its map of
+ * cgroup slots, and the counters it reads, opened once per online CPU
+ * for the plan's bpf-mode groups.  Its source kind (source_bpf.c) keeps
+ * one in use, shares it by reference with the targets that hold a slot,
+ * and reads it; this file builds and frees it.  Collector thread only.
+ */
+#ifndef PMU_BPFOBJ_H
+#define PMU_BPFOBJ_H
+
+#include <stddef.h>
+
+#include "collectors/collector/plan.h"
+#include "collectors/perf/cpumap.h"
+#include "collectors/perf/group.h"
+
+struct bpfcg;
+struct source_ctx;
+
+/* One bpf-mode group: a copy of what identifies it, and its counters. */
+struct bgroup {
+	struct plan_group id;		/* name, events' names and attrs only */
+	size_t gi;			/* index in the current plan */
+	size_t base;			/* first counter index in the program */
+	struct perf_group *pg;		/* [cpus.nr] */
+};
+
+struct bpfobj {
+	unsigned refs;
+	struct bpfcg *cg;
+	size_t nr_groups;
+	struct bgroup *g;
+	struct cpumap cpus;
+	size_t max_cgroups;
+	int incomplete;			/* a CPU said ENODEV: build again */
+};
+
+/* bpf_max_cgroups: slots in the program's map. */
+size_t bpfobj_max_cgroups(const struct plan *cfg);
+/* A new object for the plan's groups where want[gi] (nwant of them),
+ * on x's online CPUs, one reference held; 0, or -errno with the reason
+ * in why.  A CPU not ready for perf yet asks a retry soon (x). */
+int bpfobj_build(const struct source_ctx *x, const unsigned char *want,
+    size_t nwant, struct bpfobj **out, char *why, size_t len);
+/* Can b serve x's plan as it is (groups, CPUs, slots)?  Then its groups
+ * are pointed at the plan's indices.  1 or 0. */
+int bpfobj_fits(const struct source_ctx *x, struct bpfobj *b,
+    const unsigned char *want, size_t nwant);
+/* PMU_EXPORTER_BPF_TRIGGER=every_switch asks the program that runs at
+ * every context switch. */
+int bpfobj_every_switch(void);
+struct bpfobj *bpfobj_ref(struct bpfobj *b);
+void bpfobj_unref(struct bpfobj *b);	/* NULL: nothing */
+/* b's group for plan group gi, or NULL. */
+const struct bgroup *bpfobj_group(const struct bpfobj *b, size_t gi);
+
+#endif

@@ -1,0 +1,272 @@
+/*
+ * source.c - the one file that calls through source_kinds[] (source.h).
+ * Every hook call of the collector goes through a function here, which
+ * skips the hooks a kind leaves NULL and hands the hook its context,
+ * made for that call from the collector (ctx_of): the plan and its
+ * attrs, the online CPUs, the cgroup mount, the kind's own state, the
+ * log, and the asks of the pass that calls it when it may ask for a
+ * retry (prepare only).  Nothing of it is kept between calls, so what a
+ * hook sees is never older than the call.  The rest of the collector
+ * names no hook and no kind table.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+
+#include "collectors/collector/collector_int.h"
+
+/* What kind k's hooks see of c in one call; as: where a retry is asked
+ * (NULL: the hook called asks none). */
+static struct source_ctx
+ctx_of(const struct collector *c, size_t k, struct asks *as)
+{
+	return (struct source_ctx){ c->cfg, c->attrs, c->ev_logged,
+	    &c->online, c->have_cgroot ? c->cgroot : NULL, c->cgroot_v2,
+	    c->kstate[k], c->o.log, as };
+}
+
+void
+source_retry_soon(const struct source_ctx *x)
+{
+	x->asks->retry_soon = 1;
+}
+
+/* ---- the kinds' own state ---------------------------------------- */
+
+int
+source_kinds_init(void **kstate)
+{
+	size_t i;
+
+	for (i = 0; i < SOURCE_KINDS; i++)
+		if (source_kinds[i]->init &&
+		    source_kinds[i]->init(&kstate[i]) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+void
+source_kinds_fini(void *const *kstate)
+{
+	size_t i;
+
+	for (i = 0; i < SOURCE_KINDS; i++)
+		if (source_kinds[i]->fini)
+			source_kinds[i]->fini(kstate[i]);
+}
+
+size_t
+source_kinds_fds(const struct collector *c)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < SOURCE_KINDS; i++)
+		if (source_kinds[i]->fds)
+			n += source_kinds[i]->fds(c->kstate[i]);
+	return n;
+}
+
+int
+source_kinds_stats(const struct collector *c, struct snapshot *s,
+    struct snap_source *out)
+{
+	size_t i;
+
+	for (i = 0; i < SOURCE_KINDS; i++) {
+		out[i].kind = source_kinds[i]->name;
+		if (source_kinds[i]->stats &&
+		    source_kinds[i]->stats(c->kstate[i], s, &out[i]) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int
+source_kinds_check_config(const struct collector *c, FILE *out)
+{
+	size_t i;
+	int problems = 0;
+
+	for (i = 0; i < SOURCE_KINDS; i++) {
+		struct source_ctx x = ctx_of(c, i, NULL);
+
+		if (source_kinds[i]->check)
+			problems += source_kinds[i]->check(&x, NULL,
+			    SOURCE_COUNTED, out);
+	}
+	return problems;
+}
+
+/* ---- cgroups entries --------------------------------------------- */
+
+const struct source_kind *
+source_kind_for(const struct collector *c, const struct plan_target *ct,
+    enum source_answer *a)
+{
+	const struct source_kind *kind = NULL;
+	const char *mode;
+	size_t k;
+
+	*a = SOURCE_NOT_MINE;
+	for (k = SOURCE_KINDS; k-- > 0 && *a == SOURCE_NOT_MINE; ) {
+		struct source_ctx x = ctx_of(c, k, NULL);
+
+		kind = source_kinds[k];
+		*a = kind->takes ? kind->takes(&x, ct, &mode) : SOURCE_MINE;
+	}
+	return kind;
+}
+
+const char *
+source_mode_text(const struct collector *c, const struct plan_target *ct)
+{
+	const char *mode;
+	size_t k;
+
+	for (k = SOURCE_KINDS; k-- > 0; ) {
+		struct source_ctx x = ctx_of(c, k, NULL);
+
+		mode = NULL;
+		if (source_kinds[k]->takes)
+			(void)source_kinds[k]->takes(&x, ct, &mode);
+		if (mode != NULL)
+			return mode;
+	}
+	return "mode perf";
+}
+
+int
+source_kinds_prepare(const struct collector *c,
+    const struct cgroup_list *matched, int rebuild, struct asks *as)
+{
+	size_t i;
+	int r;
+
+	for (i = 0; i < SOURCE_KINDS; i++) {
+		struct source_ctx x = ctx_of(c, i, as);
+
+		if (source_kinds[i]->prepare &&
+		    (r = source_kinds[i]->prepare(&x, matched, rebuild)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+int
+source_kinds_tally(const struct collector *c, size_t no_room,
+    size_t refused, const char *names)
+{
+	size_t i;
+	int soon = 0;
+
+	for (i = 0; i < SOURCE_KINDS; i++) {
+		struct source_ctx x = ctx_of(c, i, NULL);
+
+		if (source_kinds[i]->tally)
+			soon |= source_kinds[i]->tally(&x, no_room, refused,
+			    names);
+	}
+	return soon;
+}
+
+void
+source_kinds_refresh(const struct collector *c)
+{
+	size_t i;
+
+	for (i = 0; i < SOURCE_KINDS; i++) {
+		struct source_ctx x = ctx_of(c, i, NULL);
+
+		if (source_kinds[i]->refresh)
+			source_kinds[i]->refresh(&x);
+	}
+}
+
+/* ---- targets ----------------------------------------------------- */
+
+int
+source_check_unopened(const struct collector *c, const struct target *t,
+    FILE *out)
+{
+	enum source_status st = t->no_room ? SOURCE_NO_ROOM : t->refused ?
+	    SOURCE_NOT_TAKEN_REFUSED : t->skip_asked ?
+	    SOURCE_NOT_TAKEN_SKIPPED : SOURCE_COUNTED;
+	size_t k;
+	int r;
+
+	for (k = 0; k < SOURCE_KINDS; k++) {
+		struct source_ctx x = ctx_of(c, k, NULL);
+
+		if (source_kinds[k]->check && (r = source_kinds[k]->check(&x,
+		    target_name(t), st, out)) >= 0)
+			return r;
+	}
+	return -1;
+}
+
+int
+source_attach(const struct collector *c, struct target *t, int cgfd)
+{
+	size_t i, k;
+	int r;
+
+	for (k = 0; k < SOURCE_KINDS; k++) {
+		const struct source_kind *kind = source_kinds[k];
+		struct source_ctx x = ctx_of(c, k, NULL);
+
+		if (kind->attach == NULL || t->attached[k])
+			continue;
+		for (i = 0; i < t->nr_groups; i++)
+			if (t->groups[i].kind == kind)
+				break;
+		if (i < t->nr_groups &&
+		    (r = kind->attach(&x, t->cgroup, cgfd,
+		    &t->attached[k])) < 0) {
+			t->no_room = r == -ENOSPC;
+			return r;
+		}
+	}
+	return 0;
+}
+
+void
+source_detach(struct target *t)
+{
+	size_t i;
+
+	for (i = 0; i < SOURCE_KINDS; i++)
+		if (t->attached[i] && source_kinds[i]->detach)
+			source_kinds[i]->detach(t->attached[i]);
+}
+
+size_t
+source_need_fds(const struct collector *c, const struct tgroup *tg)
+{
+	return tg->kind->own_fds ?
+	    c->cfg->groups[tg->gi].nr_events * tg->cpus.nr : 0;
+}
+
+/* ---- instances --------------------------------------------------- */
+
+int
+source_open(const struct collector *c, struct target *t, struct tgroup *tg,
+    struct inst *in, int cgfd, struct source **out)
+{
+	unsigned k = tg->kind->id;
+	struct source_ctx x = ctx_of(c, k, NULL);
+	struct source_at at = { t->cgroup, tg->gi, in->cpu, t->attached[k] };
+	struct source_opened o = { in->err, 0 };
+	int r;
+
+	r = tg->kind->open(&x, &at, cgfd, &o, out);
+	in->no_perf_cgroup = o.no_perf_cgroup;
+	return r;
+}
+
+int
+source_current(const struct target *t, const struct tgroup *tg,
+    const struct source *s)
+{
+	return tg->kind->current == NULL ||
+	    tg->kind->current(t->attached[tg->kind->id], s);
+}
