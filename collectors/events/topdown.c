@@ -55,7 +55,7 @@ static const struct td_def intel_perf_metrics[] = {
  * per-thread formula, THREAD / 2 * (1 + ONE_THREAD_ACTIVE / REF_XCLK),
  * needs two general-purpose counters more than the four a thread has
  * with SMT on; without them the rules take ONE_THREAD_ACTIVE = REF_XCLK
- * (README "What the preset opens": exact with SMT off or the sibling
+ * (docs/topdown.md, "What the preset opens": exact with SMT off or the sibling
  * idle).
  */
 static const struct td_def intel_gp[] = {
