@@ -86,6 +86,9 @@ def new():
         "io.kubernetes.cri.sandbox-id": hashlib.sha256(cid.encode()).hexdigest(),
         "io.kubernetes.cri.image-name": "registry.example.com/team/app-%d:1.%d" % (n % 7, n % 50),
     })
+    # Where the record puts it (names are given only there): the
+    # parent is directly under the cgroup mount.
+    base["linux"]["cgroupsPath"] = "/%s/%s" % (os.path.basename(parent), cid)
     d = os.path.join(tasks, cid)
     os.mkdir(d)
     with open(os.path.join(d, "config.json"), "w") as f:

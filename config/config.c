@@ -32,7 +32,7 @@
 #include "collectors/events/event.h"
 #include "collectors/events/topdown.h"
 #include "config/config.h"
-#include "config/yamldoc.h"
+#include "config/yamldoc_short.h"
 #include "util/nameidx.h"
 #include "util/text.h"
 
@@ -46,16 +46,8 @@ struct parse {
 	size_t bpf_events;		/* events of the groups in_bpf */
 	yaml_node_t *preset_listed;	/* the target being parsed names this
 					   preset group (bpf mode refuses) */
+	struct interference_config ifr;	/* the interference: block */
 };
-
-/* The shared YAML helpers, under the short names (yamldoc.h). */
-#define perr(p, ...) yamldoc_err(&(p)->y, __VA_ARGS__)
-#define scalar(n) yamldoc_scalar(n)
-#define expect(p, n, t, what) yamldoc_expect(&(p)->y, (n), (t), (what))
-#define check_keys(p, map, allowed, where) \
-	yamldoc_check_keys(&(p)->y, (map), (allowed), (where))
-#define lookup(p, map, key) yamldoc_get(&(p)->y, (map), (key))
-
 
 static int
 parse_bool(const char *s, int *out)
@@ -178,6 +170,36 @@ fill_group(const char *name, yaml_node_t *n, struct plan_group *g,
 	return 0;
 }
 
+/* How many of the set's events of part are present. */
+static size_t
+preset_present(const struct topdown_set *set, int part)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < set->nr; i++)
+		n += set->ev[i].present && set->ev[i].part == part;
+	return n;
+}
+
+/*
+ * The name of a preset's second group (part 1, topdown.h): the preset's
+ * name and ":smt", a name of its own because its series, coverage and
+ * group metrics are its own; a target naming the preset counts both.
+ */
+#define PRESET_PART_SUFFIX ":smt"
+
+/* Whether g is a group a target naming name counts. */
+static int
+group_named(const struct plan_group *g, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (strcmp(g->name, name) == 0)
+		return 1;
+	return g->preset && strncmp(g->name, name, n) == 0 &&
+	    strcmp(g->name + n, PRESET_PART_SUFFIX) == 0;
+}
+
 /*
  * One copy of a preset group for core PMU pp (NULL: this machine has
  * none), from its expansion: the present events resolved through the
@@ -187,9 +209,9 @@ fill_group(const char *name, yaml_node_t *n, struct plan_group *g,
 static int
 fill_preset(struct parse *p, yaml_node_t *n, yaml_node_t *pr,
     const char *name, const struct pmu *pp, const struct topdown_set *set,
-    struct plan_group *g)
+    int part, struct plan_group *g)
 {
-	size_t i, present = set ? topdown_present(set) : 0;
+	size_t i, present = set ? preset_present(set, part) : 0;
 	struct event ev[EVENT_MAX_VARIANTS];
 	char eerr[1024];
 	int r;
@@ -220,12 +242,14 @@ fill_preset(struct parse *p, yaml_node_t *n, yaml_node_t *pr,
 		return 0;
 	}
 	g->level = set->level;
-	g->slots_per_cycle = set->slots_per_cycle;
+	g->slots_per_cycle = part == 0 ? set->slots_per_cycle : 0;
 	if ((g->events = calloc(present, sizeof(*g->events))) == NULL)
 		return -ENOMEM;
 	for (i = 0; i < set->nr; i++) {
 		struct plan_event *ce = &g->events[g->nr_events];
 
+		if (set->ev[i].part != part)
+			continue;
 		if (!set->ev[i].present) {
 			if ((g->missing[g->nr_missing] =
 			    strdup(set->ev[i].name)) == NULL)
@@ -290,8 +314,9 @@ parse_preset(struct parse *p, yaml_node_t *n, yaml_node_t *name,
 	const struct topdown_cpu *cpu = p->events ? p->events->cpu : NULL;
 	struct topdown_set set;
 	struct plan_group *g;
-	size_t i, first = p->cfg->nr_groups, cores = 0;
-	int r;
+	char part[512];
+	size_t i, k, first = p->cfg->nr_groups, cores = 0;
+	int r, quiet;
 
 	if ((r = expect(p, pr, YAML_SCALAR_NODE, "preset")) < 0)
 		return r;
@@ -307,12 +332,36 @@ parse_preset(struct parse *p, yaml_node_t *n, yaml_node_t *name,
 		topdown_expand(cpu, &pl->pmu[i], &set);
 		if ((g = add_group(p)) == NULL)
 			return -ENOMEM;
-		if (only && (set.definition == NULL ||
-		    strcmp(set.definition, scalar(only)) != 0))
+		quiet = only && (set.definition == NULL ||
+		    strcmp(set.definition, scalar(only)) != 0);
+		if (quiet)
 			r = quiet_preset(n, scalar(name), &pl->pmu[i], g);
 		else
 			r = fill_preset(p, n, pr, scalar(name), &pl->pmu[i],
-			    &set, g);
+			    &set, 0, g);
+		if (r < 0)
+			return r;
+		if (quiet || preset_present(&set, 1) == 0)
+			continue;
+		/* Right after the first, so that a target's walk over
+		 * the copies (parse_target_groups) meets it. */
+		if ((g = add_group(p)) == NULL)
+			return -ENOMEM;
+		snprintf(part, sizeof(part), "%s" PRESET_PART_SUFFIX,
+		    scalar(name));
+		if ((r = fill_preset(p, n, pr, part, &pl->pmu[i], &set, 1,
+		    g)) < 0)
+			return r;
+		/* Listed under its name too, so that no other group
+		 * takes it (a later one is refused as a duplicate); the
+		 * index keeps the name's pointer: the group's own copy. */
+		if (!nameidx_find(&p->group_idx, part, &k))
+			r = nameidx_add(&p->group_idx, g->name,
+			    p->cfg->nr_groups - 1);
+		else if (k < first)
+			r = perr(p, name, "group \"%s\" is the name of this "
+			    "preset's second group on %s: rename one", part,
+			    pl->pmu[i].name);
 		if (r < 0)
 			return r;
 	}
@@ -322,32 +371,35 @@ parse_preset(struct parse *p, yaml_node_t *n, yaml_node_t *name,
 		if (only)
 			r = quiet_preset(n, scalar(name), NULL, g);
 		else
-			r = fill_preset(p, n, pr, scalar(name), NULL, NULL, g);
+			r = fill_preset(p, n, pr, scalar(name), NULL, NULL, 0,
+			    g);
 		if (r < 0)
 			return r;
 	}
 	return nameidx_add(&p->group_idx, p->cfg->groups[first].name, first);
 }
 
-static int
-parse_group(struct parse *p, yaml_node_t *n)
-{
-	static const char *const keys[] = { "name", "events", "preset", "only",
-	    NULL };
-	yaml_node_t *name, *events, **evnodes = NULL, *pr;
-	yaml_node_item_t *it;
-	struct event (*var)[EVENT_MAX_VARIANTS] = NULL;
-	struct plan_group *g;
-	struct nameidx evnames = { 0 };
-	const char *pmu = NULL;
-	size_t i, first, nr, bound = 0, generic = 0;
-	int *nvar = NULL, r, k, copies = 1;
-	char eerr[1024];
+/* A group's events while they are parsed (parse_group). */
+struct gevents {
+	yaml_node_t *name;		/* the group's */
+	size_t nr;
+	yaml_node_t **nodes;		/* [nr] */
+	struct event (*var)[EVENT_MAX_VARIANTS];	/* [nr] */
+	int *nvar;			/* [nr] */
+	struct nameidx names;
+	const char *pmu;		/* the one hardware PMU, or NULL */
+	size_t bound;			/* the event that named it */
+	size_t generic;			/* 1 + the first generic event, or 0 */
+};
 
-	if ((r = expect(p, n, YAML_MAPPING_NODE, "a group")) < 0)
-		return r;
-	if ((r = check_keys(p, n, keys, "a group")) < 0)
-		return r;
+/* The group's name: there, a scalar, not empty, not a duplicate. */
+static int
+group_name(struct parse *p, yaml_node_t *n, yaml_node_t **out)
+{
+	yaml_node_t *name;
+	size_t first;
+	int r;
+
 	if ((name = lookup(p, n, "name")) == NULL)
 		return perr(p, n, "group has no \"name\"");
 	if ((r = expect(p, name, YAML_SCALAR_NODE, "group name")) < 0)
@@ -358,6 +410,117 @@ parse_group(struct parse *p, yaml_node_t *n)
 		return perr(p, name, "duplicate group name \"%s\" "
 		    "(first defined at line %d)", scalar(name),
 		    p->cfg->groups[first].line);
+	*out = name;
+	return 0;
+}
+
+/* Event i of a group, node ev: parsed, and checked against those before
+ * it (a pinned member, a duplicate, a second hardware PMU). */
+static int
+group_event(struct parse *p, struct gevents *ge, size_t i, yaml_node_t *ev)
+{
+	struct event (*var)[EVENT_MAX_VARIANTS] = ge->var;
+	yaml_node_t *name = ge->name, **evnodes = ge->nodes;
+	char eerr[1024];
+	int r;
+
+	evnodes[i] = ev;
+	if ((r = expect(p, ev, YAML_SCALAR_NODE, "an event")) < 0)
+		return r;
+	r = event_parse(p->events, scalar(ev), var[i],
+	    EVENT_MAX_VARIANTS, eerr, sizeof(eerr));
+	if (r < 0)
+		return perr(p, ev, "%s", eerr);
+	ge->nvar[i] = r;
+	/* The kernel pins groups, not members (perf_event_open:
+	 * EINVAL for a pinned event with a group_fd). */
+	if (i > 0 && var[i][0].attr.pinned) {
+		return perr(p, ev, "event \"%s\" in group \"%s\" is "
+		    "pinned (:D), but only a group's leader can be: "
+		    "perf_event_open refuses a pinned member "
+		    "(EINVAL), as perf stat does; put :D on the "
+		    "leader (\"%s\"), which pins the whole group",
+		    scalar(ev), scalar(name), scalar(evnodes[0]));
+	}
+	if ((r = nameidx_add(&ge->names, scalar(ev), i)) < 0) {
+		if (r == -EEXIST)
+			r = perr(p, ev, "event \"%s\" is listed twice "
+			    "in group \"%s\"", scalar(ev),
+			    scalar(name));
+		return r;
+	}
+	/* One hardware PMU per group, plus software events. */
+	if (var[i][0].kind == EVENT_PMU) {
+		if (ge->pmu && strcmp(ge->pmu, var[i][0].pmu) != 0)
+			return perr(p, ev, "group \"%s\" mixes events of "
+			    "PMU \"%s\" (\"%s\") and PMU \"%s\" "
+			    "(\"%s\"): the kernel schedules a group "
+			    "on one PMU, so put them in separate "
+			    "groups", scalar(name), ge->pmu,
+			    scalar(evnodes[ge->bound]), var[i][0].pmu,
+			    scalar(ev));
+		ge->pmu = var[i][0].pmu;
+		ge->bound = i;
+	} else if (var[i][0].kind == EVENT_GENERIC && !ge->generic)
+		ge->generic = i + 1;
+	return 0;
+}
+
+/*
+ * The plan's groups from a group's events: generic events follow the
+ * group's PMU, or make one copy per core PMU.  The copies are
+ * consecutive, and the index of group names names the first.
+ */
+static int
+group_add(struct parse *p, yaml_node_t *n, struct gevents *ge)
+{
+	const char *pmu = ge->pmu;
+	size_t i, first, generic = ge->generic;
+	struct plan_group *g;
+	int r, k, copies = 1;
+
+	for (i = 0; pmu && i < ge->nr; i++)
+		if (ge->var[i][0].kind == EVENT_GENERIC &&
+		    variant_on(ge->var[i], ge->nvar[i], pmu) == NULL)
+			return perr(p, ge->nodes[i], "group \"%s\" mixes "
+			    "events of PMU \"%s\" (\"%s\") and the core PMU "
+			    "(\"%s\"): the kernel schedules a group on one "
+			    "PMU, so put them in separate groups",
+			    scalar(ge->name), pmu,
+			    scalar(ge->nodes[ge->bound]),
+			    scalar(ge->nodes[i]));
+	if (!pmu && generic)
+		copies = ge->nvar[generic - 1];
+	first = p->cfg->nr_groups;
+	for (k = 0; k < copies; k++) {
+		if ((g = add_group(p)) == NULL)
+			return -ENOMEM;
+		r = fill_group(scalar(ge->name), n, g, ge->nodes, ge->var,
+		    ge->nvar, ge->nr, pmu ? pmu : generic ?
+		    ge->var[generic - 1][k].pmu : NULL, copies > 1);
+		if (r < 0)
+			return r;
+	}
+	/* The plan's copy of the name lives as long as the index. */
+	return nameidx_add(&p->group_idx, p->cfg->groups[first].name, first);
+}
+
+static int
+parse_group(struct parse *p, yaml_node_t *n)
+{
+	static const char *const keys[] = { "name", "events", "preset", "only",
+	    NULL };
+	struct gevents ge = { 0 };
+	yaml_node_t *name = NULL, *events, *pr;
+	yaml_node_item_t *it;
+	size_t i;
+	int r;
+
+	if ((r = expect(p, n, YAML_MAPPING_NODE, "a group")) < 0)
+		return r;
+	if ((r = check_keys(p, n, keys, "a group")) < 0 ||
+	    (r = group_name(p, n, &name)) < 0)
+		return r;
 	events = lookup(p, n, "events");
 	if ((pr = lookup(p, n, "preset")) != NULL) {
 		if (events != NULL)
@@ -373,99 +536,29 @@ parse_group(struct parse *p, yaml_node_t *n)
 		    "\"preset: topdown\")", scalar(name));
 	if ((r = expect(p, events, YAML_SEQUENCE_NODE, "events")) < 0)
 		return r;
-	nr = (size_t)(events->data.sequence.items.top -
+	ge.name = name;
+	ge.nr = (size_t)(events->data.sequence.items.top -
 	    events->data.sequence.items.start);
-	if (nr == 0)
+	if (ge.nr == 0)
 		return perr(p, events, "group \"%s\" has no events",
 		    scalar(name));
-	var = calloc(nr, sizeof(*var));
-	nvar = calloc(nr, sizeof(*nvar));
-	evnodes = calloc(nr, sizeof(*evnodes));
+	ge.var = calloc(ge.nr, sizeof(*ge.var));
+	ge.nvar = calloc(ge.nr, sizeof(*ge.nvar));
+	ge.nodes = calloc(ge.nr, sizeof(*ge.nodes));
 	r = -ENOMEM;
-	if (!var || !nvar || !evnodes)
+	if (!ge.var || !ge.nvar || !ge.nodes)
 		goto out;
 	for (it = events->data.sequence.items.start, i = 0;
-	    it < events->data.sequence.items.top; it++, i++) {
-		yaml_node_t *ev = yaml_document_get_node(p->y.doc, *it);
-
-		evnodes[i] = ev;
-		if ((r = expect(p, ev, YAML_SCALAR_NODE, "an event")) < 0)
+	    it < events->data.sequence.items.top; it++, i++)
+		if ((r = group_event(p, &ge, i,
+		    yaml_document_get_node(p->y.doc, *it))) < 0)
 			goto out;
-		r = event_parse(p->events, scalar(ev), var[i],
-		    EVENT_MAX_VARIANTS, eerr, sizeof(eerr));
-		if (r < 0) {
-			r = perr(p, ev, "%s", eerr);
-			goto out;
-		}
-		nvar[i] = r;
-		/* The kernel pins groups, not members (perf_event_open:
-		 * EINVAL for a pinned event with a group_fd). */
-		if (i > 0 && var[i][0].attr.pinned) {
-			r = perr(p, ev, "event \"%s\" in group \"%s\" is "
-			    "pinned (:D), but only a group's leader can be: "
-			    "perf_event_open refuses a pinned member "
-			    "(EINVAL), as perf stat does; put :D on the "
-			    "leader (\"%s\"), which pins the whole group",
-			    scalar(ev), scalar(name), scalar(evnodes[0]));
-			goto out;
-		}
-		if ((r = nameidx_add(&evnames, scalar(ev), i)) < 0) {
-			if (r == -EEXIST)
-				r = perr(p, ev, "event \"%s\" is listed twice "
-				    "in group \"%s\"", scalar(ev),
-				    scalar(name));
-			goto out;
-		}
-		/* One hardware PMU per group, plus software events. */
-		if (var[i][0].kind == EVENT_PMU) {
-			if (pmu && strcmp(pmu, var[i][0].pmu) != 0) {
-				r = perr(p, ev, "group \"%s\" mixes events of "
-				    "PMU \"%s\" (\"%s\") and PMU \"%s\" "
-				    "(\"%s\"): the kernel schedules a group "
-				    "on one PMU, so put them in separate "
-				    "groups", scalar(name), pmu,
-				    scalar(evnodes[bound]), var[i][0].pmu,
-				    scalar(ev));
-				goto out;
-			}
-			pmu = var[i][0].pmu;
-			bound = i;
-		} else if (var[i][0].kind == EVENT_GENERIC && !generic)
-			generic = i + 1;
-	}
-	/* Generic events follow the group's PMU, or make one copy per core PMU. */
-	for (i = 0; pmu && i < nr; i++)
-		if (var[i][0].kind == EVENT_GENERIC &&
-		    variant_on(var[i], nvar[i], pmu) == NULL) {
-			r = perr(p, evnodes[i], "group \"%s\" mixes events of "
-			    "PMU \"%s\" (\"%s\") and the core PMU (\"%s\"): "
-			    "the kernel schedules a group on one PMU, so put "
-			    "them in separate groups", scalar(name), pmu,
-			    scalar(evnodes[bound]), scalar(evnodes[i]));
-			goto out;
-		}
-	if (!pmu && generic)
-		copies = nvar[generic - 1];
-	first = p->cfg->nr_groups;
-	for (k = 0; k < copies; k++) {
-		if ((g = add_group(p)) == NULL) {
-			r = -ENOMEM;
-			goto out;
-		}
-		r = fill_group(scalar(name), n, g, evnodes, var, nvar, nr,
-		    pmu ? pmu : generic ? var[generic - 1][k].pmu : NULL,
-		    copies > 1);
-		if (r < 0)
-			goto out;
-	}
-	/* The copies are consecutive: the index names the first.  The
-	 * plan's copy of the name lives as long as the index. */
-	r = nameidx_add(&p->group_idx, p->cfg->groups[first].name, first);
+	r = group_add(p, n, &ge);
 out:
-	nameidx_free(&evnames);
-	free(var);
-	free(nvar);
-	free(evnodes);
+	nameidx_free(&ge.names);
+	free(ge.var);
+	free(ge.nvar);
+	free(ge.nodes);
 	return r;
 }
 
@@ -537,7 +630,7 @@ parse_target_groups(struct parse *p, yaml_node_t *n, struct plan_target *t)
 		/* Every per-PMU copy of a hybrid group; a preset's copy
 		 * with no events counts nothing. */
 		for (; i < p->cfg->nr_groups &&
-		    strcmp(p->cfg->groups[i].name, scalar(g)) == 0; i++) {
+		    group_named(&p->cfg->groups[i], scalar(g)); i++) {
 			if (p->cfg->groups[i].nr_events == 0)
 				continue;
 			if (t->nr_groups == cap) {
@@ -594,13 +687,15 @@ int
 config_label_reserved(const char *name)
 {
 	static const char *const reserved[] = { "cgroup", "cpu", "group",
-	    "event", "pmu", NULL };
+	    "event", "pmu", "rank", NULL };
 	const char *const *r;
 
 	for (r = reserved; *r; r++)
 		if (strcmp(*r, name) == 0)
 			return 1;
-	return strncmp(name, "__", 2) == 0;
+	/* suspect_*: the interference suspects' labels (daemon/expo.c). */
+	return strncmp(name, "__", 2) == 0 ||
+	    strncmp(name, "suspect_", 8) == 0;
 }
 
 static int
@@ -613,7 +708,6 @@ label_name_ok(const char *s)
 			return 0;
 	return 1;
 }
-
 
 /*
  * replace: {"_": "-"}: string replacements applied, in order, to the
@@ -884,15 +978,73 @@ parse_layout(struct parse *p, yaml_node_t *n, struct plan_target *t)
 	return 0;
 }
 
+/* A cgroups entry's exclude: one pattern, or a list of them. */
+static int
+target_exclude(struct parse *p, yaml_node_t *ex, struct plan_target *t)
+{
+	yaml_node_t *item;
+	yaml_node_item_t *it;
+	size_t nr;
+	int r;
+
+	nr = ex->type == YAML_SEQUENCE_NODE ?
+	    (size_t)(ex->data.sequence.items.top -
+	    ex->data.sequence.items.start) : 1;
+	if (ex->type != YAML_SEQUENCE_NODE &&
+	    (r = expect(p, ex, YAML_SCALAR_NODE, "exclude")) < 0)
+		return r;
+	if ((t->exclude = calloc(nr + 1, sizeof(char *))) == NULL)
+		return -ENOMEM;
+	for (it = ex->data.sequence.items.start; nr--; it++) {
+		item = ex->type == YAML_SEQUENCE_NODE ?
+		    yaml_document_get_node(p->y.doc, *it) : ex;
+		if ((r = expect(p, item, YAML_SCALAR_NODE,
+		    "an exclude pattern")) < 0 ||
+		    (r = check_pattern(p, item, "exclude pattern")) < 0)
+			return r;
+		if ((t->exclude[t->nr_exclude] =
+		    strdup(scalar(item))) == NULL)
+			return -ENOMEM;
+		t->nr_exclude++;
+		if (ex->type != YAML_SEQUENCE_NODE)
+			break;
+	}
+	return 0;
+}
+
+/* A cgroups entry's relabel rules. */
+static int
+target_relabel(struct parse *p, yaml_node_t *rl, struct plan_target *t)
+{
+	yaml_node_t *item;
+	yaml_node_item_t *it;
+	size_t nr;
+	int r;
+
+	if ((r = expect(p, rl, YAML_SEQUENCE_NODE, "relabel")) < 0)
+		return r;
+	nr = (size_t)(rl->data.sequence.items.top -
+	    rl->data.sequence.items.start);
+	if ((t->relabel = calloc(nr + 1, sizeof(*t->relabel))) == NULL)
+		return -ENOMEM;
+	for (it = rl->data.sequence.items.start;
+	    it < rl->data.sequence.items.top; it++) {
+		item = yaml_document_get_node(p->y.doc, *it);
+		if ((r = parse_relabel(p, item,
+		    &t->relabel[t->nr_relabel])) < 0)
+			return r;
+		t->nr_relabel++;
+	}
+	return 0;
+}
+
 static int
 parse_cgroup_target(struct parse *p, yaml_node_t *n, struct plan_target *t)
 {
 	static const char *const keys[] = { "layout", "path", "groups",
 	    "per_cpu", "exclude", "depth", "relabel", "mode", "bpf_fallback",
 	    NULL };
-	yaml_node_t *path, *pc, *ex, *dp, *rl, *ly, *item;
-	yaml_node_item_t *it;
-	size_t nr;
+	yaml_node_t *path, *pc, *ex, *dp, *rl, *ly;
 	char *end;
 	long v;
 	int r;
@@ -915,31 +1067,9 @@ parse_cgroup_target(struct parse *p, yaml_node_t *n, struct plan_target *t)
 	if ((ly = lookup(p, n, "layout")) != NULL &&
 	    (r = parse_layout(p, ly, t)) < 0)
 		return r;
-	if ((ex = lookup(p, n, "exclude")) != NULL) {
-		/* One pattern, or a list of them. */
-		nr = ex->type == YAML_SEQUENCE_NODE ?
-		    (size_t)(ex->data.sequence.items.top -
-		    ex->data.sequence.items.start) : 1;
-		if (ex->type != YAML_SEQUENCE_NODE &&
-		    (r = expect(p, ex, YAML_SCALAR_NODE, "exclude")) < 0)
-			return r;
-		if ((t->exclude = calloc(nr + 1, sizeof(char *))) == NULL)
-			return -ENOMEM;
-		for (it = ex->data.sequence.items.start; nr--; it++) {
-			item = ex->type == YAML_SEQUENCE_NODE ?
-			    yaml_document_get_node(p->y.doc, *it) : ex;
-			if ((r = expect(p, item, YAML_SCALAR_NODE,
-			    "an exclude pattern")) < 0 ||
-			    (r = check_pattern(p, item, "exclude pattern")) < 0)
-				return r;
-			if ((t->exclude[t->nr_exclude] =
-			    strdup(scalar(item))) == NULL)
-				return -ENOMEM;
-			t->nr_exclude++;
-			if (ex->type != YAML_SEQUENCE_NODE)
-				break;
-		}
-	}
+	if ((ex = lookup(p, n, "exclude")) != NULL &&
+	    (r = target_exclude(p, ex, t)) < 0)
+		return r;
 	if ((dp = lookup(p, n, "depth")) != NULL) {
 		if ((r = expect(p, dp, YAML_SCALAR_NODE, "depth")) < 0)
 			return r;
@@ -953,22 +1083,9 @@ parse_cgroup_target(struct parse *p, yaml_node_t *n, struct plan_target *t)
 			    "\"%s\" has none", t->path);
 		t->depth = (unsigned)v;
 	}
-	if ((rl = lookup(p, n, "relabel")) != NULL) {
-		if ((r = expect(p, rl, YAML_SEQUENCE_NODE, "relabel")) < 0)
-			return r;
-		nr = (size_t)(rl->data.sequence.items.top -
-		    rl->data.sequence.items.start);
-		if ((t->relabel = calloc(nr + 1, sizeof(*t->relabel))) == NULL)
-			return -ENOMEM;
-		for (it = rl->data.sequence.items.start;
-		    it < rl->data.sequence.items.top; it++) {
-			item = yaml_document_get_node(p->y.doc, *it);
-			if ((r = parse_relabel(p, item,
-			    &t->relabel[t->nr_relabel])) < 0)
-				return r;
-			t->nr_relabel++;
-		}
-	}
+	if ((rl = lookup(p, n, "relabel")) != NULL &&
+	    (r = target_relabel(p, rl, t)) < 0)
+		return r;
 	if ((pc = lookup(p, n, "per_cpu")) != NULL) {
 		if ((r = expect(p, pc, YAML_SCALAR_NODE, "per_cpu")) < 0)
 			return r;
@@ -1002,34 +1119,14 @@ mode_option(struct plan *cfg, const char *mode, const char *key,
 	return o->mode && o->key ? 0 : -ENOMEM;
 }
 
+/* max_fds and bpf_max_cgroups. */
 static int
-parse_root(struct parse *p, yaml_node_t *root)
+root_limits(struct parse *p, yaml_node_t *root)
 {
-	static const char *const keys[] = {
-		"interval", "groups", "cpus", "cgroups",
-		"cgroup_rescan_interval", "max_fds", "bpf_max_cgroups", NULL
-	};
 	struct plan *cfg = p->cfg;
-	yaml_node_t *n, *item;
-	yaml_node_item_t *it;
 	uint64_t max_cgroups;
-	size_t nr = 0;
+	yaml_node_t *n;
 	int r;
-
-	if ((r = expect(p, root, YAML_MAPPING_NODE, "the config")) < 0)
-		return r;
-	if ((r = check_keys(p, root, keys, "the config")) < 0)
-		return r;
-	cfg->interval_ns = 1000000000ULL;
-	cfg->rescan_ns = 60000000000ULL;
-	if ((n = lookup(p, root, "interval")) != NULL &&
-	    (r = duration_key(p, n, "interval", &cfg->interval_ns,
-	    10000000ULL)) < 0)
-		return r;
-	if ((n = lookup(p, root, "cgroup_rescan_interval")) != NULL &&
-	    (r = duration_key(p, n, "cgroup_rescan_interval", &cfg->rescan_ns,
-	    100000000ULL)) < 0)
-		return r;
 
 	if ((n = lookup(p, root, "max_fds")) != NULL) {
 		char *end;
@@ -1060,8 +1157,18 @@ parse_root(struct parse *p, yaml_node_t *root)
 			    "number from 1 to 1000000, not \"%s\"", scalar(n));
 		max_cgroups = v;
 	}
-	if ((r = mode_option(cfg, "bpf", "max_cgroups", max_cgroups)) < 0)
-		return r;
+	return mode_option(cfg, "bpf", "max_cgroups", max_cgroups);
+}
+
+/* The groups, in order. */
+static int
+root_groups(struct parse *p, yaml_node_t *root)
+{
+	yaml_node_t *n, *item;
+	yaml_node_item_t *it;
+	size_t nr;
+	int r;
+
 	if ((n = lookup(p, root, "groups")) == NULL)
 		return perr(p, root, "the config defines no \"groups\"");
 	if ((r = expect(p, n, YAML_SEQUENCE_NODE, "groups")) < 0)
@@ -1076,8 +1183,19 @@ parse_root(struct parse *p, yaml_node_t *root)
 		if ((r = parse_group(p, item)) < 0)
 			return r;
 	}
+	return 0;
+}
 
-	nr = 0;
+/* The targets: the cpus entries, then the cgroups entries. */
+static int
+root_targets(struct parse *p, yaml_node_t *root)
+{
+	struct plan *cfg = p->cfg;
+	yaml_node_t *n, *item;
+	yaml_node_item_t *it;
+	size_t nr = 0;
+	int r;
+
 	if ((n = lookup(p, root, "cpus")) != NULL) {
 		if ((r = expect(p, n, YAML_SEQUENCE_NODE, "cpus")) < 0)
 			return r;
@@ -1113,7 +1231,56 @@ parse_root(struct parse *p, yaml_node_t *root)
 			if (r < 0)
 				return r;
 		}
-	return 0;
+	/* After the groups and targets it refers to. */
+	return config_interference(&p->y, lookup(p, root, "interference"),
+	    cfg, &p->ifr);
+}
+
+static int
+parse_root(struct parse *p, yaml_node_t *root)
+{
+	static const char *const keys[] = {
+		"interval", "groups", "cpus", "cgroups",
+		"cgroup_rescan_interval", "max_fds", "bpf_max_cgroups",
+		"interference", NULL
+	};
+	struct plan *cfg = p->cfg;
+	yaml_node_t *n;
+	int r;
+
+	if ((r = expect(p, root, YAML_MAPPING_NODE, "the config")) < 0)
+		return r;
+	if ((r = check_keys(p, root, keys, "the config")) < 0)
+		return r;
+	cfg->interval_ns = 1000000000ULL;
+	cfg->rescan_ns = 60000000000ULL;
+	if ((n = lookup(p, root, "interval")) != NULL &&
+	    (r = duration_key(p, n, "interval", &cfg->interval_ns,
+	    10000000ULL)) < 0)
+		return r;
+	if ((n = lookup(p, root, "cgroup_rescan_interval")) != NULL &&
+	    (r = duration_key(p, n, "cgroup_rescan_interval", &cfg->rescan_ns,
+	    100000000ULL)) < 0)
+		return r;
+	if ((r = root_limits(p, root)) < 0 ||
+	    (r = root_groups(p, root)) < 0)
+		return r;
+	return root_targets(p, root);
+}
+
+/* The document's root: a config.  An empty one is an error of its own. */
+static int
+parse_doc(void *arg, yaml_node_t *root)
+{
+	struct parse *p = arg;
+
+	if (root == NULL) {
+		/* Distinct, so a file of comments can mean "the default". */
+		snprintf(p->y.err, p->y.errlen, "%s:1:1: the config is empty",
+		    p->y.source);
+		return -ENODATA;
+	}
+	return parse_root(p, root);
 }
 
 int
@@ -1121,8 +1288,16 @@ config_parse(const struct event_ctx *events, const char *source,
     const char *text, size_t len, struct plan **out, char *err,
     size_t errlen)
 {
+	return config_parse_all(events, source, text, len, out, NULL, err,
+	    errlen);
+}
+
+int
+config_parse_all(const struct event_ctx *events, const char *source,
+    const char *text, size_t len, struct plan **out,
+    struct interference_config *ifr, char *err, size_t errlen)
+{
 	yaml_document_t doc;
-	yaml_node_t *root;
 	struct parse p = { .y = { source, &doc, err, errlen },
 	    .events = events };
 	int r;
@@ -1133,27 +1308,18 @@ config_parse(const struct event_ctx *events, const char *source,
 		free(p.cfg);
 		return -ENOMEM;
 	}
-	if ((r = yamldoc_load(source, text, len, &doc, err, errlen)) < 0) {
-		plan_free(p.cfg);
-		return r;
-	}
-	root = yaml_document_get_root_node(&doc);
-	if (root == NULL) {
-		/* Distinct, so a file of comments can mean "the default". */
-		snprintf(err, errlen, "%s:1:1: the config is empty", source);
-		r = -ENODATA;
-	} else {
-		r = parse_root(&p, root);
-	}
-	if (r == -ENOMEM)
-		snprintf(err, errlen, "%s: out of memory", source);
+	r = yamldoc_parse(&p.y, text, len, parse_doc, &p);
 	nameidx_free(&p.group_idx);
 	free(p.in_bpf);
-	yaml_document_delete(&doc);
 	if (r < 0) {
+		interference_config_fini(&p.ifr);
 		plan_free(p.cfg);
 		return r;
 	}
+	if (ifr)
+		*ifr = p.ifr;
+	else
+		interference_config_fini(&p.ifr);
 	*out = p.cfg;
 	return 0;
 }
@@ -1162,6 +1328,14 @@ int
 config_load(const struct event_ctx *events, const char *path,
     struct plan **out, char *err, size_t errlen)
 {
+	return config_load_all(events, path, out, NULL, err, errlen);
+}
+
+int
+config_load_all(const struct event_ctx *events, const char *path,
+    struct plan **out, struct interference_config *ifr, char *err,
+    size_t errlen)
+{
 	char *buf;
 	size_t len;
 	int r;
@@ -1169,7 +1343,7 @@ config_load(const struct event_ctx *events, const char *path,
 	if ((r = yamldoc_read_file(path, YAMLDOC_MAX_CONFIG, &buf, &len, err,
 	    errlen)) < 0)
 		return r;
-	r = config_parse(events, path, buf, len, out, err, errlen);
+	r = config_parse_all(events, path, buf, len, out, ifr, err, errlen);
 	free(buf);
 	return r;
 }

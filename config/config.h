@@ -19,7 +19,9 @@
 
 #include "collectors/events/event.h"
 
+#include "analysis/interference.h"
 #include "collectors/collector/plan.h"
+#include "config/yamldoc.h"
 #include "util/text.h"
 
 /* The embedded defaults: hardware IPC, and a software-only fallback. */
@@ -40,6 +42,26 @@ int config_parse(const struct event_ctx *events, const char *source,
 /* Read and parse a file; -errno (with the reason in err) if unreadable. */
 int config_load(const struct event_ctx *events, const char *path,
     struct plan **out, char *err, size_t errlen);
+
+/*
+ * The same, with the interference: block too (analysis/interference.h):
+ * *ifr is set (to be interference_config_fini'ed) only when 0 is
+ * returned.  config_parse and config_load check the block and drop it.
+ */
+int config_parse_all(const struct event_ctx *events, const char *source,
+    const char *text, size_t len, struct plan **out,
+    struct interference_config *ifr, char *err, size_t errlen);
+int config_load_all(const struct event_ctx *events, const char *path,
+    struct plan **out, struct interference_config *ifr, char *err,
+    size_t errlen);
+
+/*
+ * The interference: block n (NULL: absent) of a config whose groups and
+ * targets are cfg (config_interference.c).  0 with *out filled, or
+ * -EINVAL with "source:line:col: why" in d's buffer, or -ENOMEM.
+ */
+int config_interference(const struct yamldoc *d, yaml_node_t *n,
+    const struct plan *cfg, struct interference_config *out);
 
 /* Parse a duration such as "1s", "500ms", "2m".  0 or -EINVAL. */
 int text_parse_duration(const char *s, uint64_t *ns);

@@ -90,6 +90,22 @@ yamldoc_load(const char *source, const char *text, size_t len,
 }
 
 int
+yamldoc_parse(const struct yamldoc *d, const char *text, size_t len,
+    int (*parse)(void *arg, yaml_node_t *root), void *arg)
+{
+	int r;
+
+	if ((r = yamldoc_load(d->source, text, len, d->doc, d->err,
+	    d->errlen)) < 0)
+		return r;
+	r = parse(arg, yaml_document_get_root_node(d->doc));
+	if (r == -ENOMEM)
+		snprintf(d->err, d->errlen, "%s: out of memory", d->source);
+	yaml_document_delete(d->doc);
+	return r;
+}
+
+int
 yamldoc_read_file(const char *path, size_t max, char **buf, size_t *len,
     char *err, size_t errlen)
 {

@@ -35,6 +35,17 @@ int yamldoc_load(const char *source, const char *text, size_t len,
     yaml_document_t *doc, char *err, size_t errlen);
 
 /*
+ * A whole file's parse, written once for the config and the web config:
+ * text loaded (yamldoc_load) into d->doc, then parse(arg, root), root
+ * NULL for a document of comments only.  parse's -ENOMEM is reported as
+ * "source: out of memory" in d->err; its other errors it reports itself.
+ * The document is deleted before this returns.  yamldoc_load's error,
+ * or parse's result.
+ */
+int yamldoc_parse(const struct yamldoc *d, const char *text, size_t len,
+    int (*parse)(void *arg, yaml_node_t *root), void *arg);
+
+/*
  * Read a whole regular file of at most max bytes into a malloc'ed buffer
  * (NUL terminated).  0, or -errno with "path: reason" in err: a
  * directory (-EISDIR) and a FIFO or device (-EINVAL) are named as such,
@@ -66,10 +77,8 @@ yaml_node_t *yamldoc_get(const struct yamldoc *d, yaml_node_t *map,
     const char *key);
 
 /*
- * config.c and webconfig.c call these through one set of short names,
- * defined in each (too short for a header every includer sees): perr,
- * scalar, expect, check_keys, lookup, for a parser p whose struct holds
- * its struct yamldoc as member y.
+ * config.c and webconfig.c call these through one set of short names
+ * (yamldoc_short.h).
  */
 
 #endif

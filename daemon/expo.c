@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/interference.h"
 #include "daemon/expo.h"
 #include "util/utf8.h"
 
@@ -217,8 +218,16 @@ row_labels(struct expo_buf *b, const char *name, const struct snap_row *r,
 	expo_puts(b, "\"} ");
 }
 
+/* Which family a row's series go to: 0 pmu_cpu_*, 1 pmu_cgroup_*, 2
+ * pmu_cgroup_hidden_* (a pod's sandbox, by its runtime's word). */
+static int
+row_kind(const struct snap_row *r)
+{
+	return r->cgroup == NULL ? 0 : r->hidden ? 2 : 1;
+}
+
 static void
-render_rows(struct expo_buf *b, const struct snapshot *s, int cgroup,
+render_rows(struct expo_buf *b, const struct snapshot *s, int kind,
     const char *prefix, const char *what, const char *sum)
 {
 	char name[64], help[512];
@@ -226,7 +235,7 @@ render_rows(struct expo_buf *b, const struct snapshot *s, int cgroup,
 	int any = 0;
 
 	for (i = 0; i < s->nr_rows; i++)
-		if ((s->rows[i].cgroup != NULL) == cgroup &&
+		if (row_kind(&s->rows[i]) == kind &&
 		    row_counts(&s->rows[i]))
 			any = 1;
 	if (!any)
@@ -240,7 +249,7 @@ render_rows(struct expo_buf *b, const struct snapshot *s, int cgroup,
 	for (i = 0; i < s->nr_rows; i++) {
 		const struct snap_row *r = &s->rows[i];
 
-		if ((r->cgroup != NULL) != cgroup)
+		if (row_kind(r) != kind)
 			continue;
 		for (e = 0; e < r->nr_events; e++) {
 			if (!r->counted[e])
@@ -255,7 +264,7 @@ render_rows(struct expo_buf *b, const struct snapshot *s, int cgroup,
 	    sum);
 	family(b, name, "counter", help);
 	for (i = 0; i < s->nr_rows; i++)
-		if ((s->rows[i].cgroup != NULL) == cgroup &&
+		if (row_kind(&s->rows[i]) == kind &&
 		    row_counts(&s->rows[i])) {
 			row_labels(b, name, &s->rows[i], NULL);
 			expo_put_double(b, s->rows[i].enabled_s);
@@ -267,7 +276,7 @@ render_rows(struct expo_buf *b, const struct snapshot *s, int cgroup,
 	    "estimated.", what, sum);
 	family(b, name, "counter", help);
 	for (i = 0; i < s->nr_rows; i++)
-		if ((s->rows[i].cgroup != NULL) == cgroup &&
+		if (row_kind(&s->rows[i]) == kind &&
 		    row_counts(&s->rows[i])) {
 			row_labels(b, name, &s->rows[i], NULL);
 			expo_put_double(b, s->rows[i].running_s);
@@ -463,6 +472,88 @@ render_topdown(struct expo_buf *b, const struct snapshot *s)
 	}
 }
 
+/* Which (group, event) opened on at least one CPU. */
+static void
+render_support(struct expo_buf *b, const struct snapshot *s)
+{
+	size_t i;
+
+	family(b, "pmu_exporter_event_supported", "gauge",
+	    "Whether the event could be opened on at least one CPU (1) "
+	    "or on none (0).");
+	for (i = 0; i < s->nr_support; i++) {
+		expo_puts(b, "pmu_exporter_event_supported{group=\"");
+		expo_put_label_value(b, s->support[i].group);
+		expo_puts(b, "\",event=\"");
+		expo_put_label_value(b, s->support[i].event);
+		if (s->support[i].pmu) {
+			expo_puts(b, "\",pmu=\"");
+			expo_put_label_value(b, s->support[i].pmu);
+		}
+		expo_puts(b, s->support[i].supported ? "\"} 1\n" : "\"} 0\n");
+	}
+}
+
+/* The version of pmu_exporter and of its libraries. */
+static void
+render_build_info(struct expo_buf *b, const struct expo_opts *o)
+{
+	family(b, "pmu_exporter_build_info", "gauge",
+	    "A metric with a constant '1' value labeled by version and "
+	    "revision of pmu_exporter and the versions of its libraries.");
+	expo_puts(b, "pmu_exporter_build_info{version=\"");
+	expo_put_label_value(b, PACKAGE_VERSION);
+	expo_puts(b, "\",revision=\"");
+	expo_put_label_value(b, GIT_REVISION);
+	expo_puts(b, "\",libmicrohttpd=\"");
+	expo_put_label_value(b, o->mhd_version ? o->mhd_version : "none");
+	expo_puts(b, "\",libpfm4=\"");
+	expo_put_label_value(b, o->pfm_version ? o->pfm_version : "none");
+	expo_puts(b, "\"} 1\n");
+}
+
+/*
+ * The CPU model per core PMU (cpuinfo.h): what the fleet rules join a
+ * container's CPI with, so that replicas are compared on the same model.
+ * Rendered with the counts, like pmu_exporter_topdown_info, because the
+ * rules need it whatever --web.disable-exporter-metrics says.  A field
+ * the kernel does not give (arm64 has no model name) is left out.
+ */
+static void
+render_cpu_info(struct expo_buf *b, const struct cpuinfo *ci)
+{
+	size_t i;
+
+	if (ci == NULL || ci->nr == 0)
+		return;
+	family(b, "pmu_exporter_cpu_info", "gauge",
+	    "The CPU model of each core PMU the exporter counts on, from "
+	    "cpuinfo; value 1.");
+	for (i = 0; i < ci->nr; i++) {
+		const struct cpuinfo_core *c = &ci->core[i];
+		const char *sep = "{";
+		const struct { const char *name, *value; } l[] = {
+			{ "vendor", c->vendor }, { "family", c->cpu_family },
+			{ "model", c->model }, { "model_name", c->model_name },
+			{ "pmu", c->pmu },
+		};
+		size_t k;
+
+		expo_puts(b, "pmu_exporter_cpu_info");
+		for (k = 0; k < sizeof(l) / sizeof(l[0]); k++) {
+			if (l[k].value[0] == '\0')
+				continue;
+			expo_puts(b, sep);
+			expo_puts(b, l[k].name);
+			expo_puts(b, "=\"");
+			expo_put_label_value(b, l[k].value);
+			expo_puts(b, "\"");
+			sep = ",";
+		}
+		expo_puts(b, sep[0] == '{' ? " 1\n" : "} 1\n");
+	}
+}
+
 char *
 expo_render_body(const struct snapshot *s, enum expo_format f,
     const struct expo_opts *o, size_t *len)
@@ -475,36 +566,24 @@ expo_render_body(const struct snapshot *s, enum expo_format f,
 	render_rows(&b, s, 1, "pmu_cgroup",
 	    "for tasks in the cgroup and its descendants",
 	    ", summed over CPUs unless per_cpu");
+	render_rows(&b, s, 2, "pmu_cgroup_hidden",
+	    "for tasks in a pod's sandbox (pause) container's cgroup, which "
+	    "its runtime's own record says it is, shown apart from the pods' "
+	    "containers", ", summed over CPUs unless per_cpu");
 	render_topdown(&b, s);
+	render_cpu_info(&b, o->cpu);
+	if (o->interference) {
+		struct interference_result *ir =
+		    interference_result(o->interference);
+
+		expo_interference(&b, ir, o->exporter_metrics);
+		interference_result_unref(ir);
+	}
 	if (!o->exporter_metrics)
 		goto done;
 
-	family(&b, "pmu_exporter_event_supported", "gauge",
-	    "Whether the event could be opened on at least one CPU (1) "
-	    "or on none (0).");
-	for (i = 0; i < s->nr_support; i++) {
-		expo_puts(&b, "pmu_exporter_event_supported{group=\"");
-		expo_put_label_value(&b, s->support[i].group);
-		expo_puts(&b, "\",event=\"");
-		expo_put_label_value(&b, s->support[i].event);
-		if (s->support[i].pmu) {
-			expo_puts(&b, "\",pmu=\"");
-			expo_put_label_value(&b, s->support[i].pmu);
-		}
-		expo_puts(&b, s->support[i].supported ? "\"} 1\n" : "\"} 0\n");
-	}
-	family(&b, "pmu_exporter_build_info", "gauge",
-	    "A metric with a constant '1' value labeled by version and "
-	    "revision of pmu_exporter and the versions of its libraries.");
-	expo_puts(&b, "pmu_exporter_build_info{version=\"");
-	expo_put_label_value(&b, PACKAGE_VERSION);
-	expo_puts(&b, "\",revision=\"");
-	expo_put_label_value(&b, GIT_REVISION);
-	expo_puts(&b, "\",libmicrohttpd=\"");
-	expo_put_label_value(&b, o->mhd_version ? o->mhd_version : "none");
-	expo_puts(&b, "\",libpfm4=\"");
-	expo_put_label_value(&b, o->pfm_version ? o->pfm_version : "none");
-	expo_puts(&b, "\"} 1\n");
+	render_support(&b, s);
+	render_build_info(&b, o);
 	single(&b, "pmu_exporter_config_last_reload_successful", "gauge",
 	    "Whether the last configuration reload attempt was successful.",
 	    s->reload_ok ? 1.0 : 0.0);
@@ -555,7 +634,7 @@ done:
 char *
 expo_render(const struct snapshot *s, size_t *len)
 {
-	static const struct expo_opts o = { 1, NULL, NULL };
+	static const struct expo_opts o = { .exporter_metrics = 1 };
 
 	return expo_render_body(s, EXPO_TEXT, &o, len);
 }

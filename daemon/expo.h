@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "collectors/collector/snapshot.h"
+#include "collectors/events/cpuinfo.h"
 
 struct expo_buf {
 	char *p;
@@ -38,11 +39,18 @@ enum expo_format { EXPO_TEXT, EXPO_OPENMETRICS };
 #define EXPO_CT_OPENMETRICS \
 	"application/openmetrics-text; version=1.0.0; charset=utf-8"
 
+struct interference;
+struct interference_result;
+
 /* What the body shows besides the snapshot. */
 struct expo_opts {
 	int exporter_metrics;		/* pmu_exporter_* and process_* */
 	const char *mhd_version;	/* build_info labels */
 	const char *pfm_version;	/* "none" when libpfm4 is not linked */
+	const struct cpuinfo *cpu;	/* pmu_exporter_cpu_info; NULL: none */
+	/* The interference analysis whose latest result the body shows
+	 * (analysis/interference.h); NULL: none. */
+	struct interference *interference;
 };
 
 /* The per-scrape series of the tail. */
@@ -85,6 +93,14 @@ char *expo_render(const struct snapshot *s, size_t *len);
 /* The same with a format and options: the body of a response. */
 char *expo_render_body(const struct snapshot *s, enum expo_format f,
     const struct expo_opts *o, size_t *len);
+
+/*
+ * The interference families of result r (expo_interference.c): the
+ * pmu_cgroup_* ones always, pmu_exporter_interference_* with
+ * exporter_metrics.  r NULL: the analysis is off.
+ */
+void expo_interference(struct expo_buf *b,
+    const struct interference_result *r, int exporter_metrics);
 
 /*
  * The tail: the live series (when o->exporter_metrics) and

@@ -770,13 +770,47 @@ headers_arrived(struct MHD_Connection *conn)
 		atomic_store(&c->waiting, 0);
 }
 
+/* A request let in (authorized, GET or HEAD), answered by its path. */
+static MHD_Result
+route(struct http *h, struct MHD_Connection *conn, const char *url,
+    void **req_cls)
+{
+	struct snapshot *s;
+
+	if (strcmp(url, h->path) == 0)
+		return reply_metrics(h, conn, req_cls, h->o.snapshot, &h->cache);
+	if (h->o.extra_path && strcmp(url, h->o.extra_path) == 0)
+		return reply_metrics(h, conn, req_cls, h->o.extra_snapshot,
+		    &h->extra_cache);
+	if (strcmp(url, "/") == 0) {
+		char page[sizeof(landing) + 512];
+
+		snprintf(page, sizeof(page), landing, h->path);
+		return reply_static(h, conn, MHD_HTTP_OK,
+		    "text/html; charset=utf-8", page);
+	}
+	if (strcmp(url, "/-/healthy") == 0)
+		return reply_static(h, conn, MHD_HTTP_OK, "text/plain",
+		    "Healthy\n");
+	if (strcmp(url, "/-/ready") == 0) {
+		if ((s = h->o.snapshot(h->o.ctx)) == NULL)
+			return reply_static(h, conn,
+			    MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain",
+			    "Not ready\n");
+		snapshot_unref(s);
+		return reply_static(h, conn, MHD_HTTP_OK, "text/plain",
+		    "Ready\n");
+	}
+	return reply_static(h, conn, MHD_HTTP_NOT_FOUND, "text/plain",
+	    "not found\n");
+}
+
 static MHD_Result
 handle(void *cls, struct MHD_Connection *conn, const char *url,
     const char *method, const char *version, const char *upload_data,
     size_t *upload_data_size, void **req_cls)
 {
 	struct http *h = cls;
-	struct snapshot *s;
 	struct req *r;
 	const char *why;
 	MHD_Result ret;
@@ -830,32 +864,7 @@ handle(void *cls, struct MHD_Connection *conn, const char *url,
 	    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 		return reply_static(h, conn, MHD_HTTP_METHOD_NOT_ALLOWED,
 		    "text/plain", "method not allowed\n");
-	if (strcmp(url, h->path) == 0)
-		return reply_metrics(h, conn, req_cls, h->o.snapshot, &h->cache);
-	if (h->o.extra_path && strcmp(url, h->o.extra_path) == 0)
-		return reply_metrics(h, conn, req_cls, h->o.extra_snapshot,
-		    &h->extra_cache);
-	if (strcmp(url, "/") == 0) {
-		char page[sizeof(landing) + 512];
-
-		snprintf(page, sizeof(page), landing, h->path);
-		return reply_static(h, conn, MHD_HTTP_OK,
-		    "text/html; charset=utf-8", page);
-	}
-	if (strcmp(url, "/-/healthy") == 0)
-		return reply_static(h, conn, MHD_HTTP_OK, "text/plain",
-		    "Healthy\n");
-	if (strcmp(url, "/-/ready") == 0) {
-		if ((s = h->o.snapshot(h->o.ctx)) == NULL)
-			return reply_static(h, conn,
-			    MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain",
-			    "Not ready\n");
-		snapshot_unref(s);
-		return reply_static(h, conn, MHD_HTTP_OK, "text/plain",
-		    "Ready\n");
-	}
-	return reply_static(h, conn, MHD_HTTP_NOT_FOUND, "text/plain",
-	    "not found\n");
+	return route(h, conn, url, req_cls);
 }
 
 /* A request is over: release its in-flight slot, restart the clock. */
@@ -1161,25 +1170,19 @@ cpus_upto(unsigned max)
 	return (unsigned)n < max ? (unsigned)n : max;
 }
 
-int
-http_start(const struct http_opts *o, struct http **out, char *err,
+/*
+ * A new server's state: o with its defaults filled in, the connection
+ * table, and the workers (the first request may need them).  0, or
+ * -errno with err saying what failed (nothing is left allocated).
+ */
+static int
+http_new(const struct http_opts *o, struct http **out, char *err,
     size_t errlen)
 {
-	struct MHD_OptionItem opts[20];
 	struct http *h;
-	/*
-	 * MHD_USE_ITC: MHD wakes its thread to stop through a pipe, not by
-	 * shutdown() of the listening socket, which would also fail the
-	 * socket unit that passed it (systemd sees POLLHUP).  Suspend and
-	 * resume need it too.
-	 */
-	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
-	    MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME;
-	size_t i, n = 0;
-	int r, fd = o->listen_fd;
+	size_t i;
+	int r;
 
-	if ((r = http_check(o, err, errlen)) < 0)
-		return r;
 	if ((h = calloc(1, sizeof(*h))) == NULL)
 		return -ENOMEM;
 	pthread_mutex_init(&h->conn_lock, NULL);
@@ -1198,8 +1201,9 @@ http_start(const struct http_opts *o, struct http **out, char *err,
 		h->o.max_header_bytes = HTTP_DEFAULT_MAX_HEADER_BYTES;
 	if (!h->o.procfs)
 		h->o.procfs = "/proc";
-	h->eo = (struct expo_opts){ o->exporter_metrics, MHD_get_version(),
-	    o->pfm_version };
+	h->eo = (struct expo_opts){ .exporter_metrics = o->exporter_metrics,
+	    .mhd_version = MHD_get_version(), .pfm_version = o->pfm_version,
+	    .cpu = o->cpu, .interference = o->interference };
 	h->nr_conns = h->o.max_connections + 16;
 	if ((h->path = strdup(o->telemetry_path)) == NULL ||
 	    (h->conns = calloc(h->nr_conns, sizeof(*h->conns))) == NULL) {
@@ -1211,9 +1215,8 @@ http_start(const struct http_opts *o, struct http **out, char *err,
 		h->conns[i].next_free = h->free_conns;
 		h->free_conns = &h->conns[i];
 	}
-	/* The workers first: the first request may need them.  Two render
-	 * workers, even on one CPU: a long render then holds up no render
-	 * of another variant. */
+	/* Two render workers, even on one CPU: a long render then holds up
+	 * no render of another variant. */
 	if ((r = workq_new("pmu-render", 2, 64, 0,
 	    &h->render)) < 0 || (o->web && o->web->nr_users &&
 	    (r = auth_new(o->web, o->auth_failures_per_minute,
@@ -1223,11 +1226,20 @@ http_start(const struct http_opts *o, struct http **out, char *err,
 		http_free(h);
 		return r;
 	}
-	if (fd < 0 && (r = http_listen(o->listen, &fd, err, errlen)) < 0) {
-		http_free(h);
-		return r;
-	}
-	h->fd = fd;
+	*out = h;
+	return 0;
+}
+
+#define MHD_OPTIONS 20
+
+/* libmicrohttpd's options for h listening on fd, into opts (at most
+ * MHD_OPTIONS, the end marker included); *flags gains TLS's. */
+static void
+mhd_options(struct http *h, int fd, struct MHD_OptionItem *opts,
+    unsigned *flags)
+{
+	const struct http_opts *o = &h->o;
+	size_t n = 0;
 
 #define OPT(opt, val, ptr) (opts[n++] = (struct MHD_OptionItem){ (opt), \
 	(intptr_t)(val), (void *)(ptr) })
@@ -1255,7 +1267,7 @@ http_start(const struct http_opts *o, struct http **out, char *err,
 	OPT(MHD_OPTION_NOTIFY_COMPLETED, completed, h);
 	OPT(MHD_OPTION_NOTIFY_CONNECTION, connection_notify, h);
 	if (o->web && o->web->tls) {
-		flags |= MHD_USE_TLS;
+		*flags |= MHD_USE_TLS;
 		OPT(MHD_OPTION_HTTPS_MEM_CERT, 0, o->web->cert_pem);
 		OPT(MHD_OPTION_HTTPS_MEM_KEY, 0, o->web->key_pem);
 		OPT(MHD_OPTION_HTTPS_PRIORITIES, 0, o->web->priorities);
@@ -1265,6 +1277,33 @@ http_start(const struct http_opts *o, struct http **out, char *err,
 	}
 	OPT(MHD_OPTION_END, 0, NULL);
 #undef OPT
+}
+
+int
+http_start(const struct http_opts *o, struct http **out, char *err,
+    size_t errlen)
+{
+	struct MHD_OptionItem opts[MHD_OPTIONS];
+	struct http *h;
+	/*
+	 * MHD_USE_ITC: MHD wakes its thread to stop through a pipe, not by
+	 * shutdown() of the listening socket, which would also fail the
+	 * socket unit that passed it (systemd sees POLLHUP).  Suspend and
+	 * resume need it too.
+	 */
+	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
+	    MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME;
+	int r, fd = o->listen_fd;
+
+	if ((r = http_check(o, err, errlen)) < 0 ||
+	    (r = http_new(o, &h, err, errlen)) < 0)
+		return r;
+	if (fd < 0 && (r = http_listen(o->listen, &fd, err, errlen)) < 0) {
+		http_free(h);
+		return r;
+	}
+	h->fd = fd;
+	mhd_options(h, fd, opts, &flags);
 	h->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handle, h,
 	    MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 	if (h->mhd == NULL) {

@@ -48,6 +48,10 @@ struct http_opts {
 	int exporter_metrics;		/* pmu_exporter_* and process_* */
 	const char *pfm_version;	/* build_info's libpfm4; NULL: "none" */
 	const char *procfs;		/* for process_*; "/proc" */
+	const struct cpuinfo *cpu;	/* pmu_exporter_cpu_info; NULL: none */
+	/* The interference analysis whose result the body shows; NULL:
+	 * none. */
+	struct interference *interference;
 };
 
 /* Defaults for the zero fields above. */

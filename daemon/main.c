@@ -27,7 +27,9 @@
 #include <microhttpd.h>
 #include <systemd/sd-daemon.h>
 
+#include "analysis/interference.h"
 #include "collectors/collector/collector.h"
+#include "collectors/events/cpuinfo.h"
 #include "collectors/events/event_pfm.h"
 #include "collectors/events/event_sys.h"
 #include "collectors/perf/group.h"
@@ -101,6 +103,45 @@ usage(FILE *f)
 }
 
 static struct collector *running;
+static struct interference *analysis;
+
+/* The collector's hook after each publish: the analysis thread's turn. */
+static void
+offer_snapshot(void *arg, struct snapshot *s)
+{
+	interference_offer(arg, s);
+}
+
+/* Say why the interference analysis is off, once: at start, and on a
+ * reload only when the reason changed. */
+static void
+log_interference(const struct interference_config *ic,
+    const struct interference_config *prev)
+{
+	if (ic->enabled || (prev && !prev->enabled && prev->why_off &&
+	    ic->why_off && strcmp(prev->why_off, ic->why_off) == 0))
+		return;
+	log_info("interference analysis is off: %s", ic->why_off ?
+	    ic->why_off : "disabled");
+}
+
+/* --check-config's line for the analysis. */
+static void
+print_interference(const struct interference_config *ic)
+{
+	if (!ic->enabled) {
+		printf("interference: off: %s\n", ic->why_off ? ic->why_off :
+		    "disabled");
+		return;
+	}
+	printf("interference: on: group %s (CPI = %s / %s), window %.0fs, "
+	    "cpu_floor %g CPU-s/s, outlier_sigma %g, victim_outliers %u in "
+	    "victim_window %.0fs, suspect_threshold %g, suspects %u\n",
+	    ic->group, ic->cycles, ic->instructions, (double)ic->window_ns / 1e9,
+	    ic->cpu_floor, ic->outlier_sigma, ic->victim_outliers,
+	    (double)ic->victim_window_ns / 1e9, ic->suspect_threshold,
+	    ic->suspects);
+}
 
 /* The name resolver's reports (names.h), like the collector's. */
 static void
@@ -230,22 +271,26 @@ log_presets(const struct plan *p, const struct plan *prev)
 }
 
 static int load_plan(const struct options *opt,
-    const struct event_ctx *ectx, struct plan **cfg);
+    const struct event_ctx *ectx, struct plan **cfg,
+    struct interference_config *ic);
 
-/* Load into *cfg; prev is the plan running (NULL at start). */
+/* Load into *cfg and *ic; prev and prev_ic are what runs (NULL at
+ * start). */
 static int
 load_config(const struct options *opt, const struct event_ctx *ectx,
-    struct plan **cfg, const struct plan *prev)
+    struct plan **cfg, const struct plan *prev,
+    struct interference_config *ic, const struct interference_config *prev_ic)
 {
-	if (load_plan(opt, ectx, cfg) < 0)
+	if (load_plan(opt, ectx, cfg, ic) < 0)
 		return -1;
 	log_presets(*cfg, prev);
+	log_interference(ic, prev_ic);
 	return 0;
 }
 
 static int
 load_plan(const struct options *opt, const struct event_ctx *ectx,
-    struct plan **cfg)
+    struct plan **cfg, struct interference_config *ic)
 {
 	char err[1024];
 	int e;
@@ -256,7 +301,8 @@ load_plan(const struct options *opt, const struct event_ctx *ectx,
 	 * anything replaces it.
 	 */
 	if (opt->config_file) {
-		e = config_load(ectx, opt->config_file, cfg, err, sizeof(err));
+		e = config_load_all(ectx, opt->config_file, cfg, ic, err,
+		    sizeof(err));
 		if (e == -ENODATA) {
 			log_info("%s sets nothing (only comments): running the "
 			    "embedded default", opt->config_file);
@@ -270,6 +316,7 @@ load_plan(const struct options *opt, const struct event_ctx *ectx,
 		if (config_bpf_check(*cfg, opt->procfs, opt->sysfs, err,
 		    sizeof(err)) < 0) {
 			log_error("%s", err);
+			interference_config_fini(ic);
 			plan_free(*cfg);
 			*cfg = NULL;
 			return -1;
@@ -282,14 +329,20 @@ embedded:
 		log_warn("this machine has no hardware counters (cycles: %s); "
 		    "the embedded default counts software events instead",
 		    strerror(e));
-		if (config_parse(ectx, "<default>", config_fallback_yaml,
-		    strlen(config_fallback_yaml), cfg, err, sizeof(err)) < 0)
+		if (config_parse_all(ectx, "<default>", config_fallback_yaml,
+		    strlen(config_fallback_yaml), cfg, ic, err,
+		    sizeof(err)) < 0)
 			goto bad;
+		/* The reason that matters is the machine's. */
+		free(ic->why_off);
+		ic->why_off = strdup("this machine has no hardware counters "
+		    "(the embedded default counts software events): no "
+		    "cycles and instructions to take CPI from");
 		log_embedded(*cfg);
 		return 0;
 	}
-	if (config_parse(ectx, "<default>", config_default_yaml,
-	    strlen(config_default_yaml), cfg, err, sizeof(err)) < 0)
+	if (config_parse_all(ectx, "<default>", config_default_yaml,
+	    strlen(config_default_yaml), cfg, ic, err, sizeof(err)) < 0)
 		goto bad;
 	log_embedded(*cfg);
 	return 0;
@@ -342,41 +395,46 @@ bad:
 	return -1;
 }
 
+/* The flags (usage() says what each does). */
+enum {
+	O_CONFIG = 256, O_LISTEN, O_PATH, O_LEVEL, O_FORMAT, O_SYSFS,
+	O_PROCFS, O_CHECK, O_VERSION, O_HELP, O_SOCKET, O_LIST_EVENTS,
+	O_RESOLVE_EVENT, O_WEBCFG, O_MAXREQ, O_MAXCONN, O_MAXPERIP,
+	O_HDRTIMEOUT, O_HDRBYTES, O_AUTHFAIL, O_NOSELF, O_ROOTFS
+};
+
+static const struct option longopts[] = {
+	{ "config.file", required_argument, NULL, O_CONFIG },
+	{ "web.listen-address", required_argument, NULL, O_LISTEN },
+	{ "web.telemetry-path", required_argument, NULL, O_PATH },
+	{ "web.systemd-socket", no_argument, NULL, O_SOCKET },
+	{ "web.config.file", required_argument, NULL, O_WEBCFG },
+	{ "web.max-requests", required_argument, NULL, O_MAXREQ },
+	{ "web.max-connections", required_argument, NULL, O_MAXCONN },
+	{ "web.max-connections-per-ip", required_argument, NULL,
+	    O_MAXPERIP },
+	{ "web.read-header-timeout", required_argument, NULL,
+	    O_HDRTIMEOUT },
+	{ "web.max-header-bytes", required_argument, NULL, O_HDRBYTES },
+	{ "web.auth-failures-per-minute", required_argument, NULL,
+	    O_AUTHFAIL },
+	{ "web.disable-exporter-metrics", no_argument, NULL, O_NOSELF },
+	{ "log.level", required_argument, NULL, O_LEVEL },
+	{ "log.format", required_argument, NULL, O_FORMAT },
+	{ "path.sysfs", required_argument, NULL, O_SYSFS },
+	{ "path.procfs", required_argument, NULL, O_PROCFS },
+	{ "path.rootfs", required_argument, NULL, O_ROOTFS },
+	{ "check-config", no_argument, NULL, O_CHECK },
+	{ "list-events", no_argument, NULL, O_LIST_EVENTS },
+	{ "resolve-event", required_argument, NULL, O_RESOLVE_EVENT },
+	{ "version", no_argument, NULL, O_VERSION },
+	{ "help", no_argument, NULL, O_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
 static int
 parse_args(int argc, char **argv, struct options *opt)
 {
-	enum { O_CONFIG = 256, O_LISTEN, O_PATH, O_LEVEL, O_FORMAT, O_SYSFS,
-	    O_PROCFS, O_CHECK, O_VERSION, O_HELP, O_SOCKET, O_LIST_EVENTS,
-	    O_RESOLVE_EVENT, O_WEBCFG, O_MAXREQ, O_MAXCONN, O_MAXPERIP,
-	    O_HDRTIMEOUT, O_HDRBYTES, O_AUTHFAIL, O_NOSELF, O_ROOTFS };
-	static const struct option longopts[] = {
-		{ "config.file", required_argument, NULL, O_CONFIG },
-		{ "web.listen-address", required_argument, NULL, O_LISTEN },
-		{ "web.telemetry-path", required_argument, NULL, O_PATH },
-		{ "web.systemd-socket", no_argument, NULL, O_SOCKET },
-		{ "web.config.file", required_argument, NULL, O_WEBCFG },
-		{ "web.max-requests", required_argument, NULL, O_MAXREQ },
-		{ "web.max-connections", required_argument, NULL, O_MAXCONN },
-		{ "web.max-connections-per-ip", required_argument, NULL,
-		    O_MAXPERIP },
-		{ "web.read-header-timeout", required_argument, NULL,
-		    O_HDRTIMEOUT },
-		{ "web.max-header-bytes", required_argument, NULL, O_HDRBYTES },
-		{ "web.auth-failures-per-minute", required_argument, NULL,
-		    O_AUTHFAIL },
-		{ "web.disable-exporter-metrics", no_argument, NULL, O_NOSELF },
-		{ "log.level", required_argument, NULL, O_LEVEL },
-		{ "log.format", required_argument, NULL, O_FORMAT },
-		{ "path.sysfs", required_argument, NULL, O_SYSFS },
-		{ "path.procfs", required_argument, NULL, O_PROCFS },
-		{ "path.rootfs", required_argument, NULL, O_ROOTFS },
-		{ "check-config", no_argument, NULL, O_CHECK },
-		{ "list-events", no_argument, NULL, O_LIST_EVENTS },
-		{ "resolve-event", required_argument, NULL, O_RESOLVE_EVENT },
-		{ "version", no_argument, NULL, O_VERSION },
-		{ "help", no_argument, NULL, O_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
 	int c, level = LOG_INFO;
 	enum log_format fmt = log_stderr_is_journal() ? LOG_FORMAT_JOURNAL :
 	    LOG_FORMAT_LOGFMT;
@@ -496,15 +554,16 @@ watchdog_tick(struct watchdog *w)
 /* SIGHUP: validate the new config; keep the old one if it is bad. */
 static void
 reload(const struct options *opt, const struct event_ctx *ectx,
-    struct plan **cfg)
+    struct plan **cfg, struct interference_config *ic)
 {
+	struct interference_config next_ic;
 	struct plan *next = NULL;
 	int r;
 
 	sd_notifyf(0, "RELOADING=1\nSTATUS=reloading %s\nMONOTONIC_USEC=%llu",
 	    opt->config_file ? opt->config_file : "the embedded config",
 	    (unsigned long long)(mono_ns() / 1000));
-	if (load_config(opt, ectx, &next, *cfg) < 0) {
+	if (load_config(opt, ectx, &next, *cfg, &next_ic, ic) < 0) {
 		log_error("reload failed: still running the previous config");
 		collector_reload_failed(running);
 		notify_status("READY=1\n");
@@ -519,6 +578,13 @@ reload(const struct options *opt, const struct event_ctx *ectx,
 	}
 	plan_free(*cfg);
 	*cfg = next;
+	/* The analysis takes it at its next snapshot; -ENOMEM keeps the
+	 * one it runs. */
+	if (interference_reload(analysis, &next_ic) < 0)
+		log_error("reload: the interference analysis keeps its "
+		    "config: %s", strerror(ENOMEM));
+	interference_config_fini(ic);
+	*ic = next_ic;
 	log_info("reloaded %s: counting now", next->source);
 	notify_status("READY=1\n");
 }
@@ -553,168 +619,248 @@ activated_socket(const struct options *opt)
 	return SD_LISTEN_FDS_START;
 }
 
-int
-main(int argc, char **argv)
-{
-	struct options opt = {
-		.listen = ":10101",
-		.telemetry_path = "/metrics",
-		.sysfs = "/sys",
-		.procfs = "/proc",
-		.rootfs = "/",
-		.web = {
-			.max_requests = HTTP_DEFAULT_MAX_REQUESTS,
-			.max_connections = HTTP_DEFAULT_MAX_CONNECTIONS,
-			.max_connections_per_ip =
-			    HTTP_DEFAULT_MAX_CONNECTIONS_PER_IP,
-			.header_timeout_s = HTTP_DEFAULT_HEADER_TIMEOUT_S,
-			.max_header_bytes = HTTP_DEFAULT_MAX_HEADER_BYTES,
-			.auth_failures_per_minute =
-			    HTTP_DEFAULT_AUTH_FAILURES_PER_MINUTE,
-			.exporter_metrics = 1,
-		},
-	};
-	struct webcfg *web = NULL;
-	struct collector_opts copts;
-	struct http_opts hopts;
-	struct plan *cfg = NULL;
-	struct http *http = NULL;
-	struct names *names = NULL;
-	struct watchdog wd = { 0, 0, 0, 0, 0 };
-	struct timespec tick;
+/*
+ * What the process holds while it runs.  Each step below fills its part
+ * and says whether to go on; main frees it all in one place
+ * (daemon_free), whichever step stopped it.  The collector is `running`,
+ * which the HTTP side and the watchdog read through.
+ */
+struct daemon {
+	struct options opt;
+	char mountinfo[4096];
 	struct event_sys es;
-	char err[1024], mountinfo[4096], summary[256];
-	const char *hang;
-	enum denied_cause why;
-	sigset_t sigs;
-	siginfo_t si;
-	int r, sig, status = 1, listen_fd = -1;
+	struct cpuinfo cpu;		/* the CPU model per core PMU */
+	struct plan *cfg;
+	struct interference_config icfg;	/* the interference: block */
+	struct webcfg *web;
+	struct names *names;
+	struct http *http;
+	struct http_opts hopts;
+	struct collector_opts copts;
+	sigset_t sigs;			/* taken by serve() */
+	int listen_fd;			/* systemd's socket, or -1 */
+};
 
-	if ((r = parse_args(argc, argv, &opt)) >= 0)
-		return r;
-	snprintf(mountinfo, sizeof(mountinfo), "%s/self/mountinfo",
-	    opt.procfs);
-	if (event_sys_load(&es, opt.sysfs, mountinfo, err, sizeof(err)) < 0) {
+static const struct options default_options = {
+	.listen = ":10101",
+	.telemetry_path = "/metrics",
+	.sysfs = "/sys",
+	.procfs = "/proc",
+	.rootfs = "/",
+	.web = {
+		.max_requests = HTTP_DEFAULT_MAX_REQUESTS,
+		.max_connections = HTTP_DEFAULT_MAX_CONNECTIONS,
+		.max_connections_per_ip = HTTP_DEFAULT_MAX_CONNECTIONS_PER_IP,
+		.header_timeout_s = HTTP_DEFAULT_HEADER_TIMEOUT_S,
+		.max_header_bytes = HTTP_DEFAULT_MAX_HEADER_BYTES,
+		.auth_failures_per_minute =
+		    HTTP_DEFAULT_AUTH_FAILURES_PER_MINUTE,
+		.exporter_metrics = 1,
+	},
+};
+
+/* The machine's PMUs and tracefs: what event names mean here.  0, or -1
+ * (logged). */
+static int
+daemon_events(struct daemon *d)
+{
+	char err[1024];
+
+	snprintf(d->mountinfo, sizeof(d->mountinfo), "%s/self/mountinfo",
+	    d->opt.procfs);
+	if (event_sys_load(&d->es, d->opt.sysfs, d->mountinfo, err,
+	    sizeof(err)) < 0) {
 		log_error("reading PMUs: %s", strerror(ENOMEM));
-		return 1;
+		return -1;
 	}
 	if (err[0])
 		log_warn("%s", err);
-	event_sys_identify(&es, opt.sysfs, opt.procfs);
-	if (opt.list_events || opt.resolve_event) {
-		status = 0;
-		if (opt.list_events)
-			event_sys_list(&es, stdout);
-		else if (event_sys_resolve(&es, opt.resolve_event, stdout, err,
-		    sizeof(err)) < 0) {
-			fprintf(stderr, "pmu_exporter: %s\n", err);
-			status = 1;
-		}
-		event_sys_free(&es);
-		return status;
+	event_sys_identify(&d->es, d->opt.sysfs, d->opt.procfs);
+	return 0;
+}
+
+/* --list-events and --resolve-event: the exit status. */
+static int
+event_commands(struct daemon *d)
+{
+	char err[1024];
+
+	if (d->opt.list_events) {
+		event_sys_list(&d->es, stdout);
+		return 0;
 	}
-	raise_nofile();
-	if (load_config(&opt, &es.ctx, &cfg, NULL) < 0) {
-		event_sys_free(&es);
+	if (event_sys_resolve(&d->es, d->opt.resolve_event, stdout, err,
+	    sizeof(err)) < 0) {
+		fprintf(stderr, "pmu_exporter: %s\n", err);
 		return 1;
 	}
-	if (opt.web_config && webcfg_load(opt.web_config, &web, err,
+	return 0;
+}
+
+/*
+ * The config, the web config and the options built from them, checked
+ * before the first perf event, cgroup watch or socket is opened; signals
+ * blocked before any thread exists (serve takes them).  0, or -1
+ * (logged).
+ */
+static int
+daemon_load(struct daemon *d)
+{
+	char err[1024];
+	const char *hang;
+
+	raise_nofile();
+	interference_config_defaults(&d->icfg);
+	if (load_config(&d->opt, &d->es.ctx, &d->cfg, NULL, &d->icfg,
+	    NULL) < 0)
+		return -1;
+	if (d->opt.web_config && webcfg_load(d->opt.web_config, &d->web, err,
 	    sizeof(err)) < 0) {
 		log_error("%s", err);
-		plan_free(cfg);
-		event_sys_free(&es);
-		return 1;
+		return -1;
 	}
-	copts = (struct collector_opts){
-		.sysfs = opt.sysfs,
-		.mountinfo = mountinfo,
+	d->copts = (struct collector_opts){
+		.sysfs = d->opt.sysfs,
+		.mountinfo = d->mountinfo,
 		.log = log_fields,
-		.procfs = opt.procfs,
+		.procfs = d->opt.procfs,
 	};
 	/* Test hook for the watchdog test: the collector stops collecting. */
 	if ((hang = getenv("PMU_EXPORTER_TEST_HANG_AFTER")) != NULL)
-		copts.hang_after = strtoull(hang, NULL, 10);
+		d->copts.hang_after = strtoull(hang, NULL, 10);
 
-	/* Block signals before any thread exists; they are taken below. */
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGTERM);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	sigemptyset(&d->sigs);
+	sigaddset(&d->sigs, SIGTERM);
+	sigaddset(&d->sigs, SIGINT);
+	sigaddset(&d->sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &d->sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (!opt.check_config)
-		listen_fd = activated_socket(&opt);
-	hopts = opt.web;
-	hopts.listen = opt.listen;
-	hopts.listen_fd = listen_fd;
-	hopts.telemetry_path = opt.telemetry_path;
-	hopts.snapshot = current_snapshot;
-	hopts.web = web;
-	hopts.procfs = opt.procfs;
-	hopts.pfm_version = event_pfm_version();
-	/* Everything the user gave is checked before the first perf event,
-	 * cgroup watch or socket is opened. */
-	if ((r = http_check(&hopts, err, sizeof(err))) < 0) {
+	if (!d->opt.check_config)
+		d->listen_fd = activated_socket(&d->opt);
+	d->hopts = d->opt.web;
+	d->hopts.listen = d->opt.listen;
+	d->hopts.listen_fd = d->listen_fd;
+	d->hopts.telemetry_path = d->opt.telemetry_path;
+	d->hopts.snapshot = current_snapshot;
+	d->hopts.web = d->web;
+	d->hopts.procfs = d->opt.procfs;
+	d->hopts.pfm_version = event_pfm_version();
+	cpuinfo_read(d->opt.procfs, &d->es.pmus, &d->cpu);
+	d->hopts.cpu = &d->cpu;
+	if (http_check(&d->hopts, err, sizeof(err)) < 0) {
 		log_error("%s", err);
-		goto out;
+		return -1;
 	}
-	/* The resolver runs before the collector's first collection, which
-	 * tells it the container ids to look up. */
-	if (!opt.check_config) {
-		struct names_opts nopts = { opt.rootfs, names_log };
+	return 0;
+}
 
-		if ((r = names_new(&nopts, &names)) < 0 ||
-		    (r = names_start(names)) < 0) {
+/*
+ * The name resolver and its thread, then the collector, every group
+ * opened.  The resolver runs before the collector's first collection,
+ * which tells it the container ids to look up.  0, or -1 (logged).
+ */
+static int
+daemon_open(struct daemon *d)
+{
+	char err[1024];
+	int r;
+
+	if (!d->opt.check_config) {
+		struct names_opts nopts = { d->opt.rootfs, names_log };
+
+		if ((r = names_new(&nopts, &d->names)) < 0 ||
+		    (r = names_start(d->names)) < 0) {
 			log_error("container names: %s", strerror(-r));
-			goto out;
+			return -1;
 		}
-		copts.names = names;
+		d->copts.names = d->names;
 	}
-	if ((r = collector_new(cfg, &copts, &running, err, sizeof(err))) < 0) {
+	/* The analysis reads every snapshot the collector publishes, on its
+	 * own thread; the HTTP side renders its latest result. */
+	if (!d->opt.check_config) {
+		if ((r = interference_new(&d->icfg, &analysis)) < 0 ||
+		    (r = interference_start(analysis)) < 0) {
+			log_error("interference analysis: %s", strerror(-r));
+			return -1;
+		}
+		d->copts.published = offer_snapshot;
+		d->copts.published_arg = analysis;
+		d->hopts.interference = analysis;
+	}
+	if (collector_new(d->cfg, &d->copts, &running, err, sizeof(err)) < 0) {
 		log_error("%s", err);
-		goto out;
+		return -1;
 	}
-	if (opt.check_config) {
-		/* A refusal was reported, with its reason, as it happened. */
-		r = collector_check(running, stdout, 200);
-		printf("%s: %s\n", cfg->source, r ? "problems found" :
-		    "OK, every event can be counted here");
-		status = r ? 1 : 0;
-		goto out;
-	}
+	return 0;
+}
+
+/* --check-config: what would be counted.  The exit status. */
+static int
+check_config(const struct daemon *d)
+{
+	/* A refusal was reported, with its reason, as it happened. */
+	int r = collector_check(running, stdout, 200);
+
+	print_interference(&d->icfg);
+	printf("%s: %s\n", d->cfg->source, r ? "problems found" :
+	    "OK, every event can be counted here");
+	return r ? 1 : 0;
+}
+
+/*
+ * Serving: the HTTP server, then the collector's thread with its first
+ * collection; only then does systemd hear READY=1.  0, or -1 (logged).
+ */
+static int
+daemon_start(struct daemon *d)
+{
+	struct snapshot *snap;
+	enum denied_cause why;
+	char err[1024], summary[256];
+	int r;
+
 	if (collector_open_fds(running) == 0 &&
 	    (why = collector_denied(running)) != DENIED_NONE) {
 		/* The collector said why, and what to change, as it happened. */
 		log_error("no perf event could be opened: perf_event_open was "
 		    "refused (%s; the message above says what to change)",
 		    denied_cause_name(why));
-		goto out;
+		return -1;
 	}
-	if ((r = http_start(&hopts, &http, err, sizeof(err))) < 0) {
+	if (http_start(&d->hopts, &d->http, err, sizeof(err)) < 0) {
 		log_error("%s", err);
-		goto out;
+		return -1;
 	}
 	if ((r = collector_start(running)) < 0) {
 		log_error("starting the collector: %s", strerror(-r));
-		goto out;
+		return -1;
 	}
-	{
-		struct snapshot *snap = collector_snapshot(running);
-
-		collector_summary(snap, summary, sizeof(summary));
-		snapshot_unref(snap);
-	}
+	snap = collector_snapshot(running);
+	collector_summary(snap, summary, sizeof(summary));
+	snapshot_unref(snap);
 	log_info("pmu_exporter %s listening on %s (%s%s), path %s, counting "
-	    "%s, config %s", PACKAGE_VERSION, listen_fd >= 0 ?
-	    "the socket from systemd" : opt.listen,
-	    web && web->tls ? "https" : "http",
-	    web && web->nr_users ? ", basic auth" : "", opt.telemetry_path,
-	    summary, cfg->source);
+	    "%s, config %s", PACKAGE_VERSION, d->listen_fd >= 0 ?
+	    "the socket from systemd" : d->opt.listen,
+	    d->web && d->web->tls ? "https" : "http",
+	    d->web && d->web->nr_users ? ", basic auth" : "",
+	    d->opt.telemetry_path, summary, d->cfg->source);
 	notify_status("READY=1\n");
+	return 0;
+}
+
+/* The signals, until one says stop; the watchdog fed meanwhile, if
+ * systemd asked for one.  The exit status. */
+static int
+serve(struct daemon *d)
+{
+	struct watchdog wd = { 0, 0, 0, 0, 0 };
+	struct timespec tick;
+	siginfo_t si;
+	int sig;
 
 	if (sd_watchdog_enabled(0, &wd.usec) > 0 && wd.usec > 0) {
-		wd.stale_ns = 2 * cfg->interval_ns + 1000000000ULL;
+		wd.stale_ns = 2 * d->cfg->interval_ns + 1000000000ULL;
 		wd.last_change_ns = mono_ns();
 		wd.last_beat = collector_heartbeat(running);
 		log_info("watchdog enabled: pinging every %.3fs while the "
@@ -724,9 +870,9 @@ main(int argc, char **argv)
 		if (wd.usec) {
 			tick.tv_sec = (time_t)(wd.usec / 2 / 1000000);
 			tick.tv_nsec = (long)(wd.usec / 2 % 1000000) * 1000;
-			sig = sigtimedwait(&sigs, &si, &tick);
+			sig = sigtimedwait(&d->sigs, &si, &tick);
 		} else
-			sig = sigwaitinfo(&sigs, &si);
+			sig = sigwaitinfo(&d->sigs, &si);
 		if (sig < 0) {
 			if (errno == EAGAIN) {
 				watchdog_tick(&wd);
@@ -735,29 +881,60 @@ main(int argc, char **argv)
 			if (errno == EINTR)
 				continue;
 			log_error("sigwaitinfo: %s", strerror(errno));
-			break;
+			return 1;
 		}
 		if (sig == SIGTERM || sig == SIGINT) {
 			log_info("received %s, shutting down",
 			    sig == SIGTERM ? "SIGTERM" : "SIGINT");
 			sd_notify(0, "STOPPING=1\nSTATUS=shutting down");
-			status = 0;
-			break;
+			return 0;
 		}
 		if (sig == SIGHUP) {
-			reload(&opt, &es.ctx, &cfg);
-			wd.stale_ns = 2 * cfg->interval_ns + 1000000000ULL;
+			reload(&d->opt, &d->es.ctx, &d->cfg, &d->icfg);
+			wd.stale_ns = 2 * d->cfg->interval_ns + 1000000000ULL;
 		}
 		if (wd.usec)
 			watchdog_tick(&wd);
 	}
-out:
-	http_stop(http);
+}
+
+/* Everything main's steps filled, in reverse; what they did not is
+ * NULL or zero, which each free takes. */
+static void
+daemon_free(struct daemon *d)
+{
+	http_stop(d->http);
 	collector_free(running);
 	running = NULL;
-	names_free(names);
-	plan_free(cfg);
-	event_sys_free(&es);
-	webcfg_free(web);
+	interference_free(analysis);
+	analysis = NULL;
+	names_free(d->names);
+	interference_config_fini(&d->icfg);
+	plan_free(d->cfg);
+	event_sys_free(&d->es);
+	webcfg_free(d->web);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct daemon d = { .opt = default_options, .listen_fd = -1 };
+	int r, status;
+
+	if ((r = parse_args(argc, argv, &d.opt)) >= 0)
+		return r;
+	if (daemon_events(&d) < 0)
+		status = 1;
+	else if (d.opt.list_events || d.opt.resolve_event)
+		status = event_commands(&d);
+	else if (daemon_load(&d) < 0 || daemon_open(&d) < 0)
+		status = 1;
+	else if (d.opt.check_config)
+		status = check_config(&d);
+	else if (daemon_start(&d) < 0)
+		status = 1;
+	else
+		status = serve(&d);
+	daemon_free(&d);
 	return status;
 }

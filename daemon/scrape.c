@@ -15,7 +15,7 @@
 #include "daemon/scrape.h"
 
 struct scrape {
-	atomic_int refs;
+	struct publish_ref ref;		/* util/publish.h */
 	struct snapshot *snap;		/* with a reference */
 	struct scrape_slot {
 		pthread_mutex_t lock;
@@ -24,43 +24,60 @@ struct scrape {
 	} slot[SCRAPE_SLOTS];
 };
 
-static struct scrape *
-scrape_new(struct snapshot *s)
+/* The last reference's destructor. */
+static void
+scrape_free(struct publish_ref *r)
 {
-	struct scrape *sc = calloc(1, sizeof(*sc));
+	struct scrape *sc = publish_of(r, struct scrape, ref);
 	unsigned i;
 
-	if (sc == NULL)
-		return NULL;
-	atomic_init(&sc->refs, 1);
-	sc->snap = s;
-	for (i = 0; i < SCRAPE_SLOTS; i++) {
-		atomic_init(&sc->slot[i].done, 0);
-		pthread_mutex_init(&sc->slot[i].lock, NULL);
-	}
-	return sc;
-}
-
-void
-scrape_ref(struct scrape *sc)
-{
-	atomic_fetch_add_explicit(&sc->refs, 1, memory_order_relaxed);
-}
-
-void
-scrape_unref(struct scrape *sc)
-{
-	unsigned i;
-
-	if (sc == NULL ||
-	    atomic_fetch_sub_explicit(&sc->refs, 1, memory_order_acq_rel) != 1)
-		return;
 	for (i = 0; i < SCRAPE_SLOTS; i++) {
 		free(sc->slot[i].blob.p);
 		pthread_mutex_destroy(&sc->slot[i].lock);
 	}
 	snapshot_unref(sc->snap);
 	free(sc);
+}
+
+/* A scrape of s, with a reference of its own on s. */
+static struct publish_ref *
+scrape_new(void *arg)
+{
+	struct scrape *sc = calloc(1, sizeof(*sc));
+	unsigned i;
+
+	if (sc == NULL)
+		return NULL;
+	publish_ref_init(&sc->ref, scrape_free);
+	sc->snap = arg;
+	snapshot_ref(sc->snap);
+	for (i = 0; i < SCRAPE_SLOTS; i++) {
+		atomic_init(&sc->slot[i].done, 0);
+		pthread_mutex_init(&sc->slot[i].lock, NULL);
+	}
+	return &sc->ref;
+}
+
+/* Is the cached scrape the snapshot's?  The cache's reference on the
+ * snapshot it keeps stops the snapshot being freed, so a pointer match
+ * is the same snapshot. */
+static int
+scrape_is_of(const struct publish_ref *cur, void *arg)
+{
+	return publish_of(cur, const struct scrape, ref)->snap == arg;
+}
+
+void
+scrape_ref(struct scrape *sc)
+{
+	publish_ref(&sc->ref);
+}
+
+void
+scrape_unref(struct scrape *sc)
+{
+	if (sc != NULL)
+		publish_unref(&sc->ref);
 }
 
 struct snapshot *
@@ -72,43 +89,25 @@ scrape_snapshot(const struct scrape *sc)
 void
 scrape_cache_init(struct scrape_cache *c)
 {
-	pthread_mutex_init(&c->lock, NULL);
-	c->cur = NULL;
+	publish_slot_init(&c->p, NULL);
 }
 
 void
 scrape_cache_fini(struct scrape_cache *c)
 {
-	scrape_unref(c->cur);
-	c->cur = NULL;
-	pthread_mutex_destroy(&c->lock);
+	publish_slot_fini(&c->p);
 }
 
 struct scrape *
 scrape_get(struct scrape_cache *c, struct snapshot *s)
 {
-	struct scrape *sc, *old = NULL;
+	struct publish_ref *r;
 
-	pthread_mutex_lock(&c->lock);
-	if ((sc = c->cur) != NULL && sc->snap == s) {
-		scrape_ref(sc);
-		pthread_mutex_unlock(&c->lock);
-		snapshot_unref(s);	/* sc holds one already */
-		return sc;
-	}
-	/* The cache's reference on the snapshot it keeps stops the
-	 * snapshot being freed, so a pointer match is the same snapshot. */
-	if ((sc = scrape_new(s)) == NULL) {
-		pthread_mutex_unlock(&c->lock);
-		snapshot_unref(s);
-		return NULL;
-	}
-	old = c->cur;
-	c->cur = sc;
-	scrape_ref(sc);
-	pthread_mutex_unlock(&c->lock);
-	scrape_unref(old);
-	return sc;
+	/* Made under the slot's lock: readers of one snapshot render into
+	 * one scrape. */
+	r = publish_get_or_make(&c->p, scrape_is_of, scrape_new, s);
+	snapshot_unref(s);	/* the scrape holds its own */
+	return r ? publish_of(r, struct scrape, ref) : NULL;
 }
 
 const struct scrape_blob *

@@ -14,7 +14,7 @@
  * A scrape_cache keeps the scrape of the newest snapshot a path served,
  * keyed by the snapshot: asked for another snapshot, it starts a new
  * scrape and lets go of the old one, which lives on as long as a response
- * still sends from it.
+ * still sends from it (a publish slot, util/publish.h).
  *
  * The slots: the body of each variant (text or OpenMetrics, plain or
  * gzip), then its tail (the per-scrape series, scrape_variant).  This file
@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "daemon/expo.h"
+#include "util/publish.h"
 
 #define SCRAPE_BODY(f, gz) ((unsigned)(f) + ((gz) ? 2u : 0u))	/* 0-3 */
 #define SCRAPE_TAIL(f, gz) (4u + SCRAPE_BODY(f, gz))		/* 4-7 */
@@ -44,8 +45,7 @@ struct scrape_blob {
 struct scrape;
 
 struct scrape_cache {
-	pthread_mutex_t lock;		/* held only to look up or swap */
-	struct scrape *cur;
+	struct publish_slot p;		/* util/publish.h */
 };
 
 void scrape_cache_init(struct scrape_cache *c);

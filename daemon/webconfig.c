@@ -25,7 +25,7 @@
 #include <yaml.h>
 #include <gnutls/gnutls.h>
 
-#include "config/yamldoc.h"
+#include "config/yamldoc_short.h"
 #include "daemon/webconfig.h"
 
 struct wparse {
@@ -33,14 +33,6 @@ struct wparse {
 	const char *dir;
 	struct webcfg *w;
 };
-
-/* The shared YAML helpers, under the short names (yamldoc.h). */
-#define perr(p, ...) yamldoc_err(&(p)->y, __VA_ARGS__)
-#define scalar(n) yamldoc_scalar(n)
-#define expect(p, n, t, what) yamldoc_expect(&(p)->y, (n), (t), (what))
-#define check_keys(p, map, allowed, where) \
-	yamldoc_check_keys(&(p)->y, (map), (allowed), (where))
-#define lookup(p, map, key) yamldoc_get(&(p)->y, (map), (key))
 
 /* A scalar, or NULL when absent, empty or null. */
 static int
@@ -214,33 +206,25 @@ prio_add(char *buf, size_t len, const char *name)
 		snprintf(buf + n, len - n, "%s", tok);
 }
 
-static int
-parse_tls(struct wparse *p, yaml_node_t *n)
-{
-	static const char *const keys[] = { "cert_file", "key_file",
-	    "client_auth_type", "client_ca_file", "cipher_suites",
-	    "curve_preferences", "min_version", "max_version",
-	    "prefer_server_cipher_suites", NULL };
-	static const char *const auth[] = {
-		[WEBCFG_NO_CLIENT_CERT] = "NoClientCert",
-		[WEBCFG_REQUEST_CLIENT_CERT] = "RequestClientCert",
-		[WEBCFG_REQUIRE_ANY_CLIENT_CERT] = "RequireAnyClientCert",
-		[WEBCFG_VERIFY_CLIENT_CERT_IF_GIVEN] = "VerifyClientCertIfGiven",
-		[WEBCFG_REQUIRE_AND_VERIFY_CLIENT_CERT] =
-		    "RequireAndVerifyClientCert",
-	};
-	struct webcfg *w = p->w;
-	yaml_node_t *c, *item;
-	yaml_node_item_t *it;
-	const char *s;
-	char prio[2048], ciphers[512] = "", macs[256] = "", kxs[256] = "";
-	char groups[256] = "";
-	int r, v, prefer = 1;
-	size_t i;
+static const char *const client_auth_names[] = {
+	[WEBCFG_NO_CLIENT_CERT] = "NoClientCert",
+	[WEBCFG_REQUEST_CLIENT_CERT] = "RequestClientCert",
+	[WEBCFG_REQUIRE_ANY_CLIENT_CERT] = "RequireAnyClientCert",
+	[WEBCFG_VERIFY_CLIENT_CERT_IF_GIVEN] = "VerifyClientCertIfGiven",
+	[WEBCFG_REQUIRE_AND_VERIFY_CLIENT_CERT] =
+	    "RequireAndVerifyClientCert",
+};
+#define NR_CLIENT_AUTH \
+	(sizeof(client_auth_names) / sizeof(client_auth_names[0]))
 
-	if ((r = expect(p, n, YAML_MAPPING_NODE, "tls_server_config")) < 0 ||
-	    (r = check_keys(p, n, keys, "tls_server_config")) < 0)
-		return r;
+/* The certificate, its key and the client CA: both or neither of the
+ * first two, and a pair that loads. */
+static int
+tls_files(struct wparse *p, yaml_node_t *n)
+{
+	struct webcfg *w = p->w;
+	int r;
+
 	if ((r = read_named_file(p, n, "cert_file", &w->cert_pem)) < 0 ||
 	    (r = read_named_file(p, n, "key_file", &w->key_pem)) < 0 ||
 	    (r = read_named_file(p, n, "client_ca_file",
@@ -253,14 +237,25 @@ parse_tls(struct wparse *p, yaml_node_t *n)
 	w->tls = w->cert_pem != NULL;
 	if (w->tls && (r = check_pem(p, n)) < 0)
 		return r;
+	return 0;
+}
+
+/* client_auth_type, and the client CA it needs (or that needs it). */
+static int
+tls_client_auth(struct wparse *p, yaml_node_t *n)
+{
+	struct webcfg *w = p->w;
+	const char *s;
+	size_t i;
+	int r;
 
 	if ((r = str_key(p, n, "client_auth_type", &s)) < 0)
 		return r;
 	if (s) {
-		for (i = 0; i < sizeof(auth) / sizeof(auth[0]); i++)
-			if (strcmp(s, auth[i]) == 0)
+		for (i = 0; i < NR_CLIENT_AUTH; i++)
+			if (strcmp(s, client_auth_names[i]) == 0)
 				break;
-		if (i == sizeof(auth) / sizeof(auth[0]))
+		if (i == NR_CLIENT_AUTH)
 			return perr(p, lookup(p, n, "client_auth_type"),
 			    "client_auth_type: unknown value \"%s\" "
 			    "(NoClientCert, RequestClientCert, "
@@ -273,11 +268,21 @@ parse_tls(struct wparse *p, yaml_node_t *n)
 	    w->client_ca_pem == NULL)
 		return perr(p, lookup(p, n, "client_auth_type"),
 		    "client_auth_type %s needs client_ca_file",
-		    auth[w->client_auth]);
+		    client_auth_names[w->client_auth]);
 	if (w->client_ca_pem && w->client_auth == WEBCFG_NO_CLIENT_CERT)
 		return perr(p, lookup(p, n, "client_ca_file"), "client_ca_file "
 		    "is set but client_auth_type is NoClientCert: set "
 		    "client_auth_type (RequireAndVerifyClientCert)");
+	return 0;
+}
+
+/* min_version and max_version (TLS 1.2 to 1.3 unless set). */
+static int
+tls_versions(struct wparse *p, yaml_node_t *n)
+{
+	struct webcfg *w = p->w;
+	const char *s;
+	int r;
 
 	w->min_version = 0x0303;
 	w->max_version = 0x0304;
@@ -295,63 +300,114 @@ parse_tls(struct wparse *p, yaml_node_t *n)
 		    s);
 	if (w->min_version > w->max_version)
 		return perr(p, n, "min_version is above max_version");
+	return 0;
+}
 
+/* What the lists of a tls_server_config add to GnuTLS's priorities. */
+struct tls_lists {
+	char ciphers[512], macs[256], kxs[256], groups[256];
+	int prefer;			/* the server's order of suites */
+};
+
+/* cipher_suites, in Go's names. */
+static int
+tls_ciphers(struct wparse *p, yaml_node_t *c, struct tls_lists *l)
+{
+	yaml_node_item_t *it;
+	yaml_node_t *item;
+	size_t i;
+	int r;
+
+	if ((r = expect(p, c, YAML_SEQUENCE_NODE, "cipher_suites")) < 0)
+		return r;
+	for (it = c->data.sequence.items.start;
+	    it < c->data.sequence.items.top; it++) {
+		item = yaml_document_get_node(p->y.doc, *it);
+		if ((r = expect(p, item, YAML_SCALAR_NODE,
+		    "a cipher suite")) < 0)
+			return r;
+		for (i = 0; i < sizeof(suites) / sizeof(suites[0]); i++)
+			if (strcmp(scalar(item), suites[i].go) == 0)
+				break;
+		if (i == sizeof(suites) / sizeof(suites[0]))
+			return perr(p, item, "unknown cipher suite "
+			    "\"%s\" (Go's names, e.g. "
+			    "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256)",
+			    scalar(item));
+		prio_add(l->ciphers, sizeof(l->ciphers), suites[i].cipher);
+		prio_add(l->macs, sizeof(l->macs), suites[i].mac);
+		if (suites[i].kx)
+			prio_add(l->kxs, sizeof(l->kxs), suites[i].kx);
+	}
+	return 0;
+}
+
+/* curve_preferences, in Go's names. */
+static int
+tls_curves(struct wparse *p, yaml_node_t *c, struct tls_lists *l)
+{
+	yaml_node_item_t *it;
+	yaml_node_t *item;
+	size_t i;
+	int r;
+
+	if ((r = expect(p, c, YAML_SEQUENCE_NODE,
+	    "curve_preferences")) < 0)
+		return r;
+	for (it = c->data.sequence.items.start;
+	    it < c->data.sequence.items.top; it++) {
+		item = yaml_document_get_node(p->y.doc, *it);
+		if ((r = expect(p, item, YAML_SCALAR_NODE, "a curve")) < 0)
+			return r;
+		for (i = 0; i < sizeof(curves) / sizeof(curves[0]); i++)
+			if (strcmp(scalar(item), curves[i].go) == 0)
+				break;
+		if (i == sizeof(curves) / sizeof(curves[0]))
+			return perr(p, item, "unknown curve \"%s\" "
+			    "(CurveP256, CurveP384, CurveP521, X25519)",
+			    scalar(item));
+		prio_add(l->groups, sizeof(l->groups), curves[i].gnutls);
+	}
+	return 0;
+}
+
+/* prefer_server_cipher_suites, cipher_suites and curve_preferences. */
+static int
+tls_lists(struct wparse *p, yaml_node_t *n, struct tls_lists *l)
+{
+	yaml_node_t *c;
+	int r;
+
+	l->prefer = 1;
 	if ((c = lookup(p, n, "prefer_server_cipher_suites")) != NULL) {
 		if ((r = expect(p, c, YAML_SCALAR_NODE,
 		    "prefer_server_cipher_suites")) < 0)
 			return r;
 		if (strcmp(scalar(c), "true") == 0)
-			prefer = 1;
+			l->prefer = 1;
 		else if (strcmp(scalar(c), "false") == 0)
-			prefer = 0;
+			l->prefer = 0;
 		else
 			return perr(p, c, "prefer_server_cipher_suites must be "
 			    "true or false");
 	}
-	if ((c = lookup(p, n, "cipher_suites")) != NULL) {
-		if ((r = expect(p, c, YAML_SEQUENCE_NODE, "cipher_suites")) < 0)
-			return r;
-		for (it = c->data.sequence.items.start;
-		    it < c->data.sequence.items.top; it++) {
-			item = yaml_document_get_node(p->y.doc, *it);
-			if ((r = expect(p, item, YAML_SCALAR_NODE,
-			    "a cipher suite")) < 0)
-				return r;
-			for (i = 0; i < sizeof(suites) / sizeof(suites[0]); i++)
-				if (strcmp(scalar(item), suites[i].go) == 0)
-					break;
-			if (i == sizeof(suites) / sizeof(suites[0]))
-				return perr(p, item, "unknown cipher suite "
-				    "\"%s\" (Go's names, e.g. "
-				    "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256)",
-				    scalar(item));
-			prio_add(ciphers, sizeof(ciphers), suites[i].cipher);
-			prio_add(macs, sizeof(macs), suites[i].mac);
-			if (suites[i].kx)
-				prio_add(kxs, sizeof(kxs), suites[i].kx);
-		}
-	}
-	if ((c = lookup(p, n, "curve_preferences")) != NULL) {
-		if ((r = expect(p, c, YAML_SEQUENCE_NODE,
-		    "curve_preferences")) < 0)
-			return r;
-		for (it = c->data.sequence.items.start;
-		    it < c->data.sequence.items.top; it++) {
-			item = yaml_document_get_node(p->y.doc, *it);
-			if ((r = expect(p, item, YAML_SCALAR_NODE, "a curve")) < 0)
-				return r;
-			for (i = 0; i < sizeof(curves) / sizeof(curves[0]); i++)
-				if (strcmp(scalar(item), curves[i].go) == 0)
-					break;
-			if (i == sizeof(curves) / sizeof(curves[0]))
-				return perr(p, item, "unknown curve \"%s\" "
-				    "(CurveP256, CurveP384, CurveP521, X25519)",
-				    scalar(item));
-			prio_add(groups, sizeof(groups), curves[i].gnutls);
-		}
-	}
+	if ((c = lookup(p, n, "cipher_suites")) != NULL &&
+	    (r = tls_ciphers(p, c, l)) < 0)
+		return r;
+	if ((c = lookup(p, n, "curve_preferences")) != NULL &&
+	    (r = tls_curves(p, c, l)) < 0)
+		return r;
+	return 0;
+}
 
-	/* NORMAL, then only the versions asked for, then the lists. */
+/* GnuTLS's priority string: NORMAL, then only the versions asked for,
+ * then the lists.  0 or -ENOMEM. */
+static int
+tls_priorities(struct webcfg *w, const struct tls_lists *l)
+{
+	char prio[2048];
+	int v;
+
 	snprintf(prio, sizeof(prio), "NORMAL:-VERS-ALL");
 	for (v = w->max_version; v >= w->min_version; v--) {
 		char ver[32];
@@ -359,21 +415,41 @@ parse_tls(struct wparse *p, yaml_node_t *n)
 		snprintf(ver, sizeof(ver), "VERS-TLS1.%d", v - 0x0301);
 		prio_add(prio, sizeof(prio), ver);
 	}
-	if (ciphers[0])
+	if (l->ciphers[0])
 		snprintf(prio + strlen(prio), sizeof(prio) - strlen(prio),
-		    ":-CIPHER-ALL%s:-MAC-ALL%s", ciphers, macs);
-	if (kxs[0])
+		    ":-CIPHER-ALL%s:-MAC-ALL%s", l->ciphers, l->macs);
+	if (l->kxs[0])
 		snprintf(prio + strlen(prio), sizeof(prio) - strlen(prio),
-		    ":-KX-ALL%s", kxs);
-	if (groups[0])
+		    ":-KX-ALL%s", l->kxs);
+	if (l->groups[0])
 		snprintf(prio + strlen(prio), sizeof(prio) - strlen(prio),
-		    ":-GROUP-ALL%s", groups);
-	if (prefer)
+		    ":-GROUP-ALL%s", l->groups);
+	if (l->prefer)
 		snprintf(prio + strlen(prio), sizeof(prio) - strlen(prio),
 		    ":%%SERVER_PRECEDENCE");
 	if ((w->priorities = strdup(prio)) == NULL)
 		return -ENOMEM;
 	return 0;
+}
+
+static int
+parse_tls(struct wparse *p, yaml_node_t *n)
+{
+	static const char *const keys[] = { "cert_file", "key_file",
+	    "client_auth_type", "client_ca_file", "cipher_suites",
+	    "curve_preferences", "min_version", "max_version",
+	    "prefer_server_cipher_suites", NULL };
+	struct tls_lists l = { "", "", "", "", 1 };
+	int r;
+
+	if ((r = expect(p, n, YAML_MAPPING_NODE, "tls_server_config")) < 0 ||
+	    (r = check_keys(p, n, keys, "tls_server_config")) < 0 ||
+	    (r = tls_files(p, n)) < 0 ||
+	    (r = tls_client_auth(p, n)) < 0 ||
+	    (r = tls_versions(p, n)) < 0 ||
+	    (r = tls_lists(p, n, &l)) < 0)
+		return r;
+	return tls_priorities(p->w, &l);
 }
 
 /* The headers the toolkit lets a config set, with its value checks. */
@@ -516,12 +592,18 @@ parse_web_root(struct wparse *p, yaml_node_t *root)
 	return 0;
 }
 
+/* The document's root: a web config; an empty one asks for nothing. */
+static int
+parse_web_doc(void *arg, yaml_node_t *root)
+{
+	return root ? parse_web_root(arg, root) : 0;
+}
+
 int
 webcfg_parse(const char *source, const char *dir, const char *text,
     size_t len, struct webcfg **out, char *err, size_t errlen)
 {
 	yaml_document_t doc;
-	yaml_node_t *root;
 	struct wparse p = { .y = { source, &doc, err, errlen }, .dir = dir };
 	int r;
 
@@ -531,15 +613,7 @@ webcfg_parse(const char *source, const char *dir, const char *text,
 		snprintf(err, errlen, "%s: out of memory", source);
 		return -ENOMEM;
 	}
-	if ((r = yamldoc_load(source, text, len, &doc, err, errlen)) < 0) {
-		webcfg_free(p.w);
-		return r;
-	}
-	root = yaml_document_get_root_node(&doc);
-	r = root ? parse_web_root(&p, root) : 0;
-	if (r == -ENOMEM)
-		snprintf(err, errlen, "%s: out of memory", source);
-	yaml_document_delete(&doc);
+	r = yamldoc_parse(&p.y, text, len, parse_web_doc, &p);
 	if (r < 0) {
 		webcfg_free(p.w);
 		return r;

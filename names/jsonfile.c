@@ -1,10 +1,14 @@
 /*
  * jsonfile.c - bounded reads of runtime state files (see jsonfile.h).
- * The whole file is read with one fstat-sized buffer and parsed in one
- * go: state files are rewritten by rename, so a file opened is complete,
- * and a partial read would be a parse error anyway.  Files are opened
- * under the root (util/inroot.h): no link leads out of it, and nothing
- * but a regular file is opened, so none can block the resolver.
+ * A small file is read with one fstat-sized buffer and parsed in one go:
+ * state files are rewritten by rename, so a file opened is complete, and
+ * a partial read would be a parse error anyway.  Its values are counted
+ * on the text before json-c builds anything (JSONFILE_VALUES).  A list
+ * (containers.json) is read in 64 kB pieces, its brackets and commas
+ * walked here, and each entry given to json-c's tokener, which takes an
+ * entry in pieces too: the tree of one entry lives at a time.  Files are
+ * opened under the root (util/inroot.h): no link leads out of it, and
+ * nothing but a regular file is opened, so none can block the resolver.
  */
 #include "autoconf.h"
 
@@ -19,6 +23,33 @@
 
 /* Deeper than any runtime writes; json-c's own default is 32. */
 #define JSONFILE_DEPTH 32
+#define CHUNK (64u << 10)
+
+size_t
+jsonfile_values(const char *buf, size_t len)
+{
+	size_t i, n = 1;
+	int in = 0;
+
+	for (i = 0; i < len; i++) {
+		if (in) {
+			if (buf[i] == '\\')
+				i++;
+			else if (buf[i] == '"')
+				in = 0;
+			continue;
+		}
+		switch (buf[i]) {
+		case '"':
+			in = 1;
+			break;
+		case '{': case '[': case ',':
+			n++;
+			break;
+		}
+	}
+	return n;
+}
 
 int
 jsonfile_read(int rootfd, const char *path, size_t max,
@@ -61,6 +92,10 @@ jsonfile_read(int rootfd, const char *path, size_t max,
 		goto out;
 	}
 	buf[len] = '\0';		/* for the trailing-space check */
+	if (jsonfile_values(buf, len) > JSONFILE_VALUES) {
+		r = -E2BIG;
+		goto out;
+	}
 	if ((tok = json_tokener_new_ex(JSONFILE_DEPTH)) == NULL) {
 		r = -ENOMEM;
 		goto out;
@@ -81,6 +116,133 @@ jsonfile_read(int rootfd, const char *path, size_t max,
 out:
 	if (tok)
 		json_tokener_free(tok);
+	free(buf);
+	close(fd);
+	return r;
+}
+
+/* Where jsonfile_read_array is in the array's text. */
+enum array_at { AT_OPEN, AT_FIRST, AT_ENTRY, AT_AFTER, AT_NEXT, AT_END };
+
+/* An array being read entry by entry: one entry's tree at a time. */
+struct array_reader {
+	struct json_tokener *tok;
+	enum array_at at;
+	size_t entry;			/* bytes of the entry so far */
+	size_t nr;			/* entries read */
+	int (*each)(struct json_object *entry, void *arg);
+	void *arg;
+};
+
+/* Step over one byte between entries at buf[*i]: 0, or -errno. */
+static int
+array_between(struct array_reader *a, const char *buf, size_t *i)
+{
+	char c = buf[(*i)++];
+
+	if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
+		return 0;
+	if (a->at == AT_OPEN)
+		return c == '[' ? (a->at = AT_FIRST, 0) : -EPROTO;
+	if ((a->at == AT_FIRST || a->at == AT_AFTER) && c == ']')
+		a->at = AT_END;
+	else if (a->at == AT_AFTER && c == ',')
+		a->at = AT_NEXT;
+	else if (a->at == AT_FIRST || a->at == AT_NEXT) {
+		a->at = AT_ENTRY;
+		(*i)--;			/* the entry's first byte */
+	} else
+		return -EBADMSG;
+	return 0;
+}
+
+/* Parse what buf[*i..n) holds of the current entry, and hand it to each
+ * when it is whole: 0, or -errno. */
+static int
+array_entry(struct array_reader *a, const char *buf, size_t n, size_t *i)
+{
+	struct json_object *o;
+	size_t take;
+	int r;
+
+	if (a->nr >= JSONFILE_ENTRIES)
+		return -E2BIG;
+	/* No more than one byte past the entry limit is ever parsed: so
+	 * much tree at most. */
+	take = n - *i;
+	if (take > JSONFILE_ENTRY + 1 - a->entry)
+		take = JSONFILE_ENTRY + 1 - a->entry;
+	o = json_tokener_parse_ex(a->tok, buf + *i, (int)take);
+	if (o == NULL &&
+	    json_tokener_get_error(a->tok) == json_tokener_continue) {
+		*i += take;
+		return (a->entry += take) > JSONFILE_ENTRY ? -E2BIG : 0;
+	}
+	if (o == NULL ||
+	    json_tokener_get_error(a->tok) != json_tokener_success) {
+		json_object_put(o);
+		return -EBADMSG;
+	}
+	*i += (size_t)json_tokener_get_parse_end(a->tok);
+	json_tokener_reset(a->tok);
+	a->entry = 0;
+	a->nr++;
+	a->at = AT_AFTER;
+	r = a->each(o, a->arg);
+	json_object_put(o);
+	return r < 0 ? r : 0;
+}
+
+/* Read fd's n bytes chunk by chunk into a: 0 at the array's end, or
+ * -errno. */
+static int
+array_read(struct array_reader *a, int fd, const struct stat *st, char *buf)
+{
+	size_t total = 0, i, n;
+	ssize_t got;
+	int r;
+
+	for (;;) {
+		if ((got = read(fd, buf, CHUNK)) < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -errno;
+		if (got == 0)
+			return a->at == AT_END ? 0 : -EBADMSG;
+		/* A file that grew is refused, as by jsonfile_read. */
+		if ((total += (size_t)got) > (size_t)st->st_size)
+			return -EFBIG;
+		n = (size_t)got;
+		for (i = 0; i < n; )
+			if ((r = a->at == AT_ENTRY ? array_entry(a, buf, n, &i) :
+			    array_between(a, buf, &i)) < 0)
+				return r;
+	}
+}
+
+int
+jsonfile_read_array(int rootfd, const char *path, size_t max,
+    int (*each)(struct json_object *entry, void *arg), void *arg,
+    struct stat *stp)
+{
+	struct array_reader a = { .at = AT_OPEN, .each = each, .arg = arg };
+	struct stat st;
+	char *buf = NULL;
+	int fd, r;
+
+	if ((fd = inroot_open_file(rootfd, path, &st)) < 0)
+		return fd;
+	if ((size_t)st.st_size > max)
+		r = -EFBIG;
+	else if ((buf = malloc(CHUNK)) == NULL ||
+	    (a.tok = json_tokener_new_ex(JSONFILE_DEPTH - 1)) == NULL)
+		r = -ENOMEM;
+	else
+		r = array_read(&a, fd, &st, buf);
+	if (r == 0 && stp)
+		*stp = st;
+	if (a.tok)
+		json_tokener_free(a.tok);
 	free(buf);
 	close(fd);
 	return r;

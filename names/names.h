@@ -19,8 +19,9 @@
 #ifndef PMU_NAMES_H
 #define PMU_NAMES_H
 
-#include <stdatomic.h>
 #include <stddef.h>
+
+#include "util/publish.h"
 
 /* The labels a name map gives, in the order series carry them. */
 enum names_label {
@@ -41,25 +42,37 @@ extern const char *const names_label_name[NAMES_NR];
  * Only such ids are looked up; they are also safe in a path. */
 int names_id_valid(const char *id);
 
-/* What the resolver knows about one id.  v[i] NULL: no such label. */
+/*
+ * What the resolver knows about one id in one cgroup.  v[i] NULL: no
+ * such label.  Names are given only when the record of the runtime that
+ * owns the container places it in that cgroup (or a cgroup below it):
+ * the id in a cgroup's path is anyone's to choose (a user names the
+ * cgroups of a subtree systemd delegated to it), the runtime's record is
+ * not.
+ */
 struct namemap_entry {
 	const char *id;
-	int found;			/* 0: no runtime knows it (yet) */
-	int sandbox;			/* a pod's sandbox (pause) container:
-					   the collector leaves its series out */
+	const char *cgroup;		/* as the collector gave it */
+	int found;			/* 0: no runtime places id here (yet) */
+	int sandbox;			/* a pod's sandbox (pause) container, as
+					   its runtime's own record says, in a
+					   cgroup no user was delegated: the
+					   collector shows its series apart,
+					   in the pmu_cgroup_hidden_* family */
 	const char *v[NAMES_NR];
 };
 
-/* An immutable map, sorted by id. */
+/* An immutable map, sorted by id, then cgroup. */
 struct namemap {
-	atomic_int refs;
+	struct publish_ref ref;		/* util/publish.h */
 	size_t nr;
 	struct namemap_entry *e;
 };
 
-/* The entry for id, or NULL if the resolver has not looked it up yet. */
+/* The entry for id in cgroup, or NULL if the resolver has not looked it
+ * up yet. */
 const struct namemap_entry *namemap_find(const struct namemap *m,
-    const char *id);
+    const char *id, const char *cgroup);
 void namemap_unref(struct namemap *m);
 
 /* Priorities as in syslog.h. */
@@ -85,22 +98,29 @@ int names_start(struct names *n);
 void names_free(struct names *n);
 
 /*
- * The ids counted now, the whole set (any thread, never blocks for long:
- * one short lock to swap a pointer).  Ids not valid are ignored; ids no
- * longer in the set are forgotten, which is what bounds the memory.
- * 0 or -ENOMEM (the previous set stays).
+ * The ids counted now, each with the cgroup it was read from (a path
+ * from the cgroup mount, "/a/b"), the whole set, and the mount they are
+ * under (cgroot; NULL: unknown, then no cgroup is taken for a sandbox).
+ * Any thread; never blocks for long: one short lock to swap a pointer.
+ * Ids not valid are ignored; pairs no longer in the set are forgotten,
+ * which is what bounds the memory.  A set taken is never lost: if the
+ * resolver runs out of memory merging it, it keeps it and merges it
+ * again later.  0 or -ENOMEM (the previous set stays: tell it again).
  */
-int names_want(struct names *n, const char *const *ids, size_t nr);
+int names_want(struct names *n, const char *cgroot, const char *const *ids,
+    const char *const *cgroups, size_t nr);
 
 /* The newest map with a reference (namemap_unref it); never NULL. */
 struct namemap *names_map(struct names *n);
 
 /*
  * Look id up now, on the calling thread, through every reader (tests and
- * the resolver's round use it).  1 and *e filled (strings owned by the
- * resolver until the next call), 0 when no runtime knows it.
+ * the resolver's round use it).  1 and *f filled when a runtime knows id
+ * and its record places it in cgroup; 0 otherwise.  Whether cgroup is in
+ * a delegated subtree is not looked at here (names_delegated).
  */
 struct names_found;
-int names_lookup(struct names *n, const char *id, struct names_found *f);
+int names_lookup(struct names *n, const char *id, const char *cgroup,
+    struct names_found *f);
 
 #endif

@@ -1,16 +1,23 @@
 /*
  * rt_containerd.c - containerd's CRI containers, named from the OCI
  * bundle containerd writes for every task before it starts it:
- * <state>/io.containerd.runtime.v2.task/<namespace>/<id>/config.json.
+ * <state>/io.containerd.runtime.v2.task/k8s.io/<id>/config.json.
  * Its annotations are the CRI plugin's (containerd's pkg/cri/annotations):
  * io.kubernetes.cri.container-type (sandbox or container), the pod's
- * sandbox-name, -namespace and -uid, the container-name and image-name.
- * Tasks without them (ctr, Docker's moby namespace) are not ours: Docker
- * names its own in rt_docker.c.
+ * sandbox-name, -namespace and -uid, the container-name and image-name;
+ * its linux.cgroupsPath is where the task's cgroup is.
+ *
+ * What is trusted.  Only the k8s.io namespace is read: it is the CRI
+ * plugin's (a constant in containerd), and the plugin sets those
+ * annotations itself, after any a pod may pass through, so in k8s.io
+ * they are the kubelet's.  Other namespaces hold tasks anyone with
+ * containerd's or Docker's socket made (nerdctl, ctr, Docker's moby, with
+ * `docker run --annotation io.kubernetes.cri.container-type=sandbox`):
+ * their annotations are the user's, and are not read.  Docker names its
+ * own in rt_docker.c.
  *
  * The state directory is containerd's default, /run/containerd, or k3s's
- * /run/k3s/containerd; the namespaces under it are listed at each lookup
- * (a handful of entries), k8s.io first.
+ * /run/k3s/containerd.
  */
 #include "autoconf.h"
 
@@ -60,9 +67,10 @@ ctd_bundle(struct rt_root *d, const char *path, struct names_found *f)
 {
 	struct json_object *o, *an;
 	const char *type;
+	struct stat st;
 	int r;
 
-	if ((r = rt_json(d, path, JSONFILE_SMALL, &o, NULL)) < 0) {
+	if ((r = rt_json(d, path, JSONFILE_SMALL, &o, &st)) < 0) {
 		if (r != -ENOENT)
 			rt_fail(f, d, path, r);
 		return r;
@@ -73,6 +81,8 @@ ctd_bundle(struct rt_root *d, const char *path, struct names_found *f)
 		json_object_put(o);
 		return -ENOENT;
 	}
+	names_found_cgpath(f, jsonfile_str(jsonfile_obj(o, "linux"),
+	    "cgroupsPath"));
 	f->sandbox = strcmp(type, "sandbox") == 0;
 	names_found_set(f, NAMES_NAMESPACE,
 	    jsonfile_str(an, "io.kubernetes.cri.sandbox-namespace"));
@@ -84,6 +94,7 @@ ctd_bundle(struct rt_root *d, const char *path, struct names_found *f)
 	    jsonfile_str(an, "io.kubernetes.cri.container-name"));
 	names_found_set(f, NAMES_IMAGE,
 	    jsonfile_str(an, "io.kubernetes.cri.image-name"));
+	rt_record(f, path, &st);
 	json_object_put(o);
 	return 0;
 }
@@ -92,35 +103,18 @@ static int
 ctd_lookup(void *data, const char *id, struct names_found *f)
 {
 	struct rt_root *d = data;
-	char dir[256], path[256 + 512];
-	struct dirent *de;
+	char path[256];
 	size_t i;
 	int r, err = -ENOENT;
-	DIR *ds;
 
 	for (i = 0; i < NSTATES; i++) {
-		snprintf(dir, sizeof(dir), "%s/" TASKS, states[i]);
-		/* The kubelet's namespace first: one open in most cases. */
-		snprintf(path, sizeof(path), "%s/k8s.io/%s/config.json", dir,
-		    id);
-		if ((r = ctd_bundle(d, path, f)) != -ENOENT)
-			return r;
-		if ((ds = rt_opendir(d, dir)) == NULL)
-			continue;
-		while ((de = readdir(ds)) != NULL) {
-			if (de->d_name[0] == '.' ||
-			    strcmp(de->d_name, "k8s.io") == 0)
-				continue;
-			snprintf(path, sizeof(path), "%s/%s/%s/config.json",
-			    dir, de->d_name, id);
-			if ((r = ctd_bundle(d, path, f)) == 0) {
-				closedir(ds);
-				return 0;
-			}
-			if (r != -ENOENT)
-				err = r;
-		}
-		closedir(ds);
+		/* The CRI plugin's namespace, and no other. */
+		snprintf(path, sizeof(path), "%s/" TASKS "/k8s.io/%s/config.json",
+		    states[i], id);
+		if ((r = ctd_bundle(d, path, f)) == 0)
+			return 0;
+		if (r != -ENOENT)
+			err = r;
 	}
 	return err;
 }

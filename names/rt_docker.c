@@ -1,16 +1,33 @@
 /*
- * rt_docker.c - Docker Engine containers, named from the file the engine
+ * rt_docker.c - Docker Engine containers, named from the files the engine
  * keeps each one's configuration in and reloads at its own start:
  * /var/lib/docker/containers/<id>/config.v2.json (moby's container
- * package, Container.ToDisk): "Name" ("/web": the leading slash is
+ * package, Container.ToDisk): "ID", "Name" ("/web": the leading slash is
  * Docker's) and "Config": {"Image": the reference it was run from,
- * "Labels": ...}.  Containers that cri-dockerd made for a kubelet carry
- * the kubelet's labels there (io.kubernetes.pod.name, .namespace, .uid,
- * io.kubernetes.container.name, io.kubernetes.docker.type podsandbox or
- * container), and get the Kubernetes names from them.
+ * "Labels": ...}; and hostconfig.json beside it: "CgroupParent".
  *
- * Only the default data root is read (a daemon.json "data-root" elsewhere
- * is not followed; --path.rootfs still applies).
+ * What is trusted.  The record is the engine's, but its labels are the
+ * user's (docker run --label): anyone who may run a container may label
+ * it io.kubernetes.pod.namespace=kube-system.  So:
+ *   - the record must be this id's ("ID") and places the container's
+ *     cgroup as the engine does (daemon/oci_linux.go): "<parent>:docker:
+ *     <id>" with the systemd driver, "<parent>/<id>" with cgroupfs, the
+ *     parent hostconfig.json's CgroupParent, else system.slice or
+ *     /docker.  The record does not say which driver: both are offered.
+ *   - Kubernetes names and the sandbox flag come from the kubelet's labels
+ *     (io.kubernetes.pod.name, .namespace, .uid, io.kubernetes.container.
+ *     name, io.kubernetes.docker.type podsandbox or container) only when
+ *     the record is cri-dockerd's: its CgroupParent is the cgroup the
+ *     kubelet made for the pod the labels name (".../pod<uid>" or
+ *     "...-pod<uid with _>.slice"), and its name is cri-dockerd's
+ *     "k8s_<container>_<pod>_<namespace>_<uid>_<attempt>" for the same
+ *     labels ("POD" as the container: the sandbox).  Setting a cgroup
+ *     parent through the Docker API is the root's; a container that only
+ *     carries the labels gets its Docker name, never a pod's, and is
+ *     never hidden.
+ *
+ * Only the default data root is read (a daemon.json "data-root" or
+ * "cgroup-parent" is not followed; --path.rootfs still applies).
  */
 #include "autoconf.h"
 
@@ -39,37 +56,112 @@ dk_probe(void *data, char *where, size_t len)
 	return 0;
 }
 
+/* Is parent the kubelet's cgroup for the pod uid: ".../pod<uid>"
+ * (cgroupfs) or "...-pod<uid, '-' as '_'>.slice" (systemd)? */
+static int
+dk_pod_parent(const char *parent, const char *uid)
+{
+	const char *p = strrchr(parent, '/');
+	char want[128];
+	size_t i, n;
+
+	if (uid == NULL || strlen(uid) + 10 >= sizeof(want))
+		return 0;
+	if (p != NULL)
+		return strncmp(p + 1, "pod", 3) == 0 && strcmp(p + 4, uid) == 0;
+	n = (size_t)snprintf(want, sizeof(want), "-pod%s.slice", uid);
+	for (i = 4; i < n; i++)
+		if (want[i] == '-')
+			want[i] = '_';
+	i = strlen(parent);
+	return i > n && strchr(parent, '/') == NULL &&
+	    strcmp(parent + i - n, want) == 0;
+}
+
+/* Is name cri-dockerd's "/k8s_<ctr>_<pod>_<ns>_<uid>_<attempt>"? */
+static int
+dk_kube_name(const char *name, const char *ctr, const char *pod,
+    const char *ns, const char *uid)
+{
+	char want[1024];
+	size_t n;
+
+	if (!name || !ctr || !pod || !ns || !uid)
+		return 0;
+	n = (size_t)snprintf(want, sizeof(want), "/k8s_%s_%s_%s_%s_", ctr, pod,
+	    ns, uid);
+	if (n >= sizeof(want) || strncmp(name, want, n) != 0 ||
+	    name[n] == '\0')
+		return 0;
+	return strspn(name + n, "0123456789") == strlen(name + n);
+}
+
 static int
 dk_lookup(void *data, const char *id, struct names_found *f)
 {
 	struct rt_root *d = data;
-	struct json_object *o, *cfg, *labels;
-	const char *name, *type;
-	char path[256];
-	int r;
+	struct json_object *o, *cfg, *labels, *hc = NULL;
+	const char *name, *type, *parent = NULL, *rid, *pod, *ns, *uid, *ctr;
+	char path[256], cg[512];
+	struct stat st;
+	int r, kube;
 
 	snprintf(path, sizeof(path), DOCKER "/%s/config.v2.json", id);
-	if ((r = rt_json(d, path, JSONFILE_SMALL, &o, NULL)) < 0) {
+	if ((r = rt_json(d, path, JSONFILE_SMALL, &o, &st)) < 0) {
 		if (r != -ENOENT)
 			rt_fail(f, d, path, r);
 		return r;
 	}
+	if ((rid = jsonfile_str(o, "ID")) == NULL || strcmp(rid, id) != 0) {
+		json_object_put(o);
+		return rt_fail(f, d, path, -EPROTO);
+	}
+	/* The record a rename rewrites (f is only used on success). */
+	rt_record(f, path, &st);
+	snprintf(path, sizeof(path), DOCKER "/%s/hostconfig.json", id);
+	if ((r = rt_json(d, path, JSONFILE_SMALL, &hc, NULL)) == 0)
+		parent = jsonfile_str(hc, "CgroupParent");
+	else if (r != -ENOENT) {
+		json_object_put(o);
+		return rt_fail(f, d, path, r);
+	}
+	/* Where the engine puts it, with either cgroup driver. */
+	if (parent == NULL || (strlen(parent) > 6 &&
+	    strcmp(parent + strlen(parent) - 6, ".slice") == 0)) {
+		snprintf(cg, sizeof(cg), "%s:docker:%s", parent ? parent :
+		    "system.slice", id);
+		names_found_cgpath(f, cg);
+	}
+	snprintf(cg, sizeof(cg), "%s%s/%s", parent && parent[0] == '/' ? "" :
+	    "/", parent ? parent : "docker", id);
+	names_found_cgpath(f, cg);
+
 	cfg = jsonfile_obj(o, "Config");
 	labels = jsonfile_obj(cfg, "Labels");
+	name = jsonfile_str(o, "Name");
 	names_found_set(f, NAMES_IMAGE, jsonfile_str(cfg, "Image"));
-	if (jsonfile_str(labels, "io.kubernetes.pod.name")) {
-		type = jsonfile_str(labels, "io.kubernetes.docker.type");
-		f->sandbox = type && strcmp(type, "podsandbox") == 0;
-		names_found_set(f, NAMES_NAMESPACE, jsonfile_str(labels,
-		    "io.kubernetes.pod.namespace"));
-		names_found_set(f, NAMES_POD, jsonfile_str(labels,
-		    "io.kubernetes.pod.name"));
-		names_found_set(f, NAMES_POD_UID, jsonfile_str(labels,
-		    "io.kubernetes.pod.uid"));
-		names_found_set(f, NAMES_CONTAINER, f->sandbox ? "POD" :
-		    jsonfile_str(labels, "io.kubernetes.container.name"));
-	} else if ((name = jsonfile_str(o, "Name")) != NULL)
-		names_found_set(f, NAMES_CONTAINER, name + (name[0] == '/'));
+	pod = jsonfile_str(labels, "io.kubernetes.pod.name");
+	ns = jsonfile_str(labels, "io.kubernetes.pod.namespace");
+	uid = jsonfile_str(labels, "io.kubernetes.pod.uid");
+	type = jsonfile_str(labels, "io.kubernetes.docker.type");
+	f->sandbox = type && strcmp(type, "podsandbox") == 0;
+	ctr = f->sandbox ? "POD" : jsonfile_str(labels,
+	    "io.kubernetes.container.name");
+	/* The kubelet's labels count only on cri-dockerd's record. */
+	kube = pod && parent && dk_pod_parent(parent, uid) &&
+	    dk_kube_name(name, ctr, pod, ns, uid);
+	if (kube) {
+		names_found_set(f, NAMES_NAMESPACE, ns);
+		names_found_set(f, NAMES_POD, pod);
+		names_found_set(f, NAMES_POD_UID, uid);
+		names_found_set(f, NAMES_CONTAINER, ctr);
+	} else {
+		f->sandbox = 0;
+		if (name != NULL)
+			names_found_set(f, NAMES_CONTAINER, name + (name[0] ==
+			    '/'));
+	}
+	json_object_put(hc);
 	json_object_put(o);
 	return 0;
 }

@@ -1215,8 +1215,9 @@ row_label(const struct snap_row *r, const char *name)
  * Container names on the rows (names/, reading the containerd state
  * captured in tests/fixtures/names): a CRI container's series carry its
  * pod's names; its pod's sandbox (pause) container, whose cgroup the
- * path cannot tell from a container's, has no series once the resolver
- * knows it is one, though it is matched and counted.
+ * path cannot tell from a container's, once the resolver knows it is
+ * one, is shown apart (its rows hidden: pmu_cgroup_hidden_*), without
+ * names, still counted: nothing disappears.
  */
 static void
 test_names_sandbox(const char *dir)
@@ -1226,7 +1227,7 @@ test_names_sandbox(const char *dir)
 	static const char pod[] =
 	    "67d1b6990fe1f5eb4c8e8a5e85ab3249fed65f99e2449baf164d161c533b6cf8";
 	const char *top = getenv("top_srcdir");
-	char mi[8400], path[8400], root[4200], cpath[100], ppath[100];
+	char mi[8400], path[8400], root[4200], cpath[200], ppath[200];
 	struct names_opts no = { root, NULL };
 	const struct namemap_entry *e, *f;
 	struct collector_opts o = {
@@ -1242,8 +1243,11 @@ test_names_sandbox(const char *dir)
 
 	snprintf(root, sizeof(root), "%s/tests/fixtures/names/root",
 	    top ? top : ".");
-	snprintf(cpath, sizeof(cpath), "/k/%s", ctr);
-	snprintf(ppath, sizeof(ppath), "/k/%s", pod);
+	/* Where containerd's records put them. */
+	snprintf(cpath, sizeof(cpath), "/kubepods/besteffort/"
+	    "pod1a2b3c4d-0000-4000-8000-000000000001/%s", ctr);
+	snprintf(ppath, sizeof(ppath), "/kubepods/besteffort/"
+	    "pod1a2b3c4d-0000-4000-8000-000000000001/%s", pod);
 	snprintf(path, sizeof(path), "mkdir -p %s/nm%s %s/nm%s", dir, cpath,
 	    dir, ppath);
 	CHECK(system(path) == 0);
@@ -1252,7 +1256,7 @@ test_names_sandbox(const char *dir)
 	CHECK(names_new(&no, &n) == 0 && names_start(n) == 0);
 	o.names = n;
 	snprintf(path, sizeof(path), "groups:\n  - name: sw\n"
-	    "    events: [cycles]\ncgroups:\n  - path: /k/*\n"
+	    "    events: [cycles]\ncgroups:\n  - path: /kubepods/*/*/*\n"
 	    "    groups: [sw]\n    relabel:\n"
 	    "      - regex: '.*/([0-9a-f]{64})'\n"
 	    "        target_label: container_id\n");
@@ -1270,8 +1274,8 @@ test_names_sandbox(const char *dir)
 	tick(c);
 	for (i = 0; i < 500 && !known; i++) {
 		m = names_map(n);
-		e = namemap_find(m, ctr);
-		f = namemap_find(m, pod);
+		e = namemap_find(m, ctr, cpath);
+		f = namemap_find(m, pod, ppath);
 		known = e && e->found && f && f->found;
 		namemap_unref(m);
 		if (!known)
@@ -1284,8 +1288,11 @@ test_names_sandbox(const char *dir)
 	CHECK_STR(row_label(cgroup_row(s, cpath), "container_id"), ctr);
 	CHECK_STR(row_label(cgroup_row(s, cpath), "pod"), "web-7d4b9");
 	CHECK_STR(row_label(cgroup_row(s, cpath), "container"), "nginx");
-	CHECK(s != NULL && cgroup_row(s, ppath) == NULL);
-	CHECK(s != NULL && s->nr_rows == 1);
+	CHECK(cgroup_row(s, cpath) && !cgroup_row(s, cpath)->hidden);
+	CHECK(cgroup_row(s, ppath) && cgroup_row(s, ppath)->hidden);
+	CHECK(row_label(cgroup_row(s, ppath), "pod") == NULL);
+	CHECK_STR(row_label(cgroup_row(s, ppath), "container_id"), pod);
+	CHECK(s != NULL && s->nr_rows == 2);
 	collector_free(c);
 	names_free(n);
 	/* The snapshot holds the map its name labels point into: they

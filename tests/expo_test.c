@@ -420,7 +420,9 @@ scrape_of(struct scrape_cache *cache, struct snapshot *s)
 static void
 test_variants(void)
 {
-	struct expo_opts on = { 1, "0.9.75", "none" }, off = { 0, NULL, NULL };
+	struct expo_opts on = { .exporter_metrics = 1,
+	    .mhd_version = "0.9.75", .pfm_version = "none" },
+	    off = { .exporter_metrics = 0 };
 	struct scrape_cache cache;
 	struct snapshot *s;
 	struct scrape *sc;
@@ -471,7 +473,8 @@ test_variants(void)
 static void
 test_scrape_cache(void)
 {
-	struct expo_opts on = { 1, "0.9.75", "none" };
+	struct expo_opts on = { .exporter_metrics = 1,
+	    .mhd_version = "0.9.75", .pfm_version = "none" };
 	struct scrape_cache cache;
 	struct snapshot *s1 = make_snapshot(3), *s2 = make_snapshot(4);
 	struct scrape *a, *b, *c;
@@ -558,7 +561,7 @@ test_sources(void)
 		{ "pmu_exporter_x_runs_total", "counter", "Runs.", 2, "by", lv,
 		    two },
 	}, om = { "pmu_exporter_y_up", "gauge", "Y.", 1, NULL, NULL, one };
-	static const struct expo_opts o = { 1, NULL, NULL };
+	static const struct expo_opts o = { .exporter_metrics = 1 };
 	char *text;
 	size_t len;
 
@@ -593,6 +596,54 @@ test_sources(void)
 	snapshot_unref(s);
 }
 
+/*
+ * A pod's sandbox (its runtime's record says so) is shown apart, in
+ * pmu_cgroup_hidden_*, in both formats: not in pmu_cgroup_*, and not
+ * left out (issue 32: nothing a cgroup runs disappears).
+ */
+static void
+test_hidden(void)
+{
+	static const char *ev[] = { "task-clock" };
+	static const char *ln[] = { "container_id" }, *lv[] = { "abc" };
+	static const double v[] = { 5 }, vh[] = { 9 };
+	static const unsigned char c[] = { 1 };
+	static const struct expo_opts o = { .exporter_metrics = 1 };
+	struct snapshot *s = snapshot_new();
+	struct snap_row *rows = snapshot_alloc(s, 2 * sizeof(*rows));
+	char *text;
+	size_t len;
+
+	rows[0] = (struct snap_row){ .cgroup = "/ctr", .cpu = -1,
+	    .group = "sw", .nr_events = 1, .events = ev, .counted = c,
+	    .values = v, .enabled_s = 1, .running_s = 1 };
+	rows[1] = (struct snap_row){ .cgroup = "/pause", .nr_labels = 1,
+	    .label_names = ln, .label_values = lv, .cpu = -1, .group = "sw",
+	    .nr_events = 1, .events = ev, .counted = c, .values = vh,
+	    .enabled_s = 2, .running_s = 2, .hidden = 1 };
+	s->rows = rows;
+	s->nr_rows = 2;
+	text = expo_render(s, &len);
+	CHECK_CONTAINS(text, "# TYPE pmu_cgroup_events_total counter\n"
+	    "pmu_cgroup_events_total{cgroup=\"/ctr\",group=\"sw\","
+	    "event=\"task-clock\"} 5\n# HELP");
+	CHECK_CONTAINS(text, "# TYPE pmu_cgroup_hidden_events_total counter\n"
+	    "pmu_cgroup_hidden_events_total{cgroup=\"/pause\","
+	    "container_id=\"abc\",group=\"sw\",event=\"task-clock\"} 9\n");
+	CHECK_CONTAINS(text, "pmu_cgroup_hidden_running_seconds_total{cgroup="
+	    "\"/pause\",container_id=\"abc\",group=\"sw\"} 2\n");
+	CHECK(text && strstr(text, "pmu_cgroup_events_total{cgroup=\"/pause")
+	    == NULL);
+	free(text);
+	text = expo_render_body(s, EXPO_OPENMETRICS, &o, &len);
+	CHECK_CONTAINS(text, "# TYPE pmu_cgroup_hidden_events counter\n"
+	    "pmu_cgroup_hidden_events_total{cgroup=\"/pause\",");
+	CHECK_CONTAINS(text, "# TYPE pmu_cgroup_hidden_enabled_seconds "
+	    "counter\n");
+	free(text);
+	snapshot_unref(s);
+}
+
 int
 main(void)
 {
@@ -604,5 +655,6 @@ main(void)
 	test_scrape_cache();
 	test_topdown();
 	test_sources();
+	test_hidden();
 	return CHECK_DONE();
 }

@@ -190,6 +190,7 @@ struct want {
 	unsigned slots;
 	const char *json;
 	const char *events[10];		/* group order: the leader first */
+	const char *part2[3];		/* the second group, "td:smt" */
 };
 
 #define PM1 "slots", "topdown-retiring", "topdown-bad-spec", \
@@ -206,46 +207,51 @@ struct want {
 #define SKX "CPU_CLK_UNHALTED.THREAD", "IDQ_UOPS_NOT_DELIVERED.CORE", \
 	"UOPS_ISSUED.ANY", "UOPS_RETIRED.RETIRE_SLOTS", \
 	"INT_MISC.RECOVERY_CYCLES"
+#define SKX_SMT { "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE", \
+	"CPU_CLK_UNHALTED.REF_XCLK" }
 
 /*
  * intel_gp counts per thread with SMT on and off alike (the _ANY events
- * are exact only summed per core); Neoverse N2 r0p0-r0p2 get the erratum
+ * are exact only summed per core), with SMT on (or unknown) its
+ * per-thread core clocks' pair in a second group; Neoverse N2 r0p0-r0p2 get the erratum
  * definition, r0p3 and V2 sbsa.json's; Zen 4 ends at model 0xaf.
  */
 static const struct want wants[] = {
 	{ "icelakex", -1, 0, -1, "cpu", "intel_perf_metrics", 1, 0,
-	    "intel_perf_metrics", { PM1 } },
+	    "intel_perf_metrics", { PM1 }, { NULL } },
 	{ "sapphirerapids", -1, 0, -1, "cpu", "intel_perf_metrics", 2, 0,
-	    "intel_perf_metrics", { PM1, PM2 } },
+	    "intel_perf_metrics", { PM1, PM2 }, { NULL } },
 	{ "alderlake", -1, 0, -1, "cpu_atom", "intel_atom", 1, 5, "intel_atom",
 	    { "CPU_CLK_UNHALTED.CORE", "TOPDOWN_FE_BOUND.ALL",
-	    "TOPDOWN_BE_BOUND.ALL", "TOPDOWN_RETIRING.ALL" } },
+	    "TOPDOWN_BE_BOUND.ALL", "TOPDOWN_RETIRING.ALL" }, { NULL } },
 	{ "alderlake", -1, 0, -1, "cpu_core", "intel_perf_metrics", 2, 0,
-	    "intel_perf_metrics", { PM1, PM2 } },
-	{ "skylakex", -1, 0, -1, "cpu", "intel_gp", 1, 4, "intel_gp", { SKX } },
-	{ "skylakex", 1, 0, -1, "cpu", "intel_gp", 1, 4, "intel_gp", { SKX } },
-	{ "skylakex", 0, 0, -1, "cpu", "intel_gp", 1, 4, "intel_gp", { SKX } },
+	    "intel_perf_metrics", { PM1, PM2 }, { NULL } },
+	{ "skylakex", -1, 0, -1, "cpu", "intel_gp", 1, 4, "intel_gp", { SKX },
+	    SKX_SMT },
+	{ "skylakex", 1, 0, -1, "cpu", "intel_gp", 1, 4, "intel_gp", { SKX },
+	    SKX_SMT },
+	{ "skylakex", 0, 0, -1, "cpu", "intel_gp", 1, 4, "intel_gp", { SKX }, { NULL } },
 	{ "zen4", -1, 0, -1, "cpu", "amd_pipeline", 1, 6, "amd_pipeline",
-	    { AMD } },
+	    { AMD }, { NULL } },
 	{ "zen4", -1, 0, 0x61, "cpu", "amd_pipeline", 1, 6, "amd_pipeline",
-	    { AMD } },
+	    { AMD }, { NULL } },
 	{ "zen4", -1, 0, 0xaf, "cpu", "amd_pipeline", 1, 6, "amd_pipeline",
-	    { AMD } },
-	{ "zen4", -1, 0, 0xb0, "cpu", NULL, 0, 0, NULL, { NULL } },
+	    { AMD }, { NULL } },
+	{ "zen4", -1, 0, 0xb0, "cpu", NULL, 0, 0, NULL, { NULL }, { NULL } },
 	{ "zen5", -1, 0, -1, "cpu", "amd_pipeline", 1, 8, "amd_pipeline",
-	    { AMD } },
-	{ "zen3", -1, 0, -1, "cpu", NULL, 0, 0, NULL, { NULL } },
+	    { AMD }, { NULL } },
+	{ "zen3", -1, 0, -1, "cpu", NULL, 0, 0, NULL, { NULL }, { NULL } },
 	{ "neoverse-n2", -1, 0, -1, "armv8_pmuv3_0", "arm_n2_r0p0", 1, 5,
-	    "arm_sbsa", { ARM } },
+	    "arm_sbsa", { ARM }, { NULL } },
 	{ "neoverse-n2", -1, 0x410fd492, -1, "armv8_pmuv3_0", "arm_n2_r0p0",
-	    1, 5, "arm_sbsa", { ARM } },
+	    1, 5, "arm_sbsa", { ARM }, { NULL } },
 	{ "neoverse-n2", -1, 0x410fd493, -1, "armv8_pmuv3_0", "arm_sbsa", 1,
-	    5, "arm_sbsa", { ARM } },
+	    5, "arm_sbsa", { ARM }, { NULL } },
 	{ "neoverse-n2", -1, 0x411fd490, -1, "armv8_pmuv3_0", "arm_sbsa", 1,
-	    5, "arm_sbsa", { ARM } },
+	    5, "arm_sbsa", { ARM }, { NULL } },
 	{ "neoverse-v2", -1, 0, -1, "armv8_pmuv3_0", "arm_sbsa", 1, 8,
-	    "arm_sbsa", { ARM } },
-	{ "none", -1, 0, -1, NULL, NULL, 0, 0, NULL, { NULL } },
+	    "arm_sbsa", { ARM }, { NULL } },
+	{ "none", -1, 0, -1, NULL, NULL, 0, 0, NULL, { NULL }, { NULL } },
 };
 
 static const char yaml[] =
@@ -291,18 +297,65 @@ machine_load(struct machine *m, const char *fixture, int smt)
 	machine_load_as(m, fixture, smt, 0, -1);
 }
 
-/* The group copy of td on pmu, or NULL. */
+/* The copy of group name on pmu, or NULL. */
 static const struct plan_group *
-td_on(const struct plan *p, const char *pmu)
+group_on(const struct plan *p, const char *name, const char *pmu)
 {
 	size_t i;
 
 	for (i = 0; i < p->nr_groups; i++)
-		if (strcmp(p->groups[i].name, "td") == 0 &&
+		if (strcmp(p->groups[i].name, name) == 0 &&
 		    (pmu == NULL ? p->groups[i].pmu == NULL :
 		    p->groups[i].pmu && strcmp(p->groups[i].pmu, pmu) == 0))
 			return &p->groups[i];
 	return NULL;
+}
+
+static const struct plan_group *
+td_on(const struct plan *p, const char *pmu)
+{
+	return group_on(p, "td", pmu);
+}
+
+/*
+ * The events of g are names[] in order, each encoded as perf's JSON
+ * entry json says, and the target counts g.
+ */
+static void
+check_events(const struct want *w, const struct plan *p,
+    const struct plan_group *g, const char *const *names, size_t max)
+{
+	unsigned long long cfg[2];
+	size_t e, n;
+	int counted = 0, t;
+
+	for (n = 0; n < max && names[n]; n++)
+		;
+	CHECK(g->nr_events == n);
+	for (e = 0; e < n && e < g->nr_events; e++) {
+		struct json_object *j = json_entry(w->json, names[e]);
+		const struct perf_event_attr *a = &g->events[e].attr;
+
+		CHECK_STR(g->events[e].name, names[e]);
+		CHECK(j != NULL);
+		if (j == NULL)
+			continue;
+		CHECK(json_encode(w->fixture, w->pmu, j, cfg) == 0);
+		CHECK(a->type == pmu_type(w->fixture, w->pmu));
+		if (a->config != cfg[0] || a->config1 != cfg[1])
+			fprintf(stderr, "%s %s: config 0x%llx config1 0x%llx, "
+			    "perf's JSON says 0x%llx 0x%llx\n", w->fixture,
+			    names[e], (unsigned long long)a->config,
+			    (unsigned long long)a->config1, cfg[0], cfg[1]);
+		CHECK(a->config == cfg[0]);
+		CHECK(a->config1 == cfg[1]);
+		CHECK(a->config2 == 0);
+		CHECK(!a->pinned);
+	}
+	/* The target counts the copy that has events, never one without. */
+	for (t = 0; (size_t)t < p->targets[0].nr_groups; t++)
+		counted += &p->groups[p->targets[0].groups[t]] == g;
+	CHECK(counted == (g->nr_events > 0));
 }
 
 static void
@@ -310,11 +363,8 @@ check_family(const struct want *w)
 {
 	struct machine m;
 	struct plan *p = NULL;
-	const struct plan_group *g;
-	unsigned long long cfg[2];
+	const struct plan_group *g, *g2;
 	char err[1024];
-	size_t e, n;
-	int counted = 0, t;
 
 	machine_load_as(&m, w->fixture, w->smt, w->midr, w->model);
 	if (config_parse(&m.ctx, "<td>", yaml, strlen(yaml), &p, err,
@@ -346,33 +396,18 @@ check_family(const struct want *w)
 		CHECK(g->slots_per_cycle == w->slots);
 		CHECK(g->nr_missing == 0);
 	}
-	for (n = 0; n < 10 && w->events[n]; n++)
-		;
-	CHECK(g->nr_events == n);
-	for (e = 0; e < n && e < g->nr_events; e++) {
-		struct json_object *j = json_entry(w->json, w->events[e]);
-		const struct perf_event_attr *a = &g->events[e].attr;
-
-		CHECK_STR(g->events[e].name, w->events[e]);
-		CHECK(j != NULL);
-		if (j == NULL)
-			continue;
-		CHECK(json_encode(w->fixture, w->pmu, j, cfg) == 0);
-		CHECK(a->type == pmu_type(w->fixture, w->pmu));
-		if (a->config != cfg[0] || a->config1 != cfg[1])
-			fprintf(stderr, "%s %s: config 0x%llx config1 0x%llx, "
-			    "perf's JSON says 0x%llx 0x%llx\n", w->fixture,
-			    w->events[e], (unsigned long long)a->config,
-			    (unsigned long long)a->config1, cfg[0], cfg[1]);
-		CHECK(a->config == cfg[0]);
-		CHECK(a->config1 == cfg[1]);
-		CHECK(a->config2 == 0);
-		CHECK(!a->pinned);
-	}
-	/* The target counts the copy that has events, never one without. */
-	for (t = 0; (size_t)t < p->targets[0].nr_groups; t++)
-		counted += &p->groups[p->targets[0].groups[t]] == g;
-	CHECK(counted == (g->nr_events > 0));
+	check_events(w, p, g, w->events, 10);
+	/* The SMT pair: its own group, right after the first, named by
+	 * the target through "td"; no width of its own. */
+	g2 = group_on(p, "td:smt", w->pmu);
+	CHECK((g2 != NULL) == (w->part2[0] != NULL));
+	if (g2 == NULL)
+		goto out;
+	CHECK(g2 == g + 1);
+	CHECK(g2->preset && g2->hybrid && g2->nr_missing == 0);
+	CHECK_STR(g2->definition, w->definition);
+	CHECK(g2->level == w->level && g2->slots_per_cycle == 0);
+	check_events(w, p, g2, w->part2, 3);
 out:
 	plan_free(p);
 	pmu_list_free(&m.pmus);
@@ -443,6 +478,7 @@ check_events_used(const struct want *w)
 	CHECK(config_parse(&m.ctx, "<td>", yaml, strlen(yaml), &p, err,
 	    sizeof(err)) == 0);
 	g = p ? td_on(p, w->pmu) : NULL;
+again:
 	for (e = 0; g && rules && e < g->nr_events; e++) {
 		if (strcmp(g->events[e].name, "slots") == 0)
 			continue;
@@ -454,6 +490,10 @@ check_events_used(const struct want *w)
 			    w->fixture, needle);
 		CHECK(strstr(rules, needle) != NULL ||
 		    in_regex(rules, g->definition, g->events[e].name));
+	}
+	if (g && strcmp(g->name, "td") == 0 && p) {
+		g = group_on(p, "td:smt", w->pmu);
+		goto again;
 	}
 	plan_free(p);
 	pmu_list_free(&m.pmus);
@@ -538,6 +578,14 @@ check_errors(void)
 	static const char bpf[] =
 	    "groups:\n  - {name: td, preset: topdown}\n"
 	    "cgroups:\n  - {path: /x, groups: [td], mode: bpf}\n";
+	static const char smt_before[] =
+	    "groups:\n  - {name: td:smt, events: [cycles]}\n"
+	    "  - {name: td, preset: topdown}\n"
+	    "cpus:\n  - {cpus: all, groups: [td]}\n";
+	static const char smt_after[] =
+	    "groups:\n  - {name: td, preset: topdown}\n"
+	    "  - {name: td:smt, events: [cycles]}\n"
+	    "cpus:\n  - {cpus: all, groups: [td]}\n";
 
 	machine_load(&m, "icelakex", -1);
 	CHECK(config_parse(&m.ctx, "t.yaml", unknown, strlen(unknown), &p,
@@ -552,9 +600,46 @@ check_errors(void)
 	CHECK_CONTAINS(err, "t.yaml:4:");
 	CHECK_CONTAINS(err, "mode: bpf");
 	pmu_list_free(&m.pmus);
+
+	/* The SMT pair's group name is taken, before and after. */
+	machine_load(&m, "skylakex", 1);
+	CHECK(config_parse(&m.ctx, "t.yaml", smt_before, strlen(smt_before),
+	    &p, err, sizeof(err)) == -EINVAL);
+	CHECK_CONTAINS(err, "t.yaml:3:");
+	CHECK_CONTAINS(err, "\"td:smt\" is the name of this preset's second "
+	    "group on cpu");
+	CHECK(config_parse(&m.ctx, "t.yaml", smt_after, strlen(smt_after),
+	    &p, err, sizeof(err)) == -EINVAL);
+	CHECK_CONTAINS(err, "t.yaml:3:");
+	CHECK_CONTAINS(err, "duplicate group name \"td:smt\"");
+	pmu_list_free(&m.pmus);
 }
 
-/* The embedded default opens the preset only on perf-metrics PMUs. */
+/*
+ * How many targets of kind k count group g (a copy in the plan), and
+ * whether any counts a group led by slots besides g.
+ */
+static size_t
+counted_by(const struct plan *p, const struct plan_group *g,
+    enum plan_target_kind k)
+{
+	size_t t, j, n = 0;
+
+	for (t = 0; t < p->nr_targets; t++)
+		for (j = 0; p->targets[t].kind == k &&
+		    j < p->targets[t].nr_groups; j++)
+			n += &p->groups[p->targets[t].groups[j]] == g;
+	return n;
+}
+
+/*
+ * The embedded default opens the preset only on perf-metrics PMUs, and
+ * only per CPU: fixed counter 3 and PERF_METRICS serve one slots-led
+ * group per CPU at a time, so a per-cgroup copy beside the per-CPU one
+ * would multiplex with it (docs/topdown.md, "perf-metrics: one group per
+ * CPU at a time").
+ * Nowhere does it open intel_gp's SMT pair.
+ */
 static void
 check_default(void)
 {
@@ -584,7 +669,12 @@ check_default(void)
 			CHECK(g->nr_missing == 0);	/* silent elsewhere */
 			if (d[i].nr)
 				CHECK_STR(g->events[0].name, "slots");
+			CHECK(counted_by(p, g, PLAN_TARGET_CPU) ==
+			    (d[i].nr > 0));
+			CHECK(counted_by(p, g, PLAN_TARGET_CGROUP) == 0);
 		}
+		CHECK(p && p->nr_targets > 2);	/* the layouts are there */
+		CHECK(p == NULL || group_on(p, "td:smt", d[i].pmu) == NULL);
 		plan_free(p);
 		pmu_list_free(&m.pmus);
 	}

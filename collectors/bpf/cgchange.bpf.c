@@ -129,19 +129,3 @@ on_change(__u64 *ctx)
 	st->root_sum = sum;
 	return 0;
 }
-
-/* Run by BPF_PROG_TEST_RUN on each CPU before user space reads counts. */
-SEC("raw_tp")
-int
-on_demand(void *ctx)
-{
-	struct cgc_cpu *st = cpu_state();
-
-	(void)ctx;
-	if (st == 0)
-		return 0;
-	charge(st, 0, 0);
-	st->css = 0;		/* the next switch charges, whatever it is */
-	st->into_root = 0;
-	return 0;
-}

@@ -39,19 +39,6 @@ on_switch(__u64 *ctx)
 	return 0;
 }
 
-/* Run by BPF_PROG_TEST_RUN on each CPU before user space reads counts. */
-SEC("raw_tp")
-int
-on_demand(void *ctx)
-{
-	struct cgc_cpu *st = cpu_state();
-
-	(void)ctx;
-	if (st)
-		charge(st, 0, 0);
-	return 0;
-}
-
 /* PERF_COUNT_SW_CGROUP_SWITCHES, for bench/bpf_trigger only (above). */
 SEC("perf_event")
 int

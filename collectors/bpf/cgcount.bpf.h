@@ -316,4 +316,26 @@ on_lag(void *ctx)
 	return 0;
 }
 
+/*
+ * Run by BPF_PROG_TEST_RUN on each CPU before user space reads counts:
+ * what ran since the last run is charged, and the next switch charges,
+ * whatever it is (cgchange.bpf.c's comparison of cgroups starts again;
+ * cgcount.bpf.c never sets what is forgotten here).  One program for
+ * both objects.
+ */
+SEC("raw_tp")
+int
+on_demand(void *ctx)
+{
+	struct cgc_cpu *st = cpu_state();
+
+	(void)ctx;
+	if (st == 0)
+		return 0;
+	charge(st, 0, 0);
+	st->css = 0;
+	st->into_root = 0;
+	return 0;
+}
+
 #endif

@@ -402,6 +402,59 @@ bpf_matched(const struct plan *cfg, const struct cgroup_list *matched)
 }
 
 /*
+ * Why the kind's object could not be made, said once per reason, not at
+ * every rescan; kept in bs->why until the next rebuild.
+ */
+static void
+say_unavailable(const struct source_ctx *x, struct bpfstate *bs,
+    const char *why, int r)
+{
+	const struct plan *cfg = x->cfg;
+	int refuse = 0, skip = 0;
+	size_t i;
+
+	for (i = 0; i < cfg->nr_targets; i++) {
+		refuse |= mine(&cfg->targets[i]) &&
+		    cfg->targets[i].fallback == PLAN_FALLBACK_REFUSE;
+		skip |= mine(&cfg->targets[i]) &&
+		    cfg->targets[i].fallback == PLAN_FALLBACK_SKIP;
+	}
+	if (strcmp(why, bs->why) != 0)
+		SREPORT(x, refuse ? 3 : 4, NULL, NULL, NULL, -1, -r,
+		    "mode: bpf is not available: %s; %s", why,
+		    refuse || skip ? "the cgroups of the entries with "
+		    "bpf_fallback: refuse or skip are not counted, the "
+		    "others are counted in perf mode" : "their cgroups "
+		    "are counted in perf mode instead (bpf_fallback: "
+		    "perf)");
+	snprintf(bs->why, BPF_WHY, "%s", why);
+}
+
+/* What the loaded object counts, and when its program runs. */
+static void
+say_loaded(const struct source_ctx *x, const struct bpfmode *b)
+{
+	const char *no_change;
+
+	if (bpfcg_trigger(b->cg, &no_change) == BPFCG_TRIGGER_CGROUP_CHANGE)
+		SREPORT(x, 6, NULL, NULL, NULL, -1, 0, "mode: bpf: %zu group%s "
+		    "opened once on each of %zu CPUs, charged by a BPF program "
+		    "to up to %zu cgroups; it runs when a context switch "
+		    "changes cgroup (BTF-typed sched_switch tracepoint)",
+		    b->nr_groups, b->nr_groups == 1 ? "" : "s", b->cpus.nr,
+		    b->max_cgroups);
+	else
+		SREPORT(x, 5, NULL, NULL, NULL, -1, 0, "mode: bpf: %zu group%s "
+		    "opened once on each of %zu CPUs, charged by a BPF program "
+		    "to up to %zu cgroups; it runs at every context switch "
+		    "(sched_switch raw tracepoint), also between tasks of one "
+		    "cgroup, because %s", b->nr_groups,
+		    b->nr_groups == 1 ? "" : "s", b->cpus.nr, b->max_cgroups,
+		    every_switch() ? "PMU_EXPORTER_BPF_TRIGGER=every_switch "
+		    "asks for it" : no_change);
+}
+
+/*
  * Before a rescan plans its targets: make the kind's object serve the plan's
  * bpf-mode entries, or say why it cannot.  The program is loaded when a
  * bpf-mode entry first matches a cgroup (the embedded default names
@@ -420,10 +473,9 @@ bpfmode_setup(const struct source_ctx *x, const struct cgroup_list *matched,
 	struct bpfstate *bs = bst(x);
 	unsigned char *want;
 	struct bpfmode *b = NULL;
-	const char *no_change;
 	char why[BPF_WHY];
-	size_t nwant, i;
-	int r, refuse = 0, skip = 0;
+	size_t nwant;
+	int r;
 
 	if ((want = calloc(cfg->nr_groups + 1, 1)) == NULL)
 		return -ENOMEM;
@@ -460,43 +512,13 @@ bpfmode_setup(const struct source_ctx *x, const struct cgroup_list *matched,
 	free(want);
 	if (r == -ENOMEM)
 		return r;
-	for (i = 0; i < cfg->nr_targets; i++) {
-		refuse |= mine(&cfg->targets[i]) &&
-		    cfg->targets[i].fallback == PLAN_FALLBACK_REFUSE;
-		skip |= mine(&cfg->targets[i]) &&
-		    cfg->targets[i].fallback == PLAN_FALLBACK_SKIP;
-	}
 	if (r < 0) {
-		/* Said once per reason, not at every rescan. */
-		if (strcmp(why, bs->why) != 0)
-			SREPORT(x, refuse ? 3 : 4, NULL, NULL, NULL, -1, -r,
-			    "mode: bpf is not available: %s; %s", why,
-			    refuse || skip ? "the cgroups of the entries with "
-			    "bpf_fallback: refuse or skip are not counted, the "
-			    "others are counted in perf mode" : "their cgroups "
-			    "are counted in perf mode instead (bpf_fallback: "
-			    "perf)");
-		snprintf(bs->why, BPF_WHY, "%s", why);
+		say_unavailable(x, bs, why, r);
 		return 0;
 	}
 	bs->why[0] = '\0';
 	bs->cur = b;
-	if (bpfcg_trigger(b->cg, &no_change) == BPFCG_TRIGGER_CGROUP_CHANGE)
-		SREPORT(x, 6, NULL, NULL, NULL, -1, 0, "mode: bpf: %zu group%s "
-		    "opened once on each of %zu CPUs, charged by a BPF program "
-		    "to up to %zu cgroups; it runs when a context switch "
-		    "changes cgroup (BTF-typed sched_switch tracepoint)",
-		    b->nr_groups, b->nr_groups == 1 ? "" : "s", b->cpus.nr,
-		    b->max_cgroups);
-	else
-		SREPORT(x, 5, NULL, NULL, NULL, -1, 0, "mode: bpf: %zu group%s "
-		    "opened once on each of %zu CPUs, charged by a BPF program "
-		    "to up to %zu cgroups; it runs at every context switch "
-		    "(sched_switch raw tracepoint), also between tasks of one "
-		    "cgroup, because %s", b->nr_groups,
-		    b->nr_groups == 1 ? "" : "s", b->cpus.nr, b->max_cgroups,
-		    every_switch() ? "PMU_EXPORTER_BPF_TRIGGER=every_switch "
-		    "asks for it" : no_change);
+	say_loaded(x, b);
 	return 0;
 }
 

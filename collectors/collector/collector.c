@@ -120,7 +120,7 @@ static int
 apply_plan(struct collector *c, const struct plan *cfg)
 {
 	cgroups_ensure(c, cfg);
-	return interval_build(c, cfg, 0);
+	return targetset_reconcile(c, cfg, RECONCILE_RELOAD, &c->sched.asks);
 }
 
 /* On the thread: take the pending request, carry it out, reply. */
@@ -242,7 +242,8 @@ collector_new(const struct plan *cfg, const struct collector_opts *o,
 	cgroups_ensure(c, cfg);
 	if ((r = rebuild_cfgstate_init(c, cfg)) < 0)
 		goto nomem;
-	if ((r = interval_build(c, cfg, 1)) < 0)
+	if ((r = targetset_reconcile(c, cfg, RECONCILE_START,
+	    &c->sched.asks)) < 0)
 		goto nomem;
 	*out = c;
 	return 0;

@@ -42,6 +42,11 @@ struct collector_opts {
 	/* Container names for targets with a container_id label (NULL:
 	 * none): told the ids counted, read from its newest map. */
 	struct names *names;
+	/* Called on the collector thread after each snapshot is published
+	 * (NULL: nothing): a consumer takes its own reference (s stays
+	 * valid during the call) and must return at once. */
+	void (*published)(void *arg, struct snapshot *s);
+	void *published_arg;
 };
 
 struct collector;

@@ -175,7 +175,7 @@ struct collector {
 	int reload_ok;			/* the last reload worked */
 	double reload_success_s;
 
-	/* The container ids last told the name resolver (snapbuild.c). */
+	/* The container ids last told the name resolver (interval.c). */
 	uint64_t names_told;		/* a hash of the set */
 	size_t names_told_nr;
 };
@@ -239,12 +239,27 @@ int target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
 int target_was_counted(const struct adopt *ad, const char *cgroup);
 void target_last_read(struct target *t);
 
-/* rebuild.c */
-int rebuild_open_all(struct collector *c, const struct adopt *ad,
-    int enable, struct asks *as);
+/*
+ * rebuild.c: the one way the target set changes.  Why it changes:
+ *   START       the first set (nothing to adopt, nothing enabled);
+ *   RELOAD      a new plan, cfg (adopting what stays);
+ *   CPU_CHANGE  the CPUs changed, cfg is the current plan;
+ *   RETRY       instances that stopped counting reopened, the rest kept;
+ *   RESCAN      the cgroups changed: new ones opened, gone ones closed.
+ * Every reason but RESCAN restarts the rescan interval.  What to retry or
+ * rescan next goes in as, for the schedule (interval.c).  0 or -ENOMEM,
+ * which leaves a usable target set.
+ */
+enum reconcile_reason {
+	RECONCILE_START,
+	RECONCILE_RELOAD,
+	RECONCILE_CPU_CHANGE,
+	RECONCILE_RETRY,
+	RECONCILE_RESCAN,
+};
+int targetset_reconcile(struct collector *c, const struct plan *cfg,
+    enum reconcile_reason why, struct asks *as);
 uint64_t rebuild_fd_budget(const struct plan *cfg);
-int rebuild_targets(struct collector *c, const struct plan *cfg,
-    struct asks *as);
 void rebuild_enable(struct collector *c);
 int rebuild_cfgstate_init(struct collector *c, const struct plan *cfg);
 void rebuild_kinds_ctx(struct collector *c);
@@ -259,13 +274,7 @@ source_retry_soon(const struct source_ctx *x)
 	x->asks->retry_soon = 1;
 }
 
-/*
- * interval.c: the target set built for cfg, its asks to the schedule: the
- * first set (first: at start, nothing to adopt, nothing enabled), or
- * built again (a reload, a CPU change, a retry; adopting what stays).
- */
-int interval_build(struct collector *c, const struct plan *cfg, int first);
-/* A cgroup came or went (inotify): rescan at the next collection. */
+/* interval.c: a cgroup came or went (inotify): rescan at the next collection. */
 void interval_cgroups_changed(struct collector *c);
 
 /* hotplug.c */
@@ -276,8 +285,5 @@ int hotplug_changed(struct collector *c);
 int discovery_rescan(struct collector *c, int enable, int rebuild,
     const struct adopt *ad, struct asks *as);
 size_t discovery_fds(const struct collector *c);	/* perf fds held */
-
-/* snapbuild.c */
-struct snapshot *snapbuild(struct collector *c, double duration_s);
 
 #endif

@@ -29,27 +29,11 @@
 
 #include "collectors/cgroup/cgroupfs.h"
 #include "collectors/collector/collector_int.h"
+#include "collectors/collector/wanted.h"
 #include "util/utf8.h"
 
 /* Paths named in one line about many cgroups. */
 #define NAMED 3
-
-/* One cgroup matched by one cgroups: entry. */
-struct match {
-	const char *path;	/* owned by the entry's list */
-	size_t entry;		/* index in cfg->targets */
-};
-
-static int
-match_cmp(const void *a, const void *b)
-{
-	const struct match *x = a, *y = b;
-	int d = strcmp(x->path, y->path);
-
-	if (d)
-		return d;
-	return (x->entry > y->entry) - (x->entry < y->entry);
-}
 
 /* A list of cgroups for one line: "a, b, c and 9 more". */
 struct namelist {
@@ -110,15 +94,14 @@ plan_entry(struct collector *c, struct target *t,
 
 /*
  * Expand every cgroups: entry into lists[i] (and the directories read
- * into dirs), then into one sorted array of matches.  0 or -ENOMEM.
+ * into dirs), then into the wanted set (wanted.h).  0 or -ENOMEM.
  */
 static int
 expand_all(struct collector *c, struct cgroup_list *lists,
-    struct cgroup_list *dirs, struct match **out, size_t *nout)
+    struct cgroup_list *dirs, struct wanted *w)
 {
 	const struct plan *cfg = c->cfg;
-	struct match *m;
-	size_t i, j, n = 0;
+	size_t i;
 	int r;
 
 	for (i = 0; i < cfg->nr_targets; i++) {
@@ -149,17 +132,8 @@ expand_all(struct collector *c, struct cgroup_list *lists,
 			    ct->path, c->cgroot);
 		} else if (lists[i].nr > 0)
 			c->pattern_empty[i] = 0;
-		n += lists[i].nr;
 	}
-	if ((m = malloc((n + 1) * sizeof(*m))) == NULL)
-		return -ENOMEM;
-	for (i = 0, n = 0; i < cfg->nr_targets; i++)
-		for (j = 0; j < lists[i].nr; j++)
-			m[n++] = (struct match){ lists[i].path[j], i };
-	qsort(m, n, sizeof(*m), match_cmp);
-	*out = m;
-	*nout = n;
-	return 0;
+	return wanted_build(cfg, lists, w);
 }
 
 /* The old target for path, by binary search: targets are kept sorted. */
@@ -224,15 +198,14 @@ entry_mode(const struct collector *c, const struct plan_target *ct)
 
 /*
  * One line per layout whose count or mode changed since it was last
- * said: "layout docker: 12 cgroups (mode perf)".  m is sorted by path, so
- * a cgroup two entries of one layout match is counted once.  Layouts are
- * few (the default has ten): a pass over the matches each.
+ * said: "layout docker: 12 cgroups (mode perf)", the count of distinct
+ * cgroups the wanted set holds for it.
  */
 static void
-report_layouts(struct collector *c, const struct match *m, size_t nm)
+report_layouts(struct collector *c, const struct wanted *w)
 {
 	const struct plan *cfg = c->cfg;
-	const char *mode, *prev;
+	const char *mode;
 	size_t i, l, n;
 
 	for (l = 0; l < cfg->nr_layouts; l++) {
@@ -242,12 +215,7 @@ report_layouts(struct collector *c, const struct match *m, size_t nm)
 		for (i = 0; i < cfg->nr_targets && mode == NULL; i++)
 			if (cfg->targets[i].layout == l + 1)
 				mode = entry_mode(c, &cfg->targets[i]);
-		for (i = 0, n = 0, prev = NULL; i < nm; i++)
-			if (cfg->targets[m[i].entry].layout == l + 1 &&
-			    (prev == NULL || strcmp(prev, m[i].path) != 0)) {
-				prev = m[i].path;
-				n++;
-			}
+		n = w->per_layout[l];
 		/* Never said and nothing found: nothing to say. */
 		if ((s->mode == NULL && n == 0) || (s->mode != NULL &&
 		    s->cgroups == n && strcmp(s->mode, mode) == 0))
@@ -515,9 +483,9 @@ discovery_rescan(struct collector *c, int enable, int rebuild,
 	const struct plan *cfg = c->cfg;
 	struct cgroup_list *lists, dirs = { 0, 0, NULL };
 	struct next_set ns = { NULL, 0, NULL, 0 };
-	struct match *m = NULL;
+	struct wanted w = { NULL, 0, NULL };
 	struct tally ty;
-	size_t i, nm = 0, any = 0;
+	size_t i, any = 0;
 	int r = -ENOMEM;
 
 	for (i = 0; i < cfg->nr_targets; i++)
@@ -526,14 +494,14 @@ discovery_rescan(struct collector *c, int enable, int rebuild,
 		return prepare_kinds(c, NULL, rebuild);
 	if ((lists = calloc(cfg->nr_targets + 1, sizeof(*lists))) == NULL)
 		return -ENOMEM;
-	if (expand_all(c, lists, &dirs, &m, &nm) < 0 ||
+	if (expand_all(c, lists, &dirs, &w) < 0 ||
 	    prepare_kinds(c, lists, rebuild) < 0)
 		goto out;
-	ns.v = malloc((c->nr_targets + nm + 1) * sizeof(*ns.v));
-	ns.fresh = malloc((nm + 1) * sizeof(*ns.fresh));
+	ns.v = malloc((c->nr_targets + w.nm + 1) * sizeof(*ns.v));
+	ns.fresh = malloc((w.nm + 1) * sizeof(*ns.fresh));
 	if (ns.v == NULL || ns.fresh == NULL)
 		goto out;
-	if (plan_next(c, m, nm, &ns) < 0)
+	if (plan_next(c, w.m, w.nm, &ns) < 0)
 		goto out;
 	memset(&ty, 0, sizeof(ty));
 	ty.fds_in_use = fds_in_use(c, 1);
@@ -544,7 +512,7 @@ discovery_rescan(struct collector *c, int enable, int rebuild,
 	c->cg_counted = ty.counted;
 	c->cg_skipped = ty.skipped;
 	report_tally(c, &ty);
-	report_layouts(c, m, nm);
+	report_layouts(c, &w);
 	r = watch_dirs(c, &dirs);
 	/* A slot freed this interval is reusable after the next refresh:
 	 * rescan then, not a whole rescan interval later. */
@@ -560,7 +528,7 @@ out:
 		target_free(ns.fresh[i]);
 	free(ns.fresh);
 	free(ns.v);
-	free(m);
+	wanted_free(&w);
 	for (i = 0; i < cfg->nr_targets; i++)
 		cgroup_list_free(&lists[i]);
 	free(lists);

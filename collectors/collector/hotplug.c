@@ -4,7 +4,7 @@
  * changed.  When it did, the instances on CPUs gone offline are read one
  * last time (their counts since the last collection are still in the
  * kernel's counters), and the schedule rebuilds the targets the way a
- * reload does (rebuild_targets), so instances on CPUs that stay keep their
+ * reload does (targetset_reconcile), so instances on CPUs that stay keep their
  * counters, series keep the counts of CPUs gone offline, and new CPUs are
  * opened (retried at once on ENODEV).
  */
@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "collectors/collector/collector_int.h"
+#include "collectors/collector/interval.h"
 
 /* Keep the online-CPUs file open: one pread per interval tells changes. */
 void
@@ -33,30 +34,21 @@ hotplug_open(struct collector *c)
 }
 
 /*
- * One last reading of every open instance on a CPU gone offline: what it
- * counted since the last collection goes into its accumulators, which
- * the rebuild carries (instance.c), instead of closing with it.  A CPU
- * offline keeps its events' counts readable, frozen when it went.
+ * One last reading of an open instance on a CPU gone offline (one not in
+ * the map now): what it counted since the last collection goes into its
+ * accumulators, which the rebuild carries (instance.c), instead of
+ * closing with it.  A CPU offline keeps its events' counts readable,
+ * frozen when it went.
  */
 static void
-read_gone(struct collector *c, const struct cpumap *now)
+read_gone(struct collector *c, struct target *t, struct tgroup *tg,
+    struct inst *in, const void *now)
 {
-	size_t i, j, k;
-
-	/* What a kind gathers for its sources first (source.h). */
-	for (i = 0; i < SOURCE_KINDS; i++)
-		if (source_kinds[i]->refresh)
-			source_kinds[i]->refresh(&c->kctx[i]);
-	for (i = 0; i < c->nr_targets; i++)
-		for (j = 0; c->targets[i]->opened &&
-		    j < c->targets[i]->nr_groups; j++) {
-			struct tgroup *tg = &c->targets[i]->groups[j];
-
-			for (k = 0; k < tg->cpus.nr; k++)
-				if (tg->inst[k].state == INST_OK &&
-				    !cpumap_has(now, tg->inst[k].cpu))
-					(void)inst_read(&tg->inst[k]);
-		}
+	(void)c;
+	(void)t;
+	(void)tg;
+	if (in->state == INST_OK && !cpumap_has(now, in->cpu))
+		(void)inst_read(in);
 }
 
 /* Did the set of online CPUs change?  Then the instances on CPUs gone
@@ -80,7 +72,7 @@ hotplug_changed(struct collector *c)
 	buf[strcspn(buf, "\n")] = '\0';
 	REPORT(c, 6, NULL, NULL, NULL, -1, 0, "online CPUs are now %s: "
 	    "reopening what changed", buf);
-	read_gone(c, &m);
+	interval_read_each(c, read_gone, &m);
 	memcpy(c->online_text, buf, sizeof(buf));
 	c->online_text[strlen(buf)] = '\n';
 	c->online_text[strlen(buf) + 1] = '\0';

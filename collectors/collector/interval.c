@@ -2,7 +2,8 @@
  * interval.c - one collection (see collector_int.h): every open instance
  * read with one read(), each interval's deltas scaled by its own
  * enabled/running deltas and added to monotonic accumulators, then a
- * snapshot built and published.  Reading allocates nothing and takes no
+ * snapshot built and published, and the name resolver told the container
+ * ids the snapshot saw (snapbuild only reads; the collector acts).  Reading allocates nothing and takes no
  * lock; the snapshot is new memory every interval (one arena, freed by
  * its last reader), since readers may hold the previous one.
  *
@@ -19,6 +20,9 @@
 #include <string.h>
 
 #include "collectors/collector/collector_int.h"
+#include "collectors/collector/interval.h"
+#include "collectors/collector/snapbuild.h"
+#include "names/names.h"
 
 /* ---- reading ------------------------------------------------------ */
 
@@ -34,13 +38,35 @@ takes_counters(const struct plan_group *g)
 	return 0;
 }
 
+void
+interval_read_each(struct collector *c, interval_read_fn fn,
+    const void *arg)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < SOURCE_KINDS; i++)
+		if (source_kinds[i]->refresh)
+			source_kinds[i]->refresh(&c->kctx[i]);
+	for (i = 0; i < c->nr_targets; i++)
+		for (j = 0; c->targets[i]->opened &&
+		    j < c->targets[i]->nr_groups; j++) {
+			struct tgroup *tg = &c->targets[i]->groups[j];
+
+			for (k = 0; k < tg->cpus.nr; k++)
+				fn(c, c->targets[i], tg, &tg->inst[k], arg);
+		}
+}
+
+/* One instance's reading in a collection: its deltas added up, or why
+ * it had none. */
 static void
 inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
-    struct inst *in)
+    struct inst *in, const void *arg)
 {
 	const struct plan_group *g = &c->cfg->groups[tg->gi];
 	int r;
 
+	(void)arg;
 	if (in->state != INST_OK || in->src == NULL)
 		return;
 	if ((r = inst_read(in)) == -EAGAIN || r == 1)
@@ -86,15 +112,6 @@ inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
 
 /* ---- the schedule ------------------------------------------------ */
 
-int
-interval_build(struct collector *c, const struct plan *cfg, int first)
-{
-	/* Every cgroup is rescanned from here. */
-	c->sched.last_rescan_ns = mono_ns();
-	return first ? rebuild_open_all(c, NULL, 0, &c->sched.asks) :
-	    rebuild_targets(c, cfg, &c->sched.asks);
-}
-
 void
 interval_cgroups_changed(struct collector *c)
 {
@@ -112,7 +129,8 @@ collector_tend(struct collector *c)
 	if (hotplug_changed(c)) {
 		sc->soon_tries = 0;
 		as->retry_soon = 0;
-		if (interval_build(c, c->cfg, 0) < 0)
+		if (targetset_reconcile(c, c->cfg, RECONCILE_CPU_CHANGE,
+		    as) < 0)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "reopening after a CPU change: %s",
 			    strerror(ENOMEM));
@@ -125,14 +143,14 @@ collector_tend(struct collector *c)
 		REPORT(c, 6, NULL, NULL, NULL, -1, 0, "reopening group "
 		    "instances that stopped counting");
 		*as = (struct asks){ 0, 0, 0 };
-		if (interval_build(c, c->cfg, 0) < 0)
+		if (targetset_reconcile(c, c->cfg, RECONCILE_RETRY, as) < 0)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "reopening: %s", strerror(ENOMEM));
 	} else if (as->rescan_soon || t0 - sc->last_rescan_ns >=
 	    c->cfg->rescan_ns) {
 		sc->last_rescan_ns = t0;
 		as->rescan_soon = 0;
-		if (discovery_rescan(c, 1, 0, NULL, as) < 0)
+		if (targetset_reconcile(c, c->cfg, RECONCILE_RESCAN, as) < 0)
 			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 			    "cgroup rescan: %s", strerror(ENOMEM));
 	}
@@ -140,32 +158,61 @@ collector_tend(struct collector *c)
 
 /* ---- one collection ----------------------------------------------- */
 
+/*
+ * What a snapshot saw, acted on: the targets it held out for their names
+ * are marked, so the next one shows them; the resolver is told the ids
+ * counted now and their cgroups, when the set changed.
+ */
+static void
+names_tell(struct collector *c, const struct snapseen *seen)
+{
+	uint64_t h = 1469598103934665603ULL;
+	size_t i;
+	const char *p;
+
+	for (i = 0; i < seen->nr_held; i++)
+		c->targets[seen->held[i]]->names_held = 1;
+	for (i = 0; i < seen->nr_ids; i++) {
+		for (p = seen->ids[i]; *p; p++)
+			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+		h = (h ^ 0xff) * 1099511628211ULL;
+		for (p = seen->cgs[i]; *p; p++)
+			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+		h = (h ^ 0xfe) * 1099511628211ULL;
+	}
+	if (h == c->names_told && seen->nr_ids == c->names_told_nr)
+		return;
+	if (names_want(c->o.names, c->have_cgroot ? c->cgroot : NULL,
+	    seen->ids, seen->cgs, seen->nr_ids) == 0) {
+		c->names_told = h;
+		c->names_told_nr = seen->nr_ids;
+	}
+}
+
 void
 collector_collect(struct collector *c)
 {
 	uint64_t t0 = mono_ns(), t1;
+	struct namemap *nm;
+	struct snapseen seen;
 	struct snapshot *s;
-	size_t i, j, k;
 
-	for (i = 0; i < SOURCE_KINDS; i++)
-		if (source_kinds[i]->refresh)
-			source_kinds[i]->refresh(&c->kctx[i]);
-	for (i = 0; i < c->nr_targets; i++)
-		for (j = 0; c->targets[i]->opened &&
-		    j < c->targets[i]->nr_groups; j++) {
-			struct tgroup *tg = &c->targets[i]->groups[j];
-
-			for (k = 0; k < tg->cpus.nr; k++)
-				inst_collect(c, c->targets[i], tg,
-				    &tg->inst[k]);
-		}
+	interval_read_each(c, inst_collect, NULL);
 	c->seq++;
 	t1 = mono_ns();
-	s = snapbuild(c, (double)(t1 - t0) / 1e9);
+	nm = c->o.names ? names_map(c->o.names) : NULL;
+	s = snapbuild(c, nm, (double)(t1 - t0) / 1e9, &seen);
+	namemap_unref(nm);
 	if (s == NULL)
 		REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 		    "building a snapshot: %s", strerror(ENOMEM));
-	else
+	else {
+		if (nm)
+			names_tell(c, &seen);
 		snapshot_publish(&c->slot, s);
+		if (c->o.published)
+			c->o.published(c->o.published_arg, s);
+	}
+	snapseen_free(&seen);
 	atomic_fetch_add(&c->heartbeat, 1);
 }

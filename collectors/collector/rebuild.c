@@ -4,7 +4,8 @@
  * at a reload, after a CPU change and when failed instances are retried.
  * The system-wide target is the union of the cpus: entries; the cgroup
  * targets come from discovery.c.  Above target.c, instance.c and
- * discovery.c; called by collector.c and interval.c.
+ * discovery.c; called by collector.c and interval.c through one entry,
+ * targetset_reconcile, with the reason the set changes.
  */
 #include "autoconf.h"
 
@@ -147,7 +148,7 @@ build_cpu_target(struct collector *c, struct target **out)
  * enabling each as it opens if enable is set; what to retry or rescan
  * goes in as, for the schedule (interval.c).
  */
-int
+static int
 rebuild_open_all(struct collector *c, const struct adopt *ad, int enable,
     struct asks *as)
 {
@@ -190,7 +191,7 @@ rebuild_fd_budget(const struct plan *cfg)
  * CPU change), adopting the instances that stay the same and enabling
  * each target as it opens.
  */
-int
+static int
 rebuild_targets(struct collector *c, const struct plan *cfg, struct asks *as)
 {
 	struct perf_event_attr **attrs = c->attrs;
@@ -242,6 +243,20 @@ rebuild_targets(struct collector *c, const struct plan *cfg, struct asks *as)
 		target_free(old[i]);
 	free(old);
 	return r;
+}
+
+/* The one way the target set changes (see collector_int.h). */
+int
+targetset_reconcile(struct collector *c, const struct plan *cfg,
+    enum reconcile_reason why, struct asks *as)
+{
+	if (why == RECONCILE_RESCAN)
+		return discovery_rescan(c, 1, 0, NULL, as);
+	/* Every cgroup is rescanned from here. */
+	c->sched.last_rescan_ns = mono_ns();
+	if (why == RECONCILE_START)
+		return rebuild_open_all(c, NULL, 0, as);
+	return rebuild_targets(c, cfg, as);
 }
 
 /* Enable every open instance. */

@@ -4,6 +4,12 @@
  * counts, which events opened anywhere, and the collector's health for
  * the self-metrics.  The HTTP side renders only snapshots.  One pass over
  * the targets sizes the arrays, one fills them.
+ *
+ * It only reads: the collector and its targets are const here, the name
+ * map is handed in, and what the collector acts on after (the container
+ * ids to tell the resolver, the targets held out for their names) comes
+ * back in a struct snapseen (snapbuild.h).  tests/layering.test keeps it
+ * so.
  */
 #include "autoconf.h"
 
@@ -13,6 +19,7 @@
 #include <string.h>
 
 #include "collectors/collector/collector_int.h"
+#include "collectors/collector/snapbuild.h"
 #include "names/names.h"
 
 /* The value of t's label name, or NULL. */
@@ -62,59 +69,54 @@ row_labels(struct snapshot *s, const struct target *t,
 }
 
 /*
- * The name map's entry for t's container id, NULL when it has none.  A
- * target whose id the resolver has not looked up yet is held out of its
- * first snapshot (*hold), so that its series start with their names
- * rather than gain them an interval later; a pod's sandbox (pause)
- * container is held out of every snapshot once the resolver knows it is
- * one.  Its id is added to ids, the set the resolver is told.
+ * The name map's entry for t's container id in t's cgroup (t is
+ * c->targets[ti]), NULL when it has none.  A target whose id the
+ * resolver has not looked up yet is held out of its first snapshot
+ * (*hold; seen->held says which, for the collector to mark), so that its
+ * series start with their names rather than gain them an interval later;
+ * a pod's sandbox (pause) container, once the resolver knows it is one,
+ * is shown apart (*hidden: the pmu_cgroup_hidden_* family, without
+ * names), never left out.  Its id and cgroup are added to seen->ids and
+ * seen->cgs, the set the resolver is told.
  */
 static const struct namemap_entry *
-target_names(struct target *t, const struct namemap *nm, const char **ids,
-    size_t *nids, int *hold)
+target_names(const struct target *t, size_t ti, const struct namemap *nm,
+    struct snapseen *seen, int *hold, int *hidden)
 {
 	const struct namemap_entry *ne;
 	const char *id;
 
-	*hold = 0;
+	*hold = *hidden = 0;
 	if (nm == NULL || t->cgroup == NULL ||
 	    (id = target_label(t, NAMES_ID_LABEL)) == NULL ||
 	    !names_id_valid(id))
 		return NULL;
-	ids[(*nids)++] = id;
-	if ((ne = namemap_find(nm, id)) == NULL && !t->names_held) {
-		t->names_held = 1;
+	seen->ids[seen->nr_ids] = id;
+	seen->cgs[seen->nr_ids++] = t->cgroup;
+	if ((ne = namemap_find(nm, id, t->cgroup)) == NULL &&
+	    !t->names_held) {
+		seen->held[seen->nr_held++] = ti;
 		*hold = 1;
 	}
-	if (ne && ne->found && ne->sandbox)
-		*hold = 1;
+	if (ne && ne->found && ne->sandbox) {
+		*hidden = 1;
+		return NULL;
+	}
 	return ne && ne->found ? ne : NULL;
 }
 
-/* Tell the resolver the ids counted now, when the set changed. */
-static void
-names_tell(struct collector *c, const char **ids, size_t n)
+void
+snapseen_free(struct snapseen *seen)
 {
-	uint64_t h = 1469598103934665603ULL;
-	size_t i;
-	const char *p;
-
-	for (i = 0; i < n; i++) {
-		for (p = ids[i]; *p; p++)
-			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-		h = (h ^ 0xff) * 1099511628211ULL;
-	}
-	if (h == c->names_told && n == c->names_told_nr)
-		return;
-	if (names_want(c->o.names, ids, n) == 0) {
-		c->names_told = h;
-		c->names_told_nr = n;
-	}
+	free(seen->ids);
+	free(seen->cgs);
+	free(seen->held);
+	*seen = (struct snapseen){ NULL, NULL, 0, NULL, 0 };
 }
 
 /* What one snapshot's building shares between its steps. */
 struct build {
-	struct collector *c;
+	const struct collector *c;
 	struct snapshot *s;
 	const char **gnames;		/* [group] */
 	const char ***names;		/* [group][event] */
@@ -434,10 +436,10 @@ row_set(struct build *b, struct snap_row *r, const struct plan_group *pg,
 /* The rows of one opened target: per CPU, or summed over its CPUs. */
 static int
 target_rows(struct build *b, const struct target *t,
-    const struct namemap_entry *nent)
+    const struct namemap_entry *nent, int hidden)
 {
 	const struct plan *cfg = b->c->cfg;
-	struct snap_row model = { .cgroup = NULL }, *r = NULL;
+	struct snap_row model = { .cgroup = NULL, .hidden = hidden }, *r = NULL;
 	size_t j, k, e, ne;
 	uint64_t en, ru;
 
@@ -535,21 +537,26 @@ build_status(struct build *b, double duration_s)
  * (after one that sizes the arrays), then the status.  NULL on ENOMEM.
  */
 struct snapshot *
-snapbuild(struct collector *c, double duration_s)
+snapbuild(const struct collector *c, struct namemap *nm, double duration_s,
+    struct snapseen *seen)
 {
 	struct build b = { .c = c, .s = snapshot_new() };
-	struct namemap *nm = c->o.names ? names_map(c->o.names) : NULL;
-	const char **ids = NULL;
-	size_t nids = 0, nrows, nerrors, i;
-	int hold;
+	size_t nrows, nerrors, i;
+	int hold, hidden;
 
-	if (b.s == NULL) {
-		namemap_unref(nm);
+	*seen = (struct snapseen){ NULL, NULL, 0, NULL, 0 };
+	if (b.s == NULL)
 		return NULL;
+	if (nm) {
+		/* The rows' name labels point into it. */
+		publish_ref(&nm->ref);
+		b.s->names = nm;
+		seen->ids = calloc(c->nr_targets + 1, sizeof(*seen->ids));
+		seen->cgs = calloc(c->nr_targets + 1, sizeof(*seen->cgs));
+		seen->held = calloc(c->nr_targets + 1, sizeof(*seen->held));
+		if (!seen->ids || !seen->cgs || !seen->held)
+			goto fail;
 	}
-	b.s->names = nm;	/* the rows' name labels point into it */
-	if (nm && (ids = calloc(c->nr_targets + 1, sizeof(*ids))) == NULL)
-		goto fail;
 	count_rows(c, &nrows, &nerrors);
 	if (build_names(&b) < 0 || build_support(&b) < 0 ||
 	    snapshot_topdown(b.s, c->cfg, b.gnames) < 0 ||
@@ -559,15 +566,15 @@ snapbuild(struct collector *c, double duration_s)
 	if (b.s->rows == NULL)
 		goto fail;
 	for (i = 0; i < c->nr_targets; i++) {
-		struct target *t = c->targets[i];
+		const struct target *t = c->targets[i];
 		const struct namemap_entry *nent;
 
 		health_target(&b, t);
 		if (!t->opened)
 			continue;
 		mark_support(&b, t);
-		nent = target_names(t, nm, ids, &nids, &hold);
-		if (!hold && target_rows(&b, t, nent) < 0)
+		nent = target_names(t, i, nm, seen, &hold, &hidden);
+		if (!hold && target_rows(&b, t, nent, hidden) < 0)
 			goto fail;
 	}
 	b.s->nr_rows = b.row;
@@ -577,16 +584,13 @@ snapbuild(struct collector *c, double duration_s)
 	}
 	if (build_status(&b, duration_s) < 0)
 		goto fail;
-	if (nm)
-		names_tell(c, ids, nids);
-	free(ids);
 	free(b.oe_at);
 	free(b.sum);
 	free(b.cpus);
 	free(b.cov);
 	return b.s;
 fail:
-	free(ids);
+	snapseen_free(seen);
 	free(b.oe_at);
 	free(b.sum);
 	free(b.cpus);

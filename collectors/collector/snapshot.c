@@ -21,6 +21,21 @@ struct snap_chunk {
 
 #define SNAP_CHUNK 16384
 
+/* The last reference's destructor (util/publish.h). */
+static void
+snapshot_free(struct publish_ref *r)
+{
+	struct snapshot *s = publish_of(r, struct snapshot, ref);
+	struct snap_chunk *c, *next;
+
+	for (c = s->chunks; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	namemap_unref(s->names);
+	free(s);
+}
+
 struct snapshot *
 snapshot_new(void)
 {
@@ -28,7 +43,7 @@ snapshot_new(void)
 
 	if (s == NULL)
 		return NULL;
-	atomic_init(&s->refs, 1);
+	publish_ref_init(&s->ref, snapshot_free);
 	return s;
 }
 
@@ -68,61 +83,38 @@ snapshot_strdup(struct snapshot *s, const char *str)
 void
 snapshot_ref(struct snapshot *s)
 {
-	atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
+	publish_ref(&s->ref);
 }
 
 void
 snapshot_unref(struct snapshot *s)
 {
-	struct snap_chunk *c, *next;
-
-	if (s == NULL ||
-	    atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) != 1)
-		return;
-	for (c = s->chunks; c; c = next) {
-		next = c->next;
-		free(c);
-	}
-	namemap_unref(s->names);
-	free(s);
+	if (s != NULL)
+		publish_unref(&s->ref);
 }
 
 void
 snapshot_slot_init(struct snapshot_slot *slot)
 {
-	pthread_mutex_init(&slot->lock, NULL);
-	slot->cur = NULL;
+	publish_slot_init(&slot->p, NULL);
 }
 
 void
 snapshot_publish(struct snapshot_slot *slot, struct snapshot *s)
 {
-	struct snapshot *old;
-
-	pthread_mutex_lock(&slot->lock);
-	old = slot->cur;
-	slot->cur = s;
-	pthread_mutex_unlock(&slot->lock);
-	snapshot_unref(old);
+	publish_swap(&slot->p, s ? &s->ref : NULL);
 }
 
 struct snapshot *
 snapshot_get(struct snapshot_slot *slot)
 {
-	struct snapshot *s;
+	struct publish_ref *r = publish_get(&slot->p);
 
-	pthread_mutex_lock(&slot->lock);
-	s = slot->cur;
-	if (s)
-		snapshot_ref(s);
-	pthread_mutex_unlock(&slot->lock);
-	return s;
+	return r ? publish_of(r, struct snapshot, ref) : NULL;
 }
 
 void
 snapshot_slot_fini(struct snapshot_slot *slot)
 {
-	snapshot_unref(slot->cur);
-	slot->cur = NULL;
-	pthread_mutex_destroy(&slot->lock);
+	publish_slot_fini(&slot->p);
 }

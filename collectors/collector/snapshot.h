@@ -2,7 +2,7 @@
  * snapshot.h - one collection's results, immutable once published.
  *
  * The collector builds a snapshot completely, then publishes it by pointer
- * swap.  Readers take a reference and never see it change; the last
+ * swap (util/publish.h, as every hand-over between threads is).  Readers take a reference and never see it change; the last
  * reference frees it.  It is data: counts, labels and statistics.  What
  * the HTTP side renders from it is cached there (daemon/scrape.h), keyed
  * by the snapshot.
@@ -10,10 +10,10 @@
 #ifndef PMU_SNAPSHOT_H
 #define PMU_SNAPSHOT_H
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "util/publish.h"
 
 /*
  * A source kind's own statistics (source.h), as the exposition shows
@@ -66,6 +66,7 @@ struct snap_row {
 	const double *values;		/* scaled, monotonic */
 	double enabled_s, running_s;	/* summed over the row's instances */
 	const char *pmu;		/* hybrid: the core PMU, else NULL */
+	int hidden;			/* a pod's sandbox: pmu_cgroup_hidden_* */
 };
 
 /*
@@ -107,7 +108,7 @@ struct snap_topdown {
 };
 
 struct snapshot {
-	atomic_int refs;
+	struct publish_ref ref;		/* util/publish.h */
 	uint64_t seq;			/* collections so far */
 	double timestamp_s;		/* wall clock when taken */
 	double duration_s;		/* how long the collection took */
@@ -158,8 +159,7 @@ void snapshot_unref(struct snapshot *s);
 
 /* The slot readers take the current snapshot from. */
 struct snapshot_slot {
-	pthread_mutex_t lock;		/* held only to swap or take a ref */
-	struct snapshot *cur;
+	struct publish_slot p;
 };
 
 void snapshot_slot_init(struct snapshot_slot *slot);

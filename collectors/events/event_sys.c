@@ -129,8 +129,9 @@ event_sys_list(const struct event_sys *es, FILE *out)
 
 /*
  * --resolve-event preset:topdown: per core PMU, the definition and each
- * event with its encoding, in group order (the first leads), or why the
- * PMU has none.
+ * event with its encoding, in group order (the first leads; a second
+ * group, as intel_gp's SMT pair, is led by its first), or why the PMU
+ * has none.
  */
 static int
 resolve_topdown(const struct event_sys *es, FILE *out, char *err,
@@ -167,7 +168,9 @@ resolve_topdown(const struct event_sys *es, FILE *out, char *err,
 			    set.ev[j].spec, ev[0].attr.type,
 			    (unsigned long long)ev[0].attr.config,
 			    (unsigned long long)ev[0].attr.config1,
-			    j == 0 ? " leader" : "");
+			    j == 0 ? " leader" : set.ev[j].part !=
+			    set.ev[j - 1].part ? " leader (second group)" :
+			    "");
 		}
 	}
 	if (cores == 0)

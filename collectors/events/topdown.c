@@ -51,12 +51,7 @@ static const struct td_def intel_perf_metrics[] = {
  * fixed-counter cycles as perf's jevents.py encodes them.  Per thread,
  * whether SMT is on or off: skx-metrics.json halves the core-wide _ANY
  * events only when both siblings' counts are summed per core
- * (#core_wide), which neither a cgroup's counts nor one CPU's are.  Its
- * per-thread formula, THREAD / 2 * (1 + ONE_THREAD_ACTIVE / REF_XCLK),
- * needs two general-purpose counters more than the four a thread has
- * with SMT on; without them the rules take ONE_THREAD_ACTIVE = REF_XCLK
- * (docs/topdown.md, "What the preset opens": exact with SMT off or the sibling
- * idle).
+ * (#core_wide), which neither a cgroup's counts nor one CPU's are.
  */
 static const struct td_def intel_gp[] = {
 	{ "CPU_CLK_UNHALTED.THREAD", "event=0x3c", 1 },
@@ -64,6 +59,22 @@ static const struct td_def intel_gp[] = {
 	{ "UOPS_ISSUED.ANY", "event=0xe,umask=0x1", 1 },
 	{ "UOPS_RETIRED.RETIRE_SLOTS", "event=0xc2,umask=0x2", 1 },
 	{ "INT_MISC.RECOVERY_CYCLES", "event=0xd,umask=0x1", 1 },
+};
+
+/*
+ * With SMT on, skx-metrics.json's per-thread core clocks are THREAD / 2
+ * * (1 + ONE_THREAD_ACTIVE / REF_XCLK): the share of the core's slots a
+ * thread had, all of them while its sibling was halted, half while both
+ * ran.  The two crystal-clock events take two general-purpose counters
+ * of the four a thread has with SMT on, all of which the group above
+ * holds, so they are a second group of their own, which the kernel
+ * rotates with the first; their ratio is the same scaled or not, and is
+ * that of the time the pair counted.  Opened unless SMT is known off
+ * (then ONE_THREAD_ACTIVE = REF_XCLK, and the rules take the ratio 1).
+ */
+static const struct td_def intel_gp_smt[] = {
+	{ "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE", "event=0x3c,umask=0x2", 1 },
+	{ "CPU_CLK_UNHALTED.REF_XCLK", "event=0x3c,umask=0x1", 1 },
 };
 
 /* Gracemont, x86/alderlake/pipeline.json (Unit cpu_atom); its metrics
@@ -169,6 +180,24 @@ fill(struct topdown_set *out, const struct pmu *p, const char *definition,
 		    k == 1 ? "it" : "them");
 }
 
+/* Add table d, encodings not aliases, as part part of the set. */
+static void
+append(struct topdown_set *out, const struct pmu *p, const struct td_def *d,
+    size_t n, int part)
+{
+	size_t i;
+
+	for (i = 0; i < n && out->nr < TOPDOWN_MAX_EVENTS; i++) {
+		struct topdown_event *e = &out->ev[out->nr++];
+
+		e->name = d[i].name;
+		e->present = 1;
+		e->part = part;
+		snprintf(e->spec, sizeof(e->spec), "%s/%s/", p->name,
+		    d[i].terms);
+	}
+}
+
 static int
 is_vendor(const struct topdown_cpu *cpu, const char *v)
 {
@@ -217,6 +246,8 @@ topdown_expand(const struct topdown_cpu *cpu, const struct pmu *p,
 	if (is_vendor(cpu, "GenuineIntel") && strcmp(pn, "skylake") == 0) {
 		fill(out, p, "intel_gp", intel_gp, NELEM(intel_gp), 0, 0);
 		out->slots_per_cycle = 4;
+		if (cpu->smt != 0)
+			append(out, p, intel_gp_smt, NELEM(intel_gp_smt), 1);
 		return;
 	}
 	if (is_vendor(cpu, "AuthenticAMD") && strcmp(p->name, "cpu") == 0) {

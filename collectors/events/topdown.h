@@ -35,8 +35,7 @@ struct topdown_cpu {
 	char vendor[32];	/* cpuinfo vendor_id ("GenuineIntel"), or "" */
 	int family, model;	/* cpuinfo "cpu family", "model"; -1: unknown */
 	int smt;		/* devices/system/cpu/smt/active; -1: unknown
-				   (read, not needed: intel_gp counts per
-				   thread either way) */
+				   (intel_gp opens its SMT pair unless 0) */
 	uint64_t midr;		/* arm64: cpu0's MIDR_EL1; 0: unknown (the
 				   N2 erratum is then not assumed) */
 };
@@ -55,6 +54,9 @@ struct topdown_event {
 	const char *name;	/* perf's name: the event label */
 	char spec[160];		/* the event string, for event_parse */
 	int present;		/* the PMU offers it */
+	int part;		/* 0: the leader's group; 1: a second group,
+				   led by its first event (events that do not
+				   fit beside the first: intel_gp's SMT pair) */
 };
 
 struct topdown_set {

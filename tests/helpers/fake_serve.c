@@ -95,7 +95,8 @@ render_bench(size_t n, int rounds)
 	    { "openmetrics", EXPO_OPENMETRICS, 0 },
 	    { "text+gzip", EXPO_TEXT, 1 },
 	    { "openmetrics+gzip", EXPO_OPENMETRICS, 1 } };
-	struct expo_opts o = { 1, "bench", "none" };
+	struct expo_opts o = { .exporter_metrics = 1,
+	    .mhd_version = "bench", .pfm_version = "none" };
 	struct scrape_cache cache;
 	size_t i;
 	int r;

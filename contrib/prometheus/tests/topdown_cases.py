@@ -194,6 +194,8 @@ class Parser:
 # level-2 classes both cuts and does not.
 
 # One machine a family: a machine's PMU has one definition.
+SMT_GROUP = "td:smt"   # the preset's second group, config/config.c
+
 HOSTS = {"sapphirerapids": "spr-1:10101", "icelakex": "icx-1:10101", "alderlake": "adl-1:10101", "skylakex": "skx-1:10101",
          "alderlaken": "adl-1:10101", "amdzen4": "zen4-1:10101", "amdzen5": "zen5-1:10101",
          "arm64_sbsa": "neoverse-v2-1:10101", "neoverse_n2_r0p0": "neoverse-n2-r0p0-1:10101"}
@@ -227,8 +229,11 @@ CASES = [
     # thread.  A cgroup's counts are never core-wide (#core_wide 0): perf's
     # core clocks are then THREAD / 2 * (1 + ONE_THREAD_ACTIVE / REF_XCLK),
     # which with SMT off is THREAD (one thread active whenever this one
-    # is).  perf_counts: what perf's expression reads besides the served
-    # counts (events the preset does not open, or a core's sums).
+    # is), and the daemon opens no ONE_THREAD_ACTIVE / REF_XCLK pair.
+    # perf_counts: what perf's expression reads besides the served counts
+    # (events the preset does not open, or a core's sums); smt_counts: the
+    # pair the daemon serves with SMT on, in the preset's second group
+    # ("td:smt").
     {"title": "Skylake-SP (general-purpose counters), SMT off",
      "source": "skylakex", "pmu": "cpu", "scope": "cgroup", "core_wide": 0,
      "labels": {"cgroup": "/system.slice/nginx.service", "unit": "nginx.service"},
@@ -248,28 +253,84 @@ CASES = [
      "counts": {"CPU_CLK_UNHALTED.THREAD": 10e9, "IDQ_UOPS_NOT_DELIVERED.CORE": 8e9,
                 "UOPS_ISSUED.ANY": 24e9, "UOPS_RETIRED.RETIRE_SLOTS": 20e9,
                 "INT_MISC.RECOVERY_CYCLES": 0},
-     "perf_counts": {"CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE": 2.5e9, "CPU_CLK_UNHALTED.REF_XCLK": 2.5e9,
-                     "INT_MISC.RECOVERY_CYCLES_ANY": 0},
+     "smt_counts": {"CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE": 2.5e9, "CPU_CLK_UNHALTED.REF_XCLK": 2.5e9},
+     "perf_counts": {"INT_MISC.RECOVERY_CYCLES_ANY": 0},
+     "unused_ok": ["INT_MISC.RECOVERY_CYCLES"],
+     "truth": {"retiring": 0.5, "frontend_bound": 0.2, "bad_speculation": 0.1, "backend_bound": 0.2}},
+    # ... a cgroup on a core whose sibling runs the whole time (another
+    # cgroup's threads): ONE_THREAD_ACTIVE 0, so the thread had half the
+    # core's slots, 2 x THREAD.  True split: retiring 0.5, frontend 0.2,
+    # bad speculation 0.1, backend 0.2 of them.  The siblings recover
+    # alike and never at once, so perf's INT_MISC.RECOVERY_CYCLES_ANY / 2
+    # is this thread's INT_MISC.RECOVERY_CYCLES (the rules' term).
+    {"title": "Skylake-SP with SMT on, a cgroup whose sibling runs too (both busy, #core_wide 0)",
+     "source": "skylakex", "pmu": "cpu", "scope": "cgroup", "smt": True, "core_wide": 0, "host": "skx-smt-1:10101",
+     "labels": {"cgroup": "/system.slice/memcached.service", "unit": "memcached.service"},
+     "counts": {"CPU_CLK_UNHALTED.THREAD": 10e9, "IDQ_UOPS_NOT_DELIVERED.CORE": 4e9,
+                "UOPS_ISSUED.ANY": 11e9, "UOPS_RETIRED.RETIRE_SLOTS": 10e9,
+                "INT_MISC.RECOVERY_CYCLES": 0.25e9},
+     "smt_counts": {"CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE": 0, "CPU_CLK_UNHALTED.REF_XCLK": 2.5e9},
+     "perf_counts": {"INT_MISC.RECOVERY_CYCLES_ANY": 2 * 0.25e9},
      "unused_ok": ["INT_MISC.RECOVERY_CYCLES"],
      "truth": {"retiring": 0.5, "frontend_bound": 0.2, "bad_speculation": 0.1, "backend_bound": 0.2}},
     # ... per CPU with SMT on, the sibling (CPU 1) idle: perf counting the
     # core (#core_wide 1) sums both siblings, whose _ANY events each count
     # the core's cycles and recovery, and halves them; CPU 0 alone is that
-    # core, and CPU 1, with no cycles, has no fraction at all.
+    # core, and CPU 1, with no cycles, has no fraction at all.  Per thread
+    # (#core_wide 0) the slots are the same (slots_both_ways).
     {"title": "Skylake-SP with SMT on, per CPU, the sibling idle (#core_wide 1)",
      "source": "skylakex", "pmu": "cpu", "scope": "cpu", "smt": True, "core_wide": 1, "host": "skx-smt-1:10101",
      "labels": {"cpu": "0"},
      "counts": {"CPU_CLK_UNHALTED.THREAD": 12e9, "IDQ_UOPS_NOT_DELIVERED.CORE": 9e9,
                 "UOPS_ISSUED.ANY": 21e9, "UOPS_RETIRED.RETIRE_SLOTS": 18e9,
                 "INT_MISC.RECOVERY_CYCLES": 0.5e9},
+     "smt_counts": {"CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE": 3e9, "CPU_CLK_UNHALTED.REF_XCLK": 3e9},
      "perf_counts": {"CPU_CLK_UNHALTED.THREAD_ANY": 2 * 12e9, "INT_MISC.RECOVERY_CYCLES_ANY": 2 * 0.5e9},
-     "unused_ok": ["CPU_CLK_UNHALTED.THREAD", "INT_MISC.RECOVERY_CYCLES"],
+     "unused_ok": ["CPU_CLK_UNHALTED.THREAD", "INT_MISC.RECOVERY_CYCLES",
+                   "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE", "CPU_CLK_UNHALTED.REF_XCLK"],
+     "slots_both_ways": True,
      "idle": {"cpu": "1"}},
+    # ... per CPU with SMT on, both siblings busy, partly at once: the core
+    # (CPUs 0 and 1) ran 12e9 cycles; thread 0 10e9 of them, thread 1 8e9,
+    # both 6e9 (the crystal clock is a 100th of the core's).  Per thread
+    # the slots are 4 x (THREAD + alone) / 2: 28e9 and 20e9, 48e9 in all,
+    # the core's 4 x 12e9.  True splits: thread 0 retiring 0.5, frontend
+    # 0.25, bad speculation 0.1, backend 0.15; thread 1 0.3, 0.1, 0.05,
+    # 0.55.  core: the core's counts as perf sums them (#core_wide 1),
+    # which the per-CPU fractions weighted by their slots must give.
+    {"title": "Skylake-SP with SMT on, per CPU, both siblings busy: thread 0 (#core_wide 0)",
+     "source": "skylakex", "pmu": "cpu", "scope": "cpu", "smt": True, "core_wide": 0, "host": "skx-smt-2:10101",
+     "labels": {"cpu": "0"},
+     "counts": {"CPU_CLK_UNHALTED.THREAD": 10e9, "IDQ_UOPS_NOT_DELIVERED.CORE": 7e9,
+                "UOPS_ISSUED.ANY": 16.2e9, "UOPS_RETIRED.RETIRE_SLOTS": 14e9,
+                "INT_MISC.RECOVERY_CYCLES": 0.15e9},
+     "smt_counts": {"CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE": 0.04e9, "CPU_CLK_UNHALTED.REF_XCLK": 0.1e9},
+     "perf_counts": {"INT_MISC.RECOVERY_CYCLES_ANY": 0.3e9},
+     "unused_ok": ["INT_MISC.RECOVERY_CYCLES"],
+     "truth": {"retiring": 0.5, "frontend_bound": 0.25, "bad_speculation": 0.1, "backend_bound": 0.15}},
+    {"title": "Skylake-SP with SMT on, per CPU, both siblings busy: thread 1 (#core_wide 0)",
+     "source": "skylakex", "pmu": "cpu", "scope": "cpu", "smt": True, "core_wide": 0, "host": "skx-smt-2:10101",
+     "labels": {"cpu": "1"},
+     "counts": {"CPU_CLK_UNHALTED.THREAD": 8e9, "IDQ_UOPS_NOT_DELIVERED.CORE": 2e9,
+                "UOPS_ISSUED.ANY": 6.4e9, "UOPS_RETIRED.RETIRE_SLOTS": 6e9,
+                "INT_MISC.RECOVERY_CYCLES": 0.15e9},
+     "smt_counts": {"CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE": 0.02e9, "CPU_CLK_UNHALTED.REF_XCLK": 0.08e9},
+     "perf_counts": {"INT_MISC.RECOVERY_CYCLES_ANY": 0.3e9},
+     "unused_ok": ["INT_MISC.RECOVERY_CYCLES"],
+     "truth": {"retiring": 0.3, "frontend_bound": 0.1, "bad_speculation": 0.05, "backend_bound": 0.55},
+     "core": {"title": "Skylake-SP with SMT on, the core of CPUs 0 and 1 (#core_wide 1), from the per-CPU fractions weighted by their slots",
+              "cpus": ["0", "1"],
+              "counts": {"CPU_CLK_UNHALTED.THREAD_ANY": 2 * 12e9, "IDQ_UOPS_NOT_DELIVERED.CORE": 9e9,
+                         "UOPS_ISSUED.ANY": 22.6e9, "UOPS_RETIRED.RETIRE_SLOTS": 20e9,
+                         "INT_MISC.RECOVERY_CYCLES_ANY": 2 * 0.3e9}}},
+    # ... per CPU with SMT off, beside an idle CPU (no pair opened: its
+    # slots are 0, not absent, and still give no fraction).
     {"title": "Skylake-SP, per CPU, SMT off (#core_wide 1)",
      "source": "skylakex", "pmu": "cpu", "scope": "cpu", "core_wide": 1, "labels": {"cpu": "0"},
      "counts": {"CPU_CLK_UNHALTED.THREAD": 24e9, "IDQ_UOPS_NOT_DELIVERED.CORE": 30e9,
                 "UOPS_ISSUED.ANY": 40e9, "UOPS_RETIRED.RETIRE_SLOTS": 33e9,
-                "INT_MISC.RECOVERY_CYCLES": 1.2e9}},
+                "INT_MISC.RECOVERY_CYCLES": 1.2e9},
+     "idle": {"cpu": "1"}},
     # Alder Lake hybrid: one cgroup counted on both core types, each with
     # its own definition (the P-core with Alder Lake's cpu_core metrics,
     # level 2; the E-core, the same Gracemont core as Alder Lake-N's, with
@@ -342,7 +403,9 @@ CYCLES = {"intel_gp": "CPU_CLK_UNHALTED.THREAD", "intel_atom": "CPU_CLK_UNHALTED
           "amd_pipeline": "ls_not_halted_cyc", "arm_sbsa": "CPU_CYCLES", "arm_n2_r0p0": "CPU_CYCLES"}
 
 
-def slots_per_minute(definition, counts, width):
+def slots_per_minute(definition, counts, width, ev=None):
+    if definition == "intel_gp":
+        return ev.value("tma_info_thread_slots")
     if definition == "intel_perf_metrics":
         return sum(counts[e] for e in ("topdown-fe-bound", "topdown-bad-spec", "topdown-retiring", "topdown-be-bound"))
     return width * counts[CYCLES[definition]]
@@ -371,6 +434,31 @@ def check_invariants(case, values):
 LEVEL1 = {"frontend_bound", "bad_speculation", "backend_bound", "retiring", "smt_contention"}
 
 
+def core_test(case, src, width, host, sources, per_cpu_values):
+    """The core of case["core"]["cpus"] as perf counts it (#core_wide 1,
+    both siblings' counts summed): its fractions are the per-CPU ones
+    weighted by each CPU's slots, which the dashboard's query computes."""
+    core = case["core"]
+    ev = Evaluator(src, core["counts"], width, True, 1, sources)
+    slots = sum(per_cpu_values[host][c][1].value("tma_info_thread_slots") for c in core["cpus"])
+    if abs(slots - ev.value("tma_info_thread_slots")) > 1e-6 * slots:
+        raise SystemExit(f"{core['title']}: the threads' slots sum to {slots}, the core's are "
+                         f"{ev.value('tma_info_thread_slots')}")
+    samples = []
+    for cls, mname in sorted(src["classes"].items()):
+        v = ev.eval(ev.metrics[mname])
+        w = sum(per_cpu_values[host][c][0][cls] * per_cpu_values[host][c][1].value("tma_info_thread_slots")
+                for c in core["cpus"]) / slots
+        if abs(v - w) > 1e-9:
+            raise SystemExit(f"{core['title']}: {cls} {v} per core, {w} from the threads")
+        samples.append(({"class": cls}, math.floor(v * 1e6 + 0.5), f"{mname} (#core_wide 1) = {v:.9f}"))
+    sel = labelstr({"instance": host, "cpu": "|".join(core["cpus"]), "pmu": case["pmu"]}).replace('cpu="', 'cpu=~"')
+    expr = (f"round(sum by (class) (cpu:pmu_topdown_fraction:rate5m{sel}"
+            f" * on (instance, job, group, pmu, definition, cpu) group_left () pmu:topdown_slots:rate5m{sel})"
+            f" / scalar(sum(pmu:topdown_slots:rate5m{sel})) * 1e6)")
+    return (core["title"], src, expr, samples)
+
+
 def labelstr(d):
     return "{" + ",".join(f'{k}="{v}"' for k, v in d.items()) + "}"
 
@@ -384,6 +472,7 @@ def build(fixture):
     series, tests = [], []
     info_done = set()
     seen_defs = set()
+    per_cpu_values = {}
     for case in CASES:
         src = sources[case["source"]]
         width = case.get("slots_per_cycle", src.get("slots_per_cycle"))
@@ -401,17 +490,27 @@ def build(fixture):
                 series.append((f"width of {case['pmu']}",
                                "pmu_exporter_topdown_slots_per_cycle" + labelstr({**common, "definition": src["definition"]}),
                                f"{width:g}x10"))
+        smt_common = {**common, "group": SMT_GROUP}
+        if "smt_counts" in case and (host, case["pmu"], SMT_GROUP) not in info_done:
+            info_done.add((host, case["pmu"], SMT_GROUP))
+            series.append((f"info of {case['pmu']}'s second group",
+                           "pmu_exporter_topdown_info" + labelstr({**smt_common, "definition": src["definition"], "level": str(src["levels"])}),
+                           "1x10"))
         metric = "pmu_cgroup_events_total" if case["scope"] == "cgroup" else "pmu_cpu_events_total"
-        for ev, n in case["counts"].items():
-            lab = {**case["labels"], **common, "event": ev}
-            series.append((case["title"], metric + labelstr(lab), f"0+{n:.10g}x10"))
+        served = [(common, case["counts"]), (smt_common, case.get("smt_counts", {}))]
+        for com, counts in served:
+            for e, n in counts.items():
+                lab = {**case["labels"], **com, "event": e}
+                series.append((case["title"], metric + labelstr(lab), f"0+{n:.10g}x10"))
         if "idle" in case:
-            for e in case["counts"]:
-                lab = {**case["idle"], **common, "event": e}
-                series.append((case["title"] + ", the idle sibling", metric + labelstr(lab), "0+0x10"))
-        ev = Evaluator(src, {**case["counts"], **case.get("perf_counts", {})}, width, case.get("smt", False),
-                       case.get("core_wide"), sources)
+            for com, counts in served:
+                for e in counts:
+                    lab = {**case["idle"], **com, "event": e}
+                    series.append((case["title"] + ", the idle sibling", metric + labelstr(lab), "0+0x10"))
+        all_counts = {**case["counts"], **case.get("smt_counts", {}), **case.get("perf_counts", {})}
+        ev = Evaluator(src, all_counts, width, case.get("smt", False), case.get("core_wide"), sources)
         samples, values = [], {}
+        per_cpu_values.setdefault(host, {})[case["labels"].get("cpu")] = (values, ev)
         for cls, mname in sorted(src["classes"].items()):
             v = values[cls] = ev.eval(ev.metrics[mname])
             rounded = math.floor(v * 1e6 + 0.5)
@@ -419,7 +518,7 @@ def build(fixture):
                    "level": "1" if cls in LEVEL1 else "2"}
             samples.append((lab, rounded, f"{mname} = {v:.9f}"))
         check_invariants(case, values)
-        unused = {k.lower() for k in case["counts"]} - ev.used
+        unused = {k.lower() for k in {**case["counts"], **case.get("smt_counts", {})}} - ev.used
         # TOPDOWN_BAD_SPECULATION.ALL (Atom) is not opened by the preset;
         # the case serves it to show the rules do not need it.
         unused -= {"topdown_bad_speculation.all"}
@@ -430,15 +529,33 @@ def build(fixture):
         sel = labelstr({"instance": host, **({"cgroup": case["labels"]["cgroup"]} if case["scope"] == "cgroup" else {"cpu": case["labels"]["cpu"]}),
                         "pmu": case["pmu"]})
         tests.append((case["title"], src, f"round({rec}{sel} * 1e6)", samples))
+        if case.get("slots_both_ways"):
+            # perf's slots per thread (#core_wide 0) on the served counts
+            # are its slots per core (#core_wide 1) here.
+            ev0 = Evaluator(src, all_counts, width, case.get("smt", False), 0, sources)
+            a, b = ev.value("tma_info_thread_slots"), ev0.value("tma_info_thread_slots")
+            if abs(a - b) > 1e-6 * a:
+                raise SystemExit(f"{case['title']}: slots {a} per core, {b} per thread")
+        if "core" in case:
+            tests.append(core_test(case, src, width, host, sources, per_cpu_values))
+        scope = {"cgroup": case["labels"]["cgroup"]} if case["scope"] == "cgroup" else {"cpu": case["labels"]["cpu"]}
+        sc = case.get("smt_counts", {})
+        if sc.get("CPU_CLK_UNHALTED.REF_XCLK"):
+            # The thread's share of its core's cycles, perf's (1 +
+            # ONE_THREAD_ACTIVE / REF_XCLK) / 2, under the first group.
+            share = (1 + sc["CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE"] / sc["CPU_CLK_UNHALTED.REF_XCLK"]) / 2
+            tests.append((case["title"] + ", the thread's share of its core", src,
+                          f"round(pmu:topdown_thread_share:rate5m{labelstr({'instance': host, **scope, 'pmu': case['pmu']})} * 1e6)",
+                          [({**case["labels"], **common, "definition": src["definition"]}, math.floor(share * 1e6 + 0.5),
+                            f"(1 + ONE_THREAD_ACTIVE / REF_XCLK) / 2 = {share:.9f}")]))
         if "idle" in case:
             isel = labelstr({"instance": host, **case["idle"], "pmu": case["pmu"]})
             tests.append((case["title"] + ": the idle sibling has no fraction", src, f"{rec}{isel}", []))
         # The intermediate records: the slots per second, and (once a
         # definition) each event's rate with the definition, and the
         # fractions before the split by scope.
-        scope = {"cgroup": case["labels"]["cgroup"]} if case["scope"] == "cgroup" else {"cpu": case["labels"]["cpu"]}
         lab = {**case["labels"], **common, "definition": src["definition"]}
-        per_s = slots_per_minute(src["definition"], case["counts"], width) / 60
+        per_s = slots_per_minute(src["definition"], case["counts"], width, ev) / 60
         tests.append((case["title"] + ", issue slots per second", src,
                       f"round(pmu:topdown_slots:rate5m{labelstr({'instance': host, **scope, 'pmu': case['pmu']})})",
                       [(lab, math.floor(per_s + 0.5), f"{per_s:.3f}")]))

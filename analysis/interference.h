@@ -1,0 +1,138 @@
+/*
+ * interference.h - who is slowing a cgroup down: CPI2's analysis (Zhang
+ * et al., "CPI2: CPU performance isolation for shared compute clusters",
+ * EuroSys 2013) on the node, as a consumer of the published snapshots.
+ *
+ * It never touches the counting.  Each snapshot it is handed, it reads
+ * the cumulative counts of one group (cycles, instructions) and that
+ * group's enabled time per cgroup, and turns their deltas into a bounded
+ * ring per cgroup of CPU use (CPU-seconds per second) and CPI, one point
+ * per sample of window / INTERFERENCE_RING seconds.  At the end of each
+ * sample, for every cgroup at or above the CPU floor: its CPI against its
+ * own baseline (a running mean and sigma of its samples), an outlier
+ * above mean + outlier_sigma * sigma, a victim with at least
+ * victim_outliers outliers in the last victim_window, and for each victim
+ * the Pearson correlation of its CPI with every other cgroup's CPU use
+ * over the window: the suspects, the k highest above suspect_threshold.
+ * A rise that more than half of the cgroups show at once is the node's
+ * (the clock, an input every workload shares): it makes no outlier, and
+ * every baseline moves with it.
+ *
+ * One thread owns the state (the analysis thread, or a test calling
+ * interference_feed); what it found is published as an immutable,
+ * reference-counted result that the HTTP side renders.  docs/interference.md
+ * says where each parameter comes from.
+ */
+#ifndef PMU_INTERFERENCE_H
+#define PMU_INTERFERENCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collectors/collector/snapshot.h"
+
+/* Points in a cgroup's ring: one sample each, the window's length. */
+#define INTERFERENCE_RING 60
+/* Samples a baseline needs before it is used (half the window), and
+ * samples of the victim a correlation needs. */
+#define INTERFERENCE_MIN_SAMPLES (INTERFERENCE_RING / 2)
+#define INTERFERENCE_MIN_CORRELATED 10
+/* Victims whose suspects are looked for in one sample, the most
+ * outliers first: what bounds the suspects' series (k each). */
+#define INTERFERENCE_MAX_VICTIMS 32
+/* The most suspects a victim can be given (the suspects key). */
+#define INTERFERENCE_MAX_SUSPECTS 10
+
+/* The config's interference: block (config/ fills it in). */
+struct interference_config {
+	int enabled;
+	char *group;			/* the group read */
+	char *cycles, *instructions;	/* its events, as configured */
+	uint64_t window_ns;		/* the correlation window, the ring */
+	double cpu_floor;		/* CPU-s/s a cgroup needs */
+	double outlier_sigma;
+	unsigned victim_outliers;
+	uint64_t victim_window_ns;
+	double suspect_threshold;
+	unsigned suspects;		/* k */
+	char *why_off;			/* !enabled: why, for the log */
+};
+
+/* The defaults, everything off and unnamed. */
+void interference_config_defaults(struct interference_config *c);
+/* Copy src into dst (deep); 0 or -ENOMEM (dst then empty). */
+int interference_config_copy(struct interference_config *dst,
+    const struct interference_config *src);
+/* Same analysis: a reload to it keeps the state. */
+int interference_config_same(const struct interference_config *a,
+    const struct interference_config *b);
+void interference_config_fini(struct interference_config *c);
+
+/* One analysed cgroup in a result. */
+struct interference_cgroup {
+	const struct snap_row *row;	/* its labels, in result->snap */
+	int victim;
+	double outliers;		/* samples whose CPI was an outlier */
+	double victim_periods;		/* times it became a victim */
+};
+
+struct interference_suspect {
+	size_t victim;			/* index in result->cgroups */
+	const struct snap_row *row;	/* the suspect's labels */
+	unsigned rank;			/* 1..k */
+	double correlation;
+};
+
+/* What one sample found: immutable once published. */
+struct interference_result {
+	int refs;			/* atomic */
+	int enabled;
+	struct snapshot *snap;		/* the rows' labels; a reference */
+	size_t nr_cgroups;		/* analysed: at or above the floor */
+	struct interference_cgroup *cgroups;
+	size_t nr_suspects;
+	struct interference_suspect *suspects;	/* by victim, then rank */
+};
+
+void interference_result_ref(struct interference_result *r);
+void interference_result_unref(struct interference_result *r);
+
+struct interference;
+
+/* A new analysis (not started); cfg is copied.  0 or -ENOMEM. */
+int interference_new(const struct interference_config *cfg,
+    struct interference **out);
+
+/* Start the analysis thread: from then on, offered snapshots are
+ * analysed there.  0 or -errno. */
+int interference_start(struct interference *ifr);
+
+/*
+ * Hand a just-published snapshot to the analysis (any thread; the
+ * collector's, after each publish): it takes a reference and wakes the
+ * thread.  A snapshot not analysed yet when the next comes is dropped;
+ * deltas span both, so nothing is lost but resolution.
+ */
+void interference_offer(struct interference *ifr, struct snapshot *s);
+
+/* Analyse s now, on the calling thread: what the thread does with each
+ * snapshot, for tests and benchmarks on an analysis never started. */
+void interference_feed(struct interference *ifr, struct snapshot *s);
+
+/* A reload: cfg takes effect at the next snapshot; a change of analysis
+ * starts the state afresh.  0 or -ENOMEM (the old config stays). */
+int interference_reload(struct interference *ifr,
+    const struct interference_config *cfg);
+
+/* The latest result with a reference, or NULL before the first. */
+struct interference_result *interference_result(struct interference *ifr);
+
+/* Bytes the analysis state holds (its arrays as allocated), and the
+ * cgroups it tracks: what the bench measures. */
+size_t interference_state_bytes(const struct interference *ifr);
+size_t interference_tracked(const struct interference *ifr);
+
+/* Stop the thread and free everything; NULL is fine. */
+void interference_free(struct interference *ifr);
+
+#endif

@@ -1,0 +1,36 @@
+/*
+ * snapbuild.h - the snapshot of the collector now (snapbuild.c), built
+ * by reading only.  What the collector acts on after comes back in a
+ * struct snapseen: the container ids of the targets counted and their
+ * cgroups, which it tells the name resolver when the set changed, and the targets held out
+ * of this snapshot until the resolver has looked their id up, which it
+ * marks so that they are held out once only (target.names_held).
+ */
+#ifndef PMU_SNAPBUILD_H
+#define PMU_SNAPBUILD_H
+
+#include <stddef.h>
+
+struct collector;
+struct namemap;
+struct snapshot;
+
+struct snapseen {
+	const char **ids;	/* [nr_ids], pointing into the targets' labels */
+	const char **cgs;	/* [nr_ids]: each id's cgroup (the target's) */
+	size_t nr_ids;
+	size_t *held;		/* [nr_held]: indexes into c->targets */
+	size_t nr_held;
+};
+
+/*
+ * A new snapshot (one reference, the caller's) of c with the name map nm
+ * (NULL: no resolver; the snapshot takes a reference of its own), and in
+ * *seen what it saw (NULLs and 0s when nm is NULL; snapseen_free it).
+ * NULL on ENOMEM, *seen then empty.
+ */
+struct snapshot *snapbuild(const struct collector *c, struct namemap *nm,
+    double duration_s, struct snapseen *seen);
+void snapseen_free(struct snapseen *seen);
+
+#endif

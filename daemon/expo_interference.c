@@ -1,0 +1,113 @@
+/*
+ * expo_interference.c - the interference analysis' result as metric
+ * families (expo.h), beside the snapshot's: a victim's labels are its
+ * cgroup's as on pmu_cgroup_events_total (cgroup, relabelled and
+ * container-name labels; no group, event or pmu), a suspect's the same
+ * with suspect_ before each name.  Values pass through the one UTF-8-safe
+ * label writer, expo_put_label_value.  config.c reserves rank and
+ * suspect_* so that no relabelled label can clash with them.
+ */
+#include "autoconf.h"
+
+#include <stdio.h>
+
+#include "analysis/interference.h"
+#include "daemon/expo.h"
+
+/* cgroup="..",<labels> of row r, each name after prefix; no comma after
+ * the last. */
+static void
+cgroup_labels(struct expo_buf *b, const struct snap_row *r,
+    const char *prefix)
+{
+	size_t i;
+
+	expo_puts(b, prefix);
+	expo_puts(b, "cgroup=\"");
+	expo_put_label_value(b, r->cgroup);
+	expo_puts(b, "\"");
+	for (i = 0; i < r->nr_labels; i++) {
+		expo_puts(b, ",");
+		expo_puts(b, prefix);
+		expo_puts(b, r->label_names[i]);
+		expo_puts(b, "=\"");
+		expo_put_label_value(b, r->label_values[i]);
+		expo_puts(b, "\"");
+	}
+}
+
+static void
+sample(struct expo_buf *b, const char *name, const struct snap_row *r,
+    double v)
+{
+	expo_puts(b, name);
+	expo_puts(b, "{");
+	cgroup_labels(b, r, "");
+	expo_puts(b, "} ");
+	expo_put_double(b, v);
+	expo_puts(b, "\n");
+}
+
+void
+expo_interference(struct expo_buf *b, const struct interference_result *r,
+    int exporter_metrics)
+{
+	size_t i;
+
+	if (r && r->nr_suspects) {
+		expo_family(b, "pmu_cgroup_interference_suspect", "gauge",
+		    "A neighbour whose CPU use correlates with the victim "
+		    "cgroup's CPI over the interference window (CPI2): the "
+		    "Pearson correlation, for the top suspects (rank 1 "
+		    "first) above the threshold.");
+		for (i = 0; i < r->nr_suspects; i++) {
+			const struct interference_suspect *s = &r->suspects[i];
+			char rank[16];
+
+			expo_puts(b, "pmu_cgroup_interference_suspect{");
+			cgroup_labels(b, r->cgroups[s->victim].row, "");
+			expo_puts(b, ",");
+			cgroup_labels(b, s->row, "suspect_");
+			snprintf(rank, sizeof(rank), "%u", s->rank);
+			expo_puts(b, ",rank=\"");
+			expo_puts(b, rank);
+			expo_puts(b, "\"} ");
+			expo_put_double(b, s->correlation);
+			expo_puts(b, "\n");
+		}
+	}
+	if (r && r->nr_cgroups) {
+		expo_family(b, "pmu_cgroup_interference_victim", "gauge",
+		    "1 while the cgroup is a victim: its CPI was an outlier "
+		    "against its own baseline often enough in the victim "
+		    "window; 0 otherwise.  Analysed cgroups only (CPU use at "
+		    "the floor or above).");
+		for (i = 0; i < r->nr_cgroups; i++)
+			sample(b, "pmu_cgroup_interference_victim",
+			    r->cgroups[i].row, r->cgroups[i].victim ? 1 : 0);
+		expo_family(b, "pmu_cgroup_cpi_outliers_total", "counter",
+		    "Samples in which the cgroup's CPI was above its "
+		    "baseline's mean + outlier_sigma standard deviations.");
+		for (i = 0; i < r->nr_cgroups; i++)
+			sample(b, "pmu_cgroup_cpi_outliers_total",
+			    r->cgroups[i].row, r->cgroups[i].outliers);
+		expo_family(b, "pmu_cgroup_interference_victim_periods_total",
+		    "counter", "Times the cgroup became a victim.");
+		for (i = 0; i < r->nr_cgroups; i++)
+			sample(b, "pmu_cgroup_interference_victim_periods_total",
+			    r->cgroups[i].row, r->cgroups[i].victim_periods);
+	}
+	if (!exporter_metrics)
+		return;
+	expo_family(b, "pmu_exporter_interference_enabled", "gauge",
+	    "Whether the interference analysis runs (1) or not (0: the log "
+	    "and --check-config say why).");
+	expo_puts(b, r && r->enabled ? "pmu_exporter_interference_enabled 1\n" :
+	    "pmu_exporter_interference_enabled 0\n");
+	expo_family(b, "pmu_exporter_interference_cgroups", "gauge",
+	    "cgroups the interference analysis analysed in its last sample "
+	    "(CPU use at the floor or above).");
+	expo_puts(b, "pmu_exporter_interference_cgroups ");
+	expo_put_double(b, r ? (double)r->nr_cgroups : 0);
+	expo_puts(b, "\n");
+}
