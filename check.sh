@@ -20,7 +20,7 @@ cd "$(dirname "$0")"
 . ./deps.sh
 pmu_install_deps test || exit 1
 # Under CI=true every cache the suite keeps starts empty (tests/cache.sh;
-# README, "Caches"): the package test's root goes to a new directory,
+# HACKING.md, "Caches"): the package test's root goes to a new directory,
 # removed at the end, and each build tree's arm64 downloads go with the
 # `make distclean` before each pass.  So CI on a developer's machine
 # meets what a new machine meets.

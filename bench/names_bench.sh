@@ -1,5 +1,5 @@
 #!/bin/bash
-# names_bench.sh - what container names cost (README, "Container names"):
+# names_bench.sh - what container names cost (docs/containers.md, "Container names"):
 # the resolver's CPU at container churn, its memory at many containers,
 # and what the labels add to a scrape.  Each figure is a ratio against a
 # peer daemon run at the same time on the same cgroups, identical but for

@@ -264,7 +264,7 @@ settle() {
 # --- the run -----------------------------------------------------------
 two_more || bench_die "the daemon does not collect"
 # mode: bpf's program and maps are loaded at the first cgroup it matches
-# and stay (README): the fds to come back to are with them.
+# and stay (docs/bpf.md, "Loaded when needed"): the fds to come back to are with them.
 mkdir "$W/p0" "$W/b0" || bench_die "mkdir $W/p0 $W/b0"
 two_more; two_more
 rmdir "$W/p0" "$W/b0" || bench_die "rmdir $W/p0 $W/b0"
@@ -360,7 +360,7 @@ at() { awk -F, -v t="$1" -v col="$2" 'NR > 1 && $1 <= t { v = $col } END { print
 # --- the run -----------------------------------------------------------
 two_more || bench_die "the daemon does not collect"
 # mode: bpf's program and maps are loaded at the first cgroup it matches
-# and stay (README): the fds to come back to are with them.
+# and stay (docs/bpf.md, "Loaded when needed"): the fds to come back to are with them.
 mkdir "$W/p0" "$W/b0" || bench_die "mkdir $W/p0 $W/b0"
 two_more; two_more
 rmdir "$W/p0" "$W/b0" || bench_die "rmdir $W/p0 $W/b0"

@@ -23,7 +23,7 @@
 # and the 2-point margin is meant to hold it.
 #
 # NOT YET RUN ON HARDWARE: the machines this project is built on have no
-# PMU (README, "Why did IPC drop").
+# PMU (docs/topdown.md).
 set -u
 . "$(dirname "$0")/lib.sh"
 trap bench_cleanup EXIT

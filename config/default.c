@@ -14,11 +14,11 @@
  * patterns, excludes, relabel rules, mode), one or more per layout, each
  * named by its layout: key, which the log uses ("layout docker: 12
  * cgroups (mode bpf)").  Both defaults use the one table, with their own
- * group; README "Layouts known out of the box" is its documentation and
- * tests/layouts_test.c checks every row against real paths
- * (tests/fixtures/layouts).
+ * group; docs/containers.md, "Layouts known out of the box", is its
+ * documentation and tests/collector_test.c checks every row against real
+ * paths (tests/fixtures/layouts).
  *
- * Mode, by how many cgroups a layout holds (README, "Which mode when"):
+ * Mode, by how many cgroups a layout holds (docs/bpf.md, "Which mode when"):
  * the top-level cgroups, services and machines are a handful to a few
  * dozen, counted in perf mode, which needs no CAP_BPF; containers and
  * pods run to hundreds, counted in mode: bpf, in perf mode where BPF

@@ -14,7 +14,7 @@
 #    (--cap-add, Kubernetes' capabilities.add) take effect for uid 0
 #    only: podman, Docker and Kubernetes give another user no ambient
 #    capabilities, and `ctr run` cannot even change the user.  Run it
-#    with every capability dropped but PERFMON and BPF (README, "The OCI
+#    with every capability dropped but PERFMON and BPF (docs/install.md, "The OCI
 #    image"): uid 0 then holds those two and nothing else.
 # 3. podman import, in a private store under /tmp, makes the one-layer
 #    image with its entrypoint, default arguments, user, port and OCI

@@ -636,7 +636,8 @@ counted_by(const struct plan *p, const struct plan_group *g,
  * The embedded default opens the preset only on perf-metrics PMUs, and
  * only per CPU: fixed counter 3 and PERF_METRICS serve one slots-led
  * group per CPU at a time, so a per-cgroup copy beside the per-CPU one
- * would multiplex with it (README "perf-metrics: one group per CPU").
+ * would multiplex with it (docs/topdown.md, "perf-metrics: one group per
+ * CPU at a time").
  * Nowhere does it open intel_gp's SMT pair.
  */
 static void

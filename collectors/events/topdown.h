@@ -18,7 +18,7 @@
  *                       erratum perf's neoverse-n2-v2 metrics correct
  *
  * The encodings are perf's (tools/perf/pmu-events/arch/...json) and the
- * kernel's sysfs aliases; README "Why did IPC drop" cites file and commit.
+ * kernel's sysfs aliases; docs/topdown.md cites file and commit.
  * Expansion is pure: it reads only the PMU table and the identity, which
  * topdown_cpu_read takes once from files below the roots it is given.
  */
