@@ -741,8 +741,8 @@ probe_all(struct names *n)
 
 /* Every reader present, in order, until one knows id: 1, or 0. */
 static int
-lookup(struct names *n, const char *id, struct names_found *f, int *err,
-    int probed)
+lookup_id(struct names *n, const char *id, struct names_found *f,
+    int *err, int probed)
 {
 	uint64_t t0, dt;
 	size_t i;
@@ -756,7 +756,7 @@ lookup(struct names *n, const char *id, struct names_found *f, int *err,
 			continue;
 		memset(f, 0, sizeof(*f));
 		t0 = mono_ns();
-		r = rd->ops->lookup(rd->data, id, f);
+		r = rd->ops->find(rd->data, id, f);
 		dt = mono_ns() - t0;
 		if (probed && (dt >= SLOW_NS) != rd->slow) {
 			rd->slow = dt >= SLOW_NS;
@@ -785,7 +785,7 @@ names_lookup(struct names *n, const char *id, const char *cgroup,
 
 	if (!names_id_valid(id))
 		return 0;
-	return lookup(n, id, f, &err, 0) && found_placed(f, cgroup);
+	return lookup_id(n, id, f, &err, 0) && found_placed(f, cgroup);
 }
 
 /* Has the record e's names came from changed since (or gone)? */
@@ -840,7 +840,7 @@ resolve_one(struct names *n, struct centry *e, uint64_t *now,
 	}
 	if (!e->looked)
 		e->delegated = names_delegated(n->cgroot, e->cgroup);
-	hit = lookup(n, e->id, f, &err, 1);
+	hit = lookup_id(n, e->id, f, &err, 1);
 	*now = mono_ns();
 	if (err && !e->logged) {
 		e->logged = 1;

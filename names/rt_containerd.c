@@ -124,5 +124,5 @@ const struct rt_ops rt_containerd_ops = {
 	.open = rt_root_open,
 	.close = rt_root_close,
 	.probe = ctd_probe,
-	.lookup = ctd_lookup,
+	.find = ctd_lookup,
 };

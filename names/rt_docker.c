@@ -171,5 +171,5 @@ const struct rt_ops rt_docker_ops = {
 	.open = rt_root_open,
 	.close = rt_root_close,
 	.probe = dk_probe,
-	.lookup = dk_lookup,
+	.find = dk_lookup,
 };

@@ -418,5 +418,5 @@ const struct rt_ops rt_storage_ops = {
 	.open = st_open,
 	.close = st_close,
 	.probe = st_probe,
-	.lookup = st_lookup,
+	.find = st_lookup,
 };

@@ -71,7 +71,7 @@ struct rt_ops {
 	 * -ENOENT (absent) or -errno; where in where.
 	 */
 	int (*probe)(void *data, char *where, size_t len);
-	int (*lookup)(void *data, const char *id, struct names_found *f);
+	int (*find)(void *data, const char *id, struct names_found *f);
 };
 
 extern const struct rt_ops rt_containerd_ops, rt_storage_ops, rt_docker_ops;

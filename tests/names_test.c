@@ -246,7 +246,7 @@ test_sandbox_trust(void)
 	 * moby bundle, annotated as a CRI sandbox, is not its. */
 	CHECK(rt_containerd_ops.open(root, &d) == 0);
 	memset(&f, 0, sizeof(f));
-	CHECK(rt_containerd_ops.lookup(d, DOCKER_POSER, &f) == -ENOENT);
+	CHECK(rt_containerd_ops.find(d, DOCKER_POSER, &f) == -ENOENT);
 	CHECK(f.sandbox == 0);
 	rt_containerd_ops.close(d);
 }
@@ -317,22 +317,22 @@ test_errors(void)
 
 	CHECK(rt_containerd_ops.open(root, &d) == 0);
 	memset(&f, 0, sizeof(f));
-	CHECK(rt_containerd_ops.lookup(d, CTD_BAD, &f) == -EBADMSG);
+	CHECK(rt_containerd_ops.find(d, CTD_BAD, &f) == -EBADMSG);
 	CHECK_CONTAINS(f.err, CTD_BAD "/config.json: not valid JSON");
-	CHECK(rt_containerd_ops.lookup(d, NOBODY, &f) == -ENOENT);
+	CHECK(rt_containerd_ops.find(d, NOBODY, &f) == -ENOENT);
 	/* Docker's bundle in moby carries no CRI annotations: not ours. */
-	CHECK(rt_containerd_ops.lookup(d, DOCKER, &f) == -ENOENT);
+	CHECK(rt_containerd_ops.find(d, DOCKER, &f) == -ENOENT);
 	rt_containerd_ops.close(d);
 
 	CHECK(rt_docker_ops.open(root, &d) == 0);
 	memset(&f, 0, sizeof(f));
-	CHECK(rt_docker_ops.lookup(d, DOCKER_BAD, &f) == -EBADMSG);
+	CHECK(rt_docker_ops.find(d, DOCKER_BAD, &f) == -EBADMSG);
 	CHECK_CONTAINS(f.err, "config.v2.json: not valid JSON");
-	CHECK(rt_docker_ops.lookup(d, NOBODY, &f) == -ENOENT);
+	CHECK(rt_docker_ops.find(d, NOBODY, &f) == -ENOENT);
 	rt_docker_ops.close(d);
 
 	CHECK(rt_storage_ops.open("/nonexistent", &d) == 0);
-	CHECK(rt_storage_ops.lookup(d, NOBODY, &f) == -ENOENT);
+	CHECK(rt_storage_ops.find(d, NOBODY, &f) == -ENOENT);
 	rt_storage_ops.close(d);
 }
 
@@ -567,7 +567,7 @@ test_failure_cache(void)
 
 	CHECK(rt_storage_ops.open(croot, &d) == 0);
 	memset(&f, 0, sizeof(f));
-	CHECK(rt_storage_ops.lookup(d, PODMAN_IMG, &f) == -EBADMSG);
+	CHECK(rt_storage_ops.find(d, PODMAN_IMG, &f) == -EBADMSG);
 	CHECK_CONTAINS(f.err, "containers.json: not valid JSON");
 	CHECK(stat(path, &st) == 0);
 	/* Valid now, in place: same inode and size, the mtime put back. */
@@ -576,15 +576,15 @@ test_failure_cache(void)
 	ts[1] = st.st_mtim;
 	CHECK(utimensat(AT_FDCWD, path, ts, 0) == 0);
 	memset(&f, 0, sizeof(f));
-	CHECK(rt_storage_ops.lookup(d, PODMAN_IMG, &f) == -EBADMSG);
+	CHECK(rt_storage_ops.find(d, PODMAN_IMG, &f) == -EBADMSG);
 	CHECK_CONTAINS(f.err, "containers.json: not valid JSON");
 	memset(&f, 0, sizeof(f));
-	CHECK(rt_storage_ops.lookup(d, DOCKER, &f) == -EBADMSG);
+	CHECK(rt_storage_ops.find(d, DOCKER, &f) == -EBADMSG);
 	/* A change it can see: read again. */
 	ts[1].tv_nsec = (ts[1].tv_nsec + 1) % 1000000000L;
 	CHECK(utimensat(AT_FDCWD, path, ts, 0) == 0);
 	memset(&f, 0, sizeof(f));
-	CHECK(rt_storage_ops.lookup(d, PODMAN_IMG, &f) == 0);
+	CHECK(rt_storage_ops.find(d, PODMAN_IMG, &f) == 0);
 	CHECK_STR(f.v[NAMES_CONTAINER], "pm");
 	CHECK_CONTAINS(f.src, "containers.json");
 	rt_storage_ops.close(d);
@@ -715,15 +715,15 @@ test_hostile(void)
 
 	CHECK(rt_docker_ops.open(croot, &d) == 0);
 	memset(&f, 0, sizeof(f));
-	CHECK(rt_docker_ops.lookup(d, ID("a"), &f) == -ENOENT);
+	CHECK(rt_docker_ops.find(d, ID("a"), &f) == -ENOENT);
 	memset(&f, 0, sizeof(f));
-	CHECK(rt_docker_ops.lookup(d, ID("b"), &f) == -EINVAL);
+	CHECK(rt_docker_ops.find(d, ID("b"), &f) == -EINVAL);
 	CHECK_CONTAINS(f.err, ID("b") "/config.v2.json: not a regular file");
 	memset(&f, 0, sizeof(f));
-	CHECK(rt_docker_ops.lookup(d, ID("d"), &f) == -EINVAL);
+	CHECK(rt_docker_ops.find(d, ID("d"), &f) == -EINVAL);
 	CHECK_CONTAINS(f.err, ID("d") "/config.v2.json: not a regular file");
 	memset(&f, 0, sizeof(f));
-	CHECK(rt_docker_ops.lookup(d, ID("c"), &f) == 0);
+	CHECK(rt_docker_ops.find(d, ID("c"), &f) == 0);
 	CHECK_STR(f.v[NAMES_CONTAINER], "web");
 	rt_docker_ops.close(d);
 

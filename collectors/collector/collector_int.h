@@ -286,6 +286,17 @@ int source_kinds_prepare(const struct collector *c,
 int source_kinds_tally(const struct collector *c, size_t no_room,
     size_t refused, const char *names);
 void source_kinds_refresh(const struct collector *c);
+/*
+ * The one read loop, which a collection (interval.c) reads every open
+ * instance with and a CPU change (hotplug.c) reads the instances on CPUs
+ * gone offline with, one last time: what each source kind gathers for
+ * its sources first, then fn(c, t, tg, in, arg) for every instance of
+ * every opened target, in the targets' order.
+ */
+typedef void (*source_each_fn)(struct collector *c, struct target *t,
+    struct tgroup *tg, struct inst *in, const void *arg);
+void source_each_instance(struct collector *c, source_each_fn fn,
+    const void *arg);
 /* 1 or 0 as its kind says why t is unopened; -1 no kind says. */
 int source_check_unopened(const struct collector *c, const struct target *t,
     FILE *out);

@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "collectors/collector/collector_int.h"
-#include "collectors/collector/interval.h"
 
 /* Keep the online-CPUs file open: one pread per interval tells changes. */
 void
@@ -72,7 +71,7 @@ hotplug_changed(struct collector *c)
 	buf[strcspn(buf, "\n")] = '\0';
 	REPORT(c, 6, NULL, NULL, NULL, -1, 0, "online CPUs are now %s: "
 	    "reopening what changed", buf);
-	interval_read_each(c, read_gone, &m);
+	source_each_instance(c, read_gone, &m);
 	memcpy(c->online_text, buf, sizeof(buf));
 	c->online_text[strlen(buf)] = '\n';
 	c->online_text[strlen(buf) + 1] = '\0';

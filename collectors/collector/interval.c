@@ -20,7 +20,6 @@
 #include <string.h>
 
 #include "collectors/collector/collector_int.h"
-#include "collectors/collector/interval.h"
 #include "collectors/collector/snapbuild.h"
 #include "names/names.h"
 
@@ -36,23 +35,6 @@ takes_counters(const struct plan_group *g)
 		if (group_uses_counter(&g->events[e].attr))
 			return 1;
 	return 0;
-}
-
-void
-interval_read_each(struct collector *c, interval_read_fn fn,
-    const void *arg)
-{
-	size_t i, j, k;
-
-	source_kinds_refresh(c);
-	for (i = 0; i < c->nr_targets; i++)
-		for (j = 0; c->targets[i]->opened &&
-		    j < c->targets[i]->nr_groups; j++) {
-			struct tgroup *tg = &c->targets[i]->groups[j];
-
-			for (k = 0; k < tg->cpus.nr; k++)
-				fn(c, c->targets[i], tg, &tg->inst[k], arg);
-		}
 }
 
 /* One instance's reading in a collection: its deltas added up, or why
@@ -195,7 +177,7 @@ collector_collect(struct collector *c)
 	struct snapseen seen;
 	struct snapshot *s;
 
-	interval_read_each(c, inst_collect, NULL);
+	source_each_instance(c, inst_collect, NULL);
 	c->seq++;
 	t1 = mono_ns();
 	nm = c->o.names ? names_map(c->o.names) : NULL;

@@ -16,23 +16,23 @@ int
 event_sys_load(struct event_sys *es, const char *sysfs, const char *mountinfo,
     char *warn, size_t warnlen)
 {
-	char perr[1024] = "";
+	char pmu_err[1024] = "";
 	int r;
 
 	memset(es, 0, sizeof(*es));
 	if (warnlen)
 		warn[0] = '\0';
-	r = pmu_scan(sysfs, &es->pmus, perr, sizeof(perr));
+	r = pmu_scan(sysfs, &es->pmus, pmu_err, sizeof(pmu_err));
 	if (r == -ENOMEM)
 		return r;
-	if (r < 0 && perr[0] == '\0')
-		snprintf(perr, sizeof(perr), "%s/bus/event_source/devices: %s",
+	if (r < 0 && pmu_err[0] == '\0')
+		snprintf(pmu_err, sizeof(pmu_err), "%s/bus/event_source/devices: %s",
 		    sysfs, strerror(-r));
 	if (tracefs_find(mountinfo, es->tracefs, sizeof(es->tracefs)) < 0)
 		es->tracefs[0] = '\0';
-	if (perr[0])
+	if (pmu_err[0])
 		snprintf(warn, warnlen, "%s; only generic event names work",
-		    perr);
+		    pmu_err);
 	es->ctx.pmus = &es->pmus;
 	es->ctx.tracefs = es->tracefs[0] ? es->tracefs : NULL;
 	return 0;

@@ -132,7 +132,7 @@ run(const struct rt_ops *ops)
 		abort();
 	for (i = 0; i < 2; i++) {
 		memset(&f, 0, sizeof(f));
-		r = ops->lookup(d, ID, &f);
+		r = ops->find(d, ID, &f);
 		check(&f, r);
 	}
 	ops->close(d);
