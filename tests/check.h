@@ -10,6 +10,19 @@
 
 static int check_failures, check_count;
 
+/* How many times needle occurs in hay, overlapping ones counted. */
+static inline size_t
+count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	while ((hay = strstr(hay, needle)) != NULL) {
+		n++;
+		hay++;
+	}
+	return n;
+}
+
 #define CHECK(cond) do {						\
 	check_count++;							\
 	if (!(cond)) {							\

@@ -209,18 +209,6 @@ capture(int prio, const struct log_fields *lf, const char *fmt, ...)
 	strcat(logbuf, "\n");
 }
 
-static size_t
-count_of(const char *hay, const char *needle)
-{
-	size_t n = 0;
-
-	while ((hay = strstr(hay, needle)) != NULL) {
-		n++;
-		hay++;
-	}
-	return n;
-}
-
 static const struct snap_row *
 row(const struct snapshot *s, int cpu)
 {

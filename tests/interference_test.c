@@ -33,18 +33,6 @@
 #include "daemon/expo.h"
 #include "tests/check.h"
 
-static size_t
-count_of(const char *hay, const char *needle)
-{
-	size_t n = 0;
-
-	while ((hay = strstr(hay, needle)) != NULL) {
-		n++;
-		hay++;
-	}
-	return n;
-}
-
 /* ---- generated traces ------------------------------------------------ */
 
 #define MAXCG 16
