@@ -76,19 +76,19 @@ cgroups_ensure(struct collector *c, const struct plan *cfg)
 			break;
 	if (i == cfg->nr_targets)
 		return;
-	if (!c->have_cgroot) {
-		r = cgroupfs_find(c->o.mountinfo, c->cgroot,
-		    sizeof(c->cgroot), &c->cgroot_v2);
+	if (!c->cg.found) {
+		r = cgroupfs_find(c->o.mountinfo, c->cg.path,
+		    sizeof(c->cg.path), &c->cg.v2);
 		if (r < 0)
 			REPORT(c, 4, NULL, NULL, NULL, -1, -r,
 			    "no cgroup hierarchy with the perf_event "
 			    "controller in %s (%s): cgroup targets are not "
 			    "counted", c->o.mountinfo, strerror(-r));
 		else
-			c->have_cgroot = 1;
+			c->cg.found = 1;
 	}
 	/* Before the targets are built: their rescan fills the watch set. */
-	if (c->watch == NULL && (r = cgwatch_new(&c->watch)) < 0)
+	if (c->cg.watch == NULL && (r = cgwatch_new(&c->cg.watch)) < 0)
 		REPORT(c, 4, NULL, NULL, NULL, -1, -r, "inotify: %s; new "
 		    "cgroups are found only by the rescan every %llus",
 		    strerror(-r), (unsigned long long)(cfg->rescan_ns /
@@ -103,7 +103,7 @@ timer_arm(struct collector *c)
 	its.it_interval.tv_sec = (time_t)(c->cfg->interval_ns / 1000000000ULL);
 	its.it_interval.tv_nsec = (long)(c->cfg->interval_ns % 1000000000ULL);
 	its.it_value = its.it_interval;
-	return timerfd_settime(c->timerfd, 0, &its, NULL) < 0 ? -errno : 0;
+	return timerfd_settime(c->th.timerfd, 0, &its, NULL) < 0 ? -errno : 0;
 }
 
 /* What is due (interval.c's schedule), then a collection. */
@@ -131,18 +131,18 @@ serve_request(struct collector *c)
 	uint64_t n;
 	int r = 0;
 
-	if (read(c->reqfd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+	if (read(c->th.reqfd, &n, sizeof(n)) < 0 && errno != EAGAIN)
 		REPORT(c, 3, NULL, NULL, NULL, -1, errno, "collector "
 		    "request: %s", strerror(errno));
-	pthread_mutex_lock(&c->req_lock);
-	q = c->req;
-	c->req = NULL;
-	pthread_mutex_unlock(&c->req_lock);
+	pthread_mutex_lock(&c->th.lock);
+	q = c->th.req;
+	c->th.req = NULL;
+	pthread_mutex_unlock(&c->th.lock);
 	if (q == NULL)
 		return;
-	c->reload_ok = q->ok;
+	c->th.reload_ok = q->ok;
 	if (q->ok)
-		c->reload_success_s = q->when;
+		c->th.reload_success_s = q->when;
 	if (q->cfg) {
 		uint64_t old_interval = c->cfg->interval_ns;
 
@@ -152,13 +152,13 @@ serve_request(struct collector *c)
 	}
 	/* The reply follows a collection (of the new plan, or showing the
 	 * failed reload), so that what the caller reports next is true. */
-	if (r == 0 && !(c->o.hang_after && c->seq >= c->o.hang_after))
+	if (r == 0 && !(c->o.hang_after && c->col.seq >= c->o.hang_after))
 		tick(c);
-	pthread_mutex_lock(&c->req_lock);
+	pthread_mutex_lock(&c->th.lock);
 	q->result = r;
 	q->done = 1;
-	pthread_cond_broadcast(&c->req_done);
-	pthread_mutex_unlock(&c->req_lock);
+	pthread_cond_broadcast(&c->th.done);
+	pthread_mutex_unlock(&c->th.lock);
 }
 
 static void *
@@ -168,13 +168,13 @@ collector_main(void *arg)
 	struct pollfd pfd[4];
 	uint64_t expirations;
 
-	pfd[0] = (struct pollfd){ .fd = c->timerfd, .events = POLLIN };
-	pfd[1] = (struct pollfd){ .fd = c->stopfd, .events = POLLIN };
-	pfd[2] = (struct pollfd){ .fd = c->reqfd, .events = POLLIN };
+	pfd[0] = (struct pollfd){ .fd = c->th.timerfd, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = c->th.stopfd, .events = POLLIN };
+	pfd[2] = (struct pollfd){ .fd = c->th.reqfd, .events = POLLIN };
 	for (;;) {
 		/* A reload may have made the watch. */
-		pfd[3] = (struct pollfd){ .fd = c->watch ?
-		    cgwatch_fd(c->watch) : -1, .events = POLLIN };
+		pfd[3] = (struct pollfd){ .fd = c->cg.watch ?
+		    cgwatch_fd(c->cg.watch) : -1, .events = POLLIN };
 		if (poll(pfd, 4, -1) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -186,12 +186,12 @@ collector_main(void *arg)
 			break;
 		if (pfd[2].revents)
 			serve_request(c);
-		if (pfd[3].revents && c->watch)
+		if (pfd[3].revents && c->cg.watch)
 			interval_cgroups_changed(c);
 		if (pfd[0].revents &&
-		    read(c->timerfd, &expirations, sizeof(expirations)) ==
+		    read(c->th.timerfd, &expirations, sizeof(expirations)) ==
 		    (ssize_t)sizeof(expirations) &&
-		    !(c->o.hang_after && c->seq >= c->o.hang_after))
+		    !(c->o.hang_after && c->col.seq >= c->o.hang_after))
 			tick(c);
 	}
 	return NULL;
@@ -209,7 +209,7 @@ collector_new(const struct plan *cfg, const struct collector_opts *o,
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return -ENOMEM;
 	c->o = *o;
-	c->online_fd = -1;
+	c->online.fd = -1;
 	if (c->o.log == NULL)
 		c->o.log = nolog;
 	if (c->o.sysfs == NULL)
@@ -218,16 +218,16 @@ collector_new(const struct plan *cfg, const struct collector_opts *o,
 		c->o.mountinfo = "/proc/self/mountinfo";
 	if (c->o.procfs == NULL)
 		c->o.procfs = "/proc";
-	c->stopfd = c->timerfd = c->reqfd = -1;
+	c->th.stopfd = c->th.timerfd = c->th.reqfd = -1;
 	snapshot_slot_init(&c->slot);
-	atomic_init(&c->heartbeat, 0);
-	pthread_mutex_init(&c->req_lock, NULL);
-	pthread_cond_init(&c->req_done, NULL);
+	atomic_init(&c->col.heartbeat, 0);
+	pthread_mutex_init(&c->th.lock, NULL);
+	pthread_cond_init(&c->th.done, NULL);
 	/* The config just loaded is the last successful load. */
-	c->reload_ok = 1;
-	c->reload_success_s = wall_s();
+	c->th.reload_ok = 1;
+	c->th.reload_success_s = wall_s();
 
-	if ((r = cpumap_online(c->o.sysfs, &c->online)) < 0) {
+	if ((r = cpumap_online(c->o.sysfs, &c->online.map)) < 0) {
 		snprintf(err, errlen, "%s/devices/system/cpu/online: %s",
 		    c->o.sysfs, strerror(-r));
 		goto fail;
@@ -235,7 +235,7 @@ collector_new(const struct plan *cfg, const struct collector_opts *o,
 	hotplug_open(c);
 	if (source_kinds_init(c->kstate) < 0)
 		goto nomem;
-	c->max_fds = rebuild_fd_budget(cfg);
+	c->set.max_fds = rebuild_fd_budget(cfg);
 	cgroups_ensure(c, cfg);
 	if ((r = rebuild_cfgstate_init(c, cfg)) < 0)
 		goto nomem;
@@ -267,21 +267,21 @@ collector_start(struct collector *c)
 	/* The first collection, so that readiness means real readings. */
 	tick(c);
 
-	if (c->stopfd < 0 &&
-	    (c->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
+	if (c->th.stopfd < 0 &&
+	    (c->th.stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
 		return -errno;
-	if (c->reqfd < 0 &&
-	    (c->reqfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
+	if (c->th.reqfd < 0 &&
+	    (c->th.reqfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
 		return -errno;
-	if (c->timerfd < 0 && (c->timerfd = timerfd_create(CLOCK_MONOTONIC,
+	if (c->th.timerfd < 0 && (c->th.timerfd = timerfd_create(CLOCK_MONOTONIC,
 	    TFD_CLOEXEC | TFD_NONBLOCK)) < 0)
 		return -errno;
 	if ((r = timer_arm(c)) < 0)
 		return r;
 	/* From here on the thread owns every target, instance and fd. */
-	if ((r = pthread_create(&c->thread, NULL, collector_main, c)) != 0)
+	if ((r = pthread_create(&c->th.id, NULL, collector_main, c)) != 0)
 		return -r;
-	c->started = 1;
+	c->th.started = 1;
 	return 0;
 }
 
@@ -290,17 +290,17 @@ collector_stop(struct collector *c)
 {
 	uint64_t one = 1;
 
-	if (c == NULL || !c->started)
+	if (c == NULL || !c->th.started)
 		return;
-	if (write(c->stopfd, &one, sizeof(one)) < 0)
+	if (write(c->th.stopfd, &one, sizeof(one)) < 0)
 		REPORT(c, 3, NULL, NULL, NULL, -1, errno,
 		    "stopping the collector: %s", strerror(errno));
-	pthread_join(c->thread, NULL);
+	pthread_join(c->th.id, NULL);
 	/* Drain the stop request so that the thread can be started again. */
-	if (read(c->stopfd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+	if (read(c->th.stopfd, &one, sizeof(one)) < 0 && errno != EAGAIN)
 		REPORT(c, 3, NULL, NULL, NULL, -1, errno,
 		    "stopping the collector: %s", strerror(errno));
-	c->started = 0;
+	c->th.started = 0;
 }
 
 /*
@@ -314,21 +314,21 @@ request(struct collector *c, const struct plan *cfg, int ok, double when)
 	struct collector_req q = { cfg, ok, when, 0, 0 };
 	uint64_t one = 1;
 
-	if (!c->started) {
-		c->reload_ok = ok;
+	if (!c->th.started) {
+		c->th.reload_ok = ok;
 		if (ok)
-			c->reload_success_s = when;
+			c->th.reload_success_s = when;
 		return cfg ? apply_plan(c, cfg) : 0;
 	}
-	pthread_mutex_lock(&c->req_lock);
-	c->req = &q;
-	pthread_mutex_unlock(&c->req_lock);
-	if (write(c->reqfd, &one, sizeof(one)) < 0)
+	pthread_mutex_lock(&c->th.lock);
+	c->th.req = &q;
+	pthread_mutex_unlock(&c->th.lock);
+	if (write(c->th.reqfd, &one, sizeof(one)) < 0)
 		return -errno;
-	pthread_mutex_lock(&c->req_lock);
+	pthread_mutex_lock(&c->th.lock);
 	while (!q.done)
-		pthread_cond_wait(&c->req_done, &c->req_lock);
-	pthread_mutex_unlock(&c->req_lock);
+		pthread_cond_wait(&c->th.done, &c->th.lock);
+	pthread_mutex_unlock(&c->th.lock);
 	return q.result;
 }
 
@@ -353,7 +353,7 @@ collector_open_fds(const struct collector *c)
 enum denied_cause
 collector_denied(const struct collector *c)
 {
-	return c->denied;
+	return c->said.denied;
 }
 
 void
@@ -364,25 +364,25 @@ collector_free(struct collector *c)
 	if (c == NULL)
 		return;
 	collector_stop(c);
-	for (i = 0; i < c->nr_targets; i++)
-		target_free(c->targets[i]);
-	free(c->targets);
+	for (i = 0; i < c->set.nr; i++)
+		target_free(c->set.v[i]);
+	free(c->set.v);
 	source_kinds_fini(c->kstate);
-	rebuild_cfgstate_fini(c->cfg, c->attrs, c->ev_logged, c->pattern_empty,
-	    c->layout_said);
-	cpumap_free(&c->online);
-	cgwatch_free(c->watch);
-	if (c->online_fd >= 0)
-		close(c->online_fd);
-	pthread_mutex_destroy(&c->req_lock);
-	pthread_cond_destroy(&c->req_done);
+	rebuild_cfgstate_fini(c->cfg, c->ps.attrs, c->ps.ev_logged, c->ps.pattern_empty,
+	    c->ps.layout_said);
+	cpumap_free(&c->online.map);
+	cgwatch_free(c->cg.watch);
+	if (c->online.fd >= 0)
+		close(c->online.fd);
+	pthread_mutex_destroy(&c->th.lock);
+	pthread_cond_destroy(&c->th.done);
 	snapshot_slot_fini(&c->slot);
-	if (c->stopfd >= 0)
-		close(c->stopfd);
-	if (c->reqfd >= 0)
-		close(c->reqfd);
-	if (c->timerfd >= 0)
-		close(c->timerfd);
+	if (c->th.stopfd >= 0)
+		close(c->th.stopfd);
+	if (c->th.reqfd >= 0)
+		close(c->th.reqfd);
+	if (c->th.timerfd >= 0)
+		close(c->th.timerfd);
 	free(c);
 }
 
@@ -395,7 +395,7 @@ collector_snapshot(struct collector *c)
 uint64_t
 collector_heartbeat(struct collector *c)
 {
-	return atomic_load(&c->heartbeat);
+	return atomic_load(&c->col.heartbeat);
 }
 
 void

@@ -127,55 +127,91 @@ struct layout_said {
 	const char *mode;		/* static text; NULL: never said */
 };
 
+/* The cgroup hierarchy with the perf_event controller, found once
+ * (collector.c), and the inotify watch on where matches appear
+ * (discovery.c). */
+struct cgroot {
+	char path[4096];
+	int v2, found;
+	struct cgwatch *watch;		/* NULL without inotify */
+	int logged_watch;
+};
+
+/* The online CPUs, and the file that tells when they change (hotplug.c). */
+struct online {
+	struct cpumap map;
+	int fd;				/* <sysfs>/devices/system/cpu/online */
+	char text[256];
+};
+
+/* What is made for each plan: its attrs, and what was said of it
+ * (targetset.c). */
+struct planstate {
+	struct perf_event_attr **attrs;	/* [group][event] */
+	int **ev_logged;		/* [group][event]: reported unsupported */
+	int *pattern_empty;		/* [cfg target]: reported matching none */
+	struct layout_said *layout_said;	/* [cfg layout]: as last said */
+};
+
+/* The target set (targetset.c), sorted (target_cmp), and what its last
+ * pass found. */
+struct targetset {
+	struct target **v;
+	size_t nr, cap;
+	uint64_t max_fds;		/* the fd budget */
+	size_t matched, counted, skipped;
+	size_t skipped_logged;		/* ... as last reported */
+};
+
+/* What the log says once (instance.c). */
+struct said {
+	int emfile, no_perf_cgroup;
+	enum denied_cause denied;	/* the first EACCES/EPERM, explained */
+};
+
+/* Collections so far (interval.c). */
+struct collection {
+	uint64_t seq;
+	atomic_uint_fast64_t heartbeat;
+	uint64_t names_told;		/* a hash of the container ids last
+					   told the name resolver */
+	size_t names_told_nr;
+};
+
+/* The thread, and the requests other threads make of it (collector.c):
+ * one at a time. */
+struct thread {
+	pthread_t id;
+	int started;
+	int stopfd, timerfd;
+	int reqfd;			/* eventfd: a request is pending */
+	pthread_mutex_t lock;		/* guards req and its reply */
+	pthread_cond_t done;
+	struct collector_req *req;
+	int reload_ok;			/* the last reload worked */
+	double reload_success_s;
+};
+
+/*
+ * The collector: each part owned by the file its comment names, all on
+ * the collector thread but the requests' lock and the heartbeat.
+ */
 struct collector {
 	const struct plan *cfg;
 	struct collector_opts o;
-	char cgroot[4096];
-	int cgroot_v2, have_cgroot;
-	struct cpumap online;
-	struct perf_event_attr **attrs;	/* [group][event] */
-	int **ev_logged;		/* [group][event]: reported unsupported */
-
-	struct target **targets;
-	size_t nr_targets, cap_targets;
-
-	struct snapshot_slot slot;
-	pthread_t thread;
-	int started;
-	int stopfd, timerfd;
-	uint64_t seq;
+	struct planstate ps;
+	struct cgroot cg;
+	struct online online;
+	struct targetset set;
 	struct schedule sched;		/* interval.c's alone */
-	atomic_uint_fast64_t heartbeat;
-	int logged_emfile, logged_no_perf_cgroup;
-	enum denied_cause denied;	/* the first EACCES/EPERM, explained */
-	int *pattern_empty;		/* [cfg target]: reported matching none */
-	struct layout_said *layout_said;	/* [cfg layout]: as last said */
-
-	/* Discovery. */
-	struct cgwatch *watch;		/* NULL without inotify */
-	int logged_watch;
-	uint64_t max_fds;
-	size_t cg_matched, cg_counted, cg_skipped;
-	size_t cg_skipped_logged;	/* ... as last reported */
-	int online_fd;			/* <sysfs>/devices/system/cpu/online */
-	char online_text[256];
-
+	struct collection col;
+	struct said said;
 	/* Each source kind's own state (source.h); only the kind reads
 	 * it.  What its hooks see of the collector is made for each call
 	 * (source.c). */
 	void *kstate[SOURCE_KINDS];
-
-	/* Requests to the thread (collector.c): one at a time. */
-	int reqfd;			/* eventfd: a request is pending */
-	pthread_mutex_t req_lock;	/* guards req and its reply */
-	pthread_cond_t req_done;
-	struct collector_req *req;
-	int reload_ok;			/* the last reload worked */
-	double reload_success_s;
-
-	/* The container ids last told the name resolver (interval.c). */
-	uint64_t names_told;		/* a hash of the set */
-	size_t names_told_nr;
+	struct snapshot_slot slot;
+	struct thread th;
 };
 
 /* A reload (cfg) or a failed reload's note (cfg NULL), and the reply. */

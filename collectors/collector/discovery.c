@@ -82,7 +82,7 @@ plan_entry(struct collector *c, struct target *t,
 		    ct->relabel[k].target_label, value) < 0)
 			return -ENOMEM;
 	for (k = 0; k < ct->nr_groups && a == SOURCE_MINE; k++)
-		if (target_add_pmu_group(c, t, ct->groups[k], &c->online,
+		if (target_add_pmu_group(c, t, ct->groups[k], &c->online.map,
 		    ct->per_cpu, kind) < 0)
 			return -ENOMEM;
 	return 0;
@@ -105,9 +105,9 @@ expand_all(struct collector *c, struct cgroup_list *lists,
 
 		if (ct->kind != PLAN_TARGET_CGROUP)
 			continue;
-		r = cgroupfs_expand(c->cgroot, ct->path, ct->depth,
+		r = cgroupfs_expand(c->cg.path, ct->path, ct->depth,
 		    ct->exclude, ct->nr_exclude, &lists[i],
-		    c->watch ? dirs : NULL);
+		    c->cg.watch ? dirs : NULL);
 		if (r < 0) {
 			REPORT(c, 4, ct->path, NULL, NULL, -1, -r,
 			    "%s:%d:%d: cgroup path %s: %s",
@@ -119,15 +119,15 @@ expand_all(struct collector *c, struct cgroup_list *lists,
 		}
 		/* A layout's entries match nothing on most machines: the
 		 * layout's line says what they hold. */
-		if (lists[i].nr == 0 && !c->pattern_empty[i] && !ct->layout) {
-			c->pattern_empty[i] = 1;
+		if (lists[i].nr == 0 && !c->ps.pattern_empty[i] && !ct->layout) {
+			c->ps.pattern_empty[i] = 1;
 			REPORT(c, 4, ct->path, NULL, NULL, -1, 0,
 			    "%s:%d:%d: cgroup path %s matches no "
 			    "cgroup under %s (yet); it is counted as soon as "
 			    "it appears", cfg->source, ct->line, ct->col,
-			    ct->path, c->cgroot);
+			    ct->path, c->cg.path);
 		} else if (lists[i].nr > 0)
-			c->pattern_empty[i] = 0;
+			c->ps.pattern_empty[i] = 0;
 	}
 	return wanted_build(cfg, lists, w);
 }
@@ -156,19 +156,19 @@ report_tally(struct collector *c, const struct tally *t)
 {
 	char names[1024];
 
-	if (t->skipped != c->cg_skipped_logged) {
+	if (t->skipped != c->set.skipped_logged) {
 		if (t->skipped)
 			REPORT(c, 4, NULL, NULL, NULL, -1, 0, "%zu cgroup%s "
 			    "not counted: over the fd budget (max_fds %llu, "
 			    "%zu perf fds in use): %s; raise max_fds and "
 			    "LimitNOFILE=", t->skipped, t->skipped == 1 ?
-			    " is" : "s are", (unsigned long long)c->max_fds,
+			    " is" : "s are", (unsigned long long)c->set.max_fds,
 			    t->fds_in_use, namelist_str(&t->skip, names,
 			    sizeof(names)));
 		else
 			REPORT(c, 6, NULL, NULL, NULL, -1, 0, "every cgroup "
 			    "skipped for the fd budget is counted now");
-		c->cg_skipped_logged = t->skipped;
+		c->set.skipped_logged = t->skipped;
 	}
 	namelist_str(&t->full, names, sizeof(names));
 	return source_kinds_tally(c, t->no_room, t->refused, names);
@@ -187,7 +187,7 @@ report_layouts(struct collector *c, const struct wanted *w)
 	size_t i, l, n;
 
 	for (l = 0; l < cfg->nr_layouts; l++) {
-		struct layout_said *s = &c->layout_said[l];
+		struct layout_said *s = &c->ps.layout_said[l];
 
 		mode = NULL;
 		for (i = 0; i < cfg->nr_targets && mode == NULL; i++)
@@ -243,10 +243,10 @@ fds_in_use(const struct collector *c, int kept_only)
 	size_t n, i, j, k;
 
 	n = source_kinds_fds(c);
-	for (i = 0; i < c->nr_targets; i++)
-		for (j = 0; (!kept_only || c->targets[i]->seen) &&
-		    j < c->targets[i]->nr_groups; j++) {
-			struct tgroup *tg = &c->targets[i]->groups[j];
+	for (i = 0; i < c->set.nr; i++)
+		for (j = 0; (!kept_only || c->set.v[i]->seen) &&
+		    j < c->set.v[i]->nr_groups; j++) {
+			struct tgroup *tg = &c->set.v[i]->groups[j];
 
 			for (k = 0; k < tg->cpus.nr && tg->inst; k++)
 				n += tg->inst[k].src ? tg->inst[k].src->fds : 0;
@@ -278,7 +278,7 @@ open_one(struct collector *c, struct target *t, struct tally *ty,
 		ty->refused++;
 		return 0;
 	}
-	if (need > 0 && ty->fds_in_use + need > c->max_fds) {
+	if (need > 0 && ty->fds_in_use + need > c->set.max_fds) {
 		t->skipped = 1;
 		ty->skipped++;
 		namelist_add(&ty->skip, t->cgroup);
@@ -324,12 +324,12 @@ plan_next(struct collector *c, const struct match *m, size_t nm,
 	struct target *t;
 	size_t i, j;
 
-	for (i = 0; i < c->nr_targets; i++)
-		c->targets[i]->seen = c->targets[i]->cgroup == NULL;
-	if (c->nr_targets && c->targets[0]->cgroup == NULL)
-		ns->v[ns->n++] = c->targets[0];
+	for (i = 0; i < c->set.nr; i++)
+		c->set.v[i]->seen = c->set.v[i]->cgroup == NULL;
+	if (c->set.nr && c->set.v[0]->cgroup == NULL)
+		ns->v[ns->n++] = c->set.v[0];
 	for (i = 0; i < nm; i = j) {
-		t = find_old(c->targets, c->nr_targets, m[i].path);
+		t = find_old(c->set.v, c->set.nr, m[i].path);
 		if (t == NULL) {
 			if ((t = target_new(m[i].path)) == NULL)
 				return -ENOMEM;
@@ -386,8 +386,8 @@ swap_in(struct collector *c, struct next_set *ns)
 	struct target *t;
 	size_t i;
 
-	for (i = 0; i < c->nr_targets; i++) {
-		t = c->targets[i];
+	for (i = 0; i < c->set.nr; i++) {
+		t = c->set.v[i];
 		if (t->seen)
 			continue;
 		if (t->opened)
@@ -400,9 +400,9 @@ swap_in(struct collector *c, struct next_set *ns)
 		if (!ns->fresh[i]->seen)
 			target_free(ns->fresh[i]);	/* vanished meanwhile */
 	ns->nfresh = 0;
-	free(c->targets);
-	c->targets = ns->v;
-	c->nr_targets = c->cap_targets = ns->n;
+	free(c->set.v);
+	c->set.v = ns->v;
+	c->set.nr = c->set.cap = ns->n;
 	ns->v = NULL;
 }
 
@@ -412,11 +412,11 @@ watch_dirs(struct collector *c, struct cgroup_list *dirs)
 {
 	int r;
 
-	if (c->watch == NULL)
+	if (c->cg.watch == NULL)
 		return 0;
 	cgroup_list_sort_unique(dirs);
-	r = cgwatch_set(c->watch, c->cgroot, dirs);
-	if (r == -ENOSPC && !c->logged_watch++)
+	r = cgwatch_set(c->cg.watch, c->cg.path, dirs);
+	if (r == -ENOSPC && !c->cg.logged_watch++)
 		REPORT(c, 4, NULL, NULL, NULL, -1, ENOSPC, "inotify watch "
 		    "limit reached (fs.inotify.max_user_watches): some new "
 		    "cgroups are found only by the rescan every %llus",
@@ -446,14 +446,14 @@ discovery_rescan(struct collector *c, int enable, int rebuild,
 
 	for (i = 0; i < cfg->nr_targets; i++)
 		any |= cfg->targets[i].kind == PLAN_TARGET_CGROUP;
-	if (!any || !c->have_cgroot)
+	if (!any || !c->cg.found)
 		return source_kinds_prepare(c, NULL, rebuild, as);
 	if ((lists = calloc(cfg->nr_targets + 1, sizeof(*lists))) == NULL)
 		return -ENOMEM;
 	if (expand_all(c, lists, &dirs, &w) < 0 ||
 	    source_kinds_prepare(c, lists, rebuild, as) < 0)
 		goto out;
-	ns.v = malloc((c->nr_targets + w.nm + 1) * sizeof(*ns.v));
+	ns.v = malloc((c->set.nr + w.nm + 1) * sizeof(*ns.v));
 	ns.fresh = malloc((w.nm + 1) * sizeof(*ns.fresh));
 	if (ns.v == NULL || ns.fresh == NULL)
 		goto out;
@@ -464,9 +464,9 @@ discovery_rescan(struct collector *c, int enable, int rebuild,
 	if (open_next(c, &ns, &ty, enable, ad, as) < 0)
 		goto out;
 	swap_in(c, &ns);
-	c->cg_matched = ty.matched;
-	c->cg_counted = ty.counted;
-	c->cg_skipped = ty.skipped;
+	c->set.matched = ty.matched;
+	c->set.counted = ty.counted;
+	c->set.skipped = ty.skipped;
 	soon = report_tally(c, &ty);
 	report_layouts(c, &w);
 	r = watch_dirs(c, &dirs);

@@ -26,10 +26,10 @@ hotplug_open(struct collector *c)
 
 	snprintf(path, sizeof(path), "%s/devices/system/cpu/online",
 	    c->o.sysfs);
-	c->online_fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (c->online_fd >= 0 && (n = pread(c->online_fd, c->online_text,
-	    sizeof(c->online_text) - 1, 0)) > 0)
-		c->online_text[n] = '\0';
+	c->online.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (c->online.fd >= 0 && (n = pread(c->online.fd, c->online.text,
+	    sizeof(c->online.text) - 1, 0)) > 0)
+		c->online.text[n] = '\0';
 }
 
 /*
@@ -51,31 +51,31 @@ read_gone(struct collector *c, struct target *t, struct tgroup *tg,
 }
 
 /* Did the set of online CPUs change?  Then the instances on CPUs gone
- * are read one last time, and c->online is updated. */
+ * are read one last time, and c->online.map is updated. */
 int
 hotplug_changed(struct collector *c)
 {
-	char buf[sizeof(c->online_text)];
+	char buf[sizeof(c->online.text)];
 	struct cpumap m;
 	ssize_t n;
 
-	if (c->online_fd < 0)
+	if (c->online.fd < 0)
 		return 0;
-	n = pread(c->online_fd, buf, sizeof(buf) - 1, 0);
+	n = pread(c->online.fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
-	if (strcmp(buf, c->online_text) == 0 ||
+	if (strcmp(buf, c->online.text) == 0 ||
 	    cpumap_parse(buf, &m, NULL) < 0)
 		return 0;
 	buf[strcspn(buf, "\n")] = '\0';
 	REPORT(c, 6, NULL, NULL, NULL, -1, 0, "online CPUs are now %s: "
 	    "reopening what changed", buf);
 	source_each_instance(c, read_gone, &m);
-	memcpy(c->online_text, buf, sizeof(buf));
-	c->online_text[strlen(buf)] = '\n';
-	c->online_text[strlen(buf) + 1] = '\0';
-	cpumap_free(&c->online);
-	c->online = m;
+	memcpy(c->online.text, buf, sizeof(buf));
+	c->online.text[strlen(buf)] = '\n';
+	c->online.text[strlen(buf) + 1] = '\0';
+	cpumap_free(&c->online.map);
+	c->online.map = m;
 	return 1;
 }

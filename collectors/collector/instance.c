@@ -63,7 +63,7 @@ report_open_error(struct collector *c, const struct target *t,
 	char why[1536];
 
 	if (e == EMFILE || e == ENFILE) {
-		if (c->logged_emfile++)
+		if (c->said.emfile++)
 			return;
 		getrlimit(RLIMIT_NOFILE, &rl);
 		REPORT(c, 3, t->cgroup, g->name, NULL, cpu, e,
@@ -74,9 +74,9 @@ report_open_error(struct collector *c, const struct target *t,
 		    (unsigned long long)rl.rlim_cur);
 	} else if (e == EACCES || e == EPERM) {
 		/* Once: the reason is the process's, not the group's. */
-		if (c->denied != DENIED_NONE)
+		if (c->said.denied != DENIED_NONE)
 			return;
-		c->denied = denied_explain(c->o.procfs, e, why, sizeof(why));
+		c->said.denied = denied_explain(c->o.procfs, e, why, sizeof(why));
 		REPORT(c, 3, t->cgroup, g->name, NULL, cpu, e,
 		    "perf_event_open for group \"%s\" on cpu %d: %s: %s",
 		    g->name, cpu, strerror(e), why);
@@ -108,13 +108,13 @@ report_no_perf_cgroup(struct collector *c, const struct target *t,
 	const struct plan_group *g = &c->cfg->groups[tg->gi];
 	char ctl[256];
 
-	if (c->logged_no_perf_cgroup++) {
+	if (c->said.no_perf_cgroup++) {
 		REPORT(c, 7, t->cgroup, g->name, NULL, cpu, ENOENT,
 		    "cgroup %s has no perf_event controller state either",
 		    t->cgroup);
 		return;
 	}
-	if (c->cgroot_v2 && cgroupfs_subtree_control(c->cgroot, ctl,
+	if (c->cg.v2 && cgroupfs_subtree_control(c->cg.path, ctl,
 	    sizeof(ctl)) == 0 && ctl[0] == '\0')
 		REPORT(c, 3, t->cgroup, g->name, NULL, cpu, ENOENT,
 		    "cgroup %s cannot be counted: perf_event_open in cgroup "
@@ -127,7 +127,7 @@ report_no_perf_cgroup(struct collector *c, const struct target *t,
 		    "example: echo +cpu > %s/cgroup.subtree_control; "
 		    "cgroups are tried again at the next rescan "
 		    "(cgroup_rescan_interval) or reload", t->cgroup,
-		    strerror(ENOENT), c->cgroot, c->cgroot);
+		    strerror(ENOENT), c->cg.path, c->cg.path);
 	else
 		REPORT(c, 3, t->cgroup, g->name, NULL, cpu, ENOENT,
 		    "cgroup %s cannot be counted: perf_event_open in cgroup "
@@ -136,7 +136,7 @@ report_no_perf_cgroup(struct collector *c, const struct target *t,
 		    "(cgroup2 at %s: enable a controller in its "
 		    "cgroup.subtree_control; cgroup v1: mount the perf_event "
 		    "controller); it is tried again at the next rescan",
-		    t->cgroup, strerror(ENOENT), c->cgroot);
+		    t->cgroup, strerror(ENOENT), c->cg.path);
 }
 
 /*
@@ -164,7 +164,7 @@ inst_open(struct collector *c, struct target *t, struct tgroup *tg,
 		if (e == 0 || in->no_perf_cgroup || (r < 0 && (e == EMFILE ||
 		    e == ENFILE || e == EACCES || e == EPERM || e == EBADF)))
 			continue;
-		if (c->ev_logged[tg->gi][i]++)
+		if (c->ps.ev_logged[tg->gi][i]++)
 			continue;
 		REPORT(c, 4, t->cgroup, g->name, g->events[i].name, in->cpu, e,
 		    "%s:%d:%d: event \"%s\" in group \"%s\" cannot be "

@@ -95,7 +95,7 @@ inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
 void
 interval_cgroups_changed(struct collector *c)
 {
-	if (cgwatch_drain(c->watch) != 0)
+	if (cgwatch_drain(c->cg.watch) != 0)
 		c->sched.asks.rescan_soon = 1;
 }
 
@@ -151,7 +151,7 @@ names_tell(struct collector *c, const struct snapseen *seen)
 	const char *p;
 
 	for (i = 0; i < seen->nr_held; i++)
-		c->targets[seen->held[i]]->names_held = 1;
+		c->set.v[seen->held[i]]->names_held = 1;
 	for (i = 0; i < seen->nr_ids; i++) {
 		for (p = seen->ids[i]; *p; p++)
 			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
@@ -160,12 +160,12 @@ names_tell(struct collector *c, const struct snapseen *seen)
 			h = (h ^ (unsigned char)*p) * 1099511628211ULL;
 		h = (h ^ 0xfe) * 1099511628211ULL;
 	}
-	if (h == c->names_told && seen->nr_ids == c->names_told_nr)
+	if (h == c->col.names_told && seen->nr_ids == c->col.names_told_nr)
 		return;
-	if (names_want(c->o.names, c->have_cgroot ? c->cgroot : NULL,
+	if (names_want(c->o.names, c->cg.found ? c->cg.path : NULL,
 	    seen->ids, seen->cgs, seen->nr_ids) == 0) {
-		c->names_told = h;
-		c->names_told_nr = seen->nr_ids;
+		c->col.names_told = h;
+		c->col.names_told_nr = seen->nr_ids;
 	}
 }
 
@@ -178,7 +178,7 @@ collector_collect(struct collector *c)
 	struct snapshot *s;
 
 	source_each_instance(c, inst_collect, NULL);
-	c->seq++;
+	c->col.seq++;
 	t1 = mono_ns();
 	nm = c->o.names ? names_map(c->o.names) : NULL;
 	s = snapbuild(c, nm, (double)(t1 - t0) / 1e9, &seen);
@@ -194,5 +194,5 @@ collector_collect(struct collector *c)
 			c->o.published(c->o.published_arg, s);
 	}
 	snapseen_free(&seen);
-	atomic_fetch_add(&c->heartbeat, 1);
+	atomic_fetch_add(&c->col.heartbeat, 1);
 }

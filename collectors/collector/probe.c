@@ -64,7 +64,7 @@ check_unopened(const struct collector *c, const struct target *t, FILE *out)
 	if ((r = source_check_unopened(c, t, out)) >= 0)
 		return r;
 	fprintf(out, "%s: not counted (over the fd budget of %llu)\n",
-	    target_name(t), (unsigned long long)c->max_fds);
+	    target_name(t), (unsigned long long)c->set.max_fds);
 	return 1;
 }
 
@@ -72,12 +72,12 @@ check_unopened(const struct collector *c, const struct target *t, FILE *out)
 static void
 check_descendants(const struct collector *c, size_t i, FILE *out)
 {
-	const struct target *t = c->targets[i];
+	const struct target *t = c->set.v[i];
 	size_t j, n;
 
 	/* Targets are sorted: descendants follow their ancestor. */
-	for (j = i + 1; t->cgroup && j < c->nr_targets; j++) {
-		const char *d = c->targets[j]->cgroup;
+	for (j = i + 1; t->cgroup && j < c->set.nr; j++) {
+		const char *d = c->set.v[j]->cgroup;
 
 		n = strlen(t->cgroup);
 		if (strcmp(t->cgroup, "/") != 0 &&
@@ -104,7 +104,7 @@ check_unscheduled(const struct collector *c, const struct tgroup *tg,
 		if (group_uses_counter(&g->events[e].attr)) {
 			nhw++;
 			if (hw == NULL)
-				hw = &c->attrs[tg->gi][e];
+				hw = &c->ps.attrs[tg->gi][e];
 		}
 	if (hw)
 		n = probe_counters(hw, ucpu);
@@ -219,8 +219,8 @@ collector_check(struct collector *c, FILE *out, unsigned wait_ms)
 	collector_enable(c);
 	nanosleep(&ts, NULL);
 	problems += source_kinds_check_config(c, out);
-	for (i = 0; i < c->nr_targets; i++) {
-		struct target *t = c->targets[i];
+	for (i = 0; i < c->set.nr; i++) {
+		struct target *t = c->set.v[i];
 
 		if (!t->opened) {
 			problems += check_unopened(c, t, out);

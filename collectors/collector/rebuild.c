@@ -25,21 +25,21 @@ rebuild_cfgstate_init(struct collector *c, const struct plan *cfg)
 	size_t i, e;
 
 	c->cfg = cfg;
-	c->attrs = calloc(cfg->nr_groups, sizeof(*c->attrs));
-	c->ev_logged = calloc(cfg->nr_groups, sizeof(*c->ev_logged));
-	c->pattern_empty = calloc(cfg->nr_targets + 1, sizeof(int));
-	c->layout_said = calloc(cfg->nr_layouts + 1, sizeof(*c->layout_said));
-	if (!c->attrs || !c->ev_logged || !c->pattern_empty || !c->layout_said)
+	c->ps.attrs = calloc(cfg->nr_groups, sizeof(*c->ps.attrs));
+	c->ps.ev_logged = calloc(cfg->nr_groups, sizeof(*c->ps.ev_logged));
+	c->ps.pattern_empty = calloc(cfg->nr_targets + 1, sizeof(int));
+	c->ps.layout_said = calloc(cfg->nr_layouts + 1, sizeof(*c->ps.layout_said));
+	if (!c->ps.attrs || !c->ps.ev_logged || !c->ps.pattern_empty || !c->ps.layout_said)
 		return -ENOMEM;
 	for (i = 0; i < cfg->nr_groups; i++) {
 		size_t ne = cfg->groups[i].nr_events;
 
-		c->attrs[i] = calloc(ne, sizeof(**c->attrs));
-		c->ev_logged[i] = calloc(ne, sizeof(**c->ev_logged));
-		if (!c->attrs[i] || !c->ev_logged[i])
+		c->ps.attrs[i] = calloc(ne, sizeof(**c->ps.attrs));
+		c->ps.ev_logged[i] = calloc(ne, sizeof(**c->ps.ev_logged));
+		if (!c->ps.attrs[i] || !c->ps.ev_logged[i])
 			return -ENOMEM;
 		for (e = 0; e < ne; e++)
-			c->attrs[i][e] = cfg->groups[i].events[e].attr;
+			c->ps.attrs[i][e] = cfg->groups[i].events[e].attr;
 	}
 	return 0;
 }
@@ -73,14 +73,14 @@ target_find_cgroup(struct collector *c, const char *path,
 	struct target key = { .cgroup = (char *)path }, *kp = &key, **f;
 	size_t i;
 
-	f = nsorted == 0 ? NULL : bsearch(&kp, c->targets, nsorted,
-	    sizeof(*c->targets), target_cmp);
+	f = nsorted == 0 ? NULL : bsearch(&kp, c->set.v, nsorted,
+	    sizeof(*c->set.v), target_cmp);
 	if (f)
 		return *f;
-	for (i = nsorted; i < c->nr_targets; i++)
-		if (c->targets[i]->cgroup &&
-		    strcmp(c->targets[i]->cgroup, path) == 0)
-			return c->targets[i];
+	for (i = nsorted; i < c->set.nr; i++)
+		if (c->set.v[i]->cgroup &&
+		    strcmp(c->set.v[i]->cgroup, path) == 0)
+			return c->set.v[i];
 	return NULL;
 }
 
@@ -105,10 +105,10 @@ build_cpu_target(struct collector *c, struct target **out)
 		/* target_add_pmu_group takes the online ones. */
 		for (j = 0; j < ct->nr_groups && r == 0; j++)
 			r = target_add_pmu_group(c, t, ct->groups[j],
-			    ct->all_cpus ? &c->online : &ct->cpus, 1,
+			    ct->all_cpus ? &c->online.map : &ct->cpus, 1,
 			    &source_perf_kind);
 		if (r == 0 && !ct->all_cpus && (r = cpumap_merge(&m,
-		    &ct->cpus, &c->online, NULL)) >= 0 &&
+		    &ct->cpus, &c->online.map, NULL)) >= 0 &&
 		    (size_t)r < ct->cpus.nr)
 			REPORT(c, 4, NULL, NULL, NULL, -1, 0,
 			    "%s:%d:%d: CPUs %s are listed but only %s of "
@@ -178,36 +178,36 @@ rebuild_fd_budget(const struct plan *cfg)
 static int
 rebuild_targets(struct collector *c, const struct plan *cfg, struct asks *as)
 {
-	struct perf_event_attr **attrs = c->attrs;
-	int **ev_logged = c->ev_logged, *pattern_empty = c->pattern_empty;
-	struct layout_said *layout_said = c->layout_said;
+	struct perf_event_attr **attrs = c->ps.attrs;
+	int **ev_logged = c->ps.ev_logged, *pattern_empty = c->ps.pattern_empty;
+	struct layout_said *layout_said = c->ps.layout_said;
 	const struct plan *old_cfg = c->cfg;
-	struct target **old = c->targets;
-	size_t nr_old = c->nr_targets, i;
+	struct target **old = c->set.v;
+	size_t nr_old = c->set.nr, i;
 	struct adopt ad = { old, nr_old, old_cfg };
 	int r;
 
-	c->max_fds = rebuild_fd_budget(cfg);
-	c->targets = NULL;
-	c->nr_targets = c->cap_targets = 0;
-	c->attrs = NULL;
-	c->ev_logged = NULL;
-	c->pattern_empty = NULL;
-	c->layout_said = NULL;
+	c->set.max_fds = rebuild_fd_budget(cfg);
+	c->set.v = NULL;
+	c->set.nr = c->set.cap = 0;
+	c->ps.attrs = NULL;
+	c->ps.ev_logged = NULL;
+	c->ps.pattern_empty = NULL;
+	c->ps.layout_said = NULL;
 	/* Sorted already (every rescan leaves them so); adoption searches. */
 	if (nr_old > 1)
 		qsort(old, nr_old, sizeof(*old), target_cmp);
 	r = rebuild_cfgstate_init(c, cfg);
 	if (r == 0 && cfg == old_cfg) {
 		/* Same config: what was reported stays reported. */
-		int **tmp = c->ev_logged, *ptmp = c->pattern_empty;
-		struct layout_said *ltmp = c->layout_said;
+		int **tmp = c->ps.ev_logged, *ptmp = c->ps.pattern_empty;
+		struct layout_said *ltmp = c->ps.layout_said;
 
-		c->ev_logged = ev_logged;
+		c->ps.ev_logged = ev_logged;
 		ev_logged = tmp;
-		c->pattern_empty = pattern_empty;
+		c->ps.pattern_empty = pattern_empty;
 		pattern_empty = ptmp;
-		c->layout_said = layout_said;
+		c->ps.layout_said = layout_said;
 		layout_said = ltmp;
 	}
 	if (r == 0)
@@ -215,7 +215,7 @@ rebuild_targets(struct collector *c, const struct plan *cfg, struct asks *as)
 	for (i = 0; r == 0 && i < nr_old; i++)
 		if (old[i]->cgroup && old[i]->opened &&
 		    target_find_cgroup(c, old[i]->cgroup,
-		    c->nr_targets) == NULL)
+		    c->set.nr) == NULL)
 			REPORT(c, 6, old[i]->cgroup, NULL, NULL, -1, 0,
 			    "cgroup %s is gone; its series are dropped",
 			    old[i]->cgroup);
@@ -248,6 +248,6 @@ rebuild_enable(struct collector *c)
 {
 	size_t i;
 
-	for (i = 0; i < c->nr_targets; i++)
-		target_enable(c->targets[i]);
+	for (i = 0; i < c->set.nr; i++)
+		target_enable(c->set.v[i]);
 }

@@ -70,7 +70,7 @@ row_labels(struct snapshot *s, const struct target *t,
 
 /*
  * The name map's entry for t's container id in t's cgroup (t is
- * c->targets[ti]), NULL when it has none.  A target whose id the
+ * c->set.v[ti]), NULL when it has none.  A target whose id the
  * resolver has not looked up yet is held out of its first snapshot
  * (*hold; seen->held says which, for the collector to mark), so that its
  * series start with their names rather than gain them an interval later;
@@ -260,12 +260,12 @@ count_rows(const struct collector *c, size_t *rows, size_t *errors)
 	size_t i, j, k, e;
 
 	*rows = *errors = 0;
-	for (i = 0; i < c->nr_targets; i++)
-		for (j = 0; j < c->targets[i]->nr_groups; j++) {
-			struct tgroup *tg = &c->targets[i]->groups[j];
+	for (i = 0; i < c->set.nr; i++)
+		for (j = 0; j < c->set.v[i]->nr_groups; j++) {
+			struct tgroup *tg = &c->set.v[i]->groups[j];
 
-			if (c->targets[i]->opened)
-				*rows += (c->targets[i]->cgroup == NULL ||
+			if (c->set.v[i]->opened)
+				*rows += (c->set.v[i]->cgroup == NULL ||
 				    tg->per_cpu) ? tg->cpus.nr : 1;
 			for (k = 0; k < tg->cpus.nr && tg->inst; k++)
 				for (e = 0; tg->inst[k].err &&
@@ -290,8 +290,8 @@ health_init(struct build *b, size_t errors)
 		n *= 2;
 	b->oe_mask = n - 1;
 	b->oe_at = calloc(n, sizeof(*b->oe_at));
-	b->cpus = calloc((size_t)b->c->online.nr + 1, 1);
-	b->cov = calloc((size_t)b->c->online.nr + 1, 1);
+	b->cpus = calloc((size_t)b->c->online.map.nr + 1, 1);
+	b->cov = calloc((size_t)b->c->online.map.nr + 1, 1);
 	if (!s->health || !s->open_errors || !b->oe_at || !b->cpus || !b->cov)
 		return -ENOMEM;
 	for (i = 0; i < cfg->nr_groups; i++)
@@ -351,8 +351,8 @@ health_target(struct build *b, const struct target *t)
 		for (k = 0; k < tg->cpus.nr && tg->inst; k++) {
 			const struct inst *in = &tg->inst[k];
 
-			for (n = 0; t->opened && n < c->online.nr; n++)
-				if (c->online.cpu[n] == in->cpu) {
+			for (n = 0; t->opened && n < c->online.map.nr; n++)
+				if (c->online.map.cpu[n] == in->cpu) {
 					b->cov[n] = 1;
 					b->cpus[n] |= t->cgroup == NULL;
 				}
@@ -504,12 +504,12 @@ build_status(struct build *b, double duration_s)
 	s->timestamp_s = wall_s();
 	s->duration_s = duration_s;
 	s->interval_s = (double)c->cfg->interval_ns / 1e9;
-	s->seq = c->seq;
+	s->seq = c->col.seq;
 	s->open_fds = discovery_fds(c);
-	s->cgroups_matched = c->cg_matched;
-	s->cgroups_counted = c->cg_counted > s->cgroups_no_perf ?
-	    c->cg_counted - s->cgroups_no_perf : 0;
-	s->cgroups_skipped = c->cg_skipped;
+	s->cgroups_matched = c->set.matched;
+	s->cgroups_counted = c->set.counted > s->cgroups_no_perf ?
+	    c->set.counted - s->cgroups_no_perf : 0;
+	s->cgroups_skipped = c->set.skipped;
 	if ((s->sources = snapshot_alloc(s, SOURCE_KINDS *
 	    sizeof(*s->sources))) == NULL)
 		return -ENOMEM;
@@ -517,10 +517,10 @@ build_status(struct build *b, double duration_s)
 	s->nr_sources = SOURCE_KINDS;
 	if (source_kinds_stats(c, s, s->sources) < 0)
 		return -ENOMEM;
-	s->reload_ok = c->reload_ok;
-	s->reload_success_s = c->reload_success_s;
+	s->reload_ok = c->th.reload_ok;
+	s->reload_success_s = c->th.reload_success_s;
 	s->nr_groups = c->cfg->nr_groups;
-	s->denied = c->denied != DENIED_NONE;
+	s->denied = c->said.denied != DENIED_NONE;
 	for (i = 0; i < s->nr_support; i++)
 		s->nr_unsupported += !s->support[i].supported;
 	return 0;
@@ -546,9 +546,9 @@ snapbuild(const struct collector *c, struct namemap *nm, double duration_s,
 		/* The rows' name labels point into it. */
 		publish_ref(&nm->ref);
 		b.s->names = nm;
-		seen->ids = calloc(c->nr_targets + 1, sizeof(*seen->ids));
-		seen->cgs = calloc(c->nr_targets + 1, sizeof(*seen->cgs));
-		seen->held = calloc(c->nr_targets + 1, sizeof(*seen->held));
+		seen->ids = calloc(c->set.nr + 1, sizeof(*seen->ids));
+		seen->cgs = calloc(c->set.nr + 1, sizeof(*seen->cgs));
+		seen->held = calloc(c->set.nr + 1, sizeof(*seen->held));
 		if (!seen->ids || !seen->cgs || !seen->held)
 			goto fail;
 	}
@@ -560,8 +560,8 @@ snapbuild(const struct collector *c, struct namemap *nm, double duration_s,
 	b.s->rows = snapshot_alloc(b.s, (nrows + 1) * sizeof(*b.s->rows));
 	if (b.s->rows == NULL)
 		goto fail;
-	for (i = 0; i < c->nr_targets; i++) {
-		const struct target *t = c->targets[i];
+	for (i = 0; i < c->set.nr; i++) {
+		const struct target *t = c->set.v[i];
 		const struct namemap_entry *nent;
 
 		health_target(&b, t);
@@ -573,7 +573,7 @@ snapbuild(const struct collector *c, struct namemap *nm, double duration_s,
 			goto fail;
 	}
 	b.s->nr_rows = b.row;
-	for (i = 0; i < c->online.nr; i++) {
+	for (i = 0; i < c->online.map.nr; i++) {
 		b.s->nr_cpus += b.cpus[i];
 		b.s->cpus_covered += b.cov[i];
 	}

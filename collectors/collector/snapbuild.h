@@ -19,7 +19,7 @@ struct snapseen {
 	const char **ids;	/* [nr_ids], pointing into the targets' labels */
 	const char **cgs;	/* [nr_ids]: each id's cgroup (the target's) */
 	size_t nr_ids;
-	size_t *held;		/* [nr_held]: indexes into c->targets */
+	size_t *held;		/* [nr_held]: indexes into c->set.v */
 	size_t nr_held;
 };
 

@@ -20,8 +20,8 @@
 static struct source_ctx
 ctx_of(const struct collector *c, size_t k, struct asks *as)
 {
-	return (struct source_ctx){ c->cfg, c->attrs, c->ev_logged,
-	    &c->online, c->have_cgroot ? c->cgroot : NULL, c->cgroot_v2,
+	return (struct source_ctx){ c->cfg, c->ps.attrs, c->ps.ev_logged,
+	    &c->online.map, c->cg.found ? c->cg.path : NULL, c->cg.v2,
 	    c->kstate[k], c->o.log, as };
 }
 
@@ -190,13 +190,13 @@ source_each_instance(struct collector *c, source_each_fn fn, const void *arg)
 	size_t i, j, k;
 
 	source_kinds_refresh(c);
-	for (i = 0; i < c->nr_targets; i++)
-		for (j = 0; c->targets[i]->opened &&
-		    j < c->targets[i]->nr_groups; j++) {
-			struct tgroup *tg = &c->targets[i]->groups[j];
+	for (i = 0; i < c->set.nr; i++)
+		for (j = 0; c->set.v[i]->opened &&
+		    j < c->set.v[i]->nr_groups; j++) {
+			struct tgroup *tg = &c->set.v[i]->groups[j];
 
 			for (k = 0; k < tg->cpus.nr; k++)
-				fn(c, c->targets[i], tg, &tg->inst[k], arg);
+				fn(c, c->set.v[i], tg, &tg->inst[k], arg);
 		}
 }
 

@@ -187,7 +187,7 @@ target_open(struct collector *c, struct target *t, const struct adopt *ad,
 	int cgfd = -1, r;
 
 	if (t->cgroup) {
-		snprintf(path, sizeof(path), "%s%s", c->cgroot,
+		snprintf(path, sizeof(path), "%s%s", c->cg.path,
 		    strcmp(t->cgroup, "/") == 0 ? "" : t->cgroup);
 		cgfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (cgfd < 0) {
@@ -258,16 +258,16 @@ target_add(struct collector *c, struct target *t)
 {
 	struct target **tmp;
 
-	if (c->nr_targets == c->cap_targets) {
-		size_t cap = c->cap_targets ? c->cap_targets * 2 : 16;
+	if (c->set.nr == c->set.cap) {
+		size_t cap = c->set.cap ? c->set.cap * 2 : 16;
 
-		tmp = realloc(c->targets, cap * sizeof(*tmp));
+		tmp = realloc(c->set.v, cap * sizeof(*tmp));
 		if (tmp == NULL)
 			return -ENOMEM;
-		c->targets = tmp;
-		c->cap_targets = cap;
+		c->set.v = tmp;
+		c->set.cap = cap;
 	}
-	c->targets[c->nr_targets++] = t;
+	c->set.v[c->set.nr++] = t;
 	return 0;
 }
 
@@ -301,7 +301,7 @@ target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
 		tg->kind = kind;
 	}
 	/* A new group's slot is taken only below: on failure it is not. */
-	n = cpumap_merge(&tg->cpus, cpus, &c->online,
+	n = cpumap_merge(&tg->cpus, cpus, &c->online.map,
 	    g->pmu_cpus ? &g->cpus : NULL);
 	if (n < 0)
 		return n;
