@@ -48,7 +48,6 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include "collectors/cgroup/cgroupfs.h"
 #include "collectors/collector/collector_int.h"
 
 static void
@@ -57,42 +56,6 @@ nolog(int prio, const struct log_fields *f, const char *fmt, ...)
 	(void)prio;
 	(void)f;
 	(void)fmt;
-}
-
-/*
- * What a plan with cgroups: entries needs before its targets are built:
- * the cgroup hierarchy with the perf_event controller (found once) and
- * the inotify watch, both made when the first such plan arrives (at
- * start or at a reload) and kept after.
- */
-static void
-cgroups_ensure(struct collector *c, const struct plan *cfg)
-{
-	size_t i;
-	int r;
-
-	for (i = 0; i < cfg->nr_targets; i++)
-		if (cfg->targets[i].kind == PLAN_TARGET_CGROUP)
-			break;
-	if (i == cfg->nr_targets)
-		return;
-	if (!c->cg.found) {
-		r = cgroupfs_find(c->o.mountinfo, c->cg.path,
-		    sizeof(c->cg.path), &c->cg.v2);
-		if (r < 0)
-			REPORT(c, 4, NULL, NULL, NULL, -1, -r,
-			    "no cgroup hierarchy with the perf_event "
-			    "controller in %s (%s): cgroup targets are not "
-			    "counted", c->o.mountinfo, strerror(-r));
-		else
-			c->cg.found = 1;
-	}
-	/* Before the targets are built: their rescan fills the watch set. */
-	if (c->cg.watch == NULL && (r = cgwatch_new(&c->cg.watch)) < 0)
-		REPORT(c, 4, NULL, NULL, NULL, -1, -r, "inotify: %s; new "
-		    "cgroups are found only by the rescan every %llus",
-		    strerror(-r), (unsigned long long)(cfg->rescan_ns /
-		    1000000000ULL));
 }
 
 static int
@@ -119,7 +82,6 @@ tick(struct collector *c)
 static int
 apply_plan(struct collector *c, const struct plan *cfg)
 {
-	cgroups_ensure(c, cfg);
 	return targetset_reconcile(c, cfg, RECONCILE_RELOAD, &c->sched.asks);
 }
 
@@ -235,10 +197,6 @@ collector_new(const struct plan *cfg, const struct collector_opts *o,
 	hotplug_open(c);
 	if (source_kinds_init(c->kstate) < 0)
 		goto nomem;
-	c->set.max_fds = rebuild_fd_budget(cfg);
-	cgroups_ensure(c, cfg);
-	if ((r = rebuild_cfgstate_init(c, cfg)) < 0)
-		goto nomem;
 	if ((r = targetset_reconcile(c, cfg, RECONCILE_START,
 	    &c->sched.asks)) < 0)
 		goto nomem;
@@ -255,7 +213,7 @@ fail:
 void
 collector_enable(struct collector *c)
 {
-	rebuild_enable(c);
+	targetset_enable(c);
 }
 
 int
@@ -347,7 +305,7 @@ collector_reload_failed(struct collector *c)
 size_t
 collector_open_fds(const struct collector *c)
 {
-	return discovery_fds(c);
+	return targetset_fds(c);
 }
 
 enum denied_cause
@@ -368,8 +326,7 @@ collector_free(struct collector *c)
 		target_free(c->set.v[i]);
 	free(c->set.v);
 	source_kinds_fini(c->kstate);
-	rebuild_cfgstate_fini(c->cfg, c->ps.attrs, c->ps.ev_logged, c->ps.pattern_empty,
-	    c->ps.layout_said);
+	planstate_fini(c->cfg, &c->ps);
 	cpumap_free(&c->online.map);
 	cgwatch_free(c->cg.watch);
 	if (c->online.fd >= 0)

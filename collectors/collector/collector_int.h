@@ -87,7 +87,7 @@ struct target {
 };
 
 /*
- * A rebuild's old targets, whose instances the new ones adopt (rebuild.c):
+ * A rebuild's old targets, whose instances the new ones adopt (targetset.c):
  * handed down the calls that open the new set, never kept.  NULL where no
  * rebuild is under way.
  */
@@ -121,7 +121,7 @@ struct schedule {
 	unsigned soon_tries;		/* retries soon since the CPU change */
 };
 
-/* What the log last said of a layout (discovery.c). */
+/* What the log last said of a layout (targetset.c). */
 struct layout_said {
 	size_t cgroups;
 	const char *mode;		/* static text; NULL: never said */
@@ -157,7 +157,7 @@ struct planstate {
  * pass found. */
 struct targetset {
 	struct target **v;
-	size_t nr, cap;
+	size_t nr;
 	uint64_t max_fds;		/* the fd budget */
 	size_t matched, counted, skipped;
 	size_t skipped_logged;		/* ... as last reported */
@@ -264,25 +264,28 @@ int inst_carry_gone(struct collector *c, const struct adopt *ad,
 void target_free(struct target *t);
 int target_add_label(struct target *t, const char *name, const char *value);
 struct target *target_new(const char *cgroup);
+int target_plan_cpus(struct collector *c, struct target *t,
+    const struct plan_target *ct);
+int target_plan_entry(struct collector *c, struct target *t,
+    const struct plan_target *ct, const struct source_kind *kind,
+    enum source_answer a);
 int target_open(struct collector *c, struct target *t,
     const struct adopt *ad, struct asks *as);
 void target_enable(struct target *t);
-int target_add(struct collector *c, struct target *t);
-int target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
-    const struct cpumap *cpus, int per_cpu, const struct source_kind *kind);
-int target_was_counted(const struct adopt *ad, const char *cgroup);
 void target_last_read(struct target *t);
 
 /*
- * rebuild.c: the one way the target set changes.  Why it changes:
+ * targetset.c: the one way the target set changes, one pass whatever
+ * the reason:
  *   START       the first set (nothing to adopt, nothing enabled);
  *   RELOAD      a new plan, cfg (adopting what stays);
  *   CPU_CHANGE  the CPUs changed, cfg is the current plan;
  *   RETRY       instances that stopped counting reopened, the rest kept;
  *   RESCAN      the cgroups changed: new ones opened, gone ones closed.
- * Every reason but RESCAN restarts the rescan interval.  What to retry or
- * rescan next goes in as, for the schedule (interval.c).  0 or -ENOMEM,
- * which leaves a usable target set.
+ * Every reason but RESCAN rebuilds every target (adopting the instances
+ * that stay) and restarts the rescan interval.  What to retry or rescan
+ * next goes in as, for the schedule (interval.c).  0 or -ENOMEM, which
+ * leaves a usable target set.
  */
 enum reconcile_reason {
 	RECONCILE_START,
@@ -293,12 +296,9 @@ enum reconcile_reason {
 };
 int targetset_reconcile(struct collector *c, const struct plan *cfg,
     enum reconcile_reason why, struct asks *as);
-uint64_t rebuild_fd_budget(const struct plan *cfg);
-void rebuild_enable(struct collector *c);
-int rebuild_cfgstate_init(struct collector *c, const struct plan *cfg);
-void rebuild_cfgstate_fini(const struct plan *cfg,
-    struct perf_event_attr **attrs, int **ev_logged, int *pattern_empty,
-    struct layout_said *layout_said);
+void targetset_enable(struct collector *c);
+size_t targetset_fds(const struct collector *c);	/* perf fds held */
+void planstate_fini(const struct plan *cfg, struct planstate *ps);
 
 /*
  * source.c: every call through source_kinds[] (source.h), hooks a kind
@@ -351,9 +351,17 @@ void interval_cgroups_changed(struct collector *c);
 void hotplug_open(struct collector *c);
 int hotplug_changed(struct collector *c);
 
-/* discovery.c */
-int discovery_rescan(struct collector *c, int enable, int rebuild,
-    const struct adopt *ad, struct asks *as);
-size_t discovery_fds(const struct collector *c);	/* perf fds held */
+/*
+ * discovery.c: the cgroup hierarchy and the inotify watch made when a
+ * new plan (new_plan) first names cgroups, the cgroups each cgroups:
+ * entry matches into lists[]
+ * (cfg->nr_targets + 1 of them, the caller's), the inotify watch set on
+ * where matches can appear, and the wanted set into w (wanted.h).  1;
+ * 0 when there is nothing to match (no entry names cgroups, or no
+ * cgroup hierarchy); -ENOMEM.
+ */
+struct wanted;
+int discovery_expand(struct collector *c, int new_plan,
+    struct cgroup_list *lists, struct wanted *w);
 
 #endif

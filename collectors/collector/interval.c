@@ -99,8 +99,15 @@ interval_cgroups_changed(struct collector *c)
 		c->sched.asks.rescan_soon = 1;
 }
 
-void
-collector_tend(struct collector *c)
+/*
+ * Is the target set due to change before this collection, and why: a CPU
+ * change (its instances on CPUs gone read one last time, hotplug.c); a
+ * retry of what failed (soon after ENODEV on a CPU just online, 10 times
+ * at most; other failures at the rescan interval); a rescan of the
+ * cgroups (one came or went, a kind has room again, or the interval).
+ */
+static int
+due(struct collector *c, enum reconcile_reason *why)
 {
 	struct schedule *sc = &c->sched;
 	struct asks *as = &sc->asks;
@@ -109,31 +116,39 @@ collector_tend(struct collector *c)
 	if (hotplug_changed(c)) {
 		sc->soon_tries = 0;
 		as->retry_soon = 0;
-		if (targetset_reconcile(c, c->cfg, RECONCILE_CPU_CHANGE,
-		    as) < 0)
-			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
-			    "reopening after a CPU change: %s",
-			    strerror(ENOMEM));
+		*why = RECONCILE_CPU_CHANGE;
 	} else if ((as->retry_soon && sc->soon_tries < 10) ||
 	    (as->retry && t0 - sc->last_rescan_ns >= c->cfg->rescan_ns)) {
-		/* ENODEV on a CPU just online: again at the next collection,
-		 * 10 times at most; other failures at the full rescan. */
 		sc->soon_tries += as->retry_soon;
 		/* The full rescan reopens what failed, keeping the rest. */
 		REPORT(c, 6, NULL, NULL, NULL, -1, 0, "reopening group "
 		    "instances that stopped counting");
 		*as = (struct asks){ 0, 0, 0 };
-		if (targetset_reconcile(c, c->cfg, RECONCILE_RETRY, as) < 0)
-			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
-			    "reopening: %s", strerror(ENOMEM));
+		*why = RECONCILE_RETRY;
 	} else if (as->rescan_soon || t0 - sc->last_rescan_ns >=
 	    c->cfg->rescan_ns) {
 		sc->last_rescan_ns = t0;
 		as->rescan_soon = 0;
-		if (targetset_reconcile(c, c->cfg, RECONCILE_RESCAN, as) < 0)
-			REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
-			    "cgroup rescan: %s", strerror(ENOMEM));
-	}
+		*why = RECONCILE_RESCAN;
+	} else
+		return 0;
+	return 1;
+}
+
+void
+collector_tend(struct collector *c)
+{
+	static const char *const what[] = {
+		[RECONCILE_CPU_CHANGE] = "reopening after a CPU change",
+		[RECONCILE_RETRY] = "reopening",
+		[RECONCILE_RESCAN] = "cgroup rescan",
+	};
+	enum reconcile_reason why;
+
+	if (due(c, &why) &&
+	    targetset_reconcile(c, c->cfg, why, &c->sched.asks) < 0)
+		REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM, "%s: %s", what[why],
+		    strerror(ENOMEM));
 }
 
 /* ---- one collection ----------------------------------------------- */

@@ -505,7 +505,7 @@ build_status(struct build *b, double duration_s)
 	s->duration_s = duration_s;
 	s->interval_s = (double)c->cfg->interval_ns / 1e9;
 	s->seq = c->col.seq;
-	s->open_fds = discovery_fds(c);
+	s->open_fds = targetset_fds(c);
 	s->cgroups_matched = c->set.matched;
 	s->cgroups_counted = c->set.counted > s->cgroups_no_perf ?
 	    c->set.counted - s->cgroups_no_perf : 0;

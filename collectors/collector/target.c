@@ -253,24 +253,6 @@ target_enable(struct target *t)
 				source_enable(t->groups[i].inst[j].src);
 }
 
-int
-target_add(struct collector *c, struct target *t)
-{
-	struct target **tmp;
-
-	if (c->set.nr == c->set.cap) {
-		size_t cap = c->set.cap ? c->set.cap * 2 : 16;
-
-		tmp = realloc(c->set.v, cap * sizeof(*tmp));
-		if (tmp == NULL)
-			return -ENOMEM;
-		c->set.v = tmp;
-		c->set.cap = cap;
-	}
-	c->set.v[c->set.nr++] = t;
-	return 0;
-}
-
 /*
  * Add group gi to t on the CPUs of cpus that are online and that its PMU
  * covers (an uncore PMU's cpumask, a hybrid core PMU's cpus: an event
@@ -278,7 +260,7 @@ target_add(struct collector *c, struct target *t)
  * asking for the per-CPU split gets it; entries asking for different
  * kinds get the default, perf mode.
  */
-int
+static int
 target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
     const struct cpumap *cpus, int per_cpu, const struct source_kind *kind)
 {
@@ -324,15 +306,6 @@ target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
 	return 0;
 }
 
-/* During a rebuild: was this cgroup counted before it? */
-int
-target_was_counted(const struct adopt *ad, const char *cgroup)
-{
-	const struct target *o = inst_adopt_target(ad, cgroup);
-
-	return o != NULL && o->opened;
-}
-
 /* A vanished cgroup: one last read, then its fds are closed. */
 void
 target_last_read(struct target *t)
@@ -348,4 +321,61 @@ target_last_read(struct target *t)
 			if (in->state == INST_OK)
 				source_read(in->src, in->cur);
 		}
+}
+
+/* The system-wide target's groups from a cpus: entry, on the CPUs it
+ * lists that are online.  0 or -ENOMEM. */
+int
+target_plan_cpus(struct collector *c, struct target *t,
+    const struct plan_target *ct)
+{
+	struct cpumap m = { 0, NULL };
+	char want[256], have[256];
+	size_t j;
+	int r = 0;
+
+	/* target_add_pmu_group takes the online ones. */
+	for (j = 0; j < ct->nr_groups && r == 0; j++)
+		r = target_add_pmu_group(c, t, ct->groups[j],
+		    ct->all_cpus ? &c->online.map : &ct->cpus, 1,
+		    &source_perf_kind);
+	if (r == 0 && !ct->all_cpus && (r = cpumap_merge(&m, &ct->cpus,
+	    &c->online.map, NULL)) >= 0 && (size_t)r < ct->cpus.nr)
+		REPORT(c, 4, NULL, NULL, NULL, -1, 0,
+		    "%s:%d:%d: CPUs %s are listed but only %s of them are "
+		    "online; counting those", c->cfg->source, ct->line, ct->col,
+		    cpumap_format(&ct->cpus, want, sizeof(want)), m.nr ?
+		    cpumap_format(&m, have, sizeof(have)) : "none");
+	cpumap_free(&m);
+	return r < 0 ? r : 0;
+}
+
+/*
+ * A cgroup target's relabelled labels and groups from a cgroups: entry
+ * that matches it, counted by kind as its answer a says (source.h).
+ * 0 or -ENOMEM.
+ */
+int
+target_plan_entry(struct collector *c, struct target *t,
+    const struct plan_target *ct, const struct source_kind *kind,
+    enum source_answer a)
+{
+	char value[1024];
+	size_t k;
+
+	/* Its kind cannot run, and its fallback is no other kind. */
+	if (a == SOURCE_REFUSED)
+		t->refused = 1;
+	else if (a == SOURCE_SKIPPED)
+		t->skip_asked = 1;
+	for (k = 0; k < ct->nr_relabel; k++)
+		if (plan_relabel_apply(&ct->relabel[k], t->cgroup, value,
+		    sizeof(value)) && value[0] && target_add_label(t,
+		    ct->relabel[k].target_label, value) < 0)
+			return -ENOMEM;
+	for (k = 0; k < ct->nr_groups && a == SOURCE_MINE; k++)
+		if (target_add_pmu_group(c, t, ct->groups[k], &c->online.map,
+		    ct->per_cpu, kind) < 0)
+			return -ENOMEM;
+	return 0;
 }

@@ -1,0 +1,591 @@
+/*
+ * targetset.c - the target set (struct targetset) and the one pass that
+ * changes it, targetset_reconcile (collector_int.h), whatever the
+ * reason: start, a reload, a CPU change, a retry of what failed, a
+ * rescan of the cgroups.
+ *
+ * A pass builds the next set beside the running one and swaps it in
+ * whole:
+ *
+ *   1. the plan's tables (a rebuild: every reason but a rescan);
+ *   2. the cgroups each entry matches and the wanted set (discovery.c,
+ *      wanted.c), and each source kind told of them (prepare);
+ *   3. the next set planned: the system-wide target, then one target per
+ *      wanted cgroup in path order, so it comes out sorted.  A rescan
+ *      keeps the running targets that still match; a rebuild makes every
+ *      target anew and its instances adopt the old ones that stay the
+ *      same (instance.c), so their series go on;
+ *   4. what is new or was left out opened, within the fd budget;
+ *   5. the swap: the next set in, the old targets it does not hold read
+ *      one last time and closed;
+ *   6. what changed said once (the log lines a user acts on).
+ *
+ * Out of memory halfway, a rescan leaves the running set as it was; a
+ * rebuild, whose new targets have taken over the old ones' instances,
+ * swaps in what it built (usable: what did not open is retried).
+ *
+ * The fd budget is kept here too: the perf fds the targets hold (also
+ * what the exporter reports of itself) and those a target would need.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "collectors/cgroup/cgroupfs.h"
+#include "collectors/collector/collector_int.h"
+#include "collectors/collector/wanted.h"
+#include "util/utf8.h"
+
+/* Paths named in one line about many cgroups. */
+#define NAMED 3
+
+/* A list of cgroups for one line: "a, b, c and 9 more". */
+struct namelist {
+	size_t n;
+	char text[3 * 256];
+};
+
+/* What one pass found, reported and published only if it completes. */
+struct tally {
+	size_t matched, counted, skipped, no_room, refused;
+	struct namelist skip, full;
+	size_t fds_in_use;
+};
+
+/* One pass (see the header): what it builds beside the running set. */
+struct pass {
+	int rebuild;			/* every target made anew, adopting */
+	int new_plan;			/* a plan other than the running one */
+	int enable;			/* enable what opens (not at start) */
+	struct asks *as;		/* what to retry or rescan next */
+	struct adopt ad;		/* the running set, at a rebuild */
+	struct wanted w;		/* the cgroups wanted, in path order */
+	const struct source_kind **kind;	/* [cfg target] its kind */
+	enum source_answer *answer;	/* [cfg target] and its answer */
+	struct target **v;		/* the next set */
+	size_t n;
+	struct target **fresh;		/* the targets made by this pass */
+	size_t nfresh;
+	struct tally ty;
+};
+
+static void
+namelist_add(struct namelist *l, const char *path)
+{
+	size_t len = strlen(l->text);
+
+	if (l->n++ < NAMED)
+		snprintf(l->text + len, sizeof(l->text) - len, "%s%.*s",
+		    len ? ", " : "", (int)utf8_prefix(path, 250), path);
+}
+
+static const char *
+namelist_str(const struct namelist *l, char *buf, size_t len)
+{
+	if (l->n > NAMED)
+		snprintf(buf, len, "%s and %zu more", l->text, l->n - NAMED);
+	else
+		snprintf(buf, len, "%s", l->text);
+	return buf;
+}
+
+/* ---- the plan's tables -------------------------------------------- */
+
+/* The per-plan tables: attrs per group, what was reported. */
+static int
+planstate_init(struct planstate *ps, const struct plan *cfg)
+{
+	size_t i, e;
+
+	ps->attrs = calloc(cfg->nr_groups, sizeof(*ps->attrs));
+	ps->ev_logged = calloc(cfg->nr_groups, sizeof(*ps->ev_logged));
+	ps->pattern_empty = calloc(cfg->nr_targets + 1, sizeof(int));
+	ps->layout_said = calloc(cfg->nr_layouts + 1,
+	    sizeof(*ps->layout_said));
+	if (!ps->attrs || !ps->ev_logged || !ps->pattern_empty ||
+	    !ps->layout_said)
+		return -ENOMEM;
+	for (i = 0; i < cfg->nr_groups; i++) {
+		size_t ne = cfg->groups[i].nr_events;
+
+		ps->attrs[i] = calloc(ne, sizeof(**ps->attrs));
+		ps->ev_logged[i] = calloc(ne, sizeof(**ps->ev_logged));
+		if (!ps->attrs[i] || !ps->ev_logged[i])
+			return -ENOMEM;
+		for (e = 0; e < ne; e++)
+			ps->attrs[i][e] = cfg->groups[i].events[e].attr;
+	}
+	return 0;
+}
+
+void
+planstate_fini(const struct plan *cfg, struct planstate *ps)
+{
+	size_t i;
+
+	for (i = 0; cfg && i < cfg->nr_groups; i++) {
+		if (ps->attrs)
+			free(ps->attrs[i]);
+		if (ps->ev_logged)
+			free(ps->ev_logged[i]);
+	}
+	free(ps->attrs);
+	free(ps->ev_logged);
+	free(ps->pattern_empty);
+	free(ps->layout_said);
+	memset(ps, 0, sizeof(*ps));
+}
+
+/*
+ * The fd budget: max_fds from the config, or a share of the open-files
+ * limit that leaves room for HTTP connections and the rest.
+ */
+static uint64_t
+fd_budget(const struct plan *cfg)
+{
+	struct rlimit rl;
+
+	if (cfg->max_fds)
+		return cfg->max_fds;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 1 << 20;
+	return rl.rlim_cur > 4096 ? rl.rlim_cur - 2048 : rl.rlim_cur / 2;
+}
+
+/*
+ * A rebuild's plan: c->cfg becomes cfg with new tables; of the same plan
+ * (a retry, a CPU change) what was reported stays reported.  The old
+ * plan's tables go in *old, freed when the pass is done.
+ */
+static int
+plan_take(struct collector *c, const struct plan *cfg, struct planstate *old)
+{
+	struct planstate ps = { 0 };
+	int r = planstate_init(&ps, cfg);
+
+	if (r < 0) {
+		planstate_fini(cfg, &ps);
+		return r;
+	}
+	*old = c->ps;
+	if (cfg == c->cfg) {
+		int **ev = ps.ev_logged, *pe = ps.pattern_empty;
+		struct layout_said *ls = ps.layout_said;
+
+		ps.ev_logged = old->ev_logged;
+		old->ev_logged = ev;
+		ps.pattern_empty = old->pattern_empty;
+		old->pattern_empty = pe;
+		ps.layout_said = old->layout_said;
+		old->layout_said = ls;
+	}
+	c->ps = ps;
+	c->cfg = cfg;
+	c->set.max_fds = fd_budget(cfg);
+	return 0;
+}
+
+/* ---- the fd budget ---------------------------------------------- */
+
+/* Perf fds a target holds. */
+static size_t
+fds_held(const struct target *t)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; t->opened && i < t->nr_groups; i++)
+		for (k = 0; k < t->groups[i].cpus.nr && t->groups[i].inst; k++)
+			n += t->groups[i].inst[k].src ?
+			    t->groups[i].inst[k].src->fds : 0;
+	return n;
+}
+
+/* Perf fds a target will need. */
+static size_t
+fds_needed(const struct collector *c, const struct target *t)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->nr_groups; i++)
+		n += source_need_fds(c, &t->groups[i]);
+	return n;
+}
+
+/* The fds the kinds hold themselves and those of every target of v. */
+static size_t
+fds_in_use(const struct collector *c, struct target *const *v, size_t n)
+{
+	size_t fds = source_kinds_fds(c), i;
+
+	for (i = 0; i < n; i++)
+		fds += fds_held(v[i]);
+	return fds;
+}
+
+size_t
+targetset_fds(const struct collector *c)
+{
+	return fds_in_use(c, c->set.v, c->set.nr);
+}
+
+/* ---- planning the next set ---------------------------------------- */
+
+/* The running target for path, by binary search: the set is sorted. */
+static struct target *
+find(struct target *const *v, size_t n, const char *path)
+{
+	struct target key = { .cgroup = (char *)path }, *kp = &key;
+	struct target *const *f;
+
+	f = n ? bsearch(&kp, v, n, sizeof(*v), target_cmp) : NULL;
+	return f ? *f : NULL;
+}
+
+/* The system-wide target anew: the union of every cpus: entry. */
+static int
+plan_cpus(struct collector *c, struct target **out)
+{
+	const struct plan *cfg = c->cfg;
+	struct target *t = NULL;
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < cfg->nr_targets && r == 0; i++) {
+		if (cfg->targets[i].kind != PLAN_TARGET_CPU)
+			continue;
+		if (t == NULL && (t = target_new(NULL)) == NULL)
+			return -ENOMEM;
+		r = target_plan_cpus(c, t, &cfg->targets[i]);
+	}
+	if (r < 0) {
+		target_free(t);
+		return r;
+	}
+	*out = t;
+	return 0;
+}
+
+/* Each cgroups entry's kind, asked once a pass. */
+static int
+plan_kinds(struct collector *c, struct pass *p)
+{
+	size_t i, n = c->cfg->nr_targets + 1;
+
+	p->kind = calloc(n, sizeof(*p->kind));
+	p->answer = calloc(n, sizeof(*p->answer));
+	if (p->kind == NULL || p->answer == NULL)
+		return -ENOMEM;
+	for (i = 0; i < c->cfg->nr_targets; i++)
+		if (c->cfg->targets[i].kind == PLAN_TARGET_CGROUP)
+			p->kind[i] = source_kind_for(c, &c->cfg->targets[i],
+			    &p->answer[i]);
+	return 0;
+}
+
+/*
+ * The next set: the system-wide target, then one per wanted path, in
+ * path order (so it comes out sorted).  A rescan keeps the running
+ * targets (and the system-wide one); what is not opened yet takes its
+ * entries' labels and groups.  0 or -ENOMEM.
+ */
+static int
+plan_next(struct collector *c, struct pass *p)
+{
+	const struct match *m = p->w.m;
+	struct target *t = NULL;
+	size_t i, j, nm = p->w.nm;
+
+	for (i = 0; i < c->set.nr; i++)
+		c->set.v[i]->seen = 0;
+	if (p->rebuild) {
+		if (plan_cpus(c, &t) < 0)
+			return -ENOMEM;
+		if (t)
+			p->fresh[p->nfresh++] = t;
+	} else if (c->set.nr && c->set.v[0]->cgroup == NULL)
+		t = c->set.v[0];
+	if (t) {
+		t->seen = 1;
+		p->v[p->n++] = t;
+	}
+	for (i = 0; i < nm; i = j) {
+		t = p->rebuild ? NULL : find(c->set.v, c->set.nr, m[i].path);
+		if (t == NULL) {
+			if ((t = target_new(m[i].path)) == NULL)
+				return -ENOMEM;
+			p->fresh[p->nfresh++] = t;
+		}
+		t->seen = 1;
+		p->v[p->n++] = t;
+		for (j = i; j < nm && strcmp(m[j].path, m[i].path) == 0; j++)
+			if (!t->opened && target_plan_entry(c, t,
+			    &c->cfg->targets[m[j].entry], p->kind[m[j].entry],
+			    p->answer[m[j].entry]) < 0)
+				return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ---- opening ------------------------------------------------------ */
+
+/*
+ * Open a cgroup target that is new, or was left unopened before (over
+ * the budget, no room in its kind).  1 if it is counted now, 0 if it
+ * stays unopened (and stays in the set), -ENOENT if it vanished,
+ * -ENOMEM.
+ */
+static int
+open_cgroup(struct collector *c, struct pass *p, struct target *t)
+{
+	struct tally *ty = &p->ty;
+	size_t need = fds_needed(c, t);
+	const struct target *o;
+	int r;
+
+	if (t->nr_groups == 0 && (t->refused || t->skip_asked)) {
+		/* Every entry matching it has a kind that cannot run, and
+		 * refuses or skips. */
+		ty->refused++;
+		return 0;
+	}
+	if (need > 0 && ty->fds_in_use + need > c->set.max_fds) {
+		t->skipped = 1;
+		ty->skipped++;
+		namelist_add(&ty->skip, t->cgroup);
+		return 0;
+	}
+	r = target_open(c, t, p->rebuild ? &p->ad : NULL, p->as);
+	if (r == -ENOMEM)
+		return r;
+	if (r == -ENOSPC && t->no_room) {
+		/* No room in its kind: tried again at the next rescan. */
+		ty->no_room++;
+		namelist_add(&ty->full, t->cgroup);
+		return 0;
+	}
+	if (r < 0)
+		return -ENOENT;		/* vanished meanwhile */
+	t->skipped = 0;
+	o = p->rebuild ? find(p->ad.old, p->ad.nr, t->cgroup) : NULL;
+	if (o == NULL || !o->opened)
+		REPORT(c, 6, t->cgroup, NULL, NULL, -1, 0, "counting cgroup "
+		    "%s", t->cgroup);
+	return 1;
+}
+
+/*
+ * Open what is new or was left out, in order (the system-wide target
+ * first, outside the budget), enabling it but at start; targets that
+ * vanished meanwhile leave the next set.  The running set stays valid.
+ * 0 or -ENOMEM, with every target not yet opened still in the set.
+ */
+static int
+open_next(struct collector *c, struct pass *p)
+{
+	struct target *t;
+	size_t i, j;
+	int r;
+
+	p->ty.fds_in_use = fds_in_use(c, p->v, p->n);
+	for (i = 0, j = 0; i < p->n; i++) {
+		t = p->v[i];
+		if (!t->opened) {
+			r = t->cgroup ? open_cgroup(c, p, t) :
+			    target_open(c, t, p->rebuild ? &p->ad : NULL,
+			    p->as);
+			if (r == -ENOMEM) {
+				memmove(&p->v[j], &p->v[i],
+				    (p->n - i) * sizeof(*p->v));
+				p->n = j + (p->n - i);
+				return r;
+			}
+			if (r == -ENOENT && t->cgroup) {
+				t->seen = 0;	/* dropped at the swap */
+				continue;
+			}
+			p->ty.fds_in_use += fds_held(t);
+			if (p->enable)
+				target_enable(t);
+		}
+		if (t->cgroup) {
+			p->ty.matched++;
+			p->ty.counted += t->opened;
+		}
+		p->v[j++] = t;
+	}
+	p->n = j;
+	return 0;
+}
+
+/* ---- the swap ----------------------------------------------------- */
+
+/* The next set in; the running targets it does not hold read one last
+ * time and closed; the targets made for cgroups that vanished freed. */
+static void
+swap_in(struct collector *c, struct pass *p)
+{
+	struct target *t;
+	size_t i;
+
+	for (i = 0; i < c->set.nr; i++) {
+		t = c->set.v[i];
+		if (t->seen)
+			continue;
+		if (t->opened && t->cgroup && find(p->v, p->n,
+		    t->cgroup) == NULL)
+			REPORT(c, 6, t->cgroup, NULL, NULL, -1, 0, "cgroup %s "
+			    "is gone; its series are dropped", t->cgroup);
+		target_last_read(t);
+		target_free(t);
+	}
+	for (i = 0; i < p->nfresh; i++)
+		if (!p->fresh[i]->seen)
+			target_free(p->fresh[i]);	/* vanished meanwhile */
+	p->nfresh = 0;
+	free(c->set.v);
+	c->set.v = p->v;
+	c->set.nr = p->n;
+	p->v = NULL;
+}
+
+/* ---- what changed, said once -------------------------------------- */
+
+/* Say what changed, once per change (see the header); 1 when a kind
+ * frees room at the next collection for cgroups it had none for. */
+static int
+report_tally(struct collector *c, const struct tally *t)
+{
+	char names[1024];
+
+	c->set.matched = t->matched;
+	c->set.counted = t->counted;
+	c->set.skipped = t->skipped;
+	if (t->skipped != c->set.skipped_logged) {
+		if (t->skipped)
+			REPORT(c, 4, NULL, NULL, NULL, -1, 0, "%zu cgroup%s "
+			    "not counted: over the fd budget (max_fds %llu, "
+			    "%zu perf fds in use): %s; raise max_fds and "
+			    "LimitNOFILE=", t->skipped, t->skipped == 1 ?
+			    " is" : "s are", (unsigned long long)c->set.max_fds,
+			    t->fds_in_use, namelist_str(&t->skip, names,
+			    sizeof(names)));
+		else
+			REPORT(c, 6, NULL, NULL, NULL, -1, 0, "every cgroup "
+			    "skipped for the fd budget is counted now");
+		c->set.skipped_logged = t->skipped;
+	}
+	namelist_str(&t->full, names, sizeof(names));
+	return source_kinds_tally(c, t->no_room, t->refused, names);
+}
+
+/*
+ * One line per layout whose count or mode changed since it was last
+ * said: "layout docker: 12 cgroups (mode perf)", the count of distinct
+ * cgroups the wanted set holds for it.
+ */
+static void
+report_layouts(struct collector *c, const struct wanted *w)
+{
+	const struct plan *cfg = c->cfg;
+	const char *mode;
+	size_t i, l, n;
+
+	for (l = 0; l < cfg->nr_layouts; l++) {
+		struct layout_said *s = &c->ps.layout_said[l];
+
+		mode = NULL;
+		for (i = 0; i < cfg->nr_targets && mode == NULL; i++)
+			if (cfg->targets[i].layout == l + 1)
+				mode = source_mode_text(c, &cfg->targets[i]);
+		n = w->per_layout ? w->per_layout[l] : 0;
+		/* Never said and nothing found: nothing to say. */
+		if ((s->mode == NULL && n == 0) || (s->mode != NULL &&
+		    s->cgroups == n && strcmp(s->mode, mode) == 0))
+			continue;
+		REPORT(c, 6, NULL, NULL, NULL, -1, 0, "layout %s: %zu "
+		    "cgroup%s (%s)", cfg->layouts[l], n, n == 1 ? "" : "s",
+		    mode);
+		s->cgroups = n;
+		s->mode = mode;
+	}
+}
+
+/* ---- the pass ----------------------------------------------------- */
+
+/* Steps 2 to 4 (see the header).  0 or -ENOMEM. */
+static int
+pass_build(struct collector *c, struct pass *p, struct cgroup_list *lists)
+{
+	int r;
+
+	if ((r = discovery_expand(c, p->new_plan, lists, &p->w)) < 0 ||
+	    source_kinds_prepare(c, r ? lists : NULL, p->rebuild, p->as) < 0 ||
+	    plan_kinds(c, p) < 0)
+		return -ENOMEM;
+	p->v = malloc((p->w.nm + 2) * sizeof(*p->v));
+	p->fresh = malloc((p->w.nm + 2) * sizeof(*p->fresh));
+	if (p->v == NULL || p->fresh == NULL || plan_next(c, p) < 0)
+		return -ENOMEM;
+	return open_next(c, p);
+}
+
+/* The one way the target set changes (see collector_int.h). */
+int
+targetset_reconcile(struct collector *c, const struct plan *cfg,
+    enum reconcile_reason why, struct asks *as)
+{
+	struct pass p = { .rebuild = why != RECONCILE_RESCAN,
+	    .new_plan = cfg != c->cfg, .enable = why != RECONCILE_START,
+	    .as = as };
+	const struct plan *old_cfg = c->cfg;
+	struct planstate old_ps = { 0 };
+	struct cgroup_list *lists;
+	size_t i, n;
+	int r;
+
+	if (p.rebuild) {
+		/* Every cgroup is rescanned from here. */
+		c->sched.last_rescan_ns = mono_ns();
+		if (plan_take(c, cfg, &old_ps) < 0)
+			return -ENOMEM;
+		p.ad = (struct adopt){ c->set.v, c->set.nr, old_cfg };
+	}
+	n = c->cfg->nr_targets + 1;
+	if ((lists = calloc(n, sizeof(*lists))) == NULL)
+		r = -ENOMEM;
+	else
+		r = pass_build(c, &p, lists);
+	/* A rebuild's targets hold what was adopted: swapped in anyway. */
+	if (r == 0 || p.rebuild)
+		swap_in(c, &p);
+	if (r == 0 && report_tally(c, &p.ty))
+		p.as->rescan_soon = 1;	/* room is freed: at the next
+					   collection, not a rescan later */
+	if (r == 0)
+		report_layouts(c, &p.w);
+	for (i = 0; i < p.nfresh; i++)
+		target_free(p.fresh[i]);
+	free(p.fresh);
+	free(p.v);
+	free(p.kind);
+	free(p.answer);
+	wanted_free(&p.w);
+	for (i = 0; lists && i < n; i++)
+		cgroup_list_free(&lists[i]);
+	free(lists);
+	planstate_fini(old_cfg, &old_ps);
+	return r;
+}
+
+/* Enable every open instance. */
+void
+targetset_enable(struct collector *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->set.nr; i++)
+		target_enable(c->set.v[i]);
+}
