@@ -246,19 +246,13 @@ target_name(const struct target *t)
 
 /* instance.c */
 struct target *inst_adopt_target(const struct adopt *ad, const char *cgroup);
-int inst_init(struct inst *in, int cpu, size_t nr_events);
+int inst_take(struct collector *c, const struct adopt *ad, struct target *t,
+    struct tgroup *tg, size_t j, int cgfd, struct asks *as);
 void inst_fini(struct inst *in);
-int inst_open(struct collector *c, struct target *t, struct tgroup *tg,
-    struct inst *in, int cgfd, struct asks *as);
-int inst_adopt(struct collector *c, const struct adopt *ad, struct target *t,
-    struct tgroup *tg, int cpu, struct inst *dst, int cgfd, struct asks *as);
 void inst_close(struct inst *in, enum inst_state state);
 int inst_read(struct inst *in);
-void inst_inherit(struct collector *c, const struct adopt *ad,
-    const struct target *t, const struct tgroup *tg, struct inst *dst);
 int inst_carry_gone(struct collector *c, const struct adopt *ad,
     const struct target *t, struct tgroup *tg);
-
 
 /* target.c */
 void target_free(struct target *t);
@@ -269,10 +263,11 @@ int target_plan_cpus(struct collector *c, struct target *t,
 int target_plan_entry(struct collector *c, struct target *t,
     const struct plan_target *ct, const struct source_kind *kind,
     enum source_answer a);
-int target_open(struct collector *c, struct target *t,
-    const struct adopt *ad, struct asks *as);
+long target_open(struct collector *c, struct target *t,
+    const struct adopt *ad, struct asks *as, size_t budget, int enable);
+size_t target_fds(const struct target *t);	/* perf fds it holds */
 void target_enable(struct target *t);
-void target_last_read(struct target *t);
+void target_retire(struct target *t);
 
 /*
  * targetset.c: the one way the target set changes, one pass whatever

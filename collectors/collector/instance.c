@@ -17,7 +17,7 @@
 
 /* ---- instances ---------------------------------------------------- */
 
-int
+static int
 inst_init(struct inst *in, int cpu, size_t nr_events)
 {
 	memset(in, 0, sizeof(*in));
@@ -143,7 +143,7 @@ report_no_perf_cgroup(struct collector *c, const struct target *t,
  * Open one instance's source, of its group's kind (source.h);
  * unsupported events are reported once per event.
  */
-int
+static int
 inst_open(struct collector *c, struct target *t, struct tgroup *tg,
     struct inst *in, int cgfd, struct asks *as)
 {
@@ -417,7 +417,7 @@ inst_carry_gone(struct collector *c, const struct adopt *ad,
  * for the same target, with its fds and accumulators, so its series
  * continue.  Returns 1 if dst now holds it.
  */
-int
+static int
 inst_adopt(struct collector *c, const struct adopt *ad, struct target *t,
     struct tgroup *tg, int cpu, struct inst *dst, int cgfd, struct asks *as)
 {
@@ -451,7 +451,7 @@ inst_adopt(struct collector *c, const struct adopt *ad, struct target *t,
  * whose events changed, those of the events it keeps (after one last
  * reading), while new events start at 0 and removed ones are gone.
  */
-void
+static void
 inst_inherit(struct collector *c, const struct adopt *ad,
     const struct target *t, const struct tgroup *tg, struct inst *dst)
 {
@@ -475,4 +475,30 @@ inst_inherit(struct collector *c, const struct adopt *ad,
 			dst->acc[e] = in->acc[oe];
 	dst->enabled_ns = in->enabled_ns;
 	dst->running_ns = in->running_ns;
+}
+
+/*
+ * Instance j of tg (on CPU tg->cpus.cpu[j]): during a rebuild, the old
+ * one adopted when it stays the same; else a new one opened and, during
+ * a rebuild, given the counts of the one it replaces (also when it
+ * failed: its counts wait for the retry).  0; -ENOMEM; another -errno
+ * when it did not open (EBADF: the cgroup went).
+ */
+int
+inst_take(struct collector *c, const struct adopt *ad, struct target *t,
+    struct tgroup *tg, size_t j, int cgfd, struct asks *as)
+{
+	struct inst *in = &tg->inst[j];
+	int cpu = tg->cpus.cpu[j], r;
+
+	if (ad && (r = inst_adopt(c, ad, t, tg, cpu, in, cgfd, as)) != 0)
+		return r < 0 ? r : 0;
+	if ((r = inst_init(in, cpu, c->cfg->groups[tg->gi].nr_events)) < 0)
+		return r;
+	r = inst_open(c, t, tg, in, cgfd, as);
+	if (r == -ENOMEM || (r == -EBADF && t->cgroup))
+		return r;
+	if (ad)
+		inst_inherit(c, ad, t, tg, in);
+	return r;
 }

@@ -168,76 +168,95 @@ target_grow(struct target *t)
 	return 0;
 }
 
-/* Let every kind t's groups use attach t (a kind may give it a slot). */
+/* The cgroup's directory, for its sources to open in; -errno. */
 static int
-target_attach(struct collector *c, struct target *t, int cgfd)
-{
-	t->no_room = 0;
-	return source_attach(c, t, cgfd);
-}
-
-/* Allocate and open every instance of t, adopting from ad's old targets
- * during a rebuild (ad NULL: none); what to retry goes in as. */
-int
-target_open(struct collector *c, struct target *t, const struct adopt *ad,
-    struct asks *as)
+target_dir(struct collector *c, const struct target *t)
 {
 	char path[8192];
-	size_t i, j;
-	int cgfd = -1, r;
+	int fd, r;
 
-	if (t->cgroup) {
-		snprintf(path, sizeof(path), "%s%s", c->cg.path,
-		    strcmp(t->cgroup, "/") == 0 ? "" : t->cgroup);
-		cgfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (cgfd < 0) {
-			r = -errno;
-			REPORT(c, 7, t->cgroup, NULL, NULL, -1, -r,
-			    "cgroup %s: %s: %s", t->cgroup, path,
-			    strerror(-r));
-			return r;
-		}
-		if ((r = target_attach(c, t, cgfd)) < 0)
-			goto out;
-	}
+	snprintf(path, sizeof(path), "%s%s", c->cg.path,
+	    strcmp(t->cgroup, "/") == 0 ? "" : t->cgroup);
+	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0)
+		return fd;
+	r = -errno;
+	REPORT(c, 7, t->cgroup, NULL, NULL, -1, -r, "cgroup %s: %s: %s",
+	    t->cgroup, path, strerror(-r));
+	return r;
+}
+
+/* Every instance of t allocated and opened, adopting from ad's old
+ * targets during a rebuild (ad NULL: none).  0 or -errno. */
+static int
+target_open_groups(struct collector *c, struct target *t,
+    const struct adopt *ad, int cgfd, struct asks *as)
+{
+	size_t i, j;
+	int r;
+
 	for (i = 0; i < t->nr_groups; i++) {
 		struct tgroup *tg = &t->groups[i];
-		size_t ne = c->cfg->groups[tg->gi].nr_events;
 
 		tg->inst = calloc(tg->cpus.nr ? tg->cpus.nr : 1,
 		    sizeof(*tg->inst));
-		if (tg->inst == NULL) {
-			r = -ENOMEM;
-			goto out;
-		}
+		if (tg->inst == NULL)
+			return -ENOMEM;
 		for (j = 0; j < tg->cpus.nr; j++) {
-			if (ad && (r = inst_adopt(c, ad, t, tg,
-			    tg->cpus.cpu[j], &tg->inst[j], cgfd, as)) != 0) {
-				if (r < 0)
-					goto out;
-				continue;
-			}
-			if ((r = inst_init(&tg->inst[j], tg->cpus.cpu[j],
-			    ne)) < 0)
-				goto out;
-			r = inst_open(c, t, tg, &tg->inst[j], cgfd, as);
-			if (r == -ENOMEM)
-				goto out;
-			if (r == -EBADF && t->cgroup)
-				goto out;	/* the cgroup went away */
-			/* Also when it failed: its counts wait for the retry. */
-			if (ad)
-				inst_inherit(c, ad, t, tg, &tg->inst[j]);
+			r = inst_take(c, ad, t, tg, j, cgfd, as);
+			if (r == -ENOMEM || (r == -EBADF && t->cgroup))
+				return r;	/* EBADF: the cgroup went */
 		}
 		if (ad && (r = inst_carry_gone(c, ad, t, tg)) < 0)
-			goto out;
+			return r;
 	}
+	return 0;
+}
+
+/*
+ * Open t if the perf fds it needs fit in budget: its cgroup's directory,
+ * what its kinds attach (a kind may give it a slot), every instance;
+ * enabled if enable is set.  The perf fds it holds now; -E2BIG over the
+ * budget (t->skipped), -ENOSPC no room in its kind (t->no_room), another
+ * -errno when the cgroup vanished, -ENOMEM.
+ */
+long
+target_open(struct collector *c, struct target *t, const struct adopt *ad,
+    struct asks *as, size_t budget, int enable)
+{
+	size_t need = 0, i;
+	int cgfd = -1, r;
+
+	for (i = 0; i < t->nr_groups; i++)
+		need += source_need_fds(c, &t->groups[i]);
+	if ((t->skipped = need > budget))
+		return -E2BIG;
+	t->no_room = 0;
+	if (t->cgroup && (cgfd = target_dir(c, t)) < 0)
+		return cgfd;
+	if (t->cgroup && (r = source_attach(c, t, cgfd)) < 0)
+		goto out;
+	if ((r = target_open_groups(c, t, ad, cgfd, as)) < 0)
+		goto out;
 	t->opened = 1;
-	r = 0;
+	if (enable)
+		target_enable(t);
 out:
 	if (cgfd >= 0)
 		close(cgfd);
-	return r;
+	return r < 0 ? r : (long)target_fds(t);
+}
+
+/* Perf fds t holds. */
+size_t
+target_fds(const struct target *t)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; t->opened && i < t->nr_groups; i++)
+		for (k = 0; k < t->groups[i].cpus.nr && t->groups[i].inst; k++)
+			n += t->groups[i].inst[k].src ?
+			    t->groups[i].inst[k].src->fds : 0;
+	return n;
 }
 
 void
@@ -306,21 +325,21 @@ target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
 	return 0;
 }
 
-/* A vanished cgroup: one last read, then its fds are closed. */
+/* A target the set no longer holds: one last read, then its fds are
+ * closed and it is freed. */
 void
-target_last_read(struct target *t)
+target_retire(struct target *t)
 {
 	size_t i, k;
 
-	if (!t->opened)
-		return;
-	for (i = 0; i < t->nr_groups; i++)
+	for (i = 0; t->opened && i < t->nr_groups; i++)
 		for (k = 0; k < t->groups[i].cpus.nr; k++) {
 			struct inst *in = &t->groups[i].inst[k];
 
 			if (in->state == INST_OK)
 				source_read(in->src, in->cur);
 		}
+	target_free(t);
 }
 
 /* The system-wide target's groups from a cpus: entry, on the CPUs it

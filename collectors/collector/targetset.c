@@ -48,11 +48,10 @@ struct namelist {
 	char text[3 * 256];
 };
 
-/* What one pass found, reported and published only if it completes. */
+/* What a pass left: the cgroups counted, and why the others are not. */
 struct tally {
 	size_t matched, counted, skipped, no_room, refused;
 	struct namelist skip, full;
-	size_t fds_in_use;
 };
 
 /* One pass (see the header): what it builds beside the running set. */
@@ -69,7 +68,7 @@ struct pass {
 	size_t n;
 	struct target **fresh;		/* the targets made by this pass */
 	size_t nfresh;
-	struct tally ty;
+	size_t fds_in_use;		/* by the next set, so far */
 };
 
 static void
@@ -190,30 +189,6 @@ plan_take(struct collector *c, const struct plan *cfg, struct planstate *old)
 
 /* ---- the fd budget ---------------------------------------------- */
 
-/* Perf fds a target holds. */
-static size_t
-fds_held(const struct target *t)
-{
-	size_t i, k, n = 0;
-
-	for (i = 0; t->opened && i < t->nr_groups; i++)
-		for (k = 0; k < t->groups[i].cpus.nr && t->groups[i].inst; k++)
-			n += t->groups[i].inst[k].src ?
-			    t->groups[i].inst[k].src->fds : 0;
-	return n;
-}
-
-/* Perf fds a target will need. */
-static size_t
-fds_needed(const struct collector *c, const struct target *t)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < t->nr_groups; i++)
-		n += source_need_fds(c, &t->groups[i]);
-	return n;
-}
-
 /* The fds the kinds hold themselves and those of every target of v. */
 static size_t
 fds_in_use(const struct collector *c, struct target *const *v, size_t n)
@@ -221,7 +196,7 @@ fds_in_use(const struct collector *c, struct target *const *v, size_t n)
 	size_t fds = source_kinds_fds(c), i;
 
 	for (i = 0; i < n; i++)
-		fds += fds_held(v[i]);
+		fds += target_fds(v[i]);
 	return fds;
 }
 
@@ -333,47 +308,36 @@ plan_next(struct collector *c, struct pass *p)
 
 /*
  * Open a cgroup target that is new, or was left unopened before (over
- * the budget, no room in its kind).  1 if it is counted now, 0 if it
- * stays unopened (and stays in the set), -ENOENT if it vanished,
- * -ENOMEM.
+ * the budget, no room in its kind): opened, or left unopened (and in the
+ * set), or -ENOENT when it vanished, or -ENOMEM.
  */
 static int
 open_cgroup(struct collector *c, struct pass *p, struct target *t)
 {
-	struct tally *ty = &p->ty;
-	size_t need = fds_needed(c, t);
+	size_t left = c->set.max_fds > p->fds_in_use ?
+	    c->set.max_fds - p->fds_in_use : 0;
 	const struct target *o;
-	int r;
+	long r;
 
-	if (t->nr_groups == 0 && (t->refused || t->skip_asked)) {
-		/* Every entry matching it has a kind that cannot run, and
-		 * refuses or skips. */
-		ty->refused++;
+	/* Every entry matching it has a kind that cannot run, and refuses
+	 * or skips: left unopened. */
+	if (t->nr_groups == 0 && (t->refused || t->skip_asked))
 		return 0;
-	}
-	if (need > 0 && ty->fds_in_use + need > c->set.max_fds) {
-		t->skipped = 1;
-		ty->skipped++;
-		namelist_add(&ty->skip, t->cgroup);
-		return 0;
-	}
-	r = target_open(c, t, p->rebuild ? &p->ad : NULL, p->as);
+	r = target_open(c, t, p->rebuild ? &p->ad : NULL, p->as, left,
+	    p->enable);
 	if (r == -ENOMEM)
-		return r;
-	if (r == -ENOSPC && t->no_room) {
-		/* No room in its kind: tried again at the next rescan. */
-		ty->no_room++;
-		namelist_add(&ty->full, t->cgroup);
+		return -ENOMEM;
+	/* Over the budget, no room in its kind: again at the next rescan. */
+	if (r == -E2BIG || (r == -ENOSPC && t->no_room))
 		return 0;
-	}
 	if (r < 0)
 		return -ENOENT;		/* vanished meanwhile */
-	t->skipped = 0;
-	o = p->rebuild ? find(p->ad.old, p->ad.nr, t->cgroup) : NULL;
+	p->fds_in_use += (size_t)r;
+	o = p->rebuild ? inst_adopt_target(&p->ad, t->cgroup) : NULL;
 	if (o == NULL || !o->opened)
 		REPORT(c, 6, t->cgroup, NULL, NULL, -1, 0, "counting cgroup "
 		    "%s", t->cgroup);
-	return 1;
+	return 0;
 }
 
 /*
@@ -387,32 +351,28 @@ open_next(struct collector *c, struct pass *p)
 {
 	struct target *t;
 	size_t i, j;
-	int r;
+	long r;
 
-	p->ty.fds_in_use = fds_in_use(c, p->v, p->n);
+	p->fds_in_use = fds_in_use(c, p->v, p->n);
 	for (i = 0, j = 0; i < p->n; i++) {
 		t = p->v[i];
-		if (!t->opened) {
-			r = t->cgroup ? open_cgroup(c, p, t) :
-			    target_open(c, t, p->rebuild ? &p->ad : NULL,
-			    p->as);
-			if (r == -ENOMEM) {
-				memmove(&p->v[j], &p->v[i],
-				    (p->n - i) * sizeof(*p->v));
-				p->n = j + (p->n - i);
-				return r;
-			}
-			if (r == -ENOENT && t->cgroup) {
-				t->seen = 0;	/* dropped at the swap */
-				continue;
-			}
-			p->ty.fds_in_use += fds_held(t);
-			if (p->enable)
-				target_enable(t);
+		r = 0;
+		if (t->opened)
+			;
+		else if (t->cgroup)
+			r = open_cgroup(c, p, t);
+		else if ((r = target_open(c, t, p->rebuild ? &p->ad : NULL,
+		    p->as, SIZE_MAX, p->enable)) >= 0)
+			p->fds_in_use += (size_t)r;
+		if (r == -ENOMEM) {
+			memmove(&p->v[j], &p->v[i],
+			    (p->n - i) * sizeof(*p->v));
+			p->n = j + (p->n - i);
+			return -ENOMEM;
 		}
-		if (t->cgroup) {
-			p->ty.matched++;
-			p->ty.counted += t->opened;
+		if (r == -ENOENT && t->cgroup) {
+			t->seen = 0;	/* dropped at the swap */
+			continue;
 		}
 		p->v[j++] = t;
 	}
@@ -438,8 +398,7 @@ swap_in(struct collector *c, struct pass *p)
 		    t->cgroup) == NULL)
 			REPORT(c, 6, t->cgroup, NULL, NULL, -1, 0, "cgroup %s "
 			    "is gone; its series are dropped", t->cgroup);
-		target_last_read(t);
-		target_free(t);
+		target_retire(t);
 	}
 	for (i = 0; i < p->nfresh; i++)
 		if (!p->fresh[i]->seen)
@@ -453,32 +412,54 @@ swap_in(struct collector *c, struct pass *p)
 
 /* ---- what changed, said once -------------------------------------- */
 
-/* Say what changed, once per change (see the header); 1 when a kind
- * frees room at the next collection for cgroups it had none for. */
+/*
+ * What the pass left, said once per change (see the header): the
+ * cgroups over the fd budget, and to each kind the cgroups it had no room
+ * for or refused.  1 when a kind frees room at the next collection for
+ * cgroups it had none for.
+ */
 static int
-report_tally(struct collector *c, const struct tally *t)
+report_tally(struct collector *c, size_t fds_in_use)
 {
+	struct tally t = { 0 };
 	char names[1024];
+	size_t i;
 
-	c->set.matched = t->matched;
-	c->set.counted = t->counted;
-	c->set.skipped = t->skipped;
-	if (t->skipped != c->set.skipped_logged) {
-		if (t->skipped)
+	for (i = 0; i < c->set.nr; i++) {
+		const struct target *x = c->set.v[i];
+
+		if (x->cgroup == NULL)
+			continue;
+		t.matched++;
+		t.counted += x->opened;
+		if (x->opened)
+			continue;
+		if (x->nr_groups == 0 && (x->refused || x->skip_asked))
+			t.refused++;
+		else if (x->skipped && ++t.skipped)
+			namelist_add(&t.skip, x->cgroup);
+		else if (x->no_room && ++t.no_room)
+			namelist_add(&t.full, x->cgroup);
+	}
+	c->set.matched = t.matched;
+	c->set.counted = t.counted;
+	c->set.skipped = t.skipped;
+	if (t.skipped != c->set.skipped_logged) {
+		if (t.skipped)
 			REPORT(c, 4, NULL, NULL, NULL, -1, 0, "%zu cgroup%s "
 			    "not counted: over the fd budget (max_fds %llu, "
 			    "%zu perf fds in use): %s; raise max_fds and "
-			    "LimitNOFILE=", t->skipped, t->skipped == 1 ?
+			    "LimitNOFILE=", t.skipped, t.skipped == 1 ?
 			    " is" : "s are", (unsigned long long)c->set.max_fds,
-			    t->fds_in_use, namelist_str(&t->skip, names,
+			    fds_in_use, namelist_str(&t.skip, names,
 			    sizeof(names)));
 		else
 			REPORT(c, 6, NULL, NULL, NULL, -1, 0, "every cgroup "
 			    "skipped for the fd budget is counted now");
-		c->set.skipped_logged = t->skipped;
+		c->set.skipped_logged = t.skipped;
 	}
-	namelist_str(&t->full, names, sizeof(names));
-	return source_kinds_tally(c, t->no_room, t->refused, names);
+	namelist_str(&t.full, names, sizeof(names));
+	return source_kinds_tally(c, t.no_room, t.refused, names);
 }
 
 /*
@@ -561,7 +542,7 @@ targetset_reconcile(struct collector *c, const struct plan *cfg,
 	/* A rebuild's targets hold what was adopted: swapped in anyway. */
 	if (r == 0 || p.rebuild)
 		swap_in(c, &p);
-	if (r == 0 && report_tally(c, &p.ty))
+	if (r == 0 && report_tally(c, p.fds_in_use))
 		p.as->rescan_soon = 1;	/* room is freed: at the next
 					   collection, not a rescan later */
 	if (r == 0)
