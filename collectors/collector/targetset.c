@@ -64,6 +64,8 @@ struct pass {
 	struct wanted w;		/* the cgroups wanted, in path order */
 	const struct source_kind **kind;	/* [cfg target] its kind */
 	enum source_answer *answer;	/* [cfg target] and its answer */
+	const char **mode;		/* [cfg target] how it counts: for
+					   the layouts' lines */
 	struct target **v;		/* the next set */
 	size_t n;
 	struct target **fresh;		/* the targets made by this pass */
@@ -243,7 +245,7 @@ plan_cpus(struct collector *c, struct target **out)
 	return 0;
 }
 
-/* Each cgroups entry's kind, asked once a pass. */
+/* Each cgroups entry's kind and mode, asked once a pass. */
 static int
 plan_kinds(struct collector *c, struct pass *p)
 {
@@ -251,12 +253,15 @@ plan_kinds(struct collector *c, struct pass *p)
 
 	p->kind = calloc(n, sizeof(*p->kind));
 	p->answer = calloc(n, sizeof(*p->answer));
-	if (p->kind == NULL || p->answer == NULL)
+	p->mode = calloc(n, sizeof(*p->mode));
+	if (p->kind == NULL || p->answer == NULL || p->mode == NULL)
 		return -ENOMEM;
 	for (i = 0; i < c->cfg->nr_targets; i++)
-		if (c->cfg->targets[i].kind == PLAN_TARGET_CGROUP)
+		if (c->cfg->targets[i].kind == PLAN_TARGET_CGROUP) {
 			p->kind[i] = source_kind_for(c, &c->cfg->targets[i],
 			    &p->answer[i]);
+			p->mode[i] = source_mode_text(c, &c->cfg->targets[i]);
+		}
 	return 0;
 }
 
@@ -385,10 +390,13 @@ open_next(struct collector *c, struct pass *p)
 /* The next set in; the running targets it does not hold read one last
  * time and closed; the targets made for cgroups that vanished freed. */
 static void
-swap_in(struct collector *c, struct pass *p)
+swap_in(struct collector *c, struct pass *p, const struct plan *old_cfg,
+    struct planstate *old_ps)
 {
 	struct target *t;
 	size_t i;
+
+	planstate_fini(old_cfg, old_ps);	/* what was said of the old */
 
 	for (i = 0; i < c->set.nr; i++) {
 		t = c->set.v[i];
@@ -468,7 +476,8 @@ report_tally(struct collector *c, size_t fds_in_use)
  * cgroups the wanted set holds for it.
  */
 static void
-report_layouts(struct collector *c, const struct wanted *w)
+report_layouts(struct collector *c, const struct wanted *w,
+    const char *const *modes)
 {
 	const struct plan *cfg = c->cfg;
 	const char *mode;
@@ -480,7 +489,7 @@ report_layouts(struct collector *c, const struct wanted *w)
 		mode = NULL;
 		for (i = 0; i < cfg->nr_targets && mode == NULL; i++)
 			if (cfg->targets[i].layout == l + 1)
-				mode = source_mode_text(c, &cfg->targets[i]);
+				mode = modes[i];
 		n = w->per_layout ? w->per_layout[l] : 0;
 		/* Never said and nothing found: nothing to say. */
 		if ((s->mode == NULL && n == 0) || (s->mode != NULL &&
@@ -541,18 +550,19 @@ targetset_reconcile(struct collector *c, const struct plan *cfg,
 		r = pass_build(c, &p, lists);
 	/* A rebuild's targets hold what was adopted: swapped in anyway. */
 	if (r == 0 || p.rebuild)
-		swap_in(c, &p);
+		swap_in(c, &p, old_cfg, &old_ps);
 	if (r == 0 && report_tally(c, p.fds_in_use))
 		p.as->rescan_soon = 1;	/* room is freed: at the next
 					   collection, not a rescan later */
 	if (r == 0)
-		report_layouts(c, &p.w);
+		report_layouts(c, &p.w, p.mode);
 	for (i = 0; i < p.nfresh; i++)
 		target_free(p.fresh[i]);
 	free(p.fresh);
 	free(p.v);
 	free(p.kind);
 	free(p.answer);
+	free(p.mode);
 	wanted_free(&p.w);
 	for (i = 0; lists && i < n; i++)
 		cgroup_list_free(&lists[i]);
