@@ -5,9 +5,11 @@
  * made for that call from the collector (ctx_of): the plan and its
  * attrs, the online CPUs, the cgroup mount, the kind's own state, the
  * log, and the asks of the pass that calls it when it may ask for a
- * retry (a rescan's start only).  Nothing of it is kept between calls, so what a
- * hook sees is never older than the call.  The rest of the collector
- * names no hook and no kind table.
+ * retry (a rescan's start only).  Nothing of it is kept between calls,
+ * so what a hook sees is never older than the call.  The rest of the
+ * collector names no hook and no kind table.  What a kind holds for a
+ * target (struct source_hold) is asked and released through its own
+ * ops, here too.
  */
 #include "autoconf.h"
 

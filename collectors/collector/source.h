@@ -119,7 +119,8 @@ struct source_ctx {
  * What a kind holds for one target while the target lives (attach): a
  * cgroup's slot in a program's map, say.  Its ops are its own, as a
  * source's are, so the kind table need not know it: the collector keeps
- * it in the target and releases it when the target goes.
+ * it in the target and releases it when the target goes.  Both ops are
+ * required.
  */
 struct source_hold;
 struct source_hold_ops {
