@@ -83,7 +83,8 @@ struct target {
 	int names_held;			/* held out of a snapshot once, for
 					   its container's names (snapbuild.c) */
 	int skip_asked;			/* ... skips: not counted, as asked */
-	void *attached[SOURCE_KINDS];	/* what each kind's attach left */
+	struct source_hold *attached[SOURCE_KINDS];	/* what each kind's
+					   attach left (source.h) */
 };
 
 /*
@@ -207,8 +208,8 @@ struct collector {
 	struct collection col;
 	struct said said;
 	/* Each source kind's own state (source.h); only the kind reads
-	 * it.  What its hooks see of the collector is made for each call
-	 * (source.c). */
+	 * past its head (the fds it holds).  What its hooks see of the
+	 * collector is made for each call (source.c). */
 	void *kstate[SOURCE_KINDS];
 	struct snapshot_slot slot;
 	struct thread th;

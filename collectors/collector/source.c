@@ -5,13 +5,16 @@
  * made for that call from the collector (ctx_of): the plan and its
  * attrs, the online CPUs, the cgroup mount, the kind's own state, the
  * log, and the asks of the pass that calls it when it may ask for a
- * retry (prepare only).  Nothing of it is kept between calls, so what a
- * hook sees is never older than the call.  The rest of the collector
- * names no hook and no kind table.
+ * retry (a rescan's start only).  Nothing of it is kept between calls,
+ * so what a hook sees is never older than the call.  The rest of the
+ * collector names no hook and no kind table.  What a kind holds for a
+ * target (struct source_hold) is asked and released through its own
+ * ops, here too.
  */
 #include "autoconf.h"
 
 #include <errno.h>
+#include <stdlib.h>
 
 #include "collectors/collector/collector_int.h"
 
@@ -33,26 +36,31 @@ source_retry_soon(const struct source_ctx *x)
 
 /* ---- the kinds' own state ---------------------------------------- */
 
+/* Each kind's state: zeroed, state_size bytes, beginning with its head
+ * (struct source_state); none for a kind without. */
 int
 source_kinds_init(void **kstate)
 {
 	size_t i;
 
 	for (i = 0; i < SOURCE_KINDS; i++)
-		if (source_kinds[i]->init &&
-		    source_kinds[i]->init(&kstate[i]) < 0)
+		if (source_kinds[i]->state_size && (kstate[i] = calloc(1,
+		    source_kinds[i]->state_size)) == NULL)
 			return -ENOMEM;
 	return 0;
 }
 
+/* What each state holds, given back by its kind, then the state. */
 void
 source_kinds_fini(void *const *kstate)
 {
 	size_t i;
 
-	for (i = 0; i < SOURCE_KINDS; i++)
-		if (source_kinds[i]->fini)
+	for (i = 0; i < SOURCE_KINDS; i++) {
+		if (kstate[i] && source_kinds[i]->fini)
 			source_kinds[i]->fini(kstate[i]);
+		free(kstate[i]);
+	}
 }
 
 size_t
@@ -61,8 +69,8 @@ source_kinds_fds(const struct collector *c)
 	size_t i, n = 0;
 
 	for (i = 0; i < SOURCE_KINDS; i++)
-		if (source_kinds[i]->fds)
-			n += source_kinds[i]->fds(c->kstate[i]);
+		if (c->kstate[i])
+			n += ((const struct source_state *)c->kstate[i])->fds;
 	return n;
 }
 
@@ -135,36 +143,40 @@ source_mode_text(const struct collector *c, const struct plan_target *ct)
 	return "mode perf";
 }
 
+/* A rescan's start: every kind builds for what it matched. */
 int
 source_kinds_prepare(const struct collector *c,
     const struct cgroup_list *matched, int rebuild, struct asks *as)
 {
+	const struct source_rescan start = { 0, matched, rebuild, 0, 0, NULL };
 	size_t i;
 	int r;
 
 	for (i = 0; i < SOURCE_KINDS; i++) {
 		struct source_ctx x = ctx_of(c, i, as);
 
-		if (source_kinds[i]->prepare &&
-		    (r = source_kinds[i]->prepare(&x, matched, rebuild)) < 0)
+		if (source_kinds[i]->rescan &&
+		    (r = source_kinds[i]->rescan(&x, &start)) < 0)
 			return r;
 	}
 	return 0;
 }
 
+/* Its end: every kind says what it left out. */
 int
 source_kinds_tally(const struct collector *c, size_t no_room,
     size_t refused, const char *names)
 {
+	const struct source_rescan done = { 1, NULL, 0, no_room, refused,
+	    names };
 	size_t i;
 	int soon = 0;
 
 	for (i = 0; i < SOURCE_KINDS; i++) {
 		struct source_ctx x = ctx_of(c, i, NULL);
 
-		if (source_kinds[i]->tally)
-			soon |= source_kinds[i]->tally(&x, no_room, refused,
-			    names);
+		if (source_kinds[i]->rescan)
+			soon |= source_kinds[i]->rescan(&x, &done);
 	}
 	return soon;
 }
@@ -247,14 +259,15 @@ source_attach(const struct collector *c, struct target *t, int cgfd)
 	return 0;
 }
 
+/* What the kinds hold for t goes with it, each by its own ops. */
 void
 source_detach(struct target *t)
 {
 	size_t i;
 
 	for (i = 0; i < SOURCE_KINDS; i++)
-		if (t->attached[i] && source_kinds[i]->detach)
-			source_kinds[i]->detach(t->attached[i]);
+		if (t->attached[i])
+			t->attached[i]->ops->release(t->attached[i]);
 }
 
 size_t
@@ -281,10 +294,15 @@ source_open(const struct collector *c, struct target *t, struct tgroup *tg,
 	return r;
 }
 
+/* A kind that attaches nothing opens sources that stay current; else
+ * what it holds for t says (nothing held: not current). */
 int
 source_current(const struct target *t, const struct tgroup *tg,
     const struct source *s)
 {
-	return tg->kind->current == NULL ||
-	    tg->kind->current(t->attached[tg->kind->id], s);
+	const struct source_hold *h = t->attached[tg->kind->id];
+
+	if (tg->kind->attach == NULL)
+		return 1;
+	return h != NULL && h->ops->current(h, s);
 }

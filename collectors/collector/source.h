@@ -16,10 +16,14 @@
  * group's event list).
  *
  * How a group on a target gets its sources is a source_kind: a table of
- * hooks the target and collection code call without knowing which kind
- * it is, like chrony's refclock drivers.  A third kind (a duty-cycled
- * group, say) is a new file with a new table, named in source_kinds[].
- * Everything here runs on the collector thread.
+ * hooks that source.c alone calls, for the target and collection code,
+ * which never know which kind it is, like chrony's refclock drivers.
+ * Three objects, each with its own ops for what only it does: the kind
+ * (its state, one per collector), what it holds for a target (struct
+ * source_hold, from attach), and the source of an instance (struct
+ * source, from open).  A third kind (a duty-cycled group, say) is a new
+ * file with a new table, named in source_kinds[].  Everything here runs
+ * on the collector thread.
  */
 #ifndef PMU_SOURCE_H
 #define PMU_SOURCE_H
@@ -89,7 +93,7 @@ source_close(struct source *s)
  * What a kind's hooks see of the collector: the plan and its attrs, the
  * online CPUs, the cgroup mount, the kind's own state, the log, and the
  * asks of the pass that calls it, to ask for a retry at the next
- * collection (source_retry_soon, collector_int.h; prepare only).
+ * collection (source_retry_soon; a rescan's start only).
  * source.c makes one for each call, the only file that calls a hook; a
  * hook reaches no other field of the collector.
  */
@@ -100,10 +104,10 @@ struct source_ctx {
 	const struct cpumap *online;
 	const char *cgroot;		/* the cgroup mount; NULL: none */
 	int cgroot_v2;
-	void *state;			/* the kind's own (init) */
+	void *state;			/* the kind's own (state_size) */
 	collector_log_fn log;
 	struct asks *asks;		/* the caller's (source_retry_soon);
-					   NULL but in prepare */
+					   NULL but at a rescan's start */
 };
 
 /* A hook's report, as REPORT (collector_int.h) is the collector's. */
@@ -111,12 +115,32 @@ struct source_ctx {
 	(x)->log((prio), &(const struct log_fields){ (cg), (grp), (ev),	\
 	    (cpu), (err) }, __VA_ARGS__)
 
+/*
+ * What a kind holds for one target while the target lives (attach): a
+ * cgroup's slot in a program's map, say.  Its ops are its own, as a
+ * source's are, so the kind table need not know it: the collector keeps
+ * it in the target and releases it when the target goes.  Both ops are
+ * required.
+ */
+struct source_hold;
+struct source_hold_ops {
+	/* May an instance adopted across a reload keep reading s, opened
+	 * from what was held before (a new object or slot: no)?  1 or 0. */
+	int (*current)(const struct source_hold *h, const struct source *s);
+	/* The target goes, after its instances: give back and free. */
+	void (*release)(struct source_hold *h);
+};
+
+struct source_hold {
+	const struct source_hold_ops *ops;
+};
+
 /* Where an instance's source opens (source_kind.open): read only. */
 struct source_at {
 	const char *cgroup;		/* NULL: system-wide */
 	size_t gi;			/* its group in the plan */
 	int cpu;
-	const void *attached;		/* what the kind's attach left for
+	const struct source_hold *held;	/* what the kind's attach left for
 					   the target; NULL: nothing */
 };
 
@@ -134,8 +158,8 @@ enum source_status {
 	SOURCE_NOT_TAKEN_SKIPPED	/* SOURCE_SKIPPED by its kind */
 };
 
-/* A hook's ask, in prepare: again at the next collection (a CPU just
- * online).  source.c. */
+/* A hook's ask, at a rescan's start: again at the next collection (a
+ * CPU just online).  source.c. */
 void source_retry_soon(const struct source_ctx *x);
 
 /* A kind's answer to a cgroups entry (source_kind.takes). */
@@ -149,39 +173,110 @@ enum source_answer {
 };
 
 /*
- * How the groups of a target are counted; NULL hooks do nothing.  A kind
- * keeps what it needs across targets in a state of its own, made by init
- * when the collector is (c->kstate[id], as t->attached[id] per target):
- * the collector holds it for the kind and never looks inside.
+ * What a cgroup rescan tells the kinds (source_kind.rescan), at its two
+ * ends: at its start (done 0), before its targets are planned, what it
+ * matched; at its end (done 1), once it completed, what it left out.
+ */
+struct source_rescan {
+	int done;
+	/* The start.  matched: the cgroups each plan target matches (NULL:
+	 * none, no cgroup hierarchy).  rebuild: at start, a reload, a
+	 * retry or a CPU change, when what the kind built may be replaced
+	 * (at a plain rescan the existing targets still use it). */
+	const struct cgroup_list *matched;
+	int rebuild;
+	/* The end: cgroups this kind had no room for (named in names),
+	 * and cgroups it refused. */
+	size_t no_room, refused;
+	const char *names;
+};
+
+/*
+ * The head of a kind's state, which the collector reads: what the
+ * fd budget and the exporter's own figures count, kept current by the
+ * kind (as a source keeps its fds, struct source).
+ */
+struct source_state {
+	size_t fds;			/* fds the kind holds itself (perf
+					   events, a program's), beside its
+					   sources' */
+};
+
+/*
+ * How the groups of a target are counted: eight hooks, each for one
+ * thing the kind does at one moment of the collector's life; NULL hooks
+ * do nothing.
+ *
+ *   takes     a cgroups entry: is it this kind's?  (planning)
+ *   rescan    a rescan's start and end: build for what it matched; say
+ *             what it left out
+ *   refresh   a collection, before its reads
+ *   attach    a target, before its instances open: what it holds for it
+ *             is a struct source_hold, with its own ops (when to stop
+ *             reading an adopted source; release)
+ *   open      an instance: its source, with its own ops (source_ops)
+ *   stats     the snapshot: its part of the exporter's own metrics
+ *   check     --check-config: its line, and why a target is left out
+ *   fini      the collector goes: what the state holds
+ *
+ * Lifetimes sit with their objects, not in this table: a source closes
+ * itself, a hold releases itself, and the kind's state is zeroed memory
+ * of state_size bytes made and freed by source.c (fini gives back what
+ * it holds first).  The fds a kind holds itself are a field of its
+ * state's head, as a source's are of the source.  The two ends of a
+ * rescan are one hook: one call prepares what the other reports on,
+ * and a kind that does one does both.
  */
 struct source_kind {
 	const char *name;		/* "perf", "bpf" */
 	unsigned id;			/* index in source_kinds[] */
-	/* Make and free the kind's state.  0 or -ENOMEM. */
-	int (*init)(void **state);
-	void (*fini)(void *state);
-	/* Perf fds the kind holds itself, beside its sources'. */
-	size_t (*fds)(const void *state);
-	/* Its part of the snapshot's statistics: out, whose kind is set,
-	 * filled from s's arena (snapshot.h).  0 or -ENOMEM. */
-	int (*stats)(const void *state, struct snapshot *s,
-	    struct snap_source *out);
+	/* Bytes of its state (c->kstate[id], reached as source_ctx.state),
+	 * which begins with a struct source_state; 0: none.  The
+	 * collector holds it for the kind and never looks past the
+	 * head. */
+	size_t state_size;
+	/* Its instances open a perf group each, one fd per event (the fd
+	 * budget counts them before they open); else they hold none. */
+	int own_fds;
 	/*
 	 * Which kind counts a cgroups entry: the kinds are asked from the
 	 * last to the first, and the first answer other than
 	 * SOURCE_NOT_MINE decides (perf, the first, takes what is left).
+	 * When the entry names this kind, *mode is how its cgroups are
+	 * counted, for the log's layout lines (else left alone).
 	 */
-	/* When the entry names this kind, *mode is how its cgroups are
-	 * counted, for the log's layout lines (else left alone). */
 	enum source_answer (*takes)(const struct source_ctx *x,
 	    const struct plan_target *ct, const char **mode);
-	/* After a rescan: cgroups this kind had no room for (named in
-	 * names) and cgroups it refused; the kind reports the change.
-	 * 1 when it had no room for some and room is freed that the next
-	 * collection can give (a rescan then, not a rescan interval
-	 * later); else 0. */
-	int (*tally)(const struct source_ctx *x, size_t no_room,
-	    size_t refused, const char *names);
+	/*
+	 * At every cgroup rescan (struct source_rescan).  At its start:
+	 * 0 or -ENOMEM; x->asks is the pass's (source_retry_soon).  At its
+	 * end: the kind reports the change; 1 when it had no room for
+	 * some and room is freed that the next collection can give (a
+	 * rescan then, not a rescan interval later); else 0.
+	 */
+	int (*rescan)(const struct source_ctx *x,
+	    const struct source_rescan *r);
+	/* Once per collection, before the instances are read. */
+	void (*refresh)(const struct source_ctx *x);
+	/* Per target with groups of this kind, before their instances
+	 * open; cgfd is the cgroup's directory (-1 system-wide), cgroup
+	 * its name (NULL: system-wide).  0, with what the kind holds for
+	 * the target in *out (the collector keeps it, source.c); -ENOSPC
+	 * when there is no room for it now (the collector marks the
+	 * target, and the next rescan tries again); another -errno. */
+	int (*attach)(const struct source_ctx *x, const char *cgroup,
+	    int cgfd, struct source_hold **out);
+	/*
+	 * The source of one instance (at), opened disabled.  Fills
+	 * o->err[] (0, or the errno that kept an event out) and may set
+	 * o->no_perf_cgroup.  0, or -errno when nothing opened.
+	 */
+	int (*open)(const struct source_ctx *x, const struct source_at *at,
+	    int cgfd, struct source_opened *o, struct source **out);
+	/* Its part of the snapshot's statistics: out, whose kind is set,
+	 * filled from s's arena (snapshot.h).  0 or -ENOMEM. */
+	int (*stats)(const void *state, struct snapshot *s,
+	    struct snap_source *out);
 	/*
 	 * Its lines in --check-config.  name NULL: the kind's own line, if
 	 * it has one; 1 when that line tells of a problem, else 0.  Else
@@ -191,40 +286,8 @@ struct source_kind {
 	 */
 	int (*check)(const struct source_ctx *x, const char *name,
 	    enum source_status st, FILE *out);
-	/*
-	 * At every cgroup rescan, before its targets are planned: matched
-	 * holds the cgroups each plan target matches (NULL: none, no
-	 * cgroup hierarchy); rebuild is set at start, a reload, a retry
-	 * or a CPU change, when what the kind built may be replaced (at
-	 * a plain rescan the existing targets still use it).  0 or -ENOMEM.
-	 */
-	int (*prepare)(const struct source_ctx *x,
-	    const struct cgroup_list *matched, int rebuild);
-	/* Once per collection, before the instances are read. */
-	void (*refresh)(const struct source_ctx *x);
-	/* Per target with groups of this kind, before their instances
-	 * open; cgfd is the cgroup's directory (-1 system-wide).  0, what
-	 * the kind keeps for the target in *attached; -ENOSPC when there
-	 * is no room for it now (the collector marks the target, and the
-	 * next rescan tries again); another -errno.  cgroup: the target's
-	 * (NULL: system-wide); the collector keeps *attached (source.c). */
-	int (*attach)(const struct source_ctx *x, const char *cgroup,
-	    int cgfd, void **attached);
-	/* What attach left (t->attached[id]), when the target goes. */
-	void (*detach)(void *state);
-	/*
-	 * The source of one instance (at), opened disabled.  Fills
-	 * o->err[] (0, or the errno that kept an event out) and may set
-	 * o->no_perf_cgroup.  0, or -errno when nothing opened.
-	 */
-	int (*open)(const struct source_ctx *x, const struct source_at *at,
-	    int cgfd, struct source_opened *o, struct source **out);
-	/* May an instance adopted across a reload keep reading s, given
-	 * what attach left for its target (NULL: nothing)?  NULL: always. */
-	int (*current)(const void *attached, const struct source *s);
-	/* Its instances open a perf group each, one fd per event (the fd
-	 * budget counts them before they open); else they hold none. */
-	int own_fds;
+	/* Give back what the state holds; source.c frees the state. */
+	void (*fini)(void *state);
 };
 
 #define SOURCE_KINDS 2

@@ -53,6 +53,7 @@
  */
 #define BPF_WHY 512
 struct bpfstate {
+	struct source_state head;	/* fds: cur's (bpf_fds) */
 	struct bpfobj *cur;		/* NULL: none asked for, or failed */
 	int wanted;			/* some cgroups entry asks for it */
 	char why[BPF_WHY];		/* why it is not running */
@@ -136,6 +137,7 @@ retire(struct bpfstate *bs)
 	stats_add(&bs->base, &st);
 	bpfobj_unref(bs->cur);
 	bs->cur = NULL;
+	bs->head.fds = 0;
 }
 
 /* Does some bpf-mode entry match a cgroup? */
@@ -203,6 +205,20 @@ say_loaded(const struct source_ctx *x, const struct bpfobj *b)
 		    "asks for it" : no_change);
 }
 
+/* An object's fds: the program's, and the counters it reads; fixed
+ * when it is built. */
+static size_t
+bpf_fds(const struct bpfobj *b)
+{
+	size_t n, i, k;
+
+	n = bpfcg_fds(b->cg);
+	for (i = 0; i < b->nr_groups; i++)
+		for (k = 0; k < b->cpus.nr; k++)
+			n += b->g[i].pg[k].nr;
+	return n;
+}
+
 /*
  * Before a rescan plans its targets: make the kind's object serve the plan's
  * bpf-mode entries, or say why it cannot.  The program is loaded when a
@@ -267,6 +283,7 @@ bpfmode_setup(const struct source_ctx *x, const struct cgroup_list *matched,
 	}
 	bs->why[0] = '\0';
 	bs->cur = b;
+	bs->head.fds = bpf_fds(b);
 	say_loaded(x, b);
 	return 0;
 }
@@ -282,23 +299,6 @@ bpfmode_refresh(const struct source_ctx *x)
 	if ((r = bpfcg_refresh(bst(x)->cur->cg)) < 0)
 		SREPORT(x, 4, NULL, NULL, NULL, -1, -r, "reading the BPF "
 		    "program's counts: %s", strerror(-r));
-}
-
-/* The object's fds: the program's, and the counters it reads. */
-static size_t
-bpf_fds(const void *state)
-{
-	const struct bpfstate *bs = state;
-	const struct bpfobj *b = bs->cur;
-	size_t n, i, k;
-
-	if (b == NULL)
-		return 0;
-	n = bpfcg_fds(b->cg);
-	for (i = 0; i < b->nr_groups; i++)
-		for (k = 0; k < b->cpus.nr; k++)
-			n += b->g[i].pg[k].nr;
-	return n;
 }
 
 /*
@@ -447,7 +447,7 @@ bpf_check_config(const void *state, FILE *out)
 	if (bs->cur) {
 		fprintf(out, "mode: bpf: the BPF program is loaded and "
 		    "attached (%zu fds in all, whatever the number of "
-		    "cgroups)\n", bpf_fds(bs));
+		    "cgroups)\n", bs->head.fds);
 		return 0;
 	}
 	/* Not a problem in itself: what each entry's cgroups get then is
@@ -459,21 +459,13 @@ bpf_check_config(const void *state, FILE *out)
 	return 0;
 }
 
-static int
-bpf_init(void **state)
-{
-	return (*state = calloc(1, sizeof(struct bpfstate))) ? 0 : -ENOMEM;
-}
-
+/* The state's object; source.c frees the state. */
 static void
 bpf_fini(void *state)
 {
 	struct bpfstate *bs = state;
 
-	if (bs == NULL)
-		return;
 	bpfobj_unref(bs->cur);
-	free(bs);
 }
 
 /* mode: bpf entries are this kind's while the program runs. */
@@ -557,10 +549,21 @@ bpf_tally(const struct source_ctx *x, size_t full, size_t refused,
 	return full && room_soon(bs);
 }
 
+/* A rescan: the object set up at its start, what it left out at its
+ * end (source_rescan). */
+static int
+bpf_rescan(const struct source_ctx *x, const struct source_rescan *r)
+{
+	if (!r->done)
+		return bpfmode_setup(x, r->matched, r->rebuild);
+	return bpf_tally(x, r->no_room, r->refused, r->names);
+}
+
 /* ---- the source kind ---------------------------------------------- */
 
 /* What attaching a target leaves: its cgroup's slot in an object. */
 struct bpf_track {
+	struct source_hold h;
 	struct bpfobj *b;
 	uint32_t slot;
 	int existing;			/* the slot had counts already */
@@ -602,11 +605,39 @@ static const struct source_ops bsrc_ops = {
 	.close = bsrc_close,
 };
 
+/* An instance adopted across a reload keeps its source while it reads
+ * the same object's same slot. */
+static int
+track_current(const struct source_hold *h, const struct source *s)
+{
+	const struct bpf_track *tr = (const struct bpf_track *)h;
+	const struct source_bpf *p = (const struct source_bpf *)s;
+
+	return s && p->b == tr->b && p->slot == tr->slot;
+}
+
+/* The target goes: its slot is freed (reusable after the next
+ * refresh), and its reference on the object dropped. */
+static void
+track_release(struct source_hold *h)
+{
+	struct bpf_track *tr = (struct bpf_track *)h;
+
+	bpfcg_untrack(tr->b->cg, tr->slot);
+	bpfobj_unref(tr->b);
+	free(tr);
+}
+
+static const struct source_hold_ops track_ops = {
+	.current = track_current,
+	.release = track_release,
+};
+
 /* Give the target's cgroup a slot: charged from now on.  -ENOSPC when
  * bpf_max_cgroups are tracked (the rescan says so and tries again). */
 static int
 bpf_attach(const struct source_ctx *x, const char *cgroup, int cgfd,
-    void **attached)
+    struct source_hold **out)
 {
 	struct bpfstate *bs = bst(x);
 	struct bpf_track *tr;
@@ -627,27 +658,18 @@ bpf_attach(const struct source_ctx *x, const char *cgroup, int cgfd,
 		free(tr);
 		return r;
 	}
+	tr->h.ops = &track_ops;
 	tr->existing = r == 1;
 	tr->b = bpfobj_ref(bs->cur);
-	*attached = tr;
+	*out = &tr->h;
 	return 0;
-}
-
-static void
-bpf_detach(void *state)
-{
-	struct bpf_track *tr = state;
-
-	bpfcg_untrack(tr->b->cg, tr->slot);
-	bpfobj_unref(tr->b);
-	free(tr);
 }
 
 static int
 bpf_open(const struct source_ctx *x, const struct source_at *at, int cgfd,
     struct source_opened *o, struct source **out)
 {
-	const struct bpf_track *tr = at->attached;
+	const struct bpf_track *tr = (const struct bpf_track *)at->held;
 	size_t ne = x->cfg->groups[at->gi].nr_events, k;
 	const struct perf_group *pg = NULL;
 	struct source_bpf *p;
@@ -679,29 +701,16 @@ bpf_open(const struct source_ctx *x, const struct source_at *at, int cgfd,
 	return 0;
 }
 
-static int
-bpf_current(const void *attached, const struct source *s)
-{
-	const struct bpf_track *tr = attached;
-	const struct source_bpf *p = (const struct source_bpf *)s;
-
-	return s && tr && p->b == tr->b && p->slot == tr->slot;
-}
-
 const struct source_kind source_bpf_kind = {
 	.name = "bpf",
 	.id = 1,
-	.init = bpf_init,
-	.fini = bpf_fini,
-	.fds = bpf_fds,
-	.stats = bpf_stats,
+	.state_size = sizeof(struct bpfstate),
 	.takes = bpf_takes,
-	.tally = bpf_tally,
-	.check = bpf_check,
-	.prepare = bpfmode_setup,
+	.rescan = bpf_rescan,
 	.refresh = bpfmode_refresh,
 	.attach = bpf_attach,
-	.detach = bpf_detach,
 	.open = bpf_open,
-	.current = bpf_current,
+	.stats = bpf_stats,
+	.check = bpf_check,
+	.fini = bpf_fini,
 };
