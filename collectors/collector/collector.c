@@ -25,13 +25,14 @@
  *
  *   interval.c     one collection: hotplug, retries and rescans due,
  *                  every instance read and scaled, the snapshot published
- *   rebuild.c      the whole target set from a plan, rebuilt keeping
- *                  what stays (reload, CPU change, retry)
- *   discovery.c    cgroup patterns matched, new targets opened, gone
- *                  ones closed, the inotify watch set
+ *   targetset.c    the target set and the one pass that changes it
+ *                  (start, reload, CPU change, retry, rescan): planned
+ *                  beside the running set, opened, swapped in whole
+ *   discovery.c    the cgroup side of a pass: the hierarchy, every
+ *                  entry's matches, the inotify watch set
  *   target.c       one target: its groups, opening and enabling them
- *   instance.c     one group on one CPU: its source opened, adopted
- *                  across a rebuild, errors reported
+ *   instance.c     one group on one CPU: taken over across a rebuild
+ *                  or opened, errors reported
  *   source_perf.c   the kinds of counter source (source.h), each with
  *                   its own state; the kinds table names them all
  *   snapbuild.c    the immutable snapshot of it all

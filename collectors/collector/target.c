@@ -1,10 +1,10 @@
 /*
  * target.c - one target: the system-wide CPUs or one cgroup, with the
  * groups it counts (see collector_int.h).  Its groups by config group (an
- * open-addressing table), its relabelled labels, opening, attaching and
- * enabling them, and its last read before it goes.  Building the set from
- * a plan and rebuilding it is rebuild.c's; matching cgroups to targets is
- * discovery.c's.
+ * open-addressing table), its relabelled labels, opening itself within
+ * the fd budget it is given (its cgroup's directory, what its kinds
+ * attach, every instance: instance.c), enabling, and its last read
+ * before it goes.  Which targets the set holds is targetset.c's.
  */
 #include "autoconf.h"
 

@@ -9,7 +9,7 @@
  *
  *   1. the plan's tables (a rebuild: every reason but a rescan);
  *   2. the cgroups each entry matches and the wanted set (discovery.c,
- *      wanted.c), and each source kind told of them (prepare);
+ *      wanted.c), and each source kind told of them (its rescan hook);
  *   3. the next set planned: the system-wide target, then one target per
  *      wanted cgroup in path order, so it comes out sorted.  A rescan
  *      keeps the running targets that still match; a rebuild makes every

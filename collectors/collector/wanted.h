@@ -6,7 +6,7 @@
  *
  * Pure: it reads the plan and the expanded lists (what cgroupfs_expand
  * found, one list per entry) and touches no target, no fd, no file.
- * discovery.c opens, keeps and closes targets from what it returns;
+ * targetset.c opens, keeps and closes targets from what it returns;
  * tests/wanted_test.c checks it alone.
  */
 #ifndef PMU_WANTED_H
