@@ -20,6 +20,18 @@
 
 /* ---- targets ------------------------------------------------------ */
 
+/* Close and free tg's instances. */
+static void
+insts_free(struct tgroup *tg)
+{
+	size_t j;
+
+	for (j = 0; j < tg->cpus.nr && tg->inst; j++)
+		inst_fini(&tg->inst[j]);
+	free(tg->inst);
+	tg->inst = NULL;
+}
+
 void
 target_free(struct target *t)
 {
@@ -28,9 +40,7 @@ target_free(struct target *t)
 	if (t == NULL)
 		return;
 	for (i = 0; i < t->nr_groups; i++) {
-		for (j = 0; j < t->groups[i].cpus.nr && t->groups[i].inst; j++)
-			inst_fini(&t->groups[i].inst[j]);
-		free(t->groups[i].inst);
+		insts_free(&t->groups[i]);
 		for (j = 0; j < t->groups[i].nr_off; j++)
 			inst_fini(&t->groups[i].off[j]);
 		free(t->groups[i].off);
@@ -235,8 +245,13 @@ target_open(struct collector *c, struct target *t, const struct adopt *ad,
 		return cgfd;
 	if (t->cgroup && (r = source_attach(c, t, cgfd)) < 0)
 		goto out;
-	if ((r = target_open_groups(c, t, ad, cgfd, as)) < 0)
+	if ((r = target_open_groups(c, t, ad, cgfd, as)) < 0) {
+		/* A target that did not open holds nothing: the next pass
+		 * opens it whole. */
+		for (i = 0; i < t->nr_groups; i++)
+			insts_free(&t->groups[i]);
 		goto out;
+	}
 	t->opened = 1;
 	if (enable)
 		target_enable(t);

@@ -59,6 +59,8 @@ struct pass {
 	int rebuild;			/* every target made anew, adopting */
 	int new_plan;			/* a plan other than the running one */
 	int enable;			/* enable what opens (not at start) */
+	int took;			/* the opening began: a rebuild's new
+					   targets may hold old instances */
 	struct asks *as;		/* what to retry or rescan next */
 	struct adopt ad;		/* the running set, at a rebuild */
 	struct wanted w;		/* the cgroups wanted, in path order */
@@ -156,6 +158,20 @@ fd_budget(const struct plan *cfg)
 	return rl.rlim_cur > 4096 ? rl.rlim_cur - 2048 : rl.rlim_cur / 2;
 }
 
+/* What was said of a plan, traded between two tables of the same plan. */
+static void
+said_swap(struct planstate *a, struct planstate *b)
+{
+	struct planstate t = *a;
+
+	a->ev_logged = b->ev_logged;
+	a->pattern_empty = b->pattern_empty;
+	a->layout_said = b->layout_said;
+	b->ev_logged = t.ev_logged;
+	b->pattern_empty = t.pattern_empty;
+	b->layout_said = t.layout_said;
+}
+
 /*
  * A rebuild's plan: c->cfg becomes cfg with new tables; of the same plan
  * (a retry, a CPU change) what was reported stays reported.  The old
@@ -172,21 +188,28 @@ plan_take(struct collector *c, const struct plan *cfg, struct planstate *old)
 		return r;
 	}
 	*old = c->ps;
-	if (cfg == c->cfg) {
-		int **ev = ps.ev_logged, *pe = ps.pattern_empty;
-		struct layout_said *ls = ps.layout_said;
-
-		ps.ev_logged = old->ev_logged;
-		old->ev_logged = ev;
-		ps.pattern_empty = old->pattern_empty;
-		old->pattern_empty = pe;
-		ps.layout_said = old->layout_said;
-		old->layout_said = ls;
-	}
+	if (cfg == c->cfg)
+		said_swap(&ps, old);
 	c->ps = ps;
 	c->cfg = cfg;
 	c->set.max_fds = fd_budget(cfg);
 	return 0;
+}
+
+/* A rebuild that failed before it took anything over: plan_take undone,
+ * the old plan's tables back in c, the new ones in *old to be freed. */
+static void
+plan_give_back(struct collector *c, const struct plan *old_cfg,
+    struct planstate *old)
+{
+	struct planstate ps = c->ps;
+
+	if (old_cfg == c->cfg)
+		said_swap(&ps, old);	/* as plan_take swapped it */
+	c->ps = *old;
+	*old = ps;
+	c->cfg = old_cfg;
+	c->set.max_fds = fd_budget(old_cfg);
 }
 
 /* ---- the fd budget ---------------------------------------------- */
@@ -278,15 +301,16 @@ plan_next(struct collector *c, struct pass *p)
 	struct target *t = NULL;
 	size_t i, j, nm = p->w.nm;
 
-	for (i = 0; i < c->set.nr; i++)
-		c->set.v[i]->seen = 0;
-	if (p->rebuild) {
+	/* A rescan keeps the system-wide target; a rebuild, or a rescan
+	 * after a rebuild that failed before it, plans it anew. */
+	if (!p->rebuild && c->set.nr && c->set.v[0]->cgroup == NULL)
+		t = c->set.v[0];
+	else {
 		if (plan_cpus(c, &t) < 0)
 			return -ENOMEM;
 		if (t)
 			p->fresh[p->nfresh++] = t;
-	} else if (c->set.nr && c->set.v[0]->cgroup == NULL)
-		t = c->set.v[0];
+	}
 	if (t) {
 		t->seen = 1;
 		p->v[p->n++] = t;
@@ -358,6 +382,7 @@ open_next(struct collector *c, struct pass *p)
 	size_t i, j;
 	long r;
 
+	p->took = 1;			/* instances change hands from here */
 	p->fds_in_use = fds_in_use(c, p->v, p->n);
 	for (i = 0, j = 0; i < p->n; i++) {
 		t = p->v[i];
@@ -536,6 +561,8 @@ targetset_reconcile(struct collector *c, const struct plan *cfg,
 	size_t i, n;
 	int r;
 
+	for (i = 0; i < c->set.nr; i++)
+		c->set.v[i]->seen = 0;	/* kept: marked by plan_next */
 	if (p.rebuild) {
 		/* Every cgroup is rescanned from here. */
 		c->sched.last_rescan_ns = mono_ns();
@@ -548,9 +575,14 @@ targetset_reconcile(struct collector *c, const struct plan *cfg,
 		r = -ENOMEM;
 	else
 		r = pass_build(c, &p, lists);
-	/* A rebuild's targets hold what was adopted: swapped in anyway. */
-	if (r == 0 || p.rebuild)
+	/* A rebuild's targets may hold what they took over: swapped in
+	 * anyway.  Before that, a failure gives the plan back. */
+	if (r == 0 || (p.rebuild && p.took))
 		swap_in(c, &p, old_cfg, &old_ps);
+	else if (p.rebuild && old_cfg != NULL) {
+		plan_give_back(c, old_cfg, &old_ps);
+		planstate_fini(cfg, &old_ps);	/* the new plan's tables */
+	}
 	if (r == 0 && report_tally(c, p.fds_in_use))
 		p.as->rescan_soon = 1;	/* room is freed: at the next
 					   collection, not a rescan later */
