@@ -197,7 +197,6 @@ collector_collect(struct collector *c)
 	t1 = mono_ns();
 	nm = c->o.names ? names_map(c->o.names) : NULL;
 	s = snapbuild(c, nm, (double)(t1 - t0) / 1e9, &seen);
-	namemap_unref(nm);
 	if (s == NULL)
 		REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 		    "building a snapshot: %s", strerror(ENOMEM));

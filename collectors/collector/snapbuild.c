@@ -540,11 +540,13 @@ snapbuild(const struct collector *c, struct namemap *nm, double duration_s,
 	int hold, hidden;
 
 	*seen = (struct snapseen){ NULL, NULL, 0, NULL, 0 };
-	if (b.s == NULL)
+	if (b.s == NULL) {
+		namemap_unref(nm);
 		return NULL;
+	}
 	if (nm) {
-		/* The rows' name labels point into it. */
-		publish_ref(&nm->ref);
+		/* The rows' name labels point into it: the caller's
+		 * reference is the snapshot's now. */
 		b.s->names = nm;
 		seen->ids = calloc(c->set.nr + 1, sizeof(*seen->ids));
 		seen->cgs = calloc(c->set.nr + 1, sizeof(*seen->cgs));

@@ -25,7 +25,8 @@ struct snapseen {
 
 /*
  * A new snapshot (one reference, the caller's) of c with the name map nm
- * (NULL: no resolver; the snapshot takes a reference of its own), and in
+ * (NULL: no resolver), whose reference the snapshot takes over (freed
+ * with it, or at once on failure), and in
  * *seen what it saw (NULLs and 0s when nm is NULL; snapseen_free it).
  * NULL on ENOMEM, *seen then empty.
  */
