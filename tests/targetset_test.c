@@ -226,10 +226,17 @@ static const struct plan *reload_to;
 static void
 reloaded(const struct collector *c, const struct seen *before)
 {
-	if (c->cfg != reload_to)
+	size_t i;
+
+	if (c->cfg != reload_to) {
 		same_set(c, before);
-	else
-		usable_set(c, before);
+		return;
+	}
+	usable_set(c, before);
+	/* Every target is the new plan's: both its groups. */
+	for (i = 0; i < c->set.nr; i++)
+		CHECK(c->set.v[i]->cgroup == NULL ||
+		    c->set.v[i]->nr_groups == 2);
 }
 
 int
@@ -294,12 +301,14 @@ main(void)
 	CHECK(n > 10);
 	CHECK(whole(c, CHILDREN));
 
-	/* A reload to a plan with one more group: failing before it takes
-	 * anything over, it gives the running plan back with the set as it
-	 * was; after, the new plan runs a usable set. */
+	/* A reload to a plan with one more group, listed first (so a group
+	 * index of the old plan names another group in the new one):
+	 * failing before it takes anything over, it gives the running plan
+	 * back with the set as it was; after, the new plan runs a usable
+	 * set of its own targets. */
 	snprintf(yaml, sizeof(yaml), "cgroup_rescan_interval: 1h\n"
-	    "groups:\n  - name: sw\n    events: [task-clock]\n"
-	    "  - name: cs\n    events: [context-switches]\n"
+	    "groups:\n  - name: cs\n    events: [context-switches]\n"
+	    "  - name: sw\n    events: [task-clock]\n"
 	    "cpus:\n  - cpus: all\n    groups: [sw]\n"
 	    "cgroups:\n  - path: %s/*\n    groups: [sw, cs]\n", parent);
 	CHECK(config_parse(NULL, "t.yaml", yaml, strlen(yaml), &next, err,

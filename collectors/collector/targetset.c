@@ -301,16 +301,13 @@ plan_next(struct collector *c, struct pass *p)
 	struct target *t = NULL;
 	size_t i, j, nm = p->w.nm;
 
-	/* A rescan keeps the system-wide target; a rebuild, or a rescan
-	 * after a rebuild that failed before it, plans it anew. */
-	if (!p->rebuild && c->set.nr && c->set.v[0]->cgroup == NULL)
-		t = c->set.v[0];
-	else {
+	if (p->rebuild) {
 		if (plan_cpus(c, &t) < 0)
 			return -ENOMEM;
 		if (t)
 			p->fresh[p->nfresh++] = t;
-	}
+	} else if (c->set.nr && c->set.v[0]->cgroup == NULL)
+		t = c->set.v[0];
 	if (t) {
 		t->seen = 1;
 		p->v[p->n++] = t;
