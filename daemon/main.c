@@ -571,11 +571,20 @@ reload(const struct options *opt, const struct event_ctx *ectx,
 	}
 	/* A request to the collector thread, answered after it collected
 	 * with the new config. */
-	if ((r = collector_reload(running, next, wall_s())) < 0) {
-		/* Only ENOMEM gets here; nothing sane is left to run. */
-		log_error("reload: %s; exiting", strerror(-r));
-		exit(1);
+	if ((r = collector_reload(running, next, wall_s())) == -ECANCELED) {
+		/* Out of memory (or the request undelivered) before anything
+		 * changed. */
+		log_error("reload failed before anything changed (%s): still "
+		    "running the previous config", strerror(ENOMEM));
+		plan_free(next);
+		interference_config_fini(&next_ic);
+		notify_status("READY=1\n");
+		return;
 	}
+	if (r < 0)
+		log_error("reload: %s: counting with the new config what "
+		    "opened; the rest is opened at the next cgroup rescan",
+		    strerror(-r));
 	plan_free(*cfg);
 	*cfg = next;
 	/* The analysis takes it at its next snapshot; -ENOMEM keeps the

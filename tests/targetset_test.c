@@ -39,6 +39,7 @@ void *__wrap_calloc(size_t nmemb, size_t size);
 void *__wrap_realloc(void *p, size_t n);
 
 static long countdown;		/* >0: the nth allocation from now fails */
+static size_t canceled;		/* passes that failed changing nothing */
 static int failed;		/* ... and it did */
 
 static int
@@ -137,9 +138,12 @@ whole(const struct collector *c, size_t n)
 	return cgroups == n && c->set.nr == n + 1;
 }
 
+static void same_set(const struct collector *c, const struct seen *before);
+
 /* A pass whose nth allocation fails, for n = 1, 2, ... until one
- * completes; check(c, before) after each failed one.  The passes that
- * failed. */
+ * completes.  One that fails with -ECANCELED must have changed nothing;
+ * check(c, before) after one that fails with -ENOMEM (NULL: none may).
+ * The passes that failed. */
 static size_t
 fail_each(struct collector *c, const struct plan *cfg,
     enum reconcile_reason why,
@@ -150,6 +154,8 @@ fail_each(struct collector *c, const struct plan *cfg,
 	int r;
 
 	for (n = 1; n <= MAX_NTH; n++) {
+		const struct plan *running = c->cfg;
+
 		look(c, &before);
 		failed = 0;
 		countdown = (long)n;
@@ -162,9 +168,17 @@ fail_each(struct collector *c, const struct plan *cfg,
 		}
 		/* A failure a pass absorbs (a report cut short) is no
 		 * failure of the pass. */
-		CHECK(r == 0 || r == -ENOMEM);
-		if (r == -ENOMEM)
-			check(c, &before);
+		CHECK(r == 0 || r == -ENOMEM || r == -ECANCELED);
+		if (r == -ECANCELED) {
+			/* Nothing changed: the running plan and set. */
+			CHECK(c->cfg == running);
+			same_set(c, &before);
+			canceled++;
+		} else if (r == -ENOMEM) {
+			CHECK(check != NULL);
+			if (check)
+				check(c, &before);
+		}
 	}
 	CHECK(!"a pass that never completes");
 	return n;
@@ -221,17 +235,14 @@ usable_set(const struct collector *c, const struct seen *before)
 
 static const struct plan *reload_to;
 
-/* A failed reload: the running plan given back with the set as it was,
- * or the new plan with a usable set. */
+/* A reload that failed after it took instances over: the new plan runs
+ * a usable set of its own targets. */
 static void
 reloaded(const struct collector *c, const struct seen *before)
 {
 	size_t i;
 
-	if (c->cfg != reload_to) {
-		same_set(c, before);
-		return;
-	}
+	CHECK(c->cfg == reload_to);
 	usable_set(c, before);
 	/* Every target is the new plan's: both its groups. */
 	for (i = 0; i < c->set.nr; i++)
@@ -283,7 +294,9 @@ main(void)
 	 * allocations in turn, leaves the running set as it was. */
 	cg("a0", 0);
 	cg("b0", 1);
-	n = fail_each(c, NULL, RECONCILE_RESCAN, same_set);
+	canceled = 0;
+	n = fail_each(c, NULL, RECONCILE_RESCAN, NULL);
+	CHECK(canceled == n);
 	printf("ok: a rescan failing at each of its %zu allocations left "
 	    "the running set as it was\n", n);
 	CHECK(n > 10);
@@ -295,9 +308,11 @@ main(void)
 	/* A retry (a rebuild, every target made anew adopting what stays)
 	 * failing at each of its allocations in turn leaves a usable set;
 	 * the next one has every cgroup counted again. */
+	canceled = 0;
 	n = fail_each(c, NULL, RECONCILE_RETRY, usable_set);
-	printf("ok: a rebuild failing at each of its %zu allocations left a "
-	    "usable set\n", n);
+	CHECK(canceled > 0 && canceled < n);
+	printf("ok: a rebuild failing at each of its %zu allocations changed "
+	    "nothing (%zu) or left a usable set\n", n, canceled);
 	CHECK(n > 10);
 	CHECK(whole(c, CHILDREN));
 
@@ -314,9 +329,11 @@ main(void)
 	CHECK(config_parse(NULL, "t.yaml", yaml, strlen(yaml), &next, err,
 	    sizeof(err)) == 0);
 	reload_to = next;
+	canceled = 0;
 	n = fail_each(c, next, RECONCILE_RELOAD, reloaded);
+	CHECK(canceled > 0 && canceled < n);
 	printf("ok: a reload failing at each of its %zu allocations kept the "
-	    "running plan and set, or ran the new one\n", n);
+	    "running plan and set (%zu), or ran the new one\n", n, canceled);
 	CHECK(n > 10);
 	CHECK(c->cfg == next);
 	CHECK(whole(c, CHILDREN));

@@ -78,12 +78,30 @@ tick(struct collector *c)
 	collector_collect(c);
 }
 
-/* Apply a new plan: what a reload asks the thread (or, before the thread
- * starts, the caller) to do. */
+/*
+ * A request carried out, by the thread (or, before it starts, the
+ * caller): the new plan applied, its interval armed, and the self-metrics
+ * told how the reload went.  0; -ECANCELED when memory ran out before
+ * anything changed (the running plan is kept); -ENOMEM when it ran out
+ * after (the new plan runs, what did not open waits for the next rescan).
+ */
 static int
-apply_plan(struct collector *c, const struct plan *cfg)
+carry_out(struct collector *c, const struct collector_req *q)
 {
-	return targetset_reconcile(c, cfg, RECONCILE_RELOAD, &c->sched.asks);
+	uint64_t old_interval = c->cfg->interval_ns;
+	int r = 0, t;
+
+	if (q->cfg) {
+		r = targetset_reconcile(c, q->cfg, RECONCILE_RELOAD,
+		    &c->sched.asks);
+		if (r != -ECANCELED && c->cfg->interval_ns != old_interval &&
+		    c->th.started && (t = timer_arm(c)) < 0 && r == 0)
+			r = t;
+	}
+	c->th.reload_ok = q->ok && r == 0;
+	if (c->th.reload_ok)
+		c->th.reload_success_s = q->when;
+	return r;
 }
 
 /* On the thread: take the pending request, carry it out, reply. */
@@ -103,19 +121,10 @@ serve_request(struct collector *c)
 	pthread_mutex_unlock(&c->th.lock);
 	if (q == NULL)
 		return;
-	c->th.reload_ok = q->ok;
-	if (q->ok)
-		c->th.reload_success_s = q->when;
-	if (q->cfg) {
-		uint64_t old_interval = c->cfg->interval_ns;
-
-		if ((r = apply_plan(c, q->cfg)) == 0 &&
-		    c->cfg->interval_ns != old_interval)
-			r = timer_arm(c);
-	}
+	r = carry_out(c, q);
 	/* The reply follows a collection (of the new plan, or showing the
 	 * failed reload), so that what the caller reports next is true. */
-	if (r == 0 && !(c->o.hang_after && c->col.seq >= c->o.hang_after))
+	if (!(c->o.hang_after && c->col.seq >= c->o.hang_after))
 		tick(c);
 	pthread_mutex_lock(&c->th.lock);
 	q->result = r;
@@ -273,17 +282,17 @@ request(struct collector *c, const struct plan *cfg, int ok, double when)
 	struct collector_req q = { cfg, ok, when, 0, 0 };
 	uint64_t one = 1;
 
-	if (!c->th.started) {
-		c->th.reload_ok = ok;
-		if (ok)
-			c->th.reload_success_s = when;
-		return cfg ? apply_plan(c, cfg) : 0;
-	}
+	if (!c->th.started)
+		return carry_out(c, &q);
 	pthread_mutex_lock(&c->th.lock);
 	c->th.req = &q;
 	pthread_mutex_unlock(&c->th.lock);
-	if (write(c->th.reqfd, &one, sizeof(one)) < 0)
-		return -errno;
+	if (write(c->th.reqfd, &one, sizeof(one)) < 0) {
+		pthread_mutex_lock(&c->th.lock);
+		c->th.req = NULL;	/* never seen: nothing changed */
+		pthread_mutex_unlock(&c->th.lock);
+		return -ECANCELED;
+	}
 	pthread_mutex_lock(&c->th.lock);
 	while (!q.done)
 		pthread_cond_wait(&c->th.done, &c->th.lock);

@@ -75,8 +75,10 @@ int collector_start(struct collector *c);
  * collected once with the new config (so the next snapshot shows it);
  * `when` (wall clock) is what the self-metrics give as the last successful
  * load.  cfg must outlive the collector (or the next reload); the old
- * config may be freed when this returns 0.  -ENOMEM leaves the collector
- * unusable.
+ * config may be freed when this returns 0 or -ENOMEM.  Out of memory:
+ * -ECANCELED when nothing changed (the old config runs on; cfg may be
+ * freed), -ENOMEM when cfg runs (what did not open is opened at the next
+ * cgroup rescan).  Either way the self-metrics say the reload failed.
  */
 int collector_reload(struct collector *c, const struct plan *cfg, double when);
 

@@ -280,8 +280,11 @@ void target_retire(struct target *t);
  *   RESCAN      the cgroups changed: new ones opened, gone ones closed.
  * Every reason but RESCAN rebuilds every target (adopting the instances
  * that stay) and restarts the rescan interval.  What to retry or rescan
- * next goes in as, for the schedule (interval.c).  0 or -ENOMEM, which
- * leaves a usable target set.
+ * next goes in as, for the schedule (interval.c).  0; out of memory,
+ * -ECANCELED when nothing changed (the running plan and set kept: a
+ * rescan, or a rebuild that had taken no instance over yet), -ENOMEM
+ * when a rebuild's new set runs (usable: what did not open waits for the
+ * next rescan, which also plans the cgroups not yet in it).
  */
 enum reconcile_reason {
 	RECONCILE_START,

@@ -564,7 +564,7 @@ targetset_reconcile(struct collector *c, const struct plan *cfg,
 		/* Every cgroup is rescanned from here. */
 		c->sched.last_rescan_ns = mono_ns();
 		if (plan_take(c, cfg, &old_ps) < 0)
-			return -ENOMEM;
+			return old_cfg ? -ECANCELED : -ENOMEM;
 		p.ad = (struct adopt){ c->set.v, c->set.nr, old_cfg };
 	}
 	n = c->cfg->nr_targets + 1;
@@ -576,9 +576,12 @@ targetset_reconcile(struct collector *c, const struct plan *cfg,
 	 * anyway.  Before that, a failure gives the plan back. */
 	if (r == 0 || (p.rebuild && p.took))
 		swap_in(c, &p, old_cfg, &old_ps);
-	else if (p.rebuild && old_cfg != NULL) {
-		plan_give_back(c, old_cfg, &old_ps);
-		planstate_fini(cfg, &old_ps);	/* the new plan's tables */
+	else if (old_cfg != NULL) {
+		if (p.rebuild) {
+			plan_give_back(c, old_cfg, &old_ps);
+			planstate_fini(cfg, &old_ps);	/* the new plan's */
+		}
+		r = -ECANCELED;		/* nothing changed */
 	}
 	if (r == 0 && report_tally(c, p.fds_in_use))
 		p.as->rescan_soon = 1;	/* room is freed: at the next
