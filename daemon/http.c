@@ -699,9 +699,10 @@ hold_throttled(struct http *h, struct MHD_Connection *conn, void **req_cls,
 }
 
 /*
- * Basic auth on the serving thread: cached credentials pass at once
- * (*answered 0); anything else is answered here (401, 429) or suspended
- * for a bcrypt check (*answered 1 either way).
+ * Basic auth on the serving thread: credentials that need bcrypt are
+ * suspended for a check on a worker; cached ones pass at once (*answered
+ * 0); anything else is answered here (401, 429) (*answered 1 but for a
+ * pass).
  */
 static MHD_Result
 basic_auth(struct http *h, struct MHD_Connection *conn, void **req_cls,
@@ -727,30 +728,69 @@ basic_auth(struct http *h, struct MHD_Connection *conn, void **req_cls,
 	}
 	if (user)
 		MHD_free(user);
-	switch (v) {
-	case AUTH_PASS:
-		*answered = 0;
+	if (v == AUTH_CHECK) {
+		if ((r = req_get(conn, req_cls)) == NULL) {
+			auth_abandon(&check);
+			return reply_worker_error(h, conn, -ENOMEM);
+		}
+		r->check = check;
+		r->check.done = auth_done;
+		r->wait = WAIT_AUTH;
+		MHD_suspend_connection(conn);
+		if ((err = auth_submit(h->auth, &r->check)) < 0) {
+			atomic_store(&r->result, err);
+			MHD_resume_connection(conn);
+		}
 		return MHD_YES;
-	case AUTH_MISSING:
+	}
+	if (v == AUTH_MISSING)
 		return reply_static(h, conn, MHD_HTTP_UNAUTHORIZED,
 		    "text/plain", "Unauthorized\n");
-	case AUTH_THROTTLED:
+	if (v == AUTH_THROTTLED)
 		return hold_throttled(h, conn, req_cls, retry_s);
-	case AUTH_CHECK:
-		break;
+	*answered = 0;		/* AUTH_PASS */
+	return MHD_YES;
+}
+
+/*
+ * May the request in?  Its client certificate, then its credentials; a
+ * request resumed after its bcrypt check reads the check's result, and
+ * one that passed is not judged again.  *answered 0: let in; 1: answered
+ * here, or suspended for a check.
+ */
+static MHD_Result
+authorize(struct http *h, struct MHD_Connection *conn, void **req_cls,
+    int *answered)
+{
+	struct req *r = req_of(*req_cls);
+	const char *why;
+	int res;
+
+	*answered = 1;
+	if (r && r->wait == WAIT_AUTH) {
+		r->wait = WAIT_NONE;
+		res = atomic_load(&r->result);
+		if (res == 0)
+			return reply_static(h, conn, MHD_HTTP_UNAUTHORIZED,
+			    "text/plain", "Unauthorized\n");
+		if (res == -EAGAIN)	/* too many checks waiting */
+			return reply_throttled(h, conn, 1);
+		if (res < 0)
+			return reply_worker_error(h, conn, res);
+		r->authed = 1;
 	}
-	if ((r = req_get(conn, req_cls)) == NULL) {
-		auth_abandon(&check);
-		return reply_worker_error(h, conn, -ENOMEM);
+	if (r && r->authed) {
+		*answered = 0;
+		return MHD_YES;
 	}
-	r->check = check;
-	r->check.done = auth_done;
-	r->wait = WAIT_AUTH;
-	MHD_suspend_connection(conn);
-	if ((err = auth_submit(h->auth, &r->check)) < 0) {
-		atomic_store(&r->result, err);
-		MHD_resume_connection(conn);
+	if (h->o.web && (why = check_client_cert(h, conn)) != NULL) {
+		log_debug("refusing a TLS client: %s", why);
+		return reply_static(h, conn, MHD_HTTP_FORBIDDEN,
+		    "text/plain", "client certificate required\n");
 	}
+	if (h->auth)
+		return basic_auth(h, conn, req_cls, answered);
+	*answered = 0;
 	return MHD_YES;
 }
 
@@ -809,9 +849,8 @@ handle(void *cls, struct MHD_Connection *conn, const char *url,
 {
 	struct http *h = cls;
 	struct req *r;
-	const char *why;
 	MHD_Result ret;
-	int answered, res;
+	int answered;
 
 	(void)version;
 	(void)upload_data;
@@ -833,30 +872,9 @@ handle(void *cls, struct MHD_Connection *conn, const char *url,
 		r->wait = WAIT_NONE;
 		return reply_throttled(h, conn, r->retry_after);
 	}
-	if (r && r->wait == WAIT_AUTH) {
-		r->wait = WAIT_NONE;
-		res = atomic_load(&r->result);
-		if (res == 0)
-			return reply_static(h, conn, MHD_HTTP_UNAUTHORIZED,
-			    "text/plain", "Unauthorized\n");
-		if (res == -EAGAIN)	/* too many checks waiting */
-			return reply_throttled(h, conn, 1);
-		if (res < 0)
-			return reply_worker_error(h, conn, res);
-		r->authed = 1;
-	}
-	if (r == NULL || !r->authed) {
-		if (h->o.web && (why = check_client_cert(h, conn)) != NULL) {
-			log_debug("refusing a TLS client: %s", why);
-			return reply_static(h, conn, MHD_HTTP_FORBIDDEN,
-			    "text/plain", "client certificate required\n");
-		}
-		if (h->auth) {
-			ret = basic_auth(h, conn, req_cls, &answered);
-			if (answered)
-				return ret;
-		}
-	}
+	ret = authorize(h, conn, req_cls, &answered);
+	if (answered)
+		return ret;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 		return reply_static(h, conn, MHD_HTTP_METHOD_NOT_ALLOWED,
