@@ -17,17 +17,20 @@
  * job either runs or is cancelled, resuming its request, before MHD is
  * stopped (MHD must not stop with a suspended connection).
  *
- * Scrapes.  A scrape is answered from two buffers: the body the snapshot
- * caches per variant (text or OpenMetrics, plain or gzip; see expo.h) and
- * a small tail (the scrape counts, auth failures and process_*, and
- * "# EOF"), also cached per snapshot and variant.  Both are rendered by a
- * render worker the first time a variant of a snapshot is wanted; requests
- * for a variant already being rendered wait for that render rather than
- * start another.  Once rendered, MHD sends both from a response that
- * borrows them (one buffer when small, see TAIL_SLOT, else an iovec) and
- * whose free callback drops the snapshot reference: no scrape copies or
- * formats anything, so scrapes cost what MHD and the socket cost.  No lock
- * is held while a response is built or written.
+ * Scrapes.  A scrape is answered from two buffers: the body cached per
+ * snapshot and variant (text or OpenMetrics, plain or gzip; see scrape.h)
+ * and a small tail (the scrape counts, auth failures and process_*, and
+ * "# EOF"), cached alike.  A request reads top-down: the auth decision,
+ * the route, then one call into scrape.c (scrape_take), which gives a
+ * reply ready to send, with its reference, or says it must be rendered.
+ * Then a render worker renders it; requests for a variant already being
+ * rendered wait for that render rather than start another, and the
+ * render's end (render_finish) hands each of them the reply.  MHD sends
+ * both buffers from a response that borrows them (one buffer when small,
+ * see SCRAPE_WHOLE_MAX, else an iovec) and whose free callback drops the
+ * reference: no scrape copies or formats anything, so scrapes cost what
+ * MHD and the socket cost.  No lock is held while a response is built or
+ * written.
  *
  * Limits: MHD itself caps connections overall and per client address, and
  * the memory a connection may use for its request headers (beyond it the
@@ -143,9 +146,7 @@ struct req {
 	int inflight;			/* counted in h->inflight */
 	int authed;			/* its credentials passed */
 	struct auth_check check;
-	struct scrape *sc;		/* WAIT_RENDER: what it will be sent */
-	enum expo_format f;
-	int gz;
+	struct scrape_reply reply;	/* WAIT_RENDER: what it will send */
 	struct req *next_waiter;	/* the render task's list */
 	uint64_t held_until;		/* WAIT_HELD: answer 429 then */
 	unsigned retry_after;		/* ... with this Retry-After */
@@ -161,13 +162,16 @@ struct req {
  */
 #define HTTP_HOLD_NS 1000000000ULL
 
-/* One variant of one snapshot being rendered, and who waits for it. */
+/*
+ * One variant of one snapshot being rendered, and who waits for it.  Its
+ * scrape is borrowed from the waiters: they stay suspended until the task
+ * is finished, and a suspended request cannot complete, so their
+ * references outlive the render.
+ */
 struct render_task {
 	struct workq_job job;
 	struct http *h;
-	struct scrape *sc;		/* with a reference */
-	enum expo_format f;
-	int gz;
+	struct scrape_reply reply;	/* reply.sc borrowed */
 	struct req *waiters;
 	struct render_task *next;	/* h->tasks */
 };
@@ -391,51 +395,38 @@ http_live(void *arg, struct expo_live *live)
 		procstat_read(h->o.procfs, live);
 }
 
-/* Render a variant's body and tail (a worker's job).  0 or -ENOMEM. */
-static int
-render_variant(struct http *h, struct scrape *sc, enum expo_format f,
-    int gz)
-{
-	return scrape_variant(sc, f, gz, &h->eo, http_live, h);
-}
-
 /*
- * Answer a scrape from the variant's rendered body and tail, which must
- * be ready.  Takes over the caller's reference on sc.
+ * Answer a scrape from a reply whose body and tail are rendered (scrape.h).
+ * Takes over the reply's reference.
  */
 static MHD_Result
 send_metrics(struct http *h, struct MHD_Connection *conn,
-    struct scrape *sc, enum expo_format f, int gz)
+    const struct scrape_reply *v)
 {
-	const struct scrape_blob *body = scrape_ready(sc, SCRAPE_BODY(f, gz));
-	const struct scrape_blob *tail = scrape_ready(sc, SCRAPE_TAIL(f, gz));
+	const struct scrape_blob *body = v->body, *tail = v->tail;
 	struct MHD_IoVec iov[2];
 	struct MHD_Response *resp;
 	MHD_Result r;
 
-	if (body == NULL || tail == NULL) {
-		scrape_unref(sc);
-		return reply_worker_error(h, conn, -ENOMEM);
-	}
-	atomic_fetch_add(&h->scrapes[f][gz], 1);
+	atomic_fetch_add(&h->scrapes[v->f][v->gz], 1);
 	if (tail->meta[1])	/* body and tail in one buffer (scrape.h) */
 		resp = MHD_create_response_from_buffer_with_free_callback_cls(
-		    tail->len, tail->p, scrape_free, sc);
+		    tail->len, tail->p, scrape_free, v->sc);
 	else {
 		iov[0].iov_base = body->p;
 		iov[0].iov_len = body->len;
 		iov[1].iov_base = tail->p;
 		iov[1].iov_len = tail->len;
 		resp = MHD_create_response_from_iovec(iov, tail->len ? 2 : 1,
-		    scrape_free, sc);
+		    scrape_free, v->sc);
 	}
 	if (resp == NULL) {
-		scrape_unref(sc);
+		scrape_unref(v->sc);
 		return MHD_NO;
 	}
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
-	    f == EXPO_OPENMETRICS ? EXPO_CT_OPENMETRICS : EXPO_CT_TEXT);
-	if (gz)
+	    v->f == EXPO_OPENMETRICS ? EXPO_CT_OPENMETRICS : EXPO_CT_TEXT);
+	if (v->gz)
 		MHD_add_response_header(resp,
 		    MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY,
@@ -448,8 +439,10 @@ send_metrics(struct http *h, struct MHD_Connection *conn,
 
 /*
  * A render is over (err 0, or -errno): every request waiting for it is
- * told and resumed, and the task goes.  Called by a worker, or by the
- * thread that could not queue the task.
+ * given the rendered body and tail (theirs too: a request joins only a
+ * render of its own variant) or the error, and resumed, and the task
+ * goes.  Called by a worker, or by the thread that could not queue the
+ * task.
  */
 static void
 render_finish(struct render_task *t, int err)
@@ -471,10 +464,11 @@ render_finish(struct render_task *t, int err)
 		/* Once resumed, the request is its thread's again: read
 		 * what is needed from it first, touch nothing after. */
 		next = w->next_waiter;
+		w->reply.body = t->reply.body;
+		w->reply.tail = t->reply.tail;
 		atomic_store(&w->result, err);
 		MHD_resume_connection(conn);
 	}
-	scrape_unref(t->sc);
 	free(t);
 }
 
@@ -485,42 +479,53 @@ render_run(struct workq_job *job, int cancelled)
 	    offsetof(struct render_task, job));
 
 	render_finish(t, cancelled ? -ESHUTDOWN :
-	    render_variant(t->h, t->sc, t->f, t->gz));
+	    scrape_render(&t->reply, &t->h->eo, http_live, t->h));
+}
+
+/* Is a the same variant of the same snapshot's scrape as b? */
+static int
+same_variant(const struct scrape_reply *a, const struct scrape_reply *b)
+{
+	return a->sc == b->sc && a->f == b->f && a->gz == b->gz;
 }
 
 /*
- * Suspend r until its variant of r->sc is rendered: join the render in
- * progress for it, or start one.
+ * Suspend a request until reply v is rendered: join the render in
+ * progress for its variant, or start one.  Takes over v's reference.
  */
-static void
-render_wait(struct http *h, struct req *r)
+static MHD_Result
+render_wait(struct http *h, struct MHD_Connection *conn, void **req_cls,
+    const struct scrape_reply *v)
 {
 	struct render_task *t;
+	struct req *r;
 	int err;
 
+	if ((r = req_get(conn, req_cls)) == NULL) {
+		scrape_unref(v->sc);
+		return reply_worker_error(h, conn, -ENOMEM);
+	}
+	r->reply = *v;
 	r->wait = WAIT_RENDER;
-	MHD_suspend_connection(r->conn);
+	MHD_suspend_connection(conn);
 	pthread_mutex_lock(&h->render_lock);
 	for (t = h->tasks; t; t = t->next)
-		if (t->sc == r->sc && t->f == r->f && t->gz == r->gz)
+		if (same_variant(&t->reply, &r->reply))
 			break;
 	if (t) {
 		r->next_waiter = t->waiters;
 		t->waiters = r;
 		pthread_mutex_unlock(&h->render_lock);
-		return;
+		return MHD_YES;
 	}
 	if ((t = calloc(1, sizeof(*t))) == NULL) {
 		pthread_mutex_unlock(&h->render_lock);
 		atomic_store(&r->result, -ENOMEM);
-		MHD_resume_connection(r->conn);
-		return;
+		MHD_resume_connection(conn);
+		return MHD_YES;
 	}
 	t->h = h;
-	t->sc = r->sc;
-	scrape_ref(t->sc);
-	t->f = r->f;
-	t->gz = r->gz;
+	t->reply = r->reply;
 	t->waiters = r;
 	r->next_waiter = NULL;
 	t->next = h->tasks;
@@ -529,6 +534,7 @@ render_wait(struct http *h, struct req *r)
 	t->job.run = render_run;
 	if ((err = workq_submit(h->render, &t->job)) < 0)
 		render_finish(t, err);
+	return MHD_YES;
 }
 
 static MHD_Result
@@ -536,11 +542,11 @@ reply_metrics(struct http *h, struct MHD_Connection *conn, void **req_cls,
     struct snapshot *(*source)(void *), struct scrape_cache *cache)
 {
 	const char *accept, *encoding;
+	struct scrape_reply v;
 	struct snapshot *snap;
-	struct scrape *sc;
 	struct req *r;
 	enum expo_format f;
-	int gz;
+	int gz, ready;
 
 	if (h->o.max_requests && atomic_fetch_add(&h->inflight, 1) >=
 	    h->o.max_requests) {
@@ -568,37 +574,28 @@ reply_metrics(struct http *h, struct MHD_Connection *conn, void **req_cls,
 	if ((snap = source(h->o.ctx)) == NULL)
 		return reply_static(h, conn, MHD_HTTP_SERVICE_UNAVAILABLE,
 		    "text/plain", "no collection yet\n");
-	if ((sc = scrape_get(cache, snap)) == NULL)
-		return reply_worker_error(h, conn, -ENOMEM);
-	if (scrape_ready(sc, SCRAPE_BODY(f, gz)) &&
-	    scrape_ready(sc, SCRAPE_TAIL(f, gz)))
-		return send_metrics(h, conn, sc, f, gz);
+	if ((ready = scrape_take(cache, snap, f, gz, &v)) < 0)
+		return reply_worker_error(h, conn, ready);
+	if (ready)
+		return send_metrics(h, conn, &v);
 	/* Its first scrape: a worker renders it, this request waits. */
-	if ((r = req_get(conn, req_cls)) == NULL) {
-		scrape_unref(sc);
-		return reply_worker_error(h, conn, -ENOMEM);
-	}
-	r->sc = sc;
-	r->f = f;
-	r->gz = gz;
-	render_wait(h, r);
-	return MHD_YES;
+	return render_wait(h, conn, req_cls, &v);
 }
 
 /* The render r waited for is done: answer from it. */
 static MHD_Result
 reply_rendered(struct http *h, struct MHD_Connection *conn, struct req *r)
 {
-	struct scrape *sc = r->sc;
 	int err = atomic_load(&r->result);
+	struct scrape_reply v = r->reply;
 
 	r->wait = WAIT_NONE;
-	r->sc = NULL;
+	r->reply.sc = NULL;
 	if (err < 0) {
-		scrape_unref(sc);
+		scrape_unref(v.sc);
 		return reply_worker_error(h, conn, err);
 	}
-	return send_metrics(h, conn, sc, r->f, r->gz);
+	return send_metrics(h, conn, &v);
 }
 
 /* ---- authentication ------------------------------------------------- */
@@ -702,9 +699,10 @@ hold_throttled(struct http *h, struct MHD_Connection *conn, void **req_cls,
 }
 
 /*
- * Basic auth on the serving thread: cached credentials pass at once
- * (*answered 0); anything else is answered here (401, 429) or suspended
- * for a bcrypt check (*answered 1 either way).
+ * Basic auth on the serving thread: credentials that need bcrypt are
+ * suspended for a check on a worker; cached ones pass at once (*answered
+ * 0); anything else is answered here (401, 429) (*answered 1 but for a
+ * pass).
  */
 static MHD_Result
 basic_auth(struct http *h, struct MHD_Connection *conn, void **req_cls,
@@ -730,30 +728,69 @@ basic_auth(struct http *h, struct MHD_Connection *conn, void **req_cls,
 	}
 	if (user)
 		MHD_free(user);
-	switch (v) {
-	case AUTH_PASS:
-		*answered = 0;
+	if (v == AUTH_CHECK) {
+		if ((r = req_get(conn, req_cls)) == NULL) {
+			auth_abandon(&check);
+			return reply_worker_error(h, conn, -ENOMEM);
+		}
+		r->check = check;
+		r->check.done = auth_done;
+		r->wait = WAIT_AUTH;
+		MHD_suspend_connection(conn);
+		if ((err = auth_submit(h->auth, &r->check)) < 0) {
+			atomic_store(&r->result, err);
+			MHD_resume_connection(conn);
+		}
 		return MHD_YES;
-	case AUTH_MISSING:
+	}
+	if (v == AUTH_MISSING)
 		return reply_static(h, conn, MHD_HTTP_UNAUTHORIZED,
 		    "text/plain", "Unauthorized\n");
-	case AUTH_THROTTLED:
+	if (v == AUTH_THROTTLED)
 		return hold_throttled(h, conn, req_cls, retry_s);
-	case AUTH_CHECK:
-		break;
+	*answered = 0;		/* AUTH_PASS */
+	return MHD_YES;
+}
+
+/*
+ * May the request in?  Its client certificate, then its credentials; a
+ * request resumed after its bcrypt check reads the check's result, and
+ * one that passed is not judged again.  *answered 0: let in; 1: answered
+ * here, or suspended for a check.
+ */
+static MHD_Result
+authorize(struct http *h, struct MHD_Connection *conn, void **req_cls,
+    int *answered)
+{
+	struct req *r = req_of(*req_cls);
+	const char *why;
+	int res;
+
+	*answered = 1;
+	if (r && r->wait == WAIT_AUTH) {
+		r->wait = WAIT_NONE;
+		res = atomic_load(&r->result);
+		if (res == 0)
+			return reply_static(h, conn, MHD_HTTP_UNAUTHORIZED,
+			    "text/plain", "Unauthorized\n");
+		if (res == -EAGAIN)	/* too many checks waiting */
+			return reply_throttled(h, conn, 1);
+		if (res < 0)
+			return reply_worker_error(h, conn, res);
+		r->authed = 1;
 	}
-	if ((r = req_get(conn, req_cls)) == NULL) {
-		auth_abandon(&check);
-		return reply_worker_error(h, conn, -ENOMEM);
+	if (r && r->authed) {
+		*answered = 0;
+		return MHD_YES;
 	}
-	r->check = check;
-	r->check.done = auth_done;
-	r->wait = WAIT_AUTH;
-	MHD_suspend_connection(conn);
-	if ((err = auth_submit(h->auth, &r->check)) < 0) {
-		atomic_store(&r->result, err);
-		MHD_resume_connection(conn);
+	if (h->o.web && (why = check_client_cert(h, conn)) != NULL) {
+		log_debug("refusing a TLS client: %s", why);
+		return reply_static(h, conn, MHD_HTTP_FORBIDDEN,
+		    "text/plain", "client certificate required\n");
 	}
+	if (h->auth)
+		return basic_auth(h, conn, req_cls, answered);
+	*answered = 0;
 	return MHD_YES;
 }
 
@@ -812,9 +849,8 @@ handle(void *cls, struct MHD_Connection *conn, const char *url,
 {
 	struct http *h = cls;
 	struct req *r;
-	const char *why;
 	MHD_Result ret;
-	int answered, res;
+	int answered;
 
 	(void)version;
 	(void)upload_data;
@@ -836,30 +872,9 @@ handle(void *cls, struct MHD_Connection *conn, const char *url,
 		r->wait = WAIT_NONE;
 		return reply_throttled(h, conn, r->retry_after);
 	}
-	if (r && r->wait == WAIT_AUTH) {
-		r->wait = WAIT_NONE;
-		res = atomic_load(&r->result);
-		if (res == 0)
-			return reply_static(h, conn, MHD_HTTP_UNAUTHORIZED,
-			    "text/plain", "Unauthorized\n");
-		if (res == -EAGAIN)	/* too many checks waiting */
-			return reply_throttled(h, conn, 1);
-		if (res < 0)
-			return reply_worker_error(h, conn, res);
-		r->authed = 1;
-	}
-	if (r == NULL || !r->authed) {
-		if (h->o.web && (why = check_client_cert(h, conn)) != NULL) {
-			log_debug("refusing a TLS client: %s", why);
-			return reply_static(h, conn, MHD_HTTP_FORBIDDEN,
-			    "text/plain", "client certificate required\n");
-		}
-		if (h->auth) {
-			ret = basic_auth(h, conn, req_cls, &answered);
-			if (answered)
-				return ret;
-		}
-	}
+	ret = authorize(h, conn, req_cls, &answered);
+	if (answered)
+		return ret;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 		return reply_static(h, conn, MHD_HTTP_METHOD_NOT_ALLOWED,
@@ -885,7 +900,7 @@ completed(void *cls, struct MHD_Connection *conn, void **req_cls,
 		 * and workers let go of it before resuming it. */
 		if (r->inflight)
 			atomic_fetch_sub(&h->inflight, 1);
-		scrape_unref(r->sc);
+		scrape_unref(r->reply.sc);
 		free(r);
 	}
 	*req_cls = NULL;

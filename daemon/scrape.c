@@ -68,12 +68,6 @@ scrape_is_of(const struct publish_ref *cur, void *arg)
 }
 
 void
-scrape_ref(struct scrape *sc)
-{
-	publish_ref(&sc->ref);
-}
-
-void
 scrape_unref(struct scrape *sc)
 {
 	if (sc != NULL)
@@ -264,6 +258,39 @@ scrape_variant(struct scrape *sc, enum expo_format f, int gz,
 	if ((ta.body = scrape_body(sc, f, gz, o)) == NULL)
 		return -ENOMEM;
 	if (scrape_blob(sc, SCRAPE_TAIL(f, gz), render_tail, &ta) == NULL)
+		return -ENOMEM;
+	return 0;
+}
+
+/* ---- replies ------------------------------------------------------ */
+
+/* r's body and tail, if both are rendered: 1, else 0. */
+static int
+reply_fill(struct scrape_reply *r)
+{
+	r->body = scrape_ready(r->sc, SCRAPE_BODY(r->f, r->gz));
+	r->tail = scrape_ready(r->sc, SCRAPE_TAIL(r->f, r->gz));
+	return r->body && r->tail;
+}
+
+int
+scrape_take(struct scrape_cache *c, struct snapshot *s, enum expo_format f,
+    int gz, struct scrape_reply *r)
+{
+	struct scrape *sc;
+
+	if ((sc = scrape_get(c, s)) == NULL)
+		return -ENOMEM;
+	*r = (struct scrape_reply){ sc, f, gz, NULL, NULL };
+	return reply_fill(r);
+}
+
+int
+scrape_render(struct scrape_reply *r, const struct expo_opts *o,
+    void (*live)(void *arg, struct expo_live *l), void *arg)
+{
+	if (scrape_variant(r->sc, r->f, r->gz, o, live, arg) < 0 ||
+	    !reply_fill(r))
 		return -ENOMEM;
 	return 0;
 }

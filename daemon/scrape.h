@@ -19,7 +19,8 @@
  * The slots: the body of each variant (text or OpenMetrics, plain or
  * gzip), then its tail (the per-scrape series, scrape_variant).  This file
  * is the one place that numbers them, and the HTTP server (http.c) only
- * asks for a variant and sends what is in its slots.
+ * asks for a variant's reply (scrape_take), has a worker render it when
+ * it is not yet (scrape_render), and sends what the reply points at.
  */
 #ifndef PMU_SCRAPE_H
 #define PMU_SCRAPE_H
@@ -58,7 +59,6 @@ void scrape_cache_fini(struct scrape_cache *c);
  */
 struct scrape *scrape_get(struct scrape_cache *c, struct snapshot *s);
 
-void scrape_ref(struct scrape *sc);
 /* Drops a reference; the last frees the blobs and releases the snapshot.
  * Accepts NULL. */
 void scrape_unref(struct scrape *sc);
@@ -111,5 +111,36 @@ const struct scrape_blob *scrape_body(struct scrape *sc, enum expo_format f,
 int scrape_variant(struct scrape *sc, enum expo_format f, int gz,
     const struct expo_opts *o, void (*live)(void *arg, struct expo_live *l),
     void *arg);
+
+/*
+ * What one response sends: a variant of a snapshot's scrape, its body and
+ * tail once rendered.  sc carries a reference, which goes with the reply
+ * (the response's free callback drops it with scrape_unref); body and
+ * tail are sc's blobs and live as long as it.
+ */
+struct scrape_reply {
+	struct scrape *sc;		/* with a reference */
+	enum expo_format f;
+	int gz;
+	const struct scrape_blob *body, *tail;	/* NULL until rendered */
+};
+
+/*
+ * The reply for variant (f, gz) of snapshot s, from c (the scrape as
+ * scrape_get finds or makes it; takes over the caller's reference on s
+ * whatever it returns).  1: its body and tail are rendered, r can be sent
+ * now.  0: they are not, and scrape_render(r) must run first, where a
+ * slow render holds up nobody.  Both fill r, with a reference on r->sc.
+ * -ENOMEM: r is left alone.  The HTTP server's one call per scrape.
+ */
+int scrape_take(struct scrape_cache *c, struct snapshot *s,
+    enum expo_format f, int gz, struct scrape_reply *r);
+
+/*
+ * Render r's variant (scrape_variant: body and tail, live for the tail)
+ * and fill r->body and r->tail.  0, or -ENOMEM.
+ */
+int scrape_render(struct scrape_reply *r, const struct expo_opts *o,
+    void (*live)(void *arg, struct expo_live *l), void *arg);
 
 #endif
