@@ -184,6 +184,31 @@ fail_each(struct collector *c, const struct plan *cfg,
 	return n;
 }
 
+/*
+ * One pass of why (to cfg; NULL: the running plan) failed at each of its
+ * allocations in turn (fail_each), then completed: it makes more than a
+ * few, and the set is whole after it.  A rescan always fails changing
+ * nothing; a rebuild changes nothing when it fails early, runs a usable
+ * set when it fails late (check).
+ */
+static void
+phase(struct collector *c, const struct plan *cfg,
+    enum reconcile_reason why,
+    void (*check)(const struct collector *, const struct seen *),
+    const char *what)
+{
+	size_t n;
+
+	canceled = 0;
+	n = fail_each(c, cfg, why, check);
+	printf("ok: %s, failing at each of its %zu allocations in turn: %zu "
+	    "changed nothing, %zu ran a usable set\n", what, n, canceled,
+	    n - canceled);
+	CHECK(n > 10);
+	CHECK(check ? canceled > 0 && canceled < n : canceled == n);
+	CHECK(whole(c, CHILDREN));
+}
+
 /* A failed rescan: the running set untouched. */
 static void
 same_set(const struct collector *c, const struct seen *before)
@@ -250,14 +275,52 @@ reloaded(const struct collector *c, const struct seen *before)
 		    c->set.v[i]->nr_groups == 2);
 }
 
+/* The plan: groups (YAML list items), the system-wide target counting
+ * sw, each cgroup under the parent counting the groups named counted. */
+static struct plan *
+plan_of(const char *groups, const char *counted)
+{
+	char yaml[1024], err[512];
+	struct plan *p = NULL;
+
+	snprintf(yaml, sizeof(yaml), "cgroup_rescan_interval: 1h\n"
+	    "groups:\n%s"
+	    "cpus:\n  - cpus: all\n    groups: [sw]\n"
+	    "cgroups:\n  - path: %s/*\n    groups: [%s]\n", groups, parent,
+	    counted);
+	if (config_parse(NULL, "t.yaml", yaml, strlen(yaml), &p, err,
+	    sizeof(err)) < 0)
+		fprintf(stderr, "%s\n", err);
+	CHECK(p != NULL);
+	return p;
+}
+
+/* The parent and its children a0.. made, or removed with b0. */
+static void
+tree(int make)
+{
+	char name[16];
+	size_t i;
+
+	if (make)
+		cg(NULL, 1);
+	for (i = 0; i < CHILDREN; i++) {
+		snprintf(name, sizeof(name), "a%zu", i);
+		cg(name, make);
+	}
+	if (!make) {
+		cg("b0", 0);
+		cg(NULL, 0);
+	}
+}
+
 int
 main(void)
 {
 	struct collector_opts o = { .log = logto };
 	struct collector *c = NULL;
-	struct plan *cfg = NULL, *next = NULL;
-	char yaml[1024], err[512], name[16], gone[300];
-	size_t i, n;
+	struct plan *cfg, *next = NULL;
+	char err[512], gone[300];
 	int v2;
 
 	if (geteuid() != 0) {
@@ -271,17 +334,8 @@ main(void)
 	}
 	snprintf(parent, sizeof(parent), "/pmu_targetset_test.%d",
 	    (int)getpid());
-	cg(NULL, 1);
-	for (i = 0; i < CHILDREN; i++) {
-		snprintf(name, sizeof(name), "a%zu", i);
-		cg(name, 1);
-	}
-	snprintf(yaml, sizeof(yaml), "cgroup_rescan_interval: 1h\n"
-	    "groups:\n  - name: sw\n    events: [task-clock]\n"
-	    "cpus:\n  - cpus: all\n    groups: [sw]\n"
-	    "cgroups:\n  - path: %s/*\n    groups: [sw]\n", parent);
-	CHECK(config_parse(NULL, "t.yaml", yaml, strlen(yaml), &cfg, err,
-	    sizeof(err)) == 0);
+	tree(1);
+	cfg = plan_of("  - name: sw\n    events: [task-clock]\n", "sw");
 	if (cfg == NULL || collector_new(cfg, &o, &c, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s\n", err);
 		CHECK(!"a collector");
@@ -294,13 +348,7 @@ main(void)
 	 * allocations in turn, leaves the running set as it was. */
 	cg("a0", 0);
 	cg("b0", 1);
-	canceled = 0;
-	n = fail_each(c, NULL, RECONCILE_RESCAN, NULL);
-	CHECK(canceled == n);
-	printf("ok: a rescan failing at each of its %zu allocations left "
-	    "the running set as it was\n", n);
-	CHECK(n > 10);
-	CHECK(whole(c, CHILDREN));
+	phase(c, NULL, RECONCILE_RESCAN, NULL, "a rescan");
 	snprintf(gone, sizeof(gone), "cgroup %s/a0 is gone", parent);
 	CHECK(count_of(logbuf, gone) == 1);
 	CHECK(collector_open_fds(c) > 0);
@@ -308,35 +356,18 @@ main(void)
 	/* A retry (a rebuild, every target made anew adopting what stays)
 	 * failing at each of its allocations in turn leaves a usable set;
 	 * the next one has every cgroup counted again. */
-	canceled = 0;
-	n = fail_each(c, NULL, RECONCILE_RETRY, usable_set);
-	CHECK(canceled > 0 && canceled < n);
-	printf("ok: a rebuild failing at each of its %zu allocations changed "
-	    "nothing (%zu) or left a usable set\n", n, canceled);
-	CHECK(n > 10);
-	CHECK(whole(c, CHILDREN));
+	phase(c, NULL, RECONCILE_RETRY, usable_set, "a retry");
 
 	/* A reload to a plan with one more group, listed first (so a group
 	 * index of the old plan names another group in the new one):
 	 * failing before it takes anything over, it gives the running plan
 	 * back with the set as it was; after, the new plan runs a usable
 	 * set of its own targets. */
-	snprintf(yaml, sizeof(yaml), "cgroup_rescan_interval: 1h\n"
-	    "groups:\n  - name: cs\n    events: [context-switches]\n"
-	    "  - name: sw\n    events: [task-clock]\n"
-	    "cpus:\n  - cpus: all\n    groups: [sw]\n"
-	    "cgroups:\n  - path: %s/*\n    groups: [sw, cs]\n", parent);
-	CHECK(config_parse(NULL, "t.yaml", yaml, strlen(yaml), &next, err,
-	    sizeof(err)) == 0);
+	next = plan_of("  - name: cs\n    events: [context-switches]\n"
+	    "  - name: sw\n    events: [task-clock]\n", "sw, cs");
 	reload_to = next;
-	canceled = 0;
-	n = fail_each(c, next, RECONCILE_RELOAD, reloaded);
-	CHECK(canceled > 0 && canceled < n);
-	printf("ok: a reload failing at each of its %zu allocations kept the "
-	    "running plan and set (%zu), or ran the new one\n", n, canceled);
-	CHECK(n > 10);
+	phase(c, next, RECONCILE_RELOAD, reloaded, "a reload");
 	CHECK(c->cfg == next);
-	CHECK(whole(c, CHILDREN));
 	collector_enable(c);
 	collector_collect(c);
 	{
@@ -350,12 +381,7 @@ out:
 	collector_free(c);
 	plan_free(cfg);
 	plan_free(next);
-	cg("b0", 0);
-	for (i = 0; i < CHILDREN; i++) {
-		snprintf(name, sizeof(name), "a%zu", i);
-		cg(name, 0);
-	}
-	cg(NULL, 0);
+	tree(0);
 	printf("%d checks, %d failed\n", check_count, check_failures);
 	return check_failures ? 1 : 0;
 }
