@@ -246,7 +246,6 @@ target_name(const struct target *t)
 }
 
 /* instance.c */
-struct target *inst_adopt_target(const struct adopt *ad, const char *cgroup);
 int inst_take(struct collector *c, const struct adopt *ad, struct target *t,
     struct tgroup *tg, size_t j, int cgfd, struct asks *as);
 void inst_fini(struct inst *in);

@@ -199,7 +199,7 @@ inst_open(struct collector *c, struct target *t, struct tgroup *tg,
  * During a reload: the old target for the same cgroup (NULL: system-wide),
  * by binary search (the old set is sorted), or NULL.
  */
-struct target *
+static struct target *
 inst_adopt_target(const struct adopt *ad, const char *cgroup)
 {
 	struct target key = { .cgroup = (char *)cgroup }, *kp = &key, **f;

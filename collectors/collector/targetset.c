@@ -359,7 +359,7 @@ open_cgroup(struct collector *c, struct pass *p, struct target *t)
 	if (r < 0)
 		return -ENOENT;		/* vanished meanwhile */
 	p->fds_in_use += (size_t)r;
-	o = p->rebuild ? inst_adopt_target(&p->ad, t->cgroup) : NULL;
+	o = p->rebuild ? find(p->ad.old, p->ad.nr, t->cgroup) : NULL;
 	if (o == NULL || !o->opened)
 		REPORT(c, 6, t->cgroup, NULL, NULL, -1, 0, "counting cgroup "
 		    "%s", t->cgroup);
@@ -384,12 +384,10 @@ open_next(struct collector *c, struct pass *p)
 	for (i = 0, j = 0; i < p->n; i++) {
 		t = p->v[i];
 		r = 0;
-		if (t->opened)
-			;
-		else if (t->cgroup)
+		if (!t->opened && t->cgroup)
 			r = open_cgroup(c, p, t);
-		else if ((r = target_open(c, t, p->rebuild ? &p->ad : NULL,
-		    p->as, SIZE_MAX, p->enable)) >= 0)
+		else if (!t->opened && (r = target_open(c, t, p->rebuild ?
+		    &p->ad : NULL, p->as, SIZE_MAX, p->enable)) >= 0)
 			p->fds_in_use += (size_t)r;
 		if (r == -ENOMEM) {
 			memmove(&p->v[j], &p->v[i],
