@@ -336,7 +336,6 @@ int source_check_unopened(const struct collector *c, const struct target *t,
     FILE *out);
 int source_attach(const struct collector *c, struct target *t, int cgfd);
 void source_detach(struct target *t);
-size_t source_need_fds(const struct collector *c, const struct tgroup *tg);
 int source_open(const struct collector *c, struct target *t,
     struct tgroup *tg, struct inst *in, int cgfd, struct source **out);
 int source_current(const struct target *t, const struct tgroup *tg,

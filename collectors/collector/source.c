@@ -270,13 +270,6 @@ source_detach(struct target *t)
 			t->attached[i]->ops->release(t->attached[i]);
 }
 
-size_t
-source_need_fds(const struct collector *c, const struct tgroup *tg)
-{
-	return tg->kind->own_fds ?
-	    c->cfg->groups[tg->gi].nr_events * tg->cpus.nr : 0;
-}
-
 /* ---- instances --------------------------------------------------- */
 
 int

@@ -195,11 +195,15 @@ target_dir(struct collector *c, const struct target *t)
 	return r;
 }
 
-/* Every instance of t allocated and opened, adopting from ad's old
- * targets during a rebuild (ad NULL: none).  0 or -errno. */
+/*
+ * Every instance of t allocated and opened, adopting from ad's old
+ * targets during a rebuild (ad NULL: none), enabled if enable is set;
+ * the perf fds they hold added to *fds.  0 or -errno.
+ */
 static int
 target_open_groups(struct collector *c, struct target *t,
-    const struct adopt *ad, int cgfd, struct asks *as)
+    const struct adopt *ad, int cgfd, struct asks *as, int enable,
+    size_t *fds)
 {
 	size_t i, j;
 	int r;
@@ -215,6 +219,11 @@ target_open_groups(struct collector *c, struct target *t,
 			r = inst_take(c, ad, t, tg, j, cgfd, as);
 			if (r == -ENOMEM || (r == -EBADF && t->cgroup))
 				return r;	/* EBADF: the cgroup went */
+			if (tg->inst[j].state != INST_OK)
+				continue;
+			if (enable)
+				source_enable(tg->inst[j].src);
+			*fds += tg->inst[j].src->fds;
 		}
 		if (ad && (r = inst_carry_gone(c, ad, t, tg)) < 0)
 			return r;
@@ -233,11 +242,15 @@ long
 target_open(struct collector *c, struct target *t, const struct adopt *ad,
     struct asks *as, size_t budget, int enable)
 {
-	size_t need = 0, i;
+	size_t need = 0, fds = 0, i;
 	int cgfd = -1, r;
 
+	/* A kind whose sources are perf groups of their own: an fd per
+	 * event per CPU. */
 	for (i = 0; i < t->nr_groups; i++)
-		need += source_need_fds(c, &t->groups[i]);
+		if (t->groups[i].kind->own_fds)
+			need += c->cfg->groups[t->groups[i].gi].nr_events *
+			    t->groups[i].cpus.nr;
 	if ((t->skipped = need > budget))
 		return -E2BIG;
 	t->no_room = 0;
@@ -245,7 +258,7 @@ target_open(struct collector *c, struct target *t, const struct adopt *ad,
 		return cgfd;
 	if (t->cgroup && (r = source_attach(c, t, cgfd)) < 0)
 		goto out;
-	if ((r = target_open_groups(c, t, ad, cgfd, as)) < 0) {
+	if ((r = target_open_groups(c, t, ad, cgfd, as, enable, &fds)) < 0) {
 		/* A target that did not open holds nothing: the next pass
 		 * opens it whole. */
 		for (i = 0; i < t->nr_groups; i++)
@@ -253,12 +266,10 @@ target_open(struct collector *c, struct target *t, const struct adopt *ad,
 		goto out;
 	}
 	t->opened = 1;
-	if (enable)
-		target_enable(t);
 out:
 	if (cgfd >= 0)
 		close(cgfd);
-	return r < 0 ? r : (long)target_fds(t);
+	return r < 0 ? r : (long)fds;
 }
 
 /* Perf fds t holds. */

@@ -333,12 +333,13 @@ plan_next(struct collector *c, struct pass *p)
 /* ---- opening ------------------------------------------------------ */
 
 /*
- * Open a cgroup target that is new, or was left unopened before (over
- * the budget, no room in its kind): opened, or left unopened (and in the
- * set), or -ENOENT when it vanished, or -ENOMEM.
+ * Open a target that is new, or was left unopened before (over the
+ * budget, no room in its kind); the system-wide one outside the budget.
+ * 0 when it is opened or left unopened (and in the set), -ENOENT when
+ * its cgroup vanished, -ENOMEM.
  */
 static int
-open_cgroup(struct collector *c, struct pass *p, struct target *t)
+open_one(struct collector *c, struct pass *p, struct target *t)
 {
 	size_t left = c->set.max_fds > p->fds_in_use ?
 	    c->set.max_fds - p->fds_in_use : 0;
@@ -347,20 +348,21 @@ open_cgroup(struct collector *c, struct pass *p, struct target *t)
 
 	/* Every entry matching it has a kind that cannot run, and refuses
 	 * or skips: left unopened. */
-	if (t->nr_groups == 0 && (t->refused || t->skip_asked))
+	if (t->cgroup && t->nr_groups == 0 && (t->refused || t->skip_asked))
 		return 0;
-	r = target_open(c, t, p->rebuild ? &p->ad : NULL, p->as, left,
-	    p->enable);
+	r = target_open(c, t, p->rebuild ? &p->ad : NULL, p->as,
+	    t->cgroup ? left : SIZE_MAX, p->enable);
 	if (r == -ENOMEM)
 		return -ENOMEM;
 	/* Over the budget, no room in its kind: again at the next rescan. */
 	if (r == -E2BIG || (r == -ENOSPC && t->no_room))
 		return 0;
 	if (r < 0)
-		return -ENOENT;		/* vanished meanwhile */
+		return t->cgroup ? -ENOENT : 0;	/* vanished meanwhile */
 	p->fds_in_use += (size_t)r;
-	o = p->rebuild ? find(p->ad.old, p->ad.nr, t->cgroup) : NULL;
-	if (o == NULL || !o->opened)
+	o = p->rebuild && t->cgroup ? find(p->ad.old, p->ad.nr, t->cgroup) :
+	    NULL;
+	if (t->cgroup && (o == NULL || !o->opened))
 		REPORT(c, 6, t->cgroup, NULL, NULL, -1, 0, "counting cgroup "
 		    "%s", t->cgroup);
 	return 0;
@@ -368,34 +370,29 @@ open_cgroup(struct collector *c, struct pass *p, struct target *t)
 
 /*
  * Open what is new or was left out, in order (the system-wide target
- * first, outside the budget), enabling it but at start; targets that
- * vanished meanwhile leave the next set.  The running set stays valid.
- * 0 or -ENOMEM, with every target not yet opened still in the set.
+ * first), enabling it but at start; targets that vanished meanwhile
+ * leave the next set.  The running set stays valid.  0 or -ENOMEM, with
+ * every target not yet opened still in the set.
  */
 static int
 open_next(struct collector *c, struct pass *p)
 {
 	struct target *t;
 	size_t i, j;
-	long r;
+	int r;
 
 	p->took = 1;			/* instances change hands from here */
 	p->fds_in_use = fds_in_use(c, p->v, p->n);
 	for (i = 0, j = 0; i < p->n; i++) {
 		t = p->v[i];
-		r = 0;
-		if (!t->opened && t->cgroup)
-			r = open_cgroup(c, p, t);
-		else if (!t->opened && (r = target_open(c, t, p->rebuild ?
-		    &p->ad : NULL, p->as, SIZE_MAX, p->enable)) >= 0)
-			p->fds_in_use += (size_t)r;
+		r = t->opened ? 0 : open_one(c, p, t);
 		if (r == -ENOMEM) {
 			memmove(&p->v[j], &p->v[i],
 			    (p->n - i) * sizeof(*p->v));
 			p->n = j + (p->n - i);
 			return -ENOMEM;
 		}
-		if (r == -ENOENT && t->cgroup) {
+		if (r == -ENOENT) {
 			t->seen = 0;	/* dropped at the swap */
 			continue;
 		}
