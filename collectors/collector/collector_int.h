@@ -309,13 +309,20 @@ size_t source_kinds_fds(const struct collector *c);
 int source_kinds_stats(const struct collector *c, struct snapshot *s,
     struct snap_source *out);			/* out[SOURCE_KINDS] */
 int source_kinds_check_config(const struct collector *c, FILE *out);
-/* The kind that counts entry ct, and its answer in *a. */
-const struct source_kind *source_kind_for(const struct collector *c,
-    const struct plan_target *ct, enum source_answer *a);
-const char *source_mode_text(const struct collector *c,
-    const struct plan_target *ct);		/* "mode perf" by default */
-int source_kinds_prepare(const struct collector *c,
-    const struct cgroup_list *matched, int rebuild, struct asks *as);
+/* The entries a pass plans from (source_kinds_begin): for each cgroups
+ * entry of the plan, the kind that counts it, its answer, and how it
+ * counts in the log's words ("mode perf" by default). */
+struct source_entries {
+	const struct source_kind **kind;	/* [cfg->nr_targets] */
+	enum source_answer *answer;
+	const char **mode;
+};
+/* The start of a pass: every kind told what the cgroups entries matched
+ * (matched NULL: none, no cgroup hierarchy; rebuild: see struct
+ * source_rescan), then each entry's kind into e.  0 or -ENOMEM. */
+int source_kinds_begin(const struct collector *c,
+    const struct cgroup_list *matched, int rebuild, struct asks *as,
+    struct source_entries *e);
 /* 1: room is freed for what had none, at the next collection. */
 int source_kinds_tally(const struct collector *c, size_t no_room,
     size_t refused, const char *names);

@@ -107,8 +107,8 @@ source_kinds_check_config(const struct collector *c, FILE *out)
 
 /* ---- cgroups entries --------------------------------------------- */
 
-const struct source_kind *
-source_kind_for(const struct collector *c, const struct plan_target *ct,
+static const struct source_kind *
+kind_for(const struct collector *c, const struct plan_target *ct,
     enum source_answer *a)
 {
 	const struct source_kind *kind = NULL;
@@ -125,8 +125,8 @@ source_kind_for(const struct collector *c, const struct plan_target *ct,
 	return kind;
 }
 
-const char *
-source_mode_text(const struct collector *c, const struct plan_target *ct)
+static const char *
+mode_text(const struct collector *c, const struct plan_target *ct)
 {
 	const char *mode;
 	size_t k;
@@ -145,8 +145,9 @@ source_mode_text(const struct collector *c, const struct plan_target *ct)
 
 /* A rescan's start: every kind builds for what it matched. */
 int
-source_kinds_prepare(const struct collector *c,
-    const struct cgroup_list *matched, int rebuild, struct asks *as)
+source_kinds_begin(const struct collector *c,
+    const struct cgroup_list *matched, int rebuild, struct asks *as,
+    struct source_entries *e)
 {
 	const struct source_rescan start = { 0, matched, rebuild, 0, 0, NULL };
 	size_t i;
@@ -158,6 +159,14 @@ source_kinds_prepare(const struct collector *c,
 		if (source_kinds[i]->rescan &&
 		    (r = source_kinds[i]->rescan(&x, &start)) < 0)
 			return r;
+	}
+	for (i = 0; i < c->cfg->nr_targets; i++) {
+		const struct plan_target *ct = &c->cfg->targets[i];
+
+		if (ct->kind != PLAN_TARGET_CGROUP)
+			continue;
+		e->kind[i] = kind_for(c, ct, &e->answer[i]);
+		e->mode[i] = mode_text(c, ct);
 	}
 	return 0;
 }

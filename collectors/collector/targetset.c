@@ -64,10 +64,7 @@ struct pass {
 	struct asks *as;		/* what to retry or rescan next */
 	struct adopt ad;		/* the running set, at a rebuild */
 	struct wanted w;		/* the cgroups wanted, in path order */
-	const struct source_kind **kind;	/* [cfg target] its kind */
-	enum source_answer *answer;	/* [cfg target] and its answer */
-	const char **mode;		/* [cfg target] how it counts: for
-					   the layouts' lines */
+	struct source_entries e;	/* each cgroups entry's kind */
 	struct target **v;		/* the next set */
 	size_t n;
 	struct target **fresh;		/* the targets made by this pass */
@@ -268,24 +265,14 @@ plan_cpus(struct collector *c, struct target **out)
 	return 0;
 }
 
-/* Each cgroups entry's kind and mode, asked once a pass. */
+/* Room for each cgroups entry's kind, answer and mode. */
 static int
-plan_kinds(struct collector *c, struct pass *p)
+entries_alloc(struct source_entries *e, size_t n)
 {
-	size_t i, n = c->cfg->nr_targets + 1;
-
-	p->kind = calloc(n, sizeof(*p->kind));
-	p->answer = calloc(n, sizeof(*p->answer));
-	p->mode = calloc(n, sizeof(*p->mode));
-	if (p->kind == NULL || p->answer == NULL || p->mode == NULL)
-		return -ENOMEM;
-	for (i = 0; i < c->cfg->nr_targets; i++)
-		if (c->cfg->targets[i].kind == PLAN_TARGET_CGROUP) {
-			p->kind[i] = source_kind_for(c, &c->cfg->targets[i],
-			    &p->answer[i]);
-			p->mode[i] = source_mode_text(c, &c->cfg->targets[i]);
-		}
-	return 0;
+	e->kind = calloc(n + 1, sizeof(*e->kind));
+	e->answer = calloc(n + 1, sizeof(*e->answer));
+	e->mode = calloc(n + 1, sizeof(*e->mode));
+	return e->kind && e->answer && e->mode ? 0 : -ENOMEM;
 }
 
 /*
@@ -323,8 +310,8 @@ plan_next(struct collector *c, struct pass *p)
 		p->v[p->n++] = t;
 		for (j = i; j < nm && strcmp(m[j].path, m[i].path) == 0; j++)
 			if (!t->opened && target_plan_entry(c, t,
-			    &c->cfg->targets[m[j].entry], p->kind[m[j].entry],
-			    p->answer[m[j].entry]) < 0)
+			    &c->cfg->targets[m[j].entry], p->e.kind[m[j].entry],
+			    p->e.answer[m[j].entry]) < 0)
 				return -ENOMEM;
 	}
 	return 0;
@@ -529,8 +516,9 @@ pass_build(struct collector *c, struct pass *p, struct cgroup_list *lists)
 	int r;
 
 	if ((r = discovery_expand(c, p->new_plan, lists, &p->w)) < 0 ||
-	    source_kinds_prepare(c, r ? lists : NULL, p->rebuild, p->as) < 0 ||
-	    plan_kinds(c, p) < 0)
+	    entries_alloc(&p->e, c->cfg->nr_targets) < 0 ||
+	    source_kinds_begin(c, r ? lists : NULL, p->rebuild, p->as,
+	    &p->e) < 0)
 		return -ENOMEM;
 	p->v = malloc((p->w.nm + 2) * sizeof(*p->v));
 	p->fresh = malloc((p->w.nm + 2) * sizeof(*p->fresh));
@@ -582,14 +570,14 @@ targetset_reconcile(struct collector *c, const struct plan *cfg,
 		p.as->rescan_soon = 1;	/* room is freed: at the next
 					   collection, not a rescan later */
 	if (r == 0)
-		report_layouts(c, &p.w, p.mode);
+		report_layouts(c, &p.w, p.e.mode);
 	for (i = 0; i < p.nfresh; i++)
 		target_free(p.fresh[i]);
 	free(p.fresh);
 	free(p.v);
-	free(p.kind);
-	free(p.answer);
-	free(p.mode);
+	free(p.e.kind);
+	free(p.e.answer);
+	free(p.e.mode);
 	wanted_free(&p.w);
 	for (i = 0; lists && i < n; i++)
 		cgroup_list_free(&lists[i]);
