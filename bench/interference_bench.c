@@ -6,8 +6,9 @@
  *
  *   interference_bench [-n CGROUPS] [-k ROUNDS] [-w WINDOW_S]
  *
- * No PMU is needed: perf_ops is faked as in tests/interference_test.c
- * (every read returns the next interval's counts at once), and the
+ * No PMU is needed: perf_ops is faked by tests/fake_ipc.c, as in
+ * tests/interference_test.c (every read returns the next interval's
+ * counts at once), and the
  * cgroups are N empty directories under a scratch "cgroup2 mount" in
  * /tmp, removed at exit.  The collector counts group ipc = {cycles,
  * instructions} on every one of them, on one CPU, and is driven by
@@ -50,17 +51,10 @@
 #include "collectors/collector/collector.h"
 #include "collectors/perf/perf_sys.h"
 #include "config/config.h"
+#include "tests/fake_ipc.h"
 
-static struct pfd {
-	int used, leader, cg, config;
-	uint64_t value, enabled;
-} *pfds;
-static size_t nr_pfds;
 static double *cg_cpu, *cg_cpi;
-static size_t nr_cg;
 static uint64_t rng = 88172645463325252ULL;
-
-#define PFD(i) (100000 + (int)(i))
 
 static double
 uniform(void)
@@ -71,93 +65,11 @@ uniform(void)
 	return (double)(rng >> 11) / 9007199254740992.0;
 }
 
-/* The cgroup of a directory fd: its name is its index, c<N>. */
+/* The cgroups' directories are named by their index, c<N>. */
 static int
-cg_of(int fd)
+cg_index(const char *name)
 {
-	char link[64], path[PATH_MAX];
-	const char *base;
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	if ((n = readlink(link, path, sizeof(path) - 1)) < 0)
-		return -1;
-	path[n] = '\0';
-	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	return base[0] == 'c' ? atoi(base + 1) : -1;
-}
-
-static int
-b_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
-    unsigned long flags)
-{
-	size_t i = nr_pfds++;
-
-	(void)cpu;
-	memset(&pfds[i], 0, sizeof(pfds[i]));
-	pfds[i].used = 1;
-	pfds[i].leader = group_fd == -1 ? PFD(i) : group_fd;
-	pfds[i].cg = (flags & PERF_FLAG_PID_CGROUP) ? cg_of(pid) : -1;
-	pfds[i].config = attr->type == PERF_TYPE_HARDWARE ?
-	    (int)attr->config : -1;
-	return PFD(i);
-}
-
-static int
-b_ioctl(int fd, unsigned long req, unsigned long arg)
-{
-	if (req == PERF_EVENT_IOC_ID) {
-		*(uint64_t *)arg = (uint64_t)fd * 7;
-		return 0;
-	}
-	return req == PERF_EVENT_IOC_ENABLE ? 0 : (errno = EINVAL, -1);
-}
-
-/* A leader and its one member, opened one after the other. */
-static ssize_t
-b_read(int fd, void *buf, size_t len)
-{
-	size_t li = (size_t)(fd - PFD(0)), i, n = 0;
-	struct pfd *f = &pfds[li];
-	uint64_t *out = buf, ins = 0;
-
-	if (f->cg >= 0) {
-		ins = (uint64_t)(cg_cpu[f->cg] * 1e9);
-		f->enabled += ins;
-	}
-	out[1] = out[2] = f->enabled;
-	for (i = li; i < nr_pfds && i < li + 2; i++) {
-		if (!pfds[i].used || pfds[i].leader != fd)
-			continue;
-		if (pfds[i].config == PERF_COUNT_HW_INSTRUCTIONS)
-			pfds[i].value += ins;
-		else if (pfds[i].config == PERF_COUNT_HW_CPU_CYCLES)
-			pfds[i].value += (uint64_t)((double)ins * cg_cpi[f->cg]);
-		if ((5 + 2 * n) * sizeof(uint64_t) > len)
-			return -1;
-		out[3 + 2 * n] = pfds[i].value;
-		out[4 + 2 * n] = (uint64_t)PFD(i) * 7;
-		n++;
-	}
-	out[0] = n;
-	return (ssize_t)((3 + 2 * n) * sizeof(uint64_t));
-}
-
-static int
-b_close(int fd)
-{
-	pfds[fd - PFD(0)].used = 0;
-	return 0;
-}
-
-static const struct perf_ops fake = { b_open, b_ioctl, b_read, b_close };
-
-static void
-quiet(int prio, const struct log_fields *lf, const char *fmt, ...)
-{
-	(void)prio;
-	(void)lf;
-	(void)fmt;
+	return name[0] == 'c' ? atoi(name + 1) : -1;
 }
 
 static double
@@ -192,183 +104,289 @@ rss_kb(void)
 	return kb;
 }
 
-int
-main(int argc, char **argv)
-{
-	char dir[] = "/tmp/interference_bench.XXXXXX", path[4300], mi[4300];
-	char yaml[512], err[512];
-	struct collector_opts o = { .log = quiet };
+/* One run: what it was asked, what it set up, and what it measured. */
+struct run {
+	size_t n, rounds, window_s;
+	size_t per;		/* intervals per sample */
+	size_t warm;		/* intervals before the antagonists start */
+	char dir[sizeof("/tmp/interference_bench.XXXXXX")];
+	char mi[4300];
 	struct interference_config ic;
-	struct interference *ifr = NULL;
-	struct interference_result *r;
-	struct collector *c = NULL;
-	struct plan *cfg = NULL;
-	struct snapshot *s;
-	struct rlimit rl;
-	double *tc, *ta, *tr, t0, t1, t2, t3, sum_a = 0, sum_c = 0, sum_r = 0;
-	size_t i, rounds = 60, n = 10000, victims = 0, suspects = 0, per;
-	size_t warm, window_s = 60;
-	struct perf_event_attr attr;
-	uint64_t rbuf[4];
-	int pfd;
-	size_t tracked, bytes, result_bytes = 0, right = 0;
+	struct interference *ifr;
+	struct collector *c;
+	struct plan *cfg;
+	int pfd;		/* task-clock on this thread: the real reads */
+	double *tc, *ta, *tr;	/* per round: collection, analysis, reads */
+	double sum_c, sum_a, sum_r;
 	long rss0, rss1;
+};
+
+/* What the analysis found at the end of the run, and what it holds. */
+struct tally {
+	size_t victims, suspects, right, analysed;
+	size_t tracked, bytes, result_bytes;
+};
+
+static int
+parse_args(int argc, char **argv, struct run *run)
+{
 	int opt;
-	FILE *f;
 
 	while ((opt = getopt(argc, argv, "n:k:w:")) != -1) {
 		if (opt == 'n')
-			n = strtoul(optarg, NULL, 10);
+			run->n = strtoul(optarg, NULL, 10);
 		else if (opt == 'k')
-			rounds = strtoul(optarg, NULL, 10);
+			run->rounds = strtoul(optarg, NULL, 10);
 		else if (opt == 'w')
-			window_s = strtoul(optarg, NULL, 10);
+			run->window_s = strtoul(optarg, NULL, 10);
 		else {
 			fprintf(stderr, "usage: interference_bench [-n CGROUPS] "
 			    "[-k ROUNDS] [-w WINDOW_S]\n");
-			return 2;
+			return -1;
 		}
 	}
+	run->per = run->window_s / 60 ? run->window_s / 60 : 1;
+	run->warm = 40 * run->per;
+	return 0;
+}
+
+/* The fds for 4 per cgroup, the loads, the timings and the scratch
+ * directory. */
+static int
+alloc_run(struct run *run)
+{
+	struct fake_ipc how = { .ns_per_read = 1e9, .cgroup_index = cg_index,
+	    .fd_base = 100000 };
+	struct rlimit rl;
+
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	nr_cg = n;
-	pfds = calloc(4 * n + 64, sizeof(*pfds));
-	cg_cpu = calloc(n, sizeof(double));
-	cg_cpi = calloc(n, sizeof(double));
-	per = window_s / 60 ? window_s / 60 : 1;
-	warm = 40 * per;
-	tc = calloc(rounds, sizeof(double));
-	ta = calloc(rounds, sizeof(double));
-	tr = calloc(rounds, sizeof(double));
-	if (!pfds || !cg_cpu || !cg_cpi || !tc || !ta || !tr || !mkdtemp(dir))
-		return 1;
+	cg_cpu = calloc(run->n, sizeof(double));
+	cg_cpi = calloc(run->n, sizeof(double));
+	how.cpu = cg_cpu;
+	how.cpi = cg_cpi;
+	run->tc = calloc(run->rounds, sizeof(double));
+	run->ta = calloc(run->rounds, sizeof(double));
+	run->tr = calloc(run->rounds, sizeof(double));
+	if (fake_ipc_init(&how, 4 * run->n + 64) < 0 || !cg_cpu || !cg_cpi ||
+	    !run->tc || !run->ta || !run->tr || !mkdtemp(run->dir))
+		return -1;
+	return 0;
+}
+
+/* task-clock on this thread, a software event every kernel has. */
+static int
+open_task_clock(void)
+{
+	struct perf_event_attr attr;
+	int fd;
+
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
 	attr.type = PERF_TYPE_SOFTWARE;
 	attr.config = PERF_COUNT_SW_TASK_CLOCK;
 	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
 	    PERF_FORMAT_TOTAL_TIME_RUNNING;
-	if ((pfd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0)) < 0) {
+	if ((fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0)) < 0)
 		perror("perf_event_open task-clock");
-		return 1;
-	}
-	snprintf(path, sizeof(path), "mkdir -p %s/devices/system/cpu %s/cg && "
+	return fd;
+}
+
+/* One CPU online, c0..c<n-1> under a cgroup2 "mount" that mountinfo
+ * names. */
+static int
+make_scratch_tree(struct run *run)
+{
+	char cmd[4300];
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/devices/system/cpu %s/cg && "
 	    "echo 0 > %s/devices/system/cpu/online && cd %s/cg && "
-	    "seq 0 %zu | sed 's/^/c/' | xargs mkdir", dir, dir, dir, dir,
-	    n - 1);
-	if (system(path) != 0)
-		return 1;
-	snprintf(mi, sizeof(mi), "%s/mountinfo", dir);
-	if ((f = fopen(mi, "w")) == NULL)
-		return 1;
+	    "seq 0 %zu | sed 's/^/c/' | xargs mkdir", run->dir, run->dir,
+	    run->dir, run->dir, run->n - 1);
+	if (system(cmd) != 0)
+		return -1;
+	snprintf(run->mi, sizeof(run->mi), "%s/mountinfo", run->dir);
+	if ((f = fopen(run->mi, "w")) == NULL)
+		return -1;
 	fprintf(f, "41 31 0:38 / %s/cg rw,relatime - cgroup2 cgroup2 rw\n",
-	    dir);
+	    run->dir);
 	fclose(f);
-	perf_ops = &fake;
-	o.sysfs = dir;
-	o.mountinfo = mi;
+	return 0;
+}
+
+/* Group ipc on every cgroup, and the analysis over it. */
+static int
+start_collector(struct run *run)
+{
+	struct collector_opts o = { .log = fake_ipc_quiet };
+	char yaml[512], err[512];
+
+	perf_ops = &fake_ipc_ops;
+	o.sysfs = run->dir;
+	o.mountinfo = run->mi;
 	snprintf(yaml, sizeof(yaml), "interval: 1s\nmax_fds: %zu\n"
 	    "cgroup_rescan_interval: 1h\n"
 	    "groups:\n  - name: ipc\n    events: [cycles, instructions]\n"
 	    "cgroups:\n  - path: /*\n    groups: [ipc]\n"
-	    "interference:\n  window: %zus\n  victim_window: %zus\n", 4 * n + 64,
-	    window_s, window_s / 2);
-	if (config_parse_all(NULL, "bench.yaml", yaml, strlen(yaml), &cfg, &ic,
-	    err, sizeof(err)) < 0 || !ic.enabled) {
+	    "interference:\n  window: %zus\n  victim_window: %zus\n",
+	    4 * run->n + 64, run->window_s, run->window_s / 2);
+	if (config_parse_all(NULL, "bench.yaml", yaml, strlen(yaml), &run->cfg,
+	    &run->ic, err, sizeof(err)) < 0 || !run->ic.enabled) {
 		fprintf(stderr, "%s\n", err);
-		return 1;
+		return -1;
 	}
-	if (collector_new(cfg, &o, &c, err, sizeof(err)) < 0 ||
-	    interference_new(&ic, &ifr) < 0) {
+	if (collector_new(run->cfg, &o, &run->c, err, sizeof(err)) < 0 ||
+	    interference_new(&run->ic, &run->ifr) < 0) {
 		fprintf(stderr, "%s\n", err);
-		return 1;
+		return -1;
 	}
-	collector_enable(c);
-	rss0 = rss_kb();
-	for (i = 0; i < warm + rounds; i++) {
-		size_t k;
+	collector_enable(run->c);
+	return 0;
+}
 
-		for (k = 0; k < n; k++) {
-			cg_cpu[k] = k < 32 ? 1.0 : 0.3 + 0.7 * uniform();
-			cg_cpi[k] = 1.0 + 0.05 * uniform();
-		}
-		/* Cgroups 32..63 start at interval 40, using 0.5 to 2
-		 * CPUs, and 0..31 each suffer from one of them. */
-		for (k = 0; k < 32 && k + 32 < n; k++) {
-			cg_cpu[k + 32] = i < warm ? 0.05 :
-			    0.5 + 1.5 * uniform();
-			cg_cpi[k] *= 1.0 + 0.5 * (cg_cpu[k + 32] - 0.05);
-		}
+/* Interval i's CPU use and CPI of every cgroup. */
+static void
+set_load(const struct run *run, size_t i)
+{
+	size_t k;
+
+	for (k = 0; k < run->n; k++) {
+		cg_cpu[k] = k < 32 ? 1.0 : 0.3 + 0.7 * uniform();
+		cg_cpi[k] = 1.0 + 0.05 * uniform();
+	}
+	/* Cgroups 32..63 start at interval 40, using 0.5 to 2
+	 * CPUs, and 0..31 each suffer from one of them. */
+	for (k = 0; k < 32 && k + 32 < run->n; k++) {
+		cg_cpu[k + 32] = i < run->warm ? 0.05 : 0.5 + 1.5 * uniform();
+		cg_cpi[k] *= 1.0 + 0.5 * (cg_cpu[k + 32] - 0.05);
+	}
+}
+
+/* Every interval: the collection, the analysis of its snapshot and n
+ * real reads, each timed; the rounds after the warm-up are kept. */
+static int
+measure(struct run *run)
+{
+	double t0, t1, t2, t3;
+	struct snapshot *s;
+	uint64_t rbuf[4];
+	size_t i, k;
+
+	run->rss0 = rss_kb();
+	for (i = 0; i < run->warm + run->rounds; i++) {
+		set_load(run, i);
 		t0 = thread_s();
-		collector_tend(c);
-		collector_collect(c);
+		collector_tend(run->c);
+		collector_collect(run->c);
 		t1 = thread_s();
-		s = collector_snapshot(c);
-		interference_feed(ifr, s);
+		s = collector_snapshot(run->c);
+		interference_feed(run->ifr, s);
 		t2 = thread_s();
 		snapshot_unref(s);
-		for (k = 0; k < n; k++)
-			if (read(pfd, rbuf, sizeof(rbuf)) < 0)
-				return 1;
+		for (k = 0; k < run->n; k++)
+			if (read(run->pfd, rbuf, sizeof(rbuf)) < 0)
+				return -1;
 		t3 = thread_s();
-		if (i >= warm) {
-			tc[i - warm] = t1 - t0;
-			ta[i - warm] = t2 - t1;
-			tr[i - warm] = t3 - t2;
-			sum_c += t1 - t0;
-			sum_a += t2 - t1;
-			sum_r += t3 - t2;
+		if (i >= run->warm) {
+			run->tc[i - run->warm] = t1 - t0;
+			run->ta[i - run->warm] = t2 - t1;
+			run->tr[i - run->warm] = t3 - t2;
+			run->sum_c += t1 - t0;
+			run->sum_a += t2 - t1;
+			run->sum_r += t3 - t2;
 		}
 	}
-	rss1 = rss_kb();
-	r = interference_result(ifr);
+	run->rss1 = rss_kb();
+	return 0;
+}
+
+static void
+tally_result(const struct run *run, const struct interference_result *r,
+    struct tally *t)
+{
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
 	for (i = 0; r && i < r->nr_cgroups; i++)
-		victims += r->cgroups[i].victim;
-	suspects = r ? r->nr_suspects : 0;
+		t->victims += r->cgroups[i].victim;
+	t->suspects = r ? r->nr_suspects : 0;
+	t->analysed = r ? r->nr_cgroups : 0;
 	/* Victim c<k> (k < 32) should name c<k+32> first. */
 	for (i = 0; r && i < r->nr_suspects; i++) {
 		const struct interference_suspect *sp = &r->suspects[i];
 
 		if (sp->rank == 1 && atoi(sp->row->cgroup + 2) ==
 		    atoi(r->cgroups[sp->victim].row->cgroup + 2) + 32)
-			right++;
+			t->right++;
 	}
 	if (r)
-		result_bytes = sizeof(*r) + r->nr_cgroups *
+		t->result_bytes = sizeof(*r) + r->nr_cgroups *
 		    sizeof(*r->cgroups) + r->nr_suspects * sizeof(*r->suspects);
-	tracked = interference_tracked(ifr);
-	bytes = interference_state_bytes(ifr);
-	qsort(tc, rounds, sizeof(double), cmp);
-	qsort(ta, rounds, sizeof(double), cmp);
-	qsort(tr, rounds, sizeof(double), cmp);
+	t->tracked = interference_tracked(run->ifr);
+	t->bytes = interference_state_bytes(run->ifr);
+}
+
+static void
+print_results(struct run *run, const struct tally *t)
+{
+	size_t n = run->n, rounds = run->rounds;
+	double sum_c = run->sum_c, sum_a = run->sum_a, sum_r = run->sum_r;
+
+	qsort(run->tc, rounds, sizeof(double), cmp);
+	qsort(run->ta, rounds, sizeof(double), cmp);
+	qsort(run->tr, rounds, sizeof(double), cmp);
 	printf("cgroups %zu (tracked %zu, analysed %zu), victims %zu, "
 	    "suspects named %zu, the injected one first for %zu victims\n", n,
-	    tracked, r ? r->nr_cgroups : 0, victims, suspects, right);
+	    t->tracked, t->analysed, t->victims, t->suspects, t->right);
 	printf("analysis state %zu bytes = %.0f bytes per cgroup; its result "
 	    "%zu bytes = %.0f per cgroup; RSS grew %ld kB over the rounds\n",
-	    bytes, (double)bytes / (double)n, result_bytes,
-	    (double)result_bytes / (double)n, rss1 - rss0);
+	    t->bytes, (double)t->bytes / (double)n, t->result_bytes,
+	    (double)t->result_bytes / (double)n, run->rss1 - run->rss0);
 	printf("window %zus (a sample every %zu intervals); per interval, "
 	    "median / mean of %zu: collection (scaling, snapshot build) "
 	    "%.3f / %.3f ms, %zu read()s of a real perf event %.3f / %.3f ms, "
-	    "analysis %.3f / %.3f ms\n", window_s, per, rounds,
-	    tc[rounds / 2] * 1e3, sum_c / rounds * 1e3, n, tr[rounds / 2] * 1e3,
-	    sum_r / rounds * 1e3, ta[rounds / 2] * 1e3, sum_a / rounds * 1e3);
+	    "analysis %.3f / %.3f ms\n", run->window_s, run->per, rounds,
+	    run->tc[rounds / 2] * 1e3, sum_c / rounds * 1e3, n,
+	    run->tr[rounds / 2] * 1e3, sum_r / rounds * 1e3,
+	    run->ta[rounds / 2] * 1e3, sum_a / rounds * 1e3);
 	printf("analysis / (collection + reads), means: %.2fx\n",
 	    sum_a / (sum_c + sum_r));
 	printf("RESULT cgroups=%zu window_s=%zu state_bytes_per_cgroup=%.0f "
 	    "result_bytes_per_cgroup=%.0f collect_ms=%.3f reads_ms=%.3f "
-	    "analysis_ms=%.3f ratio=%.3f victims=%zu right=%zu\n", n, window_s,
-	    (double)bytes / (double)n, (double)result_bytes / (double)n,
-	    sum_c / rounds * 1e3, sum_r / rounds * 1e3, sum_a / rounds * 1e3,
-	    sum_a / (sum_c + sum_r), victims, right);
+	    "analysis_ms=%.3f ratio=%.3f victims=%zu right=%zu\n", n,
+	    run->window_s, (double)t->bytes / (double)n,
+	    (double)t->result_bytes / (double)n, sum_c / rounds * 1e3,
+	    sum_r / rounds * 1e3, sum_a / rounds * 1e3,
+	    sum_a / (sum_c + sum_r), t->victims, t->right);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct run run = { .n = 10000, .rounds = 60, .window_s = 60,
+	    .dir = "/tmp/interference_bench.XXXXXX" };
+	struct interference_result *r;
+	struct tally t;
+	char cmd[4300];
+
+	if (parse_args(argc, argv, &run) < 0)
+		return 2;
+	if (alloc_run(&run) < 0 || (run.pfd = open_task_clock()) < 0 ||
+	    make_scratch_tree(&run) < 0 || start_collector(&run) < 0 ||
+	    measure(&run) < 0)
+		return 1;
+	r = interference_result(run.ifr);
+	tally_result(&run, r, &t);
+	print_results(&run, &t);
 	interference_result_unref(r);
-	collector_free(c);
-	interference_free(ifr);
-	interference_config_fini(&ic);
-	plan_free(cfg);
-	snprintf(path, sizeof(path), "rm -r %s", dir);
-	return system(path) == 0 ? 0 : 1;
+	collector_free(run.c);
+	interference_free(run.ifr);
+	interference_config_fini(&run.ic);
+	plan_free(run.cfg);
+	fake_ipc_fini();
+	snprintf(cmd, sizeof(cmd), "rm -r %s", run.dir);
+	return system(cmd) == 0 ? 0 : 1;
 }

@@ -1,9 +1,9 @@
 /*
  * interference_test.c - the interference analysis (analysis/interference.h)
  * on generated traces with known answers, and the whole daemon's path
- * through its perf boundary: a scripted PMU (perf_ops faked as in
- * collector_test.c) -> the collector -> its snapshots -> the analysis ->
- * the exposition -> promtool.
+ * through its perf boundary: a scripted PMU (perf_ops faked by
+ * tests/fake_ipc.c, on 2 CPUs) -> the collector -> its snapshots -> the
+ * analysis -> the exposition -> promtool.
  *
  * The traces: a victim whose CPI rises with one neighbour's CPU use (that
  * neighbour named first, the decoys with use of their own never); a
@@ -31,6 +31,7 @@
 #include "collectors/perf/perf_sys.h"
 #include "config/config.h"
 #include "daemon/expo.h"
+#include "tests/fake_ipc.h"
 #include "tests/check.h"
 
 /* ---- generated traces ------------------------------------------------ */
@@ -736,117 +737,19 @@ test_config(void)
 
 /* ---- the daemon's path, through a scripted PMU ------------------------ */
 
-#define MAXFD 256
-
-static struct pfd {
-	int used, leader, cg, config;
-	uint64_t value, enabled;
-} pfds[MAXFD];
-
 static char cgname[MAXCG][16];
 static size_t nr_cg;
 static double cg_cpu[MAXCG], cg_cpi[MAXCG];	/* this interval's */
 
-#define PFD(i) (2000 + (i))
-
 static int
-cg_of(int fd)
+cg_index(const char *name)
 {
-	char link[64], path[PATH_MAX];
-	const char *base;
-	ssize_t n;
 	size_t i;
 
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	if ((n = readlink(link, path, sizeof(path) - 1)) < 0)
-		return -1;
-	path[n] = '\0';
-	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	for (i = 0; i < nr_cg; i++)
-		if (strcmp(cgname[i], base) == 0)
+		if (strcmp(cgname[i], name) == 0)
 			return (int)i;
 	return -1;
-}
-
-static int
-p_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
-    unsigned long flags)
-{
-	int i;
-
-	(void)cpu;
-	for (i = 0; i < MAXFD && pfds[i].used; i++)
-		;
-	if (i == MAXFD) {
-		errno = EMFILE;
-		return -1;
-	}
-	memset(&pfds[i], 0, sizeof(pfds[i]));
-	pfds[i].used = 1;
-	pfds[i].leader = group_fd == -1 ? PFD(i) : group_fd;
-	pfds[i].cg = (flags & PERF_FLAG_PID_CGROUP) ? cg_of(pid) : -1;
-	pfds[i].config = attr->type == PERF_TYPE_HARDWARE ?
-	    (int)attr->config : -1;
-	return PFD(i);
-}
-
-static int
-p_ioctl(int fd, unsigned long req, unsigned long arg)
-{
-	if (req == PERF_EVENT_IOC_ID) {
-		*(uint64_t *)arg = (uint64_t)fd * 7;
-		return 0;
-	}
-	return req == PERF_EVENT_IOC_ENABLE ? 0 : (errno = EINVAL, -1);
-}
-
-/* Each read is one interval on one of 2 CPUs: half the cgroup's use. */
-static ssize_t
-p_read(int fd, void *buf, size_t len)
-{
-	struct pfd *f = &pfds[fd - 2000];
-	uint64_t *out = buf, ins = 0, en = 0;
-	size_t i, n = 0;
-
-	if (f->cg >= 0) {
-		en = (uint64_t)(cg_cpu[f->cg] * 0.5e9);
-		ins = (uint64_t)(cg_cpu[f->cg] * 0.5e9);
-	}
-	f->enabled += en;
-	out[1] = out[2] = f->enabled;
-	for (i = 0; i < MAXFD; i++) {
-		if (!pfds[i].used || pfds[i].leader != fd)
-			continue;
-		if (pfds[i].config == PERF_COUNT_HW_INSTRUCTIONS)
-			pfds[i].value += ins;
-		else if (pfds[i].config == PERF_COUNT_HW_CPU_CYCLES)
-			pfds[i].value += (uint64_t)((double)ins *
-			    cg_cpi[f->cg]);
-		if ((3 + 2 * n + 2) * sizeof(uint64_t) > len)
-			return -1;
-		out[3 + 2 * n] = pfds[i].value;
-		out[4 + 2 * n] = (uint64_t)PFD(i) * 7;
-		n++;
-	}
-	out[0] = n;
-	return (ssize_t)((3 + 2 * n) * sizeof(uint64_t));
-}
-
-static int
-p_close(int fd)
-{
-	pfds[fd - 2000].used = 0;
-	return 0;
-}
-
-static const struct perf_ops scripted = { p_open, p_ioctl, p_read, p_close };
-
-static void
-quiet(int prio, const struct log_fields *lf, const char *fmt, ...)
-{
-	(void)prio;
-	(void)lf;
-	(void)fmt;
 }
 
 static void
@@ -855,30 +758,16 @@ hook(void *arg, struct snapshot *s)
 	interference_feed(arg, s);
 }
 
+/* victim, antagonist, decoy1, decoy2 and idle under dir/cg, a cgroup2
+ * "mount" that dir/mountinfo names. */
 static void
-test_daemon(const char *dir)
+make_cgroups(const char *dir, char *mi, size_t mi_size)
 {
 	static const char *const names[] = { "victim", "antagonist", "decoy1",
 	    "decoy2", "idle" };
-	char path[4800], mi[4300], text_path[4300];
-	struct interference_config ic;
-	struct interference *ifr = NULL;
-	struct collector_opts o = { .log = quiet };
-	struct plan *cfg = NULL;
-	struct collector *c = NULL;
-	struct expo_opts eo = { .exporter_metrics = 1 };
-	struct interference_result *r;
-	struct snapshot *s;
-	char err[512], *text;
-	size_t i, len;
-	int t, on = 0, left = 0, victim_ticks = 0, first = 0, decoys = 0;
+	char path[4800];
+	size_t i;
 	FILE *f;
-	const char *yaml = "interval: 1s\n"
-	    "groups:\n  - name: ipc\n    events: [cycles, instructions]\n"
-	    "cgroups:\n  - path: /*\n    groups: [ipc]\n"
-	    "    relabel:\n      - regex: \"/(.*)\"\n"
-	    "        target_label: app\n"
-	    "interference:\n  window: 1m\n  victim_window: 30s\n";
 
 	nr_cg = 5;
 	for (i = 0; i < nr_cg; i++) {
@@ -886,25 +775,53 @@ test_daemon(const char *dir)
 		snprintf(path, sizeof(path), "mkdir -p %s/cg/%s", dir, names[i]);
 		CHECK(system(path) == 0);
 	}
-	snprintf(mi, sizeof(mi), "%s/mountinfo", dir);
+	snprintf(mi, mi_size, "%s/mountinfo", dir);
 	f = fopen(mi, "w");
 	CHECK(f != NULL);
 	fprintf(f, "41 31 0:38 / %s/cg rw,relatime - cgroup2 cgroup2 rw\n",
 	    dir);
 	fclose(f);
+}
+
+/* Group ipc on every cgroup, each published snapshot fed to the analysis
+ * ifr. */
+static struct collector *
+start_collector(const char *dir, const char *mi, struct plan **cfg,
+    struct interference_config *ic, struct interference **ifr)
+{
+	struct collector_opts o = { .log = fake_ipc_quiet };
+	struct collector *c = NULL;
+	char err[512];
+	const char *yaml = "interval: 1s\n"
+	    "groups:\n  - name: ipc\n    events: [cycles, instructions]\n"
+	    "cgroups:\n  - path: /*\n    groups: [ipc]\n"
+	    "    relabel:\n      - regex: \"/(.*)\"\n"
+	    "        target_label: app\n"
+	    "interference:\n  window: 1m\n  victim_window: 30s\n";
+
 	o.sysfs = dir;
 	o.mountinfo = mi;
-	CHECK(config_parse_all(NULL, "t.yaml", yaml, strlen(yaml), &cfg, &ic,
+	CHECK(config_parse_all(NULL, "t.yaml", yaml, strlen(yaml), cfg, ic,
 	    err, sizeof(err)) == 0);
-	CHECK(ic.enabled);
-	CHECK(interference_new(&ic, &ifr) == 0);
+	CHECK(ic->enabled);
+	CHECK(interference_new(ic, ifr) == 0);
 	o.published = hook;
-	o.published_arg = ifr;
-	eo.interference = ifr;
-	CHECK(collector_new(cfg, &o, &c, err, sizeof(err)) == 0);
+	o.published_arg = *ifr;
+	CHECK(collector_new(*cfg, &o, &c, err, sizeof(err)) == 0);
 	collector_enable(c);
+	return c;
+}
+
+/* 220 intervals: steady for 70 s, then the antagonist's bursts, then on
+ * for the last 20 s.  The victim, once one, names the antagonist first,
+ * and no decoy is ever named. */
+static void
+run_bursts(struct collector *c, struct interference *ifr)
+{
+	struct interference_result *r;
+	int t, on = 0, left = 0, victim_ticks = 0, first = 0, decoys = 0;
+
 	rng = 4242;
-	/* Steady for 70 s, then bursts, then on for the last 20 s. */
 	for (t = 0; t < 220; t++) {
 		if (t >= 200)
 			on = 1;
@@ -937,9 +854,19 @@ test_daemon(const char *dir)
 	CHECK(victim_ticks > 20);
 	CHECK(first == victim_ticks);
 	CHECK(decoys == 0);
+}
 
-	/* The scrape while the victim is one: its suspect line, and
-	 * promtool content with the whole body. */
+/* The scrape while the victim is one: its suspect line, and promtool
+ * content with the whole body. */
+static void
+check_scrape(const char *dir, struct collector *c, struct interference *ifr)
+{
+	struct expo_opts eo = { .exporter_metrics = 1, .interference = ifr };
+	char path[4800], text_path[4300], *text;
+	struct snapshot *s;
+	size_t len;
+	FILE *f;
+
 	s = collector_snapshot(c);
 	text = expo_render_body(s, EXPO_TEXT, &eo, &len);
 	snapshot_unref(s);
@@ -964,6 +891,21 @@ test_daemon(const char *dir)
 	snprintf(path, sizeof(path), "promtool check metrics < %s", text_path);
 	CHECK(system(path) == 0);
 	free(text);
+}
+
+static void
+test_daemon(const char *dir)
+{
+	struct interference_config ic;
+	struct interference *ifr = NULL;
+	struct plan *cfg = NULL;
+	struct collector *c;
+	char mi[4300];
+
+	make_cgroups(dir, mi, sizeof(mi));
+	c = start_collector(dir, mi, &cfg, &ic, &ifr);
+	run_bursts(c, ifr);
+	check_scrape(dir, c, ifr);
 	collector_free(c);
 	interference_free(ifr);
 	interference_config_fini(&ic);
@@ -992,7 +934,10 @@ main(void)
 		    "installs it)\n");
 		return 1;
 	}
-	perf_ops = &scripted;
+	CHECK(fake_ipc_init(&(struct fake_ipc){ .cpu = cg_cpu, .cpi = cg_cpi,
+	    .ns_per_read = 0.5e9, .cgroup_index = cg_index, .fd_base = 2000 },
+	    256) == 0);
+	perf_ops = &fake_ipc_ops;
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(path, sizeof(path), "mkdir -p %s/devices/system/cpu", dir);
 	CHECK(system(path) == 0);
@@ -1001,6 +946,7 @@ main(void)
 	fputs("0-1\n", f);
 	fclose(f);
 	test_daemon(dir);
+	fake_ipc_fini();
 	snprintf(path, sizeof(path), "rm -r %s", dir);
 	CHECK(system(path) == 0);
 	return CHECK_DONE();
