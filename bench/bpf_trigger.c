@@ -71,67 +71,64 @@ track(struct bpfcg *b, const char *dir, uint32_t *slot)
 	return r < 0 ? r : bpfcg_track(b, id, slot);
 }
 
-int
-main(int argc, char **argv)
+/* The options: the trigger's flags and pingpong's -c.  Moves argv past
+ * them; -1 when what is left is not PINGPONG ROUNDS A B. */
+static int
+parse_args(int *argc, char ***argv, unsigned *flags, const char **where)
 {
-	struct bpfcg_stats st;
-	struct bpfcg *b;
-	struct cpumap cpus;
-	struct count v;
-	uint32_t slot[2];
-	char why[512], *a, *where = "free";
-	static const char *const names[] = { "cgroup-change", "sched_switch",
-	    "cgroup-switches" };
-	unsigned flags = 0;
-	int ncpu, cpu, lead, fd, status;
-	size_t k;
-	pid_t pid;
-
 	for (;;) {
-		if (argc > 1 && (strcmp(argv[1], "-c") == 0 ||
-		    strcmp(argv[1], "-e") == 0)) {
-			flags = argv[1][1] == 'c' ? BPFCG_CGROUP_SWITCHES :
+		if (*argc > 1 && (strcmp((*argv)[1], "-c") == 0 ||
+		    strcmp((*argv)[1], "-e") == 0)) {
+			*flags = (*argv)[1][1] == 'c' ? BPFCG_CGROUP_SWITCHES :
 			    BPFCG_EVERY_SWITCH;
-			argv++;
-			argc--;
-		} else if (argc > 2 && strcmp(argv[1], "-C") == 0) {
-			where = argv[2];
-			argv += 2;
-			argc -= 2;
+			(*argv)++;
+			(*argc)--;
+		} else if (*argc > 2 && strcmp((*argv)[1], "-C") == 0) {
+			*where = (*argv)[2];
+			*argv += 2;
+			*argc -= 2;
 		} else
 			break;
 	}
-	if (argc != 5) {
+	if (*argc != 5) {
 		fprintf(stderr, "usage: bpf_trigger [-e|-c] [-C CPUS] PINGPONG "
 		    "ROUNDS CGROUP_DIR_A CGROUP_DIR_B\n");
-		return 2;
+		return -1;
 	}
-	if (cpumap_online("/sys", &cpus) < 0)
-		return 1;
-	if (bpfcg_open(2, 16, flags, &b, why, sizeof(why)) < 0) {
-		fprintf(stderr, "bpf_trigger: %s\n", why);
-		return 1;
-	}
-	for (k = 0; k < cpus.nr; k++) {
-		cpu = cpus.cpu[k];
+	return 0;
+}
+
+/* {context-switches, task-clock} on every CPU, enabled, in the
+ * program's counter slots 0 and 1. */
+static int
+open_counters(struct bpfcg *b, const struct cpumap *cpus)
+{
+	int cpu, lead, fd;
+	size_t k;
+
+	for (k = 0; k < cpus->nr; k++) {
+		cpu = cpus->cpu[k];
 		lead = open_counter(cpu, PERF_COUNT_SW_CONTEXT_SWITCHES, -1);
 		fd = lead < 0 ? -1 :
 		    open_counter(cpu, PERF_COUNT_SW_TASK_CLOCK, lead);
 		if (fd < 0 || bpfcg_set_counter(b, cpu, 0, lead) < 0 ||
 		    bpfcg_set_counter(b, cpu, 1, fd) < 0) {
 			perror("bpf_trigger: counters");
-			return 1;
+			return -1;
 		}
 		ioctl(lead, PERF_EVENT_IOC_ENABLE, 0);
 	}
-	if (bpfcg_attach(b, &cpus, why, sizeof(why)) < 0) {
-		fprintf(stderr, "bpf_trigger: %s\n", why);
-		return 1;
-	}
-	if (track(b, argv[3], &slot[0]) < 0 || track(b, argv[4], &slot[1]) < 0) {
-		fprintf(stderr, "bpf_trigger: tracking the cgroups failed\n");
-		return 1;
-	}
+	return 0;
+}
+
+/* PINGPONG -n ROUNDS -c WHERE -R -a A -b B, to its end: its TRUTH lines
+ * go to our stdout. */
+static int
+run_pingpong(char **argv, const char *where)
+{
+	pid_t pid;
+	int status;
+
 	fflush(stdout);
 	if ((pid = fork()) == 0) {
 		execl(argv[1], argv[1], "-n", argv[2], "-c", where, "-R", "-a",
@@ -141,30 +138,76 @@ main(int argc, char **argv)
 	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
 	    WEXITSTATUS(status) != 0) {
 		fprintf(stderr, "bpf_trigger: pingpong failed\n");
-		return 1;
+		return -1;
 	}
+	return 0;
+}
+
+/* What each side was charged, summed over the CPUs, then the program's
+ * statistics. */
+static void
+print_counts(struct bpfcg *b, const struct cpumap *cpus,
+    const uint32_t slot[2])
+{
+	static const char *const names[] = { "cgroup-change", "sched_switch",
+	    "cgroup-switches" };
+	struct bpfcg_stats st;
+	struct count v;
+	size_t k, i;
+
 	bpfcg_refresh(b);
 	for (k = 0; k < 2; k++) {
 		double csw = 0, ns = 0;
-		size_t i;
 
-		for (i = 0; i < cpus.nr; i++) {
-			bpfcg_read(b, slot[k], 0, cpus.cpu[i], &v);
+		for (i = 0; i < cpus->nr; i++) {
+			bpfcg_read(b, slot[k], 0, cpus->cpu[i], &v);
 			csw += (double)v.value;
-			bpfcg_read(b, slot[k], 1, cpus.cpu[i], &v);
+			bpfcg_read(b, slot[k], 1, cpus->cpu[i], &v);
 			ns += (double)v.value;
 		}
-		a = k ? "b" : "a";
-		printf("CHARGED side=%s csw=%.0f task_ns=%.0f\n", a, csw, ns);
+		printf("CHARGED side=%s csw=%.0f task_ns=%.0f\n", k ? "b" : "a",
+		    csw, ns);
 	}
 	bpfcg_get_stats(b, &st);
-	ncpu = (int)cpus.nr;
 	printf("STATS trigger=%s cpus=%d switch_runs=%llu switches=%llu "
-	    "misses=%llu unseen=%llu\n", names[bpfcg_trigger(b, NULL)], ncpu,
-	    (unsigned long long)st.switch_runs,
+	    "misses=%llu unseen=%llu\n", names[bpfcg_trigger(b, NULL)],
+	    (int)cpus->nr, (unsigned long long)st.switch_runs,
 	    (unsigned long long)st.switches,
 	    (unsigned long long)st.prog_misses,
 	    (unsigned long long)st.unseen);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct bpfcg *b;
+	struct cpumap cpus;
+	uint32_t slot[2];
+	char why[512];
+	const char *where = "free";
+	unsigned flags = 0;
+
+	if (parse_args(&argc, &argv, &flags, &where) < 0)
+		return 2;
+	if (cpumap_online("/sys", &cpus) < 0)
+		return 1;
+	if (bpfcg_open(2, 16, flags, &b, why, sizeof(why)) < 0) {
+		fprintf(stderr, "bpf_trigger: %s\n", why);
+		return 1;
+	}
+	if (open_counters(b, &cpus) < 0)
+		return 1;
+	if (bpfcg_attach(b, &cpus, why, sizeof(why)) < 0) {
+		fprintf(stderr, "bpf_trigger: %s\n", why);
+		return 1;
+	}
+	if (track(b, argv[3], &slot[0]) < 0 || track(b, argv[4], &slot[1]) < 0) {
+		fprintf(stderr, "bpf_trigger: tracking the cgroups failed\n");
+		return 1;
+	}
+	if (run_pingpong(argv, where) < 0)
+		return 1;
+	print_counts(b, &cpus, slot);
 	bpfcg_close(b);
 	cpumap_free(&cpus);
 	return 0;
