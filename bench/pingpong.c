@@ -136,41 +136,137 @@ usage(FILE *f)
 	    "[-a CGROUP_DIR] [-b CGROUP_DIR] [-R]\n");
 }
 
-int
-main(int argc, char **argv)
+struct opts {
+	long rounds, warmup;
+	const char *cga, *cgb;	/* the parent's cgroup, the child's */
+	int cpu, cpub;		/* the parent's CPU, the child's; -1: free */
+	int report;		/* -R: each side prints its TRUTH */
+};
+
+/* 0, or 1 after -h (usage printed), or -1 on a bad command line. */
+static int
+parse_args(int argc, char **argv, struct opts *o)
 {
-	long rounds = 200000, warmup = 10000, i;
-	const char *cga = NULL, *cgb = NULL;
-	int ping[2], pong[2], cpu = 0, cpub = -2, ch, r, wstatus, report = 0;
-	char *comma, cpus[64];
-	struct truth base;
-	struct timespec t0, t1;
-	char b = 'x';
-	pid_t child;
-	double us;
+	char *comma;
+	int ch;
 
 	while ((ch = getopt(argc, argv, "n:w:c:a:b:Rh")) != -1) {
 		switch (ch) {
-		case 'n': rounds = strtol(optarg, NULL, 10); break;
-		case 'w': warmup = strtol(optarg, NULL, 10); break;
+		case 'n': o->rounds = strtol(optarg, NULL, 10); break;
+		case 'w': o->warmup = strtol(optarg, NULL, 10); break;
 		case 'c':
-			cpu = strcmp(optarg, "free") == 0 ? -1 : atoi(optarg);
+			o->cpu = strcmp(optarg, "free") == 0 ? -1 : atoi(optarg);
 			comma = strchr(optarg, ',');
-			cpub = comma ? atoi(comma + 1) : -2;
+			o->cpub = comma ? atoi(comma + 1) : -2;
 			break;
-		case 'R': report = 1; break;
-		case 'a': cga = optarg; break;
-		case 'b': cgb = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'R': o->report = 1; break;
+		case 'a': o->cga = optarg; break;
+		case 'b': o->cgb = optarg; break;
+		case 'h': usage(stdout); return 1;
+		default: usage(stderr); return -1;
 		}
 	}
-	if (cpub == -2)
-		cpub = cpu;		/* both on one CPU, or both free */
-	if (rounds <= 0 || warmup < 0 || optind != argc || cpub < -1) {
+	if (o->cpub == -2)
+		o->cpub = o->cpu;	/* both on one CPU, or both free */
+	if (o->rounds <= 0 || o->warmup < 0 || optind != argc || o->cpub < -1) {
 		usage(stderr);
-		return 2;
+		return -1;
 	}
+	return 0;
+}
+
+/* Into the cgroup directory cg (if any), then onto cpu: 0, or -1 said. */
+static int
+settle(const char *cg, int cpu)
+{
+	int r;
+
+	if (cg && (r = join_cgroup(cg)) < 0) {
+		fprintf(stderr, "pingpong: joining %s: %s\n", cg, strerror(-r));
+		return -1;
+	}
+	if ((r = pin(cpu)) < 0) {
+		fprintf(stderr, "pingpong: pinning to cpu %d: %s\n", cpu,
+		    strerror(-r));
+		return -1;
+	}
+	return 0;
+}
+
+/* The child: echoes every byte on ping back on pong until the parent
+ * closes its end. */
+static void
+child_echo(const struct opts *o, int ping[2], int pong[2])
+{
+	struct truth base;
+	char b;
+
+	close(ping[1]);
+	close(pong[0]);
+	if (settle(o->cgb, o->cpub) < 0)
+		_exit(1);
+	truth_now(&base);
+	while (xfer(ping[0], &b, 0) == 0)
+		if (xfer(pong[1], &b, 1) < 0)
+			_exit(1);
+	if (o->report)
+		truth_print("b", &base);
+	_exit(0);
+}
+
+/* The parent's round trips: the warm-up, then the timed rounds, in
+ * microseconds per round trip; -1 when the pipe broke. */
+static int
+time_rounds(const struct opts *o, int ping[2], int pong[2], double *us)
+{
+	struct timespec t0, t1;
+	struct truth base;
+	char b = 'x';
+	long i;
+
+	truth_now(&base);
+	for (i = 0; i < o->warmup; i++)
+		if (xfer(ping[1], &b, 1) < 0 || xfer(pong[0], &b, 0) < 0)
+			return -1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < o->rounds; i++)
+		if (xfer(ping[1], &b, 1) < 0 || xfer(pong[0], &b, 0) < 0)
+			return -1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (o->report)
+		truth_print("a", &base);
+	*us = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 +
+	    (double)(t1.tv_nsec - t0.tv_nsec)) / 1e3 / (double)o->rounds;
+	return 0;
+}
+
+static void
+print_result(const struct opts *o, double us)
+{
+	char cpus[64];
+
+	if (o->cpub != o->cpu)
+		snprintf(cpus, sizeof(cpus), "cpus %d and %d", o->cpu, o->cpub);
+	else
+		snprintf(cpus, sizeof(cpus), "cpu %d", o->cpu);
+	printf("pingpong: %ld round trips on %s%s%s%s%s: %.3f us per round "
+	    "trip\n", o->rounds, cpus, o->cga ? ", parent in " : "",
+	    o->cga ? o->cga : "", o->cgb ? ", child in " : "",
+	    o->cgb ? o->cgb : "", us);
+	printf("RESULT us_per_roundtrip=%.3f rounds=%ld\n", us, o->rounds);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o = { .rounds = 200000, .warmup = 10000, .cpu = 0,
+	    .cpub = -2 };
+	int ping[2], pong[2], r, wstatus;
+	pid_t child;
+	double us;
+
+	if ((r = parse_args(argc, argv, &o)) != 0)
+		return r > 0 ? 0 : 2;
 	if (pipe2(ping, O_CLOEXEC) < 0 || pipe2(pong, O_CLOEXEC) < 0) {
 		perror("pingpong: pipe");
 		return 1;
@@ -179,72 +275,26 @@ main(int argc, char **argv)
 		perror("pingpong: fork");
 		return 1;
 	}
-	if (child == 0) {
-		close(ping[1]);
-		close(pong[0]);
-		if (cgb && (r = join_cgroup(cgb)) < 0) {
-			fprintf(stderr, "pingpong: joining %s: %s\n", cgb,
-			    strerror(-r));
-			_exit(1);
-		}
-		if ((r = pin(cpub)) < 0) {
-			fprintf(stderr, "pingpong: pinning to cpu %d: %s\n",
-			    cpub, strerror(-r));
-			_exit(1);
-		}
-		truth_now(&base);
-		/* Echo until the parent closes its end. */
-		while (xfer(ping[0], &b, 0) == 0)
-			if (xfer(pong[1], &b, 1) < 0)
-				_exit(1);
-		if (report)
-			truth_print("b", &base);
-		_exit(0);
-	}
+	if (child == 0)
+		child_echo(&o, ping, pong);
 	close(ping[0]);
 	close(pong[1]);
-	if (cga && (r = join_cgroup(cga)) < 0) {
-		fprintf(stderr, "pingpong: joining %s: %s\n", cga,
-		    strerror(-r));
+	if (settle(o.cga, o.cpu) < 0)
+		goto fail;
+	if (time_rounds(&o, ping, pong, &us) < 0) {
+		fprintf(stderr, "pingpong: the pipe broke (child died?)\n");
 		goto fail;
 	}
-	if ((r = pin(cpu)) < 0) {
-		fprintf(stderr, "pingpong: pinning to cpu %d: %s\n", cpu,
-		    strerror(-r));
-		goto fail;
-	}
-	truth_now(&base);
-	for (i = 0; i < warmup; i++)
-		if (xfer(ping[1], &b, 1) < 0 || xfer(pong[0], &b, 0) < 0)
-			goto broken;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (i = 0; i < rounds; i++)
-		if (xfer(ping[1], &b, 1) < 0 || xfer(pong[0], &b, 0) < 0)
-			goto broken;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (report)
-		truth_print("a", &base);
 	close(ping[1]);
 	waitpid(child, &wstatus, 0);
 	/* The kernel widens the affinity of tasks whose CPU went offline. */
-	if (!still_pinned(cpu)) {
+	if (!still_pinned(o.cpu)) {
 		fprintf(stderr, "pingpong: no longer pinned to cpu %d (was it "
-		    "taken offline?); this run is not valid\n", cpu);
+		    "taken offline?); this run is not valid\n", o.cpu);
 		return 3;
 	}
-	us = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 +
-	    (double)(t1.tv_nsec - t0.tv_nsec)) / 1e3 / (double)rounds;
-	if (cpub != cpu)
-		snprintf(cpus, sizeof(cpus), "cpus %d and %d", cpu, cpub);
-	else
-		snprintf(cpus, sizeof(cpus), "cpu %d", cpu);
-	printf("pingpong: %ld round trips on %s%s%s%s%s: %.3f us per round "
-	    "trip\n", rounds, cpus, cga ? ", parent in " : "",
-	    cga ? cga : "", cgb ? ", child in " : "", cgb ? cgb : "", us);
-	printf("RESULT us_per_roundtrip=%.3f rounds=%ld\n", us, rounds);
+	print_result(&o, us);
 	return 0;
-broken:
-	fprintf(stderr, "pingpong: the pipe broke (child died?)\n");
 fail:
 	close(ping[1]);
 	kill(child, SIGTERM);
