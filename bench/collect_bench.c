@@ -306,61 +306,116 @@ cmp_cgpair(const void *a, const void *b)
 	return (x->gi > y->gi) - (x->gi < y->gi);
 }
 
-/*
- * Open what the collector opens for cfg: every group of a cpus: entry on
- * its CPUs (merged per group, online only), and every group of every
- * cgroups: entry on every online CPU of each cgroup it expands to (merged
- * per cgroup and group).  Returns 0 or -errno.
- */
-static int
-rawset_open(struct rawset *rs, const struct plan *cfg,
-    const struct cpumap *online, const char *cgroot)
+static void
+attrs_free(struct perf_event_attr **attrs, size_t nr_groups)
+{
+	size_t i;
+
+	for (i = 0; attrs && i < nr_groups; i++)
+		free(attrs[i]);
+	free(attrs);
+}
+
+/* Every group's attrs, as group_open takes them; NULL when out of
+ * memory. */
+static struct perf_event_attr **
+attrs_of(const struct plan *cfg)
 {
 	struct perf_event_attr **attrs;
-	struct cgpair *pairs = NULL;
-	size_t npairs = 0, cappairs = 0, i, j, k, e;
-	char path[8192];
-	int r = 0, cgfd;
+	size_t i, e;
 
 	if ((attrs = calloc(cfg->nr_groups, sizeof(*attrs))) == NULL)
-		return -ENOMEM;
+		return NULL;
 	for (i = 0; i < cfg->nr_groups; i++) {
 		attrs[i] = calloc(cfg->groups[i].nr_events, sizeof(**attrs));
 		if (attrs[i] == NULL) {
-			r = -ENOMEM;
-			goto out;
+			attrs_free(attrs, cfg->nr_groups);
+			return NULL;
 		}
 		for (e = 0; e < cfg->groups[i].nr_events; e++)
 			attrs[i][e] = cfg->groups[i].events[e].attr;
 	}
+	return attrs;
+}
 
-	/* System-wide: per group, the union of its CPUs. */
+/* Does a cpus: entry of cfg count group gi on cpu? */
+static int
+cpu_wants(const struct plan *cfg, size_t gi, int cpu)
+{
+	size_t j, g;
+
+	for (j = 0; j < cfg->nr_targets; j++) {
+		const struct plan_target *t = &cfg->targets[j];
+
+		if (t->kind != PLAN_TARGET_CPU)
+			continue;
+		for (g = 0; g < t->nr_groups; g++)
+			if (t->groups[g] == gi &&
+			    (t->all_cpus || cpumap_has(&t->cpus, cpu)))
+				return 1;
+	}
+	return 0;
+}
+
+/* System-wide: per group, the union of its CPUs (online only). */
+static int
+rawset_open_cpus(struct rawset *rs, const struct plan *cfg,
+    struct perf_event_attr **attrs, const struct cpumap *online)
+{
+	size_t i, k;
+	int r = 0;
+
 	for (i = 0; i < cfg->nr_groups && r == 0; i++)
-		for (k = 0; k < online->nr && r == 0; k++) {
-			int want = 0;
-
-			for (j = 0; j < cfg->nr_targets && !want; j++) {
-				const struct plan_target *t = &cfg->targets[j];
-				size_t g;
-
-				if (t->kind != PLAN_TARGET_CPU)
-					continue;
-				for (g = 0; g < t->nr_groups; g++)
-					if (t->groups[g] == i &&
-					    (t->all_cpus || cpumap_has(&t->cpus,
-					    online->cpu[k])))
-						want = 1;
-			}
-			if (want)
+		for (k = 0; k < online->nr && r == 0; k++)
+			if (cpu_wants(cfg, i, online->cpu[k]))
 				r = rawset_add(rs, attrs[i],
 				    cfg->groups[i].nr_events, -1,
 				    online->cpu[k], 0);
-		}
-	if (r < 0)
-		goto out;
+	return r;
+}
 
-	/* cgroups: expand every pattern, merge (path, group) pairs. */
-	for (j = 0; j < cfg->nr_targets && cgroot; j++) {
+static void
+cgpairs_free(struct cgpair *pairs, size_t npairs)
+{
+	size_t i;
+
+	for (i = 0; i < npairs; i++)
+		free(pairs[i].path);
+	free(pairs);
+}
+
+/* Appends (path, gi) to *pairs: 0 or -ENOMEM. */
+static int
+cgpairs_add(struct cgpair **pairs, size_t *npairs, size_t *cap,
+    const char *path, size_t gi)
+{
+	struct cgpair *tmp;
+
+	if (*npairs == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		if ((tmp = realloc(*pairs, *cap * sizeof(*tmp))) == NULL)
+			return -ENOMEM;
+		*pairs = tmp;
+	}
+	if (((*pairs)[*npairs].path = strdup(path)) == NULL)
+		return -ENOMEM;
+	(*pairs)[(*npairs)++].gi = gi;
+	return 0;
+}
+
+/* Every cgroups: pattern expanded, as (path, group) pairs sorted, so
+ * that equal pairs and one cgroup's groups are neighbours.  0 or
+ * -errno. */
+static int
+cgpairs_expand(const struct plan *cfg, const char *cgroot,
+    struct cgpair **pairs, size_t *npairs)
+{
+	size_t cap = 0, i, j, k;
+	int r = 0;
+
+	*pairs = NULL;
+	*npairs = 0;
+	for (j = 0; j < cfg->nr_targets && cgroot && r == 0; j++) {
 		const struct plan_target *t = &cfg->targets[j];
 		struct cgroup_list l;
 
@@ -368,35 +423,29 @@ rawset_open(struct rawset *rs, const struct plan *cfg,
 			continue;
 		if ((r = cgroupfs_expand(cgroot, t->path, t->depth,
 		    t->exclude, t->nr_exclude, &l, NULL)) < 0)
-			goto out;
+			break;
 		for (i = 0; i < l.nr && r == 0; i++)
-			for (k = 0; k < t->nr_groups; k++) {
-				if (npairs == cappairs) {
-					struct cgpair *tmp;
-
-					cappairs = cappairs ? cappairs * 2 : 64;
-					tmp = realloc(pairs, cappairs *
-					    sizeof(*tmp));
-					if (tmp == NULL) {
-						r = -ENOMEM;
-						break;
-					}
-					pairs = tmp;
-				}
-				if ((pairs[npairs].path = strdup(l.path[i])) ==
-				    NULL) {
-					r = -ENOMEM;
-					break;
-				}
-				pairs[npairs++].gi = t->groups[k];
-			}
+			for (k = 0; k < t->nr_groups && r == 0; k++)
+				r = cgpairs_add(pairs, npairs, &cap, l.path[i],
+				    t->groups[k]);
 		cgroup_list_free(&l);
-		if (r < 0)
-			goto out;
 	}
-	if (npairs > 1)
-		qsort(pairs, npairs, sizeof(*pairs), cmp_cgpair);
-	cgfd = -1;
+	if (r == 0 && *npairs > 1)
+		qsort(*pairs, *npairs, sizeof(**pairs), cmp_cgpair);
+	return r;
+}
+
+/* Each distinct (cgroup, group) pair on every online CPU, the cgroup's
+ * directory opened once for all its groups. */
+static int
+rawset_open_cgroups(struct rawset *rs, const struct plan *cfg,
+    struct perf_event_attr **attrs, const struct cpumap *online,
+    const char *cgroot, const struct cgpair *pairs, size_t npairs)
+{
+	char path[8192];
+	size_t i, k;
+	int r = 0, cgfd = -1;
+
 	for (i = 0; i < npairs && r == 0 && !stop; i++) {
 		if (i > 0 && cmp_cgpair(&pairs[i - 1], &pairs[i]) == 0)
 			continue;
@@ -422,13 +471,32 @@ rawset_open(struct rawset *rs, const struct plan *cfg,
 	}
 	if (cgfd >= 0)
 		close(cgfd);
-out:
-	for (i = 0; i < npairs; i++)
-		free(pairs[i].path);
-	free(pairs);
-	for (i = 0; i < cfg->nr_groups; i++)
-		free(attrs[i]);
-	free(attrs);
+	return r;
+}
+
+/*
+ * Open what the collector opens for cfg: every group of a cpus: entry on
+ * its CPUs (merged per group, online only), and every group of every
+ * cgroups: entry on every online CPU of each cgroup it expands to (merged
+ * per cgroup and group).  Returns 0 or -errno.
+ */
+static int
+rawset_open(struct rawset *rs, const struct plan *cfg,
+    const struct cpumap *online, const char *cgroot)
+{
+	struct perf_event_attr **attrs;
+	struct cgpair *pairs = NULL;
+	size_t npairs = 0;
+	int r;
+
+	if ((attrs = attrs_of(cfg)) == NULL)
+		return -ENOMEM;
+	if ((r = rawset_open_cpus(rs, cfg, attrs, online)) == 0 &&
+	    (r = cgpairs_expand(cfg, cgroot, &pairs, &npairs)) == 0)
+		r = rawset_open_cgroups(rs, cfg, attrs, online, cgroot, pairs,
+		    npairs);
+	cgpairs_free(pairs, npairs);
+	attrs_free(attrs, cfg->nr_groups);
 	return r;
 }
 
@@ -561,211 +629,310 @@ parse_opts(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-int
-main(int argc, char **argv)
-{
-	struct opts o = {
-		.rounds = 200,
-		.nr_cgroups = 8,
-		.events = DEFAULT_EVENTS,
-		.label = "bench",
-		.max_ratio = 1.5,
-		.max_rss_mb = 16,
-	};
-	struct collector_opts copts = {
-		.sysfs = "/sys",
-		.mountinfo = "/proc/self/mountinfo",
-		.log = bench_log,
-	};
-	struct testcg tcg = { "", 0 };
-	struct rawset rs = { 0, 0, NULL, 0, 0 }, warm = { 0, 0, NULL, 0, 0 };
-	struct plan *cfg = NULL;
-	struct collector *c = NULL;
-	struct snapshot *snap;
-	struct cpumap online = { 0, NULL };
-	struct sigaction sa;
+/* One run: its options, what it opened, and what it measured. */
+struct run {
+	struct opts o;
+	struct testcg tcg;
+	struct rawset rs, warm;
+	struct plan *cfg;
+	struct collector *c;
+	struct cpumap online;
+	char cgroot[4096];
+	int have_root;
+	uint64_t *tc, *tr;	/* per round: a collection, a raw round */
+	uint64_t open_c_ns, open_r_ns, render_ns;
+	size_t text_len, ncoll_fds;
+	size_t bad;		/* raw reads that failed */
+	char summary[256];
+	long rss0, rss_c;
 	struct stats sc, sr, sx;
-	uint64_t t0, t1, *tc = NULL, *tr = NULL, open_c_ns, open_r_ns;
-	uint64_t render_ns = 0;
-	char cgroot[4096], rel[4096], err[1024], summary[256];
-	long rss0, rss_c, hwm;
-	size_t i, bad = 0, text_len = 0, ncoll_fds;
-	char *text;
-	int v2, have_root, r, status = 1;
 	double ratio;
+};
 
-	if (parse_opts(argc, argv, &o) < 0)
-		return 2;
+/* Signals end the run cleanly; the online CPUs and the perf cgroup
+ * hierarchy.  0, or -1 said. */
+static int
+setup(struct run *run)
+{
+	struct sigaction sa;
+	int v2;
+
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	raise_nofile();
-
-	if (cpumap_online("/sys", &online) < 0) {
+	if (cpumap_online("/sys", &run->online) < 0) {
 		fprintf(stderr, "collect_bench: cannot read online CPUs\n");
-		return 1;
+		return -1;
 	}
-	have_root = cgroupfs_find("/proc/self/mountinfo", cgroot,
-	    sizeof(cgroot), &v2) == 0;
-	rss0 = status_kb("VmRSS");
+	run->have_root = cgroupfs_find("/proc/self/mountinfo", run->cgroot,
+	    sizeof(run->cgroot), &v2) == 0;
+	run->rss0 = status_kb("VmRSS");
+	return 0;
+}
 
-	if (o.config_file) {
-		if (config_load(NULL, o.config_file, &cfg, err, sizeof(err)) < 0) {
+/* CONFIG.yaml, or the built-in config over its test cgroups, with the
+ * rescan kept out of the timed collections (see the top). */
+static int
+load_config(struct run *run)
+{
+	char rel[4096], err[1024];
+
+	if (run->o.config_file) {
+		if (config_load(NULL, run->o.config_file, &run->cfg, err,
+		    sizeof(err)) < 0) {
 			fprintf(stderr, "collect_bench: %s\n", err);
-			goto out;
+			return -1;
 		}
 	} else {
-		if (o.nr_cgroups && !have_root) {
+		if (run->o.nr_cgroups && !run->have_root) {
 			fprintf(stderr, "collect_bench: no perf cgroup "
 			    "hierarchy in /proc/self/mountinfo\n");
-			goto out;
+			return -1;
 		}
-		if (o.nr_cgroups && testcg_create(&tcg, cgroot,
-		    o.nr_cgroups) < 0)
-			goto out;
+		if (run->o.nr_cgroups && testcg_create(&run->tcg, run->cgroot,
+		    run->o.nr_cgroups) < 0)
+			return -1;
 		snprintf(rel, sizeof(rel), "/pmu_bench_%ld", (long)getpid());
-		if (builtin_config(&o, rel, &cfg) < 0)
-			goto out;
+		if (builtin_config(&run->o, rel, &run->cfg) < 0)
+			return -1;
 	}
-	/* Keep the rescan out of the timed collections (see the top). */
-	cfg->rescan_ns = 3600ULL * 1000000000ULL;
+	run->cfg->rescan_ns = 3600ULL * 1000000000ULL;
+	return 0;
+}
 
-	if ((tc = calloc(o.rounds, sizeof(*tc))) == NULL ||
-	    (tr = calloc(o.rounds, sizeof(*tr))) == NULL) {
+/* The collector: open (timed), enable, warm up, render once. */
+static int
+start_collector(struct run *run)
+{
+	struct collector_opts copts = {
+		.sysfs = "/sys",
+		.mountinfo = "/proc/self/mountinfo",
+		.log = bench_log,
+	};
+	struct snapshot *snap;
+	char err[1024], *text;
+	uint64_t t0;
+	size_t i;
+
+	t0 = now_ns(CLOCK_MONOTONIC);
+	if (collector_new(run->cfg, &copts, &run->c, err, sizeof(err)) < 0) {
+		fprintf(stderr, "collect_bench: %s\n", err);
+		return -1;
+	}
+	run->open_c_ns = now_ns(CLOCK_MONOTONIC) - t0;
+	collector_enable(run->c);
+	for (i = 0; i < 3; i++) {
+		collector_tend(run->c);
+		collector_collect(run->c);
+	}
+	if ((snap = collector_snapshot(run->c)) != NULL) {
+		t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		text = expo_render(snap, &run->text_len);
+		run->render_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+		if (text == NULL)
+			run->text_len = 0;
+		free(text);
+		collector_summary(snap, run->summary, sizeof(run->summary));
+		snapshot_unref(snap);
+	}
+	run->ncoll_fds = collector_open_fds(run->c);
+	run->rss_c = status_kb("VmRSS");
+	return 0;
+}
+
+/* The raw copy of the same targets: open (timed), enable, read once. */
+static int
+open_raw(struct run *run)
+{
+	uint64_t t0;
+	size_t i;
+	int r;
+
+	t0 = now_ns(CLOCK_MONOTONIC);
+	if ((r = rawset_open(&run->rs, run->cfg, &run->online,
+	    run->have_root ? run->cgroot : NULL)) < 0) {
+		fprintf(stderr, "collect_bench: opening the raw groups: %s\n",
+		    strerror(-r));
+		return -1;
+	}
+	run->open_r_ns = now_ns(CLOCK_MONOTONIC) - t0;
+	for (i = 0; i < run->rs.nr; i++)
+		if (run->rs.pg[i].nr)
+			group_enable(&run->rs.pg[i], 1);
+	rawset_read(&run->rs);
+	return 0;
+}
+
+static void
+print_opened(const struct run *run)
+{
+	printf("%s: %s\n", run->o.label, run->summary);
+	printf("  config %s; raw copy: %zu groups, %zu perf fds%s\n",
+	    run->cfg->source, run->rs.nr, run->rs.fds,
+	    run->rs.fds == run->ncoll_fds ? "" :
+	    " (MISMATCH with the collector)");
+	printf("  %-26s collector %9.2f ms   raw %9.2f ms\n", "time to open",
+	    (double)run->open_c_ns / 1e6, (double)run->open_r_ns / 1e6);
+}
+
+/* Alternate: one collection, one raw round.  -1 when a signal cut it
+ * short. */
+static int
+time_rounds(struct run *run)
+{
+	uint64_t t0, t1;
+	size_t i;
+
+	for (i = 0; i < run->o.rounds && !stop; i++) {
+		t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		collector_tend(run->c);
+		collector_collect(run->c);
+		t1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		run->tc[i] = t1 - t0;
+		t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		run->bad += rawset_read(&run->rs);
+		t1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		run->tr[i] = t1 - t0;
+	}
+	return stop ? -1 : 0;
+}
+
+static void
+print_rounds(struct run *run)
+{
+	const struct opts *o = &run->o;
+	long hwm = status_kb("VmHWM"), rss0 = run->rss0, rss_c = run->rss_c;
+
+	run->sc = stats_of(run->tc, o->rounds);
+	run->sr = stats_of(run->tr, o->rounds);
+	run->ratio = run->sr.median_us > 0 ?
+	    run->sc.median_us / run->sr.median_us : 0;
+	printf("  CPU per interval, %zu rounds (CLOCK_THREAD_CPUTIME_ID):\n",
+	    o->rounds);
+	print_stats("collector_collect()", &run->sc);
+	print_stats("raw read() per leader", &run->sr);
+	if (run->bad)
+		/* A CPU taken offline puts its events in error state. */
+		printf("  %zu raw reads failed (CPU hotplug?): this run is "
+		    "not valid\n", run->bad);
+	printf("  %-26s %.3f (median; mean %.3f); target <= %.2f: %s\n",
+	    "collect / raw", run->ratio, run->sr.mean_us > 0 ?
+	    run->sc.mean_us / run->sr.mean_us : 0, o->max_ratio,
+	    run->ratio <= o->max_ratio ? "met" : "NOT met");
+	printf("  %-26s %zu bytes, rendered in %.1f us CPU\n",
+	    "/metrics text", run->text_len, (double)run->render_ns / 1e3);
+	printf("  %-26s %.1f MB before, %.1f MB with the collector "
+	    "(+%.1f MB); target <= %.0f MB: %s\n", "VmRSS",
+	    (double)rss0 / 1024, (double)rss_c / 1024,
+	    (double)(rss_c - rss0) / 1024, o->max_rss_mb,
+	    (double)rss_c / 1024 <= o->max_rss_mb ? "met" : "NOT met");
+	printf("  %-26s %.1f MB (collector and raw copy together)\n",
+	    "VmHWM", (double)hwm / 1024);
+}
+
+/* -R: every collection rescans, the cost of the rescan pass. */
+static void
+time_rescans(struct run *run)
+{
+	uint64_t t0;
+	size_t i;
+
+	run->cfg->rescan_ns = 0;
+	for (i = 0; i < run->o.rounds && !stop; i++) {
+		t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		collector_tend(run->c);
+		collector_collect(run->c);
+		run->tc[i] = now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+	}
+	run->sx = stats_of(run->tc, i);
+	print_stats("collect with rescan", &run->sx);
+	run->cfg->rescan_ns = 3600ULL * 1000000000ULL;
+}
+
+static void
+print_result_line(const struct run *run)
+{
+	const struct opts *o = &run->o;
+
+	printf("RESULT label=%s targets_fds=%zu collect_us=%.1f raw_us=%.1f "
+	    "ratio=%.3f max_ratio=%.2f open_collector_ms=%.2f "
+	    "open_raw_ms=%.2f rss_mb=%.1f max_rss_mb=%.0f "
+	    "rescan_collect_us=%.1f metrics_bytes=%zu\n", o->label,
+	    run->ncoll_fds, run->sc.median_us, run->sr.median_us, run->ratio,
+	    o->max_ratio, (double)run->open_c_ns / 1e6,
+	    (double)run->open_r_ns / 1e6, (double)run->rss_c / 1024,
+	    o->max_rss_mb, run->sx.median_us, run->text_len);
+}
+
+static void
+run_free(struct run *run)
+{
+	rawset_free(&run->rs);
+	rawset_free(&run->warm);
+	collector_free(run->c);
+	plan_free(run->cfg);
+	cpumap_free(&run->online);
+	free(run->tc);
+	free(run->tr);
+	testcg_remove(&run->tcg);
+}
+
+/* 0, 3 when a raw read failed, 1 when a step failed. */
+static int
+bench(struct run *run)
+{
+	if (setup(run) < 0)
+		return 1;
+	if (load_config(run) < 0)
+		return 1;
+	if ((run->tc = calloc(run->o.rounds, sizeof(*run->tc))) == NULL ||
+	    (run->tr = calloc(run->o.rounds, sizeof(*run->tr))) == NULL) {
 		fprintf(stderr, "collect_bench: out of memory\n");
-		goto out;
+		return 1;
 	}
-
 	/*
 	 * The first perf event of a kind costs milliseconds more than the
 	 * rest (kernel static keys, most likely); hold one of each kind open
 	 * throughout so that neither timed open pays for it.
 	 */
-	if (rawset_warm(&warm, cfg, &online, have_root ? cgroot : NULL) < 0)
-		goto out;
+	if (rawset_warm(&run->warm, run->cfg, &run->online,
+	    run->have_root ? run->cgroot : NULL) < 0)
+		return 1;
+	if (start_collector(run) < 0 || open_raw(run) < 0)
+		return 1;
+	print_opened(run);
+	if (time_rounds(run) < 0)
+		return 1;
+	print_rounds(run);
+	if (run->o.rescan)
+		time_rescans(run);
+	if (run->bad)
+		return 3;
+	print_result_line(run);
+	return 0;
+}
 
-	/* The collector: open, enable, warm up, render once. */
-	t0 = now_ns(CLOCK_MONOTONIC);
-	if (collector_new(cfg, &copts, &c, err, sizeof(err)) < 0) {
-		fprintf(stderr, "collect_bench: %s\n", err);
-		goto out;
-	}
-	open_c_ns = now_ns(CLOCK_MONOTONIC) - t0;
-	collector_enable(c);
-	for (i = 0; i < 3; i++) {
-		collector_tend(c);
-		collector_collect(c);
-	}
-	if ((snap = collector_snapshot(c)) != NULL) {
-		t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-		text = expo_render(snap, &text_len);
-		render_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
-		if (text == NULL)
-			text_len = 0;
-		free(text);
-		collector_summary(snap, summary, sizeof(summary));
-		snapshot_unref(snap);
-	}
-	ncoll_fds = collector_open_fds(c);
-	rss_c = status_kb("VmRSS");
+int
+main(int argc, char **argv)
+{
+	struct run run = {
+		.o = {
+			.rounds = 200,
+			.nr_cgroups = 8,
+			.events = DEFAULT_EVENTS,
+			.label = "bench",
+			.max_ratio = 1.5,
+			.max_rss_mb = 16,
+		},
+	};
+	int status;
 
-	/* The raw copy of the same targets. */
-	t0 = now_ns(CLOCK_MONOTONIC);
-	if ((r = rawset_open(&rs, cfg, &online, have_root ? cgroot :
-	    NULL)) < 0) {
-		fprintf(stderr, "collect_bench: opening the raw groups: %s\n",
-		    strerror(-r));
-		goto out;
-	}
-	open_r_ns = now_ns(CLOCK_MONOTONIC) - t0;
-	for (i = 0; i < rs.nr; i++)
-		if (rs.pg[i].nr)
-			group_enable(&rs.pg[i], 1);
-	rawset_read(&rs);
-
-	printf("%s: %s\n", o.label, summary);
-	printf("  config %s; raw copy: %zu groups, %zu perf fds%s\n",
-	    cfg->source, rs.nr, rs.fds, rs.fds == ncoll_fds ? "" :
-	    " (MISMATCH with the collector)");
-	printf("  %-26s collector %9.2f ms   raw %9.2f ms\n", "time to open",
-	    (double)open_c_ns / 1e6, (double)open_r_ns / 1e6);
-
-	/* Alternate: one collection, one raw round. */
-	for (i = 0; i < o.rounds && !stop; i++) {
-		t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-		collector_tend(c);
-		collector_collect(c);
-		t1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-		tc[i] = t1 - t0;
-		t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-		bad += rawset_read(&rs);
-		t1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-		tr[i] = t1 - t0;
-	}
-	if (stop)
-		goto out;
-	status = 0;
-	hwm = status_kb("VmHWM");
-	sc = stats_of(tc, o.rounds);
-	sr = stats_of(tr, o.rounds);
-	ratio = sr.median_us > 0 ? sc.median_us / sr.median_us : 0;
-	printf("  CPU per interval, %zu rounds (CLOCK_THREAD_CPUTIME_ID):\n",
-	    o.rounds);
-	print_stats("collector_collect()", &sc);
-	print_stats("raw read() per leader", &sr);
-	if (bad) {
-		/* A CPU taken offline puts its events in error state. */
-		printf("  %zu raw reads failed (CPU hotplug?): this run is "
-		    "not valid\n", bad);
-		status = 3;
-	}
-	printf("  %-26s %.3f (median; mean %.3f); target <= %.2f: %s\n",
-	    "collect / raw", ratio, sr.mean_us > 0 ? sc.mean_us / sr.mean_us :
-	    0, o.max_ratio, ratio <= o.max_ratio ? "met" : "NOT met");
-	printf("  %-26s %zu bytes, rendered in %.1f us CPU\n",
-	    "/metrics text", text_len, (double)render_ns / 1e3);
-	printf("  %-26s %.1f MB before, %.1f MB with the collector "
-	    "(+%.1f MB); target <= %.0f MB: %s\n", "VmRSS",
-	    (double)rss0 / 1024, (double)rss_c / 1024,
-	    (double)(rss_c - rss0) / 1024, o.max_rss_mb,
-	    (double)rss_c / 1024 <= o.max_rss_mb ? "met" : "NOT met");
-	printf("  %-26s %.1f MB (collector and raw copy together)\n",
-	    "VmHWM", (double)hwm / 1024);
-
-	sx.median_us = sx.mean_us = 0;
-	if (o.rescan) {
-		/* Every collection rescans: the cost of the rescan pass. */
-		cfg->rescan_ns = 0;
-		for (i = 0; i < o.rounds && !stop; i++) {
-			t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-			collector_tend(c);
-			collector_collect(c);
-			tc[i] = now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
-		}
-		sx = stats_of(tc, i);
-		print_stats("collect with rescan", &sx);
-		cfg->rescan_ns = 3600ULL * 1000000000ULL;
-	}
-
-	if (status == 3)
-		goto out;
-	printf("RESULT label=%s targets_fds=%zu collect_us=%.1f raw_us=%.1f "
-	    "ratio=%.3f max_ratio=%.2f open_collector_ms=%.2f "
-	    "open_raw_ms=%.2f rss_mb=%.1f max_rss_mb=%.0f "
-	    "rescan_collect_us=%.1f metrics_bytes=%zu\n", o.label, ncoll_fds,
-	    sc.median_us, sr.median_us, ratio, o.max_ratio,
-	    (double)open_c_ns / 1e6, (double)open_r_ns / 1e6,
-	    (double)rss_c / 1024, o.max_rss_mb, sx.median_us, text_len);
-out:
-	rawset_free(&rs);
-	rawset_free(&warm);
-	collector_free(c);
-	plan_free(cfg);
-	cpumap_free(&online);
-	free(tc);
-	free(tr);
-	testcg_remove(&tcg);
+	if (parse_opts(argc, argv, &run.o) < 0)
+		return 2;
+	status = bench(&run);
+	run_free(&run);
 	return stop ? 130 : status;
 }
