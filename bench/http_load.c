@@ -238,15 +238,75 @@ wait_fd(int fd, short events, int ms)
 	return r;
 }
 
+/* The whole request on fd, waiting while the socket is full: the bytes
+ * sent (reqlen when all were). */
+static size_t
+send_request(int fd, const char *req, size_t reqlen)
+{
+	size_t off = 0;
+
+	while (off < reqlen) {
+		ssize_t n = send(fd, req + off, reqlen - off, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EAGAIN && wait_fd(fd, POLLOUT, 10000) > 0)
+			continue;
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	return off;
+}
+
+/* Reads one response into r, for at most 10 s from t0: 1 when it is
+ * whole, else 0 or -1 (resp_feed's). */
+static int
+await_response(int fd, struct resp *r, double t0)
+{
+	char buf[65536];
+	size_t used;
+	int got = 0;
+
+	while (!got && now_ms() - t0 < 10000) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+
+		if (n < 0 && errno == EAGAIN) {
+			wait_fd(fd, POLLIN, 10000);
+			continue;
+		}
+		if (n <= 0)
+			break;
+		if ((got = resp_feed(r, buf, (size_t)n, &used)) < 0)
+			break;
+	}
+	return got;
+}
+
+/* The codes and the latencies (sorted here) of a probe. */
+static void
+print_probe(const char *path, double start, long errors, const long *codes,
+    double *lat, long done)
+{
+	long i;
+
+	qsort(lat, (size_t)done, sizeof(double), cmp_double);
+	printf("probe %s: %ld requests in %.1f s, errors %ld, codes", path,
+	    done, (now_ms() - start) / 1e3, errors);
+	for (i = 0; i < 600; i++)
+		if (codes[i])
+			printf(" %ld:%ld", i, codes[i]);
+	printf("\nlatency_ms median %.3f p90 %.3f p99 %.3f max %.3f\n",
+	    pct(lat, (size_t)done, 50), pct(lat, (size_t)done, 90),
+	    pct(lat, (size_t)done, 99), done ? lat[done - 1] : 0.0);
+}
+
 static int
 probe(const char *host, int port, const char *path, long count,
     long interval_ms, double max_s, const char *auth, char **headers,
     int nheaders)
 {
 	static struct resp r;
-	size_t reqlen, used;
+	size_t reqlen;
 	char *req = request(path, auth, headers, nheaders, &reqlen);
-	char buf[65536];
 	double *lat = calloc((size_t)count, sizeof(double));
 	double t0, start = now_ms(), next = start;
 	long i, done = 0, errors = 0, codes[600] = { 0 };
@@ -255,7 +315,7 @@ probe(const char *host, int port, const char *path, long count,
 	if (lat == NULL)
 		die("calloc");
 	for (i = 0; i < count && now_ms() - start < max_s * 1e3; i++) {
-		size_t off = 0;
+		size_t off;
 		int got = 0;
 
 		while (now_ms() < next)
@@ -271,29 +331,8 @@ probe(const char *host, int port, const char *path, long count,
 		}
 		t0 = now_ms();
 		resp_reset(&r);
-		while (off < reqlen) {
-			ssize_t n = send(fd, req + off, reqlen - off,
-			    MSG_NOSIGNAL);
-
-			if (n < 0 && errno == EAGAIN &&
-			    wait_fd(fd, POLLOUT, 10000) > 0)
-				continue;
-			if (n <= 0)
-				break;
-			off += (size_t)n;
-		}
-		while (off == reqlen && !got && now_ms() - t0 < 10000) {
-			ssize_t n = recv(fd, buf, sizeof(buf), 0);
-
-			if (n < 0 && errno == EAGAIN) {
-				wait_fd(fd, POLLIN, 10000);
-				continue;
-			}
-			if (n <= 0)
-				break;
-			if ((got = resp_feed(&r, buf, (size_t)n, &used)) < 0)
-				break;
-		}
+		if ((off = send_request(fd, req, reqlen)) == reqlen)
+			got = await_response(fd, &r, t0);
 		if (got != 1) {
 			/* A keep-alive connection the server had closed:
 			 * once more on a new one, not counted. */
@@ -319,15 +358,7 @@ probe(const char *host, int port, const char *path, long count,
 	}
 	if (fd >= 0)
 		close(fd);
-	qsort(lat, (size_t)done, sizeof(double), cmp_double);
-	printf("probe %s: %ld requests in %.1f s, errors %ld, codes", path,
-	    done, (now_ms() - start) / 1e3, errors);
-	for (i = 0; i < 600; i++)
-		if (codes[i])
-			printf(" %ld:%ld", i, codes[i]);
-	printf("\nlatency_ms median %.3f p90 %.3f p99 %.3f max %.3f\n",
-	    pct(lat, (size_t)done, 50), pct(lat, (size_t)done, 90),
-	    pct(lat, (size_t)done, 99), done ? lat[done - 1] : 0.0);
+	print_probe(path, start, errors, codes, lat, done);
 	free(lat);
 	free(req);
 	return done == 0;
@@ -368,16 +399,89 @@ drop(struct conn *c)
 	c->fd = -1;
 }
 
+/* What a flood got back. */
+struct flood_tally {
+	long codes[600], total;
+};
+
+/* EPOLLOUT: more of the request.  1 when the connection died. */
+static int
+flood_write(struct conn *c, const char *req, size_t reqlen)
+{
+	ssize_t w;
+
+	if (c->off >= reqlen)
+		return 0;
+	w = send(c->fd, req + c->off, reqlen - c->off, MSG_NOSIGNAL);
+	if (w > 0)
+		c->off += (size_t)w;
+	else if (w < 0 && errno != EAGAIN)
+		return 1;
+	return 0;
+}
+
+/* The responses in buf[0..len), each tallied and answered at once with
+ * the request again.  1 when the connection is to be dropped. */
+static int
+flood_responses(struct conn *c, const char *buf, size_t len,
+    const char *req, size_t reqlen, struct flood_tally *t)
+{
+	size_t at = 0, used;
+	ssize_t w;
+	int got;
+
+	while (at < len) {
+		got = resp_feed(&c->r, buf + at, len - at, &used);
+		at += used;
+		if (got < 0)
+			return 1;
+		if (got == 0)
+			break;
+		t->total++;
+		if (c->r.code > 0 && c->r.code < 600)
+			t->codes[c->r.code]++;
+		if (c->r.close)
+			return 1;
+		/* Again, at once. */
+		resp_reset(&c->r);
+		c->off = 0;
+		if ((w = send(c->fd, req, reqlen, MSG_NOSIGNAL)) > 0)
+			c->off = (size_t)w;
+	}
+	return 0;
+}
+
+/* EPOLLIN and the like: everything there is to read.  1 when the
+ * connection died. */
+static int
+flood_read(struct conn *c, const char *req, size_t reqlen,
+    struct flood_tally *t)
+{
+	char buf[65536];
+
+	for (;;) {
+		ssize_t rd = recv(c->fd, buf, sizeof(buf), 0);
+
+		if (rd < 0 && errno == EAGAIN)
+			return 0;
+		if (rd <= 0)
+			return 1;
+		if (flood_responses(c, buf, (size_t)rd, req, reqlen, t))
+			return 1;
+	}
+}
+
 static int
 flood(const char *host, int port, const char *path, int nconns,
     double secs, const char *src, const char *auth)
 {
 	static struct conn conns[MAX_CONNS];
+	static struct flood_tally t;
 	struct epoll_event evs[256];
-	size_t reqlen, used;
-	char *req = request(path, auth, NULL, 0, &reqlen), buf[65536];
+	size_t reqlen;
+	char *req = request(path, auth, NULL, 0, &reqlen);
 	double end = now_ms() + secs * 1e3;
-	long codes[600] = { 0 }, total = 0, closed = 0, failed = 0;
+	long closed = 0, failed = 0;
 	int ep, i, n;
 
 	if ((ep = epoll_create1(EPOLL_CLOEXEC)) < 0)
@@ -393,56 +497,11 @@ flood(const char *host, int port, const char *path, int nconns,
 
 			if (c->fd < 0)
 				continue;
-			if ((evs[i].events & EPOLLOUT) && c->off < reqlen) {
-				ssize_t w = send(c->fd, req + c->off,
-				    reqlen - c->off, MSG_NOSIGNAL);
-
-				if (w > 0)
-					c->off += (size_t)w;
-				else if (w < 0 && errno != EAGAIN)
-					dead = 1;
-			}
-			while (!dead && (evs[i].events & (EPOLLIN | EPOLLRDHUP |
-			    EPOLLHUP | EPOLLERR))) {
-				ssize_t rd = recv(c->fd, buf, sizeof(buf), 0);
-				size_t at = 0;
-
-				if (rd < 0 && errno == EAGAIN)
-					break;
-				if (rd <= 0) {
-					dead = 1;
-					break;
-				}
-				while (at < (size_t)rd) {
-					int got = resp_feed(&c->r, buf + at,
-					    (size_t)rd - at, &used);
-
-					at += used;
-					if (got < 0) {
-						dead = 1;
-						break;
-					}
-					if (got == 0)
-						break;
-					total++;
-					if (c->r.code > 0 && c->r.code < 600)
-						codes[c->r.code]++;
-					if (c->r.close) {
-						dead = 1;
-						break;
-					}
-					/* Again, at once. */
-					resp_reset(&c->r);
-					c->off = 0;
-					{
-						ssize_t w = send(c->fd, req,
-						    reqlen, MSG_NOSIGNAL);
-
-						if (w > 0)
-							c->off = (size_t)w;
-					}
-				}
-			}
+			if (evs[i].events & EPOLLOUT)
+				dead = flood_write(c, req, reqlen);
+			if (!dead && (evs[i].events & (EPOLLIN | EPOLLRDHUP |
+			    EPOLLHUP | EPOLLERR)))
+				dead = flood_read(c, req, reqlen, &t);
 			if (dead) {
 				closed++;
 				drop(c);
@@ -457,10 +516,10 @@ flood(const char *host, int port, const char *path, int nconns,
 	close(ep);
 	printf("flood %s from %s, %d connections, %.0f s: %ld responses "
 	    "(%.0f/s), closed %ld, connect failures %ld, codes", path, src,
-	    nconns, secs, total, (double)total / secs, closed, failed);
+	    nconns, secs, t.total, (double)t.total / secs, closed, failed);
 	for (i = 0; i < 600; i++)
-		if (codes[i])
-			printf(" %d:%ld", i, codes[i]);
+		if (t.codes[i])
+			printf(" %d:%ld", i, t.codes[i]);
 	printf("\n");
 	free(req);
 	return 0;
