@@ -836,6 +836,71 @@ unknown_event(struct parse *p, const char *colon, size_t n)
 	return -EINVAL;
 }
 
+/*
+ * perf's own names, which take perf's modifiers: a generic event, a
+ * hardware cache event, rNNN.  1 with *nr variants in out, modifiers
+ * applied; 0 when the name is none of them; or -EINVAL with its reason.
+ */
+static int
+perf_name(struct parse *p, size_t n, const char *mods, struct event *out,
+    size_t max, size_t *nr)
+{
+	const struct event_name *g;
+	unsigned long long config = 0;
+	size_t i;
+	int r;
+
+	if ((g = generic_lookup(p->s, n)) != NULL) {
+		if (g->type == PERF_TYPE_SOFTWARE) {
+			event_init(&out[0], "software", p->ctx ?
+			    pmu_find(p->ctx->pmus, "software") : NULL,
+			    EVENT_SOFTWARE);
+			out[0].attr.type = g->type;
+			out[0].attr.config = g->config;
+			*nr = 1;
+		} else
+			*nr = core_variants(p, g->type, g->config, out, max);
+	} else if ((r = hwcache_lookup(p, p->s, n, &config)) < 0)
+		return r;
+	else if (r > 0)
+		*nr = core_variants(p, PERF_TYPE_HW_CACHE, config, out, max);
+	else if (raw_lookup(p->s, n, &config))
+		*nr = core_variants(p, PERF_TYPE_RAW, config, out, max);
+	else
+		return 0;
+	for (i = 0; i < *nr; i++)
+		if ((r = apply_modifiers(p, mods, &out[i].attr)) < 0)
+			return r;
+	return 1;
+}
+
+/*
+ * The other readings, in turn: an event of one PMU's sysfs events
+ * named bare, a libpfm4 name, a tracepoint.  The variants' count, or
+ * -EINVAL with the reason (unknown_event's when none fits).
+ */
+static int
+other_name(struct parse *p, const char *colon, size_t n, const char *mods,
+    struct event *out, size_t max)
+{
+	const struct event_ctx *ctx = p->ctx;
+	const char *s = p->s;
+	int r;
+
+	if ((r = bare_alias(p, s, n, mods, out, max)) != 0)
+		return r;
+	/*
+	 * libpfm4 spells events in upper case, perf's own names are lower;
+	 * "pmu::EVENT" names a libpfm4 PMU explicitly.
+	 */
+	if ((has_upper(s, n) || strstr(s, "::")) && !(ctx && ctx->no_pfm) &&
+	    (r = pfm_event(p, &out[0])) != 0)
+		return r;
+	if (colon && (r = tracepoint(p, colon, out, max)) != -ENOENT)
+		return r;
+	return unknown_event(p, colon, n);
+}
+
 int
 event_parse(const struct event_ctx *ctx, const char *s, struct event *out,
     size_t max, char *err, size_t errlen)
@@ -843,9 +908,7 @@ event_parse(const struct event_ctx *ctx, const char *s, struct event *out,
 	struct parse p = { ctx, s, err, errlen };
 	struct event tmp[EVENT_MAX_VARIANTS];
 	const char *colon = strchr(s, ':'), *slash = strchr(s, '/');
-	size_t n = colon ? (size_t)(colon - s) : strlen(s), nr, i;
-	const struct event_name *g;
-	unsigned long long config = 0;
+	size_t n = colon ? (size_t)(colon - s) : strlen(s), nr = 0;
 	const char *mods = colon ? colon + 1 : NULL;
 	int r;
 
@@ -859,65 +922,15 @@ event_parse(const struct event_ctx *ctx, const char *s, struct event *out,
 		if ((r = parse_pmu_syntax(&p, slash, tmp, max)) < 0)
 			return r;
 		nr = (size_t)r;
-		goto done;
-	}
-	if (n == 0)
+	} else if (n == 0)
 		return fail(&p, "no event name before ':' (column 1)");
-	if ((g = generic_lookup(s, n)) != NULL) {
-		if (g->type == PERF_TYPE_SOFTWARE) {
-			event_init(&tmp[0], "software", ctx ? pmu_find(ctx->pmus,
-			    "software") : NULL, EVENT_SOFTWARE);
-			tmp[0].attr.type = g->type;
-			tmp[0].attr.config = g->config;
-			nr = 1;
-		} else
-			nr = core_variants(&p, g->type, g->config, tmp, max);
-		goto modifiers;
-	}
-	if ((r = hwcache_lookup(&p, s, n, &config)) < 0)
+	else if ((r = perf_name(&p, n, mods, tmp, max, &nr)) < 0)
 		return r;
-	if (r > 0) {
-		nr = core_variants(&p, PERF_TYPE_HW_CACHE, config, tmp, max);
-		goto modifiers;
-	}
-	if (raw_lookup(s, n, &config)) {
-		nr = core_variants(&p, PERF_TYPE_RAW, config, tmp, max);
-		goto modifiers;
-	}
-	if ((r = bare_alias(&p, s, n, mods, tmp, max)) < 0)
-		return r;
-	if (r > 0) {
+	else if (r == 0) {
+		if ((r = other_name(&p, colon, n, mods, tmp, max)) < 0)
+			return r;
 		nr = (size_t)r;
-		goto done;
 	}
-	/*
-	 * libpfm4 spells events in upper case, perf's own names are lower;
-	 * "pmu::EVENT" names a libpfm4 PMU explicitly.
-	 */
-	if ((has_upper(s, n) || strstr(s, "::")) && !(ctx && ctx->no_pfm)) {
-		if ((r = pfm_event(&p, &tmp[0])) < 0)
-			return r;
-		if (r > 0) {
-			nr = 1;
-			goto done;
-		}
-	}
-	if (colon) {
-		r = tracepoint(&p, colon, tmp, max);
-		if (r > 0) {
-			nr = (size_t)r;
-			goto done;
-		}
-		if (r != -ENOENT)
-			return r;
-	}
-	return unknown_event(&p, colon, n);
-
-modifiers:
-	for (i = 0; i < nr; i++)
-		if ((r = apply_modifiers(&p, mods, &tmp[i].attr)) < 0)
-			return r;
-done:
 	if (nr == 0)
 		return fail(&p, "no core PMU to count it on");
 	memcpy(out, tmp, nr * sizeof(*out));
