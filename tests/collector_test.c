@@ -288,13 +288,74 @@ make(const char *yaml, struct plan **cfg, const char *sysfs)
 	return c;
 }
 
+/*
+ * After three intervals (fully counted, multiplexed at 50%, not
+ * scheduled): CPU 1's row holds the scaled truth, bus-cycles is counted
+ * nowhere and has no series, only its supported 0.
+ */
+static void
+check_scaled(struct collector *c, double truth_c, double truth_i)
+{
+	struct snapshot *s = collector_snapshot(c);
+	const struct snap_row *r;
+	size_t len;
+	char *text;
+
+	CHECK(s != NULL && s->nr_rows == 2 && s->seq == 3);
+	r = row(s, 1);
+	CHECK(r != NULL);
+	if (r) {
+		CHECK(r->nr_events == 4);
+		CHECK(r->values[0] == truth_c);
+		CHECK(r->values[1] == truth_i);
+		CHECK(r->values[2] == 0);
+		CHECK(r->values[3] == truth_c * 10);	/* config 9 */
+		CHECK(r->counted[0] && r->counted[1] && !r->counted[2] &&
+		    r->counted[3]);
+		CHECK(r->pmu == NULL);
+		CHECK(r->enabled_s == 3.0);
+		CHECK(r->running_s == 1.5);
+	}
+	CHECK(s->nr_support == 4 && s->support[0].supported == 1 &&
+	    s->support[2].supported == 0 && s->support[3].supported == 1);
+	CHECK_STR(s->support[0].pmu, "cpu");
+	CHECK(s->open_fds == 6);
+	text = expo_render(s, &len);
+	CHECK(count_of(text, "_events_total{cpu=\"0\",group=\"ipc\","
+	    "event=\"bus-cycles\"") == 0);
+	CHECK_CONTAINS(text, "pmu_exporter_event_supported{group=\"ipc\","
+	    "event=\"bus-cycles\",pmu=\"cpu\"} 0\n");
+	CHECK_CONTAINS(text, "pmu_exporter_collection_interval_seconds 1\n");
+	free(text);
+	snapshot_unref(s);
+}
+
+/* 4: CPU 1's group fails (0-byte read): reported once, CPU 0 goes on,
+ * CPU 1's last counts are kept. */
+static void
+check_error_state(struct collector *c, double truth_c)
+{
+	struct snapshot *s;
+
+	step_running = step_enabled;
+	zero_read_cpu = 1;
+	tick(c);
+	tick(c);
+	CHECK(count_of(logbuf, "group \"ipc\" on cpu 1 for system-wide is in "
+	    "error state (read returned 0 bytes)") == 1);
+	s = collector_snapshot(c);
+	CHECK(row(s, 0) && row(s, 0)->values[0] == truth_c + 6e9);
+	CHECK(row(s, 1) && row(s, 1)->values[0] == truth_c);	/* kept */
+	CHECK(s->open_fds == 3);
+	snapshot_unref(s);
+	zero_read_cpu = -1;
+}
+
 static void
 test_counting(const char *sysfs)
 {
 	struct plan *cfg = NULL;
 	struct collector *c;
-	struct snapshot *s;
-	const struct snap_row *r;
 	/* cycles = config 0, instructions = 1: rates 3 and 6 per ns. */
 	double truth_c = 0, truth_i = 0;
 
@@ -333,54 +394,8 @@ test_counting(const char *sysfs)
 	/* 3: not scheduled at all: nothing is added, no spike, no zero. */
 	step_running = 0;
 	tick(c);
-
-	s = collector_snapshot(c);
-	CHECK(s != NULL && s->nr_rows == 2 && s->seq == 3);
-	r = row(s, 1);
-	CHECK(r != NULL);
-	if (r) {
-		CHECK(r->nr_events == 4);
-		CHECK(r->values[0] == truth_c);
-		CHECK(r->values[1] == truth_i);
-		CHECK(r->values[2] == 0);
-		CHECK(r->values[3] == truth_c * 10);	/* config 9 */
-		CHECK(r->counted[0] && r->counted[1] && !r->counted[2] &&
-		    r->counted[3]);
-		CHECK(r->pmu == NULL);
-		CHECK(r->enabled_s == 3.0);
-		CHECK(r->running_s == 1.5);
-	}
-	CHECK(s->nr_support == 4 && s->support[0].supported == 1 &&
-	    s->support[2].supported == 0 && s->support[3].supported == 1);
-	CHECK_STR(s->support[0].pmu, "cpu");
-	CHECK(s->open_fds == 6);
-	{
-		/* The missing event has no series, only its supported 0. */
-		size_t len;
-		char *text = expo_render(s, &len);
-
-		CHECK(count_of(text, "_events_total{cpu=\"0\",group=\"ipc\","
-		    "event=\"bus-cycles\"") == 0);
-		CHECK_CONTAINS(text, "pmu_exporter_event_supported{group=\"ipc\","
-		    "event=\"bus-cycles\",pmu=\"cpu\"} 0\n");
-		CHECK_CONTAINS(text, "pmu_exporter_collection_interval_seconds 1\n");
-		free(text);
-	}
-	snapshot_unref(s);
-
-	/* 4: CPU 1's group fails (0-byte read): reported once, CPU 0 goes on. */
-	step_running = step_enabled;
-	zero_read_cpu = 1;
-	tick(c);
-	tick(c);
-	CHECK(count_of(logbuf, "group \"ipc\" on cpu 1 for system-wide is in "
-	    "error state (read returned 0 bytes)") == 1);
-	s = collector_snapshot(c);
-	CHECK(row(s, 0) && row(s, 0)->values[0] == truth_c + 6e9);
-	CHECK(row(s, 1) && row(s, 1)->values[0] == truth_c);	/* kept */
-	CHECK(s->open_fds == 3);
-	snapshot_unref(s);
-	zero_read_cpu = -1;
+	check_scaled(c, truth_c, truth_i);
+	check_error_state(c, truth_c);
 
 	collector_free(c);
 	plan_free(cfg);
@@ -792,6 +807,58 @@ test_no_perf_cgroup(const char *dir)
 	mountinfo = "/nonexistent";
 }
 
+/* The hybrid fixture's 16 CPUs x 3 events, plus data_read on CPU 0
+ * only: cycles and instructions with cpu_core's extended type (4) on
+ * CPUs 0-7, cpu_atom's (10) on 8-15. */
+static void
+check_hybrid_fds(void)
+{
+	size_t core = 0, atom = 0;
+	int k;
+
+	CHECK(open_fds() == 16 * 3 + 1);
+	for (k = 0; k < MAXFD; k++) {
+		if (!fds[k].used || fds[k].config == 0x20ff)
+			continue;
+		if (fds[k].config == 1ULL)	/* task-clock */
+			continue;
+		if (fds[k].cpu < 8)
+			core += fds[k].config >> 32 == 4;
+		else
+			atom += fds[k].config >> 32 == 10;
+	}
+	CHECK(core == 16 && atom == 16);
+}
+
+/* One row per CPU, each naming its core PMU, and the uncore row on CPU
+ * 0 scaled by its sysfs scale. */
+static void
+check_hybrid_rows(const struct snapshot *s)
+{
+	size_t i, core = 0, atom = 0;
+
+	CHECK(s && s->nr_rows == 17);
+	for (i = 0; s && i < s->nr_rows; i++) {
+		const struct snap_row *r = &s->rows[i];
+
+		if (strcmp(r->group, "imc") == 0) {
+			CHECK(r->cpu == 0 && r->pmu == NULL);
+			/* 3/ns * (0x20ff + 1) counts, times the sysfs scale. */
+			CHECK(r->values[0] == 3e9 * 0x2100 * 6.103515625e-5);
+			continue;
+		}
+		CHECK(r->pmu != NULL);
+		if (r->pmu && strcmp(r->pmu, "cpu_core") == 0)
+			core += r->cpu < 8;
+		else if (r->pmu && strcmp(r->pmu, "cpu_atom") == 0)
+			atom += r->cpu >= 8;
+	}
+	CHECK(core == 8 && atom == 8);
+	CHECK(s && s->nr_support == 7);
+	CHECK(s && strcmp(s->support[6].pmu, "uncore_imc_free_running_0") == 0);
+	CHECK(s && strcmp(s->support[2].pmu, "software") == 0);
+}
+
 /*
  * The Intel hybrid fixture: a generic group becomes one group per core
  * PMU, each opened only on that PMU's CPUs with its extended type, and
@@ -811,8 +878,6 @@ test_pmus(void)
 	struct collector *c = NULL;
 	struct snapshot *s;
 	char sysfs[4096], err[1024];
-	size_t i, core = 0, atom = 0;
-	int k;
 	static const char yaml[] =
 	    "groups:\n"
 	    "  - name: ipc\n"
@@ -839,19 +904,7 @@ test_pmus(void)
 		return;
 	}
 	CHECK(collector_new(cfg, &o, &c, err, sizeof(err)) == 0);
-	/* 16 CPUs x 3 events, plus data_read on CPU 0 only. */
-	CHECK(open_fds() == 16 * 3 + 1);
-	for (k = 0; k < MAXFD; k++) {
-		if (!fds[k].used || fds[k].config == 0x20ff)
-			continue;
-		if (fds[k].config == 1ULL)	/* task-clock */
-			continue;
-		if (fds[k].cpu < 8)
-			core += fds[k].config >> 32 == 4;
-		else
-			atom += fds[k].config >> 32 == 10;
-	}
-	CHECK(core == 16 && atom == 16);
+	check_hybrid_fds();
 	CHECK(count_of(logbuf, "group \"imc\" counts PMU "
 	    "\"uncore_imc_free_running_0\", which covers CPUs 0 only, none of "
 	    "the CPUs 9") == 1);
@@ -859,26 +912,7 @@ test_pmus(void)
 	step_enabled = step_running = 1000000000ULL;
 	tick(c);
 	s = collector_snapshot(c);
-	CHECK(s && s->nr_rows == 17);
-	for (i = 0, core = atom = 0; s && i < s->nr_rows; i++) {
-		const struct snap_row *r = &s->rows[i];
-
-		if (strcmp(r->group, "imc") == 0) {
-			CHECK(r->cpu == 0 && r->pmu == NULL);
-			/* 3/ns * (0x20ff + 1) counts, times the sysfs scale. */
-			CHECK(r->values[0] == 3e9 * 0x2100 * 6.103515625e-5);
-			continue;
-		}
-		CHECK(r->pmu != NULL);
-		if (r->pmu && strcmp(r->pmu, "cpu_core") == 0)
-			core += r->cpu < 8;
-		else if (r->pmu && strcmp(r->pmu, "cpu_atom") == 0)
-			atom += r->cpu >= 8;
-	}
-	CHECK(core == 8 && atom == 8);
-	CHECK(s && s->nr_support == 7);
-	CHECK(s && strcmp(s->support[6].pmu, "uncore_imc_free_running_0") == 0);
-	CHECK(s && strcmp(s->support[2].pmu, "software") == 0);
+	check_hybrid_rows(s);
 	snapshot_unref(s);
 	collector_free(c);
 	plan_free(cfg);
@@ -1097,22 +1131,14 @@ check_layout_rows(const struct snapshot *s, const struct layout_case *lc,
  * events to the BPF map): containers in perf mode, pods not counted;
  * then with every entry in perf mode, pods with their labels.
  */
+/* The cgroups of every layout case under dir/lay, parents first. */
 static void
-test_layouts(const char *dir)
+make_layout_dirs(const char *dir, const struct layout_case *lc, size_t n)
 {
-	static struct layout_case lc[256];
-	char mi[8400], path[8400], want[512];
-	struct plan *cfg = NULL;
-	struct collector *c;
-	struct snapshot *s;
-	size_t n, i, l, count;
-	int pass;
+	char path[8400], *q;
+	size_t i;
 
-	n = read_layout_cases(lc, 256);
-	CHECK(n > 50);
 	for (i = 0; i < n; i++) {
-		char *q;
-
 		snprintf(path, sizeof(path), "%.4000s/lay%.1000s", dir,
 		    lc[i].path);
 		for (q = path + strlen(dir) + 1; (q = strchr(q + 1, '/'));) {
@@ -1122,66 +1148,97 @@ test_layouts(const char *dir)
 		}
 		(void)mkdir(path, 0755);
 	}
-	scratch_mount(dir, "lay", mi, sizeof(mi));
-	for (pass = 0; pass < 2; pass++) {
-		logbuf[0] = '\0';
-		cfg = NULL;
-		CHECK(config_parse(NULL, "<default>", config_default_yaml,
-		    strlen(config_default_yaml), &cfg, path,
-		    sizeof(path)) == 0);
-		if (cfg == NULL)
-			return;
-		for (i = 0; pass == 1 && i < cfg->nr_targets; i++) {
-			free(cfg->targets[i].mode);
-			cfg->targets[i].mode = NULL;
-		}
-		{
-			struct collector_opts o = {
-				.sysfs = dir,
-				.mountinfo = mountinfo,
-				.log = capture,
-			};
+}
 
-			c = NULL;
-			CHECK(collector_new(cfg, &o, &c, path,
-			    sizeof(path)) == 0);
-		}
-		if (c == NULL)
-			return;
-		collector_enable(c);
-		tick(c);
-		s = collector_snapshot(c);
-		CHECK(s != NULL);
-		if (s)
-			check_layout_rows(s, lc, n, pass == 0 ?
-			    "kubernetes-pod" : "");
-		snapshot_unref(s);
-		/* One line per layout, with its count and mode. */
-		for (l = 0; l < cfg->nr_layouts; l++) {
-			int pods = strcmp(cfg->layouts[l], "kubernetes-pod") == 0;
-			int bpf = 0;
+/* One line per layout, with its count and mode. */
+static void
+check_layout_lines(const struct plan *cfg, const struct layout_case *lc,
+    size_t n)
+{
+	char want[512];
+	size_t l, i, count;
 
-			for (i = 0; i < cfg->nr_targets; i++)
-				bpf |= cfg->targets[i].layout == l + 1 &&
-				    cfg->targets[i].mode != NULL;
-			for (i = 0, count = 0; i < n; i++)
-				count += in_layout(&lc[i], cfg->layouts[l]);
-			CHECK(count > 0);
-			snprintf(want, sizeof(want), "layout %s: "
-			    "%zu cgroup%s (%s)\n", cfg->layouts[l], count,
-			    count == 1 ? "" : "s", !bpf ? "mode perf" : pods ?
-			    "not counted: mode bpf is not available" :
-			    "mode perf: mode bpf is not available");
-			if (count_of(logbuf, want) != 1)
-				fprintf(stderr, "no line \"%s\"\n", want);
-			CHECK(count_of(logbuf, want) == 1);
-		}
-		/* Layouts the machine does not run are not warned about. */
-		CHECK(count_of(logbuf, "matches no cgroup") == 0);
-		collector_free(c);
-		plan_free(cfg);
-		CHECK(open_fds() == 0);
+	for (l = 0; l < cfg->nr_layouts; l++) {
+		int pods = strcmp(cfg->layouts[l], "kubernetes-pod") == 0;
+		int bpf = 0;
+
+		for (i = 0; i < cfg->nr_targets; i++)
+			bpf |= cfg->targets[i].layout == l + 1 &&
+			    cfg->targets[i].mode != NULL;
+		for (i = 0, count = 0; i < n; i++)
+			count += in_layout(&lc[i], cfg->layouts[l]);
+		CHECK(count > 0);
+		snprintf(want, sizeof(want), "layout %s: "
+		    "%zu cgroup%s (%s)\n", cfg->layouts[l], count,
+		    count == 1 ? "" : "s", !bpf ? "mode perf" : pods ?
+		    "not counted: mode bpf is not available" :
+		    "mode perf: mode bpf is not available");
+		if (count_of(logbuf, want) != 1)
+			fprintf(stderr, "no line \"%s\"\n", want);
+		CHECK(count_of(logbuf, want) == 1);
 	}
+}
+
+/* The embedded default over the layouts' cgroups, as it is (pass 0) or
+ * with every entry in perf mode (pass 1).  -1 when it could not start. */
+static int
+layouts_pass(const char *dir, const struct layout_case *lc, size_t n,
+    int pass)
+{
+	struct collector_opts o = {
+		.sysfs = dir,
+		.mountinfo = mountinfo,
+		.log = capture,
+	};
+	struct plan *cfg = NULL;
+	struct collector *c = NULL;
+	struct snapshot *s;
+	char err[8400];
+	size_t i;
+
+	logbuf[0] = '\0';
+	CHECK(config_parse(NULL, "<default>", config_default_yaml,
+	    strlen(config_default_yaml), &cfg, err, sizeof(err)) == 0);
+	if (cfg == NULL)
+		return -1;
+	for (i = 0; pass == 1 && i < cfg->nr_targets; i++) {
+		free(cfg->targets[i].mode);
+		cfg->targets[i].mode = NULL;
+	}
+	CHECK(collector_new(cfg, &o, &c, err, sizeof(err)) == 0);
+	if (c == NULL)
+		return -1;
+	collector_enable(c);
+	tick(c);
+	s = collector_snapshot(c);
+	CHECK(s != NULL);
+	if (s)
+		check_layout_rows(s, lc, n, pass == 0 ? "kubernetes-pod" : "");
+	snapshot_unref(s);
+	check_layout_lines(cfg, lc, n);
+	/* Layouts the machine does not run are not warned about. */
+	CHECK(count_of(logbuf, "matches no cgroup") == 0);
+	collector_free(c);
+	plan_free(cfg);
+	CHECK(open_fds() == 0);
+	return 0;
+}
+
+static void
+test_layouts(const char *dir)
+{
+	static struct layout_case lc[256];
+	char mi[8400], path[8400];
+	size_t n;
+	int pass;
+
+	n = read_layout_cases(lc, 256);
+	CHECK(n > 50);
+	make_layout_dirs(dir, lc, n);
+	scratch_mount(dir, "lay", mi, sizeof(mi));
+	for (pass = 0; pass < 2; pass++)
+		if (layouts_pass(dir, lc, n, pass) < 0)
+			return;
 	snprintf(path, sizeof(path), "rm -r %s/lay", dir);
 	CHECK(system(path) == 0);
 	mountinfo = "/nonexistent";
@@ -1197,6 +1254,45 @@ row_label(const struct snap_row *r, const char *name)
 		if (strcmp(r->label_names[i], name) == 0)
 			return r->label_values[i];
 	return NULL;
+}
+
+/* Whether the resolver n comes to know both the container ctr at cpath
+ * and the sandbox pod at ppath, within 5 s. */
+static int
+names_known(struct names *n, const char *ctr, const char *cpath,
+    const char *pod, const char *ppath)
+{
+	const struct namemap_entry *e, *f;
+	struct namemap *m;
+	int i, known = 0;
+
+	for (i = 0; i < 500 && !known; i++) {
+		m = names_map(n);
+		e = namemap_find(m, ctr, cpath);
+		f = namemap_find(m, pod, ppath);
+		known = e && e->found && f && f->found;
+		namemap_unref(m);
+		if (!known)
+			usleep(10000);
+	}
+	return known;
+}
+
+/* The container's row carries its pod's names; the sandbox's is hidden,
+ * without names, still counted. */
+static void
+check_sandbox_rows(const struct snapshot *s, const char *ctr,
+    const char *cpath, const char *pod, const char *ppath)
+{
+	CHECK(s != NULL && s->cgroups_counted == 2);
+	CHECK_STR(row_label(cgroup_row(s, cpath), "container_id"), ctr);
+	CHECK_STR(row_label(cgroup_row(s, cpath), "pod"), "web-7d4b9");
+	CHECK_STR(row_label(cgroup_row(s, cpath), "container"), "nginx");
+	CHECK(cgroup_row(s, cpath) && !cgroup_row(s, cpath)->hidden);
+	CHECK(cgroup_row(s, ppath) && cgroup_row(s, ppath)->hidden);
+	CHECK(row_label(cgroup_row(s, ppath), "pod") == NULL);
+	CHECK_STR(row_label(cgroup_row(s, ppath), "container_id"), pod);
+	CHECK(s != NULL && s->nr_rows == 2);
 }
 
 /*
@@ -1217,17 +1313,14 @@ test_names_sandbox(const char *dir)
 	const char *top = getenv("top_srcdir");
 	char mi[8400], path[8400], root[4200], cpath[200], ppath[200];
 	struct names_opts no = { root, NULL };
-	const struct namemap_entry *e, *f;
 	struct collector_opts o = {
 		.sysfs = dir,
 		.log = capture,
 	};
 	struct names *n = NULL;
-	struct namemap *m;
 	struct plan *cfg = NULL;
 	struct collector *c = NULL;
 	struct snapshot *s;
-	int i, known = 0;
 
 	snprintf(root, sizeof(root), "%s/tests/fixtures/names/root",
 	    top ? top : ".");
@@ -1260,27 +1353,10 @@ test_names_sandbox(const char *dir)
 	/* The first collection tells the resolver both ids; wait until it
 	 * knows them. */
 	tick(c);
-	for (i = 0; i < 500 && !known; i++) {
-		m = names_map(n);
-		e = namemap_find(m, ctr, cpath);
-		f = namemap_find(m, pod, ppath);
-		known = e && e->found && f && f->found;
-		namemap_unref(m);
-		if (!known)
-			usleep(10000);
-	}
-	CHECK(known);
+	CHECK(names_known(n, ctr, cpath, pod, ppath));
 	tick(c);
 	s = collector_snapshot(c);
-	CHECK(s != NULL && s->cgroups_counted == 2);
-	CHECK_STR(row_label(cgroup_row(s, cpath), "container_id"), ctr);
-	CHECK_STR(row_label(cgroup_row(s, cpath), "pod"), "web-7d4b9");
-	CHECK_STR(row_label(cgroup_row(s, cpath), "container"), "nginx");
-	CHECK(cgroup_row(s, cpath) && !cgroup_row(s, cpath)->hidden);
-	CHECK(cgroup_row(s, ppath) && cgroup_row(s, ppath)->hidden);
-	CHECK(row_label(cgroup_row(s, ppath), "pod") == NULL);
-	CHECK_STR(row_label(cgroup_row(s, ppath), "container_id"), pod);
-	CHECK(s != NULL && s->nr_rows == 2);
+	check_sandbox_rows(s, ctr, cpath, pod, ppath);
 	collector_free(c);
 	names_free(n);
 	/* The snapshot holds the map its name labels point into: they
