@@ -242,7 +242,12 @@ test_cgroup_keys(void)
 	    "/system.slice/nginx.service", out, sizeof(out)) == 1);
 	CHECK_STR(out, "nginx.service");
 	plan_free(cfg);
+}
 
+/* The errors of the cgroups: keys, each at its line and column. */
+static void
+test_cgroup_key_errors(void)
+{
 	bad(GROUPS "cgroups:\n  - path: /a**\n    groups: [ipc]\n",
 	    "t.yaml:5:11: cgroup path \"/a**\": '**' must be a whole path component (column 3)");
 	/* A '**' with more of its component after it ("**x", "**.scope")
@@ -327,13 +332,52 @@ test_layout_keys(void)
 	plan_free(cfg);
 }
 
+/* mode: bpf counts at most 32 events per CPU over all its entries'
+ * groups, each group once however many entries name it. */
+static void
+test_bpf_event_budget(void)
+{
+	struct plan *cfg;
+	char many[4096];
+	size_t n, i;
+
+	/* 33 raw events over two bpf-mode entries: one too many. */
+	n = (size_t)snprintf(many, sizeof(many), "groups:\n  - name: a\n    events: [");
+	for (i = 1; i <= 17; i++)
+		n += (size_t)snprintf(many + n, sizeof(many) - n, "%sr%zx",
+		    i > 1 ? ", " : "", i);
+	n += (size_t)snprintf(many + n, sizeof(many) - n,
+	    "]\n  - name: b\n    events: [");
+	for (i = 18; i <= 33; i++)
+		n += (size_t)snprintf(many + n, sizeof(many) - n, "%sr%zx",
+		    i > 18 ? ", " : "", i);
+	snprintf(many + n, sizeof(many) - n, "]\ncgroups:\n"
+	    "  - path: /a\n    groups: [a]\n    mode: bpf\n"
+	    "  - path: /b\n    groups: [b]\n    mode: bpf\n");
+	bad(many, "t.yaml:12:11: mode: bpf: the groups of the bpf-mode entries "
+	    "have 33 events in all, and bpf mode counts at most 32 per CPU; "
+	    "use fewer, or mode: perf for some");
+	/* A group several bpf-mode entries name counts once: a (17) and b
+	 * (16) both twice are 33, over; a three times is 17, fine. */
+	n = strlen(many) - strlen("  - path: /b\n    groups: [b]\n    mode: bpf\n");
+	snprintf(many + n, sizeof(many) - n,
+	    "  - path: /b\n    groups: [a]\n    mode: bpf\n"
+	    "  - path: /c\n    groups: [a]\n    mode: bpf\n"
+	    "  - path: /d\n    groups: [b, a]\n    mode: bpf\n");
+	bad(many, "t.yaml:18:11: mode: bpf: the groups of the bpf-mode entries "
+	    "have 33 events in all, and bpf mode counts at most 32 per CPU; "
+	    "use fewer, or mode: perf for some");
+	many[strlen(many) - strlen("  - path: /d\n    groups: [b, a]\n    mode: bpf\n")] = '\0';
+	cfg = parse(many);
+	CHECK(cfg != NULL);
+	plan_free(cfg);
+}
+
 /* mode: bpf and its keys; without a BPF build, mode: bpf is an error. */
 static void
 test_bpf_keys(void)
 {
 	struct plan *cfg;
-	char many[4096];
-	size_t n, i;
 
 	cfg = parse(GROUPS "bpf_max_cgroups: 5\ncgroups:\n"
 	    "  - path: /a/*\n    groups: [ipc]\n    mode: bpf\n"
@@ -380,37 +424,9 @@ test_bpf_keys(void)
 	    "t.yaml:8:19: bpf_fallback must be perf, refuse or skip, not \"never\"");
 	bad(GROUPS "bpf_max_cgroups: 0\ncgroups:\n  - path: /a\n    groups: [ipc]\n",
 	    "t.yaml:4:18: bpf_max_cgroups must be a whole number from 1 to 1000000, not \"0\"");
-	/* 33 raw events over two bpf-mode entries: one too many. */
-	n = (size_t)snprintf(many, sizeof(many), "groups:\n  - name: a\n    events: [");
-	for (i = 1; i <= 17; i++)
-		n += (size_t)snprintf(many + n, sizeof(many) - n, "%sr%zx",
-		    i > 1 ? ", " : "", i);
-	n += (size_t)snprintf(many + n, sizeof(many) - n,
-	    "]\n  - name: b\n    events: [");
-	for (i = 18; i <= 33; i++)
-		n += (size_t)snprintf(many + n, sizeof(many) - n, "%sr%zx",
-		    i > 18 ? ", " : "", i);
-	snprintf(many + n, sizeof(many) - n, "]\ncgroups:\n"
-	    "  - path: /a\n    groups: [a]\n    mode: bpf\n"
-	    "  - path: /b\n    groups: [b]\n    mode: bpf\n");
-	bad(many, "t.yaml:12:11: mode: bpf: the groups of the bpf-mode entries "
-	    "have 33 events in all, and bpf mode counts at most 32 per CPU; "
-	    "use fewer, or mode: perf for some");
-	/* A group several bpf-mode entries name counts once: a (17) and b
-	 * (16) both twice are 33, over; a three times is 17, fine. */
-	n = strlen(many) - strlen("  - path: /b\n    groups: [b]\n    mode: bpf\n");
-	snprintf(many + n, sizeof(many) - n,
-	    "  - path: /b\n    groups: [a]\n    mode: bpf\n"
-	    "  - path: /c\n    groups: [a]\n    mode: bpf\n"
-	    "  - path: /d\n    groups: [b, a]\n    mode: bpf\n");
-	bad(many, "t.yaml:18:11: mode: bpf: the groups of the bpf-mode entries "
-	    "have 33 events in all, and bpf mode counts at most 32 per CPU; "
-	    "use fewer, or mode: perf for some");
-	many[strlen(many) - strlen("  - path: /d\n    groups: [b, a]\n    mode: bpf\n")] = '\0';
-	cfg = parse(many);
-	CHECK(cfg != NULL);
-	plan_free(cfg);
+	test_bpf_event_budget();
 }
+
 
 /*
  * Many groups, one target naming them all in reverse order: every name
@@ -591,6 +607,7 @@ main(void)
 	test_embedded();
 	test_errors();
 	test_cgroup_keys();
+	test_cgroup_key_errors();
 	test_layout_keys();
 	test_durations();
 	test_bpf_keys();
