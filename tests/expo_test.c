@@ -157,23 +157,8 @@ test_utf8(void)
 }
 #undef R
 
-static void
-test_render(void)
-{
-	static const char *ev[] = { "cycles", "instructions" };
-	static const char *ln[] = { "unit" }, *lv[] = { "x\\y.service" };
-	static const double v0[] = { 100, 250.5 }, v1[] = { 7, 9 };
-	static const unsigned char c0[] = { 1, 1 }, c1[] = { 1, 0 },
-	    c2[] = { 0, 0 };
-	struct snapshot *s = snapshot_new();
-	struct snap_row *rows = snapshot_alloc(s, 4 * sizeof(*rows));
-	struct snap_support *sup = snapshot_alloc(s, 2 * sizeof(*sup));
-	struct snap_group_health health = { "ipc", 3, 0.5, 0 };
-	struct snap_open_error oe[2] = { { "ipc", "instructions", ENOENT, 0, 3 },
-	    { "ipc", "cycles", ENOENT, 1, 2 } };
-	char *text;
-	size_t len;
-	static const char want[] =
+/* What test_render's snapshot renders to, every family in its order. */
+static const char render_want[] =
 "# HELP pmu_cpu_events_total Events counted on each CPU, system-wide, estimated from each interval's deltas as value*enabled/running when multiplexed.\n"
 "# TYPE pmu_cpu_events_total counter\n"
 "pmu_cpu_events_total{cpu=\"3\",group=\"ipc\",event=\"cycles\"} 100\n"
@@ -253,8 +238,28 @@ test_render(void)
 "pmu_exporter_open_errors{group=\"ipc\",event=\"instructions\",errno=\"ENOENT\",reason=\"event\"} 3\n"
 "pmu_exporter_open_errors{group=\"ipc\",event=\"cycles\",errno=\"ENOENT\",reason=\"cgroup_no_perf_event\"} 2\n";
 
-	/* Row 2's instructions never opened: no series, not a 0; row 3
-	 * opened nothing at all: no series of any kind. */
+/*
+ * Two CPU rows (one on a hybrid PMU) and two cgroup rows: the first
+ * cgroup's instructions never opened (no series, not a 0), the second
+ * cgroup opened nothing at all (no series of any kind); the exporter's
+ * own figures, a group's health and two open errors.
+ */
+static struct snapshot *
+render_snapshot(void)
+{
+	static const char *ev[] = { "cycles", "instructions" };
+	static const char *ln[] = { "unit" }, *lv[] = { "x\\y.service" };
+	static const double v0[] = { 100, 250.5 }, v1[] = { 7, 9 };
+	static const unsigned char c0[] = { 1, 1 }, c1[] = { 1, 0 },
+	    c2[] = { 0, 0 };
+	static struct snap_group_health health = { "ipc", 3, 0.5, 0 };
+	static struct snap_open_error oe[2] = {
+	    { "ipc", "instructions", ENOENT, 0, 3 },
+	    { "ipc", "cycles", ENOENT, 1, 2 } };
+	struct snapshot *s = snapshot_new();
+	struct snap_row *rows = snapshot_alloc(s, 4 * sizeof(*rows));
+	struct snap_support *sup = snapshot_alloc(s, 2 * sizeof(*sup));
+
 	rows[0] = (struct snap_row){ .cpu = 3, .group = "ipc", .nr_events = 2,
 	    .events = ev, .counted = c0, .values = v0, .enabled_s = 2.0,
 	    .running_s = 1.5 };
@@ -291,9 +296,19 @@ test_render(void)
 	s->nr_health = 1;
 	s->open_errors = oe;
 	s->nr_open_errors = 2;
+	return s;
+}
+
+static void
+test_render(void)
+{
+	struct snapshot *s = render_snapshot();
+	size_t len;
+	char *text;
+
 	text = expo_render(s, &len);
-	CHECK(text != NULL && len == strlen(want));
-	CHECK_STR(text, want);
+	CHECK(text != NULL && len == strlen(render_want));
+	CHECK_STR(text, render_want);
 	free(text);
 	snapshot_unref(s);
 }
