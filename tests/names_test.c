@@ -754,6 +754,58 @@ wait_map(struct names *n, size_t nr)
 	return NULL;
 }
 
+/* The map n publishes once it holds (id, cgroup), within 5 s; NULL if
+ * it never does. */
+static struct namemap *
+wait_entry(struct names *n, const char *id, const char *cgroup)
+{
+	struct namemap *m;
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		m = names_map(n);
+		if (namemap_find(m, id, cgroup) != NULL)
+			return m;
+		namemap_unref(m);
+		usleep(10000);
+	}
+	return NULL;
+}
+
+/*
+ * test_thread's first map, of six of the seven pairs it told: the CRI
+ * container named, its pod's sandbox known as one (so that the
+ * collector shows its series apart), podman's container named, an id no
+ * runtime knows in the map but not found, "not-an-id" left out, and the
+ * user's cgroups named after the pod's neither named nor hidden.
+ */
+static void
+check_six_names(const struct namemap *m)
+{
+	const struct namemap_entry *e;
+
+	CHECK((e = namemap_find(m, CRI_CTR, CG_CRI_CTR)) != NULL && e->found);
+	CHECK_STR(e ? e->v[NAMES_POD] : NULL, "web-7d4b9");
+	CHECK(e && !e->sandbox);
+	CHECK((e = namemap_find(m, CRI_POD, CG_CRI_POD)) != NULL &&
+	    e->found && e->sandbox);
+	CHECK((e = namemap_find(m, PODMAN_IMG, CG_PODMAN_IMG)) != NULL &&
+	    e->found);
+	CHECK(e && !e->sandbox);
+	CHECK_STR(e ? e->v[NAMES_CONTAINER] : NULL, "nm-img");
+	CHECK(e && e->v[NAMES_NAMESPACE] == NULL);
+	CHECK((e = namemap_find(m, NOBODY, "/n/" NOBODY)) != NULL &&
+	    !e->found);
+	CHECK(namemap_find(m, "not-an-id", "/x") == NULL);
+	CHECK((e = namemap_find(m, CRI_POD, USERCG "libpod-" CRI_POD
+	    ".scope")) != NULL && !e->found && !e->sandbox);
+	CHECK(e && e->v[NAMES_POD] == NULL);
+	CHECK((e = namemap_find(m, CRI_CTR, USERCG "libpod-" CRI_CTR
+	    ".scope")) != NULL && !e->found);
+	CHECK(e && e->v[NAMES_NAMESPACE] == NULL);
+	CHECK(namemap_find(m, CRI_CTR, "/elsewhere") == NULL);
+}
+
 /*
  * The thread: told (id, cgroup) pairs, it publishes their names; told
  * fewer, it forgets.  A sandbox is one only in a cgroup no user was
@@ -772,7 +824,6 @@ test_thread(void)
 	const struct namemap_entry *e;
 	struct namemap *m;
 	struct names *n;
-	int i;
 
 	/* A cgroup tree: the user's part chowned to it, as systemd's. */
 	CHECK(mkdtemp(dir) != NULL);
@@ -790,32 +841,7 @@ test_thread(void)
 	CHECK(names_want(n, dir, ids, cgs, 7) == 0);
 	CHECK((m = wait_map(n, 6)) != NULL);
 	if (m) {
-		CHECK((e = namemap_find(m, CRI_CTR, CG_CRI_CTR)) != NULL &&
-		    e->found);
-		CHECK_STR(e ? e->v[NAMES_POD] : NULL, "web-7d4b9");
-		CHECK(e && !e->sandbox);
-		/* The pod's sandbox: known as one, so that the collector
-		 * shows its series apart. */
-		CHECK((e = namemap_find(m, CRI_POD, CG_CRI_POD)) != NULL &&
-		    e->found && e->sandbox);
-		CHECK((e = namemap_find(m, PODMAN_IMG, CG_PODMAN_IMG)) !=
-		    NULL && e->found);
-		CHECK(e && !e->sandbox);
-		CHECK_STR(e ? e->v[NAMES_CONTAINER] : NULL, "nm-img");
-		CHECK(e && e->v[NAMES_NAMESPACE] == NULL);
-		/* Looked up, known to no runtime: in the map, not found. */
-		CHECK((e = namemap_find(m, NOBODY, "/n/" NOBODY)) != NULL &&
-		    !e->found);
-		CHECK(namemap_find(m, "not-an-id", "/x") == NULL);
-		/* The user's cgroups named after the pod's: not named, not
-		 * hidden. */
-		CHECK((e = namemap_find(m, CRI_POD, USERCG "libpod-" CRI_POD
-		    ".scope")) != NULL && !e->found && !e->sandbox);
-		CHECK(e && e->v[NAMES_POD] == NULL);
-		CHECK((e = namemap_find(m, CRI_CTR, USERCG "libpod-" CRI_CTR
-		    ".scope")) != NULL && !e->found);
-		CHECK(e && e->v[NAMES_NAMESPACE] == NULL);
-		CHECK(namemap_find(m, CRI_CTR, "/elsewhere") == NULL);
+		check_six_names(m);
 		namemap_unref(m);
 	}
 	CHECK(names_want(n, dir, ids + 1, cgs + 1, 1) == 0);
@@ -833,14 +859,7 @@ test_thread(void)
 	snprintf(path, sizeof(path), "chown 65534 %s%s", dir, CG_CRI_POD);
 	CHECK(system(path) == 0);
 	CHECK(names_want(n, dir, ids + 3, cgs + 3, 1) == 0);
-	for (i = 0; i < 500; i++) {
-		m = names_map(n);
-		if (namemap_find(m, CRI_POD, CG_CRI_POD) != NULL)
-			break;
-		namemap_unref(m);
-		m = NULL;
-		usleep(10000);
-	}
+	m = wait_entry(n, CRI_POD, CG_CRI_POD);
 	e = m ? namemap_find(m, CRI_POD, CG_CRI_POD) : NULL;
 	CHECK(e && e->found && !e->sandbox);
 	namemap_unref(m);
