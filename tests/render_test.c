@@ -364,13 +364,106 @@ stop_main(void *arg)
 	return NULL;
 }
 
+/* While /big's render is held: the cached small body, a small body that
+ * needs a render of its own (on the other render worker), /-/healthy. */
+static void
+check_others_answered(void)
+{
+	struct fetch other;
+
+	CHECK(fetch_code("/metrics") == 200);
+	fetch_start(&other, "/metrics", om_gzip);
+	fetch_end(&other);
+	CHECK(other.code == 200);
+	CHECK(other.len > 10 && other.body &&
+	    (unsigned char)other.body[0] == 0x1f);
+	free(other.body);
+	CHECK(fetch_code("/-/healthy") == 200);
+}
+
+/* The gzip variant of the snapshot whose text is being rendered:
+ * answered now, from its own render, gzip as asked.  (Joining the text
+ * render would leave it waiting for the hold, then without its
+ * variant.) */
+static void
+check_gzip_variant(void)
+{
+	struct fetch gz;
+	char *text;
+
+	fetch_start(&gz, "/big", "Accept-Encoding: gzip\r\n");
+	fetch_end(&gz);
+	CHECK(gz.code == 200);
+	text = gunzip(&gz);
+	CHECK(text != NULL && strstr(text, "pmu_cgroup_events_total{"
+	    "cgroup=\"/big\",cpu=\"3\",group=\"ipc\","
+	    "event=\"instructions\"} 6\n"));
+	free(text);
+	free(gz.body);
+}
+
+/* After the hold: the three scrapes of the held text variant got the
+ * same text body, the OpenMetrics one its own. */
+static void
+check_after_hold(struct fetch big[3], struct fetch *om)
+{
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		CHECK(big[i].code == 200);
+		CHECK(strcmp(big[i].type, EXPO_CT_TEXT) == 0);
+		CHECK(big[i].body && strstr(big[i].body, "# EOF") == NULL);
+		CHECK(big[i].body && strstr(big[i].body,
+		    "pmu_cgroup_events_total{cgroup=\"/big\",cpu=\"3\","
+		    "group=\"ipc\",event=\"instructions\"} 6\n"));
+		CHECK(big[i].len == big[0].len && big[i].body &&
+		    big[0].body && memcmp(big[i].body, big[0].body,
+		    big[0].len) == 0);
+	}
+	for (i = 0; i < 3; i++)
+		free(big[i].body);
+	CHECK(om->code == 200);
+	CHECK(strcmp(om->type, EXPO_CT_OPENMETRICS) == 0);
+	CHECK(om->body && om->len > 6 &&
+	    memcmp(om->body + om->len - 6, "# EOF\n", 6) == 0);
+	CHECK(om->body && strstr(om->body,
+	    "# TYPE pmu_cgroup_events counter\n"));
+	free(om->body);
+}
+
+/* Stopping with both render workers held and another render queued
+ * (variants of a new /big snapshot): everything is cancelled or
+ * finished, every request resumed, nothing hangs. */
+static void
+check_stop_while_rendering(struct http *h)
+{
+	struct fetch extra[3];
+	pthread_t stopper;
+	int i;
+
+	snapshot_publish(&big_slot, make(4, "/big2"));
+	hook_hold_next(2);
+	fetch_start(&extra[0], "/big", "");
+	fetch_start(&extra[1], "/big", "Accept-Encoding: gzip\r\n");
+	hook_wait_for(2);
+	fetch_start(&extra[2], "/big", om_gzip);
+	CHECK(pthread_create(&stopper, NULL, stop_main, h) == 0);
+	hook_release();
+	pthread_join(stopper, NULL);
+	for (i = 0; i < 3; i++) {
+		fetch_end(&extra[i]);
+		/* Answered, or closed by the stopping server. */
+		CHECK(extra[i].code == 0 || extra[i].code == 200 ||
+		    extra[i].code == 503);
+		free(extra[i].body);
+	}
+}
+
 int
 main(void)
 {
-	struct fetch big[3], other, extra[3], gz, om;
+	struct fetch big[3], om;
 	struct http *h;
-	pthread_t stopper;
-	char *text;
 	int i, calls;
 
 	snapshot_slot_init(&small_slot);
@@ -387,31 +480,8 @@ main(void)
 	hook_hold_next(1);
 	fetch_start(&big[0], "/big", "");
 	hook_wait_for(1);
-
-	/* Meanwhile: the cached small body, a small body that needs a
-	 * render of its own (on the other render worker), /-/healthy. */
-	CHECK(fetch_code("/metrics") == 200);
-	fetch_start(&other, "/metrics", om_gzip);
-	fetch_end(&other);
-	CHECK(other.code == 200);
-	CHECK(other.len > 10 && other.body &&
-	    (unsigned char)other.body[0] == 0x1f);
-	free(other.body);
-	CHECK(fetch_code("/-/healthy") == 200);
-
-	/* The gzip variant of the snapshot whose text is being rendered:
-	 * answered now, from its own render, gzip as asked.  (Joining the
-	 * text render would leave it waiting for the hold, then without
-	 * its variant.) */
-	fetch_start(&gz, "/big", "Accept-Encoding: gzip\r\n");
-	fetch_end(&gz);
-	CHECK(gz.code == 200);
-	text = gunzip(&gz);
-	CHECK(text != NULL && strstr(text, "pmu_cgroup_events_total{"
-	    "cgroup=\"/big\",cpu=\"3\",group=\"ipc\","
-	    "event=\"instructions\"} 6\n"));
-	free(text);
-	free(gz.body);
+	check_others_answered();
+	check_gzip_variant();
 
 	/* The OpenMetrics variant of the same snapshot, not compressed
 	 * either: rendered on its own, in its own format.  (Joining the
@@ -434,45 +504,9 @@ main(void)
 	fetch_end(&om);
 	/* One render more: the OpenMetrics variant's. */
 	CHECK(hook_count() == calls + 1);
-	for (i = 0; i < 3; i++) {
-		CHECK(big[i].code == 200);
-		CHECK(strcmp(big[i].type, EXPO_CT_TEXT) == 0);
-		CHECK(big[i].body && strstr(big[i].body, "# EOF") == NULL);
-		CHECK(big[i].body && strstr(big[i].body,
-		    "pmu_cgroup_events_total{cgroup=\"/big\",cpu=\"3\","
-		    "group=\"ipc\",event=\"instructions\"} 6\n"));
-		CHECK(big[i].len == big[0].len && big[i].body &&
-		    big[0].body && memcmp(big[i].body, big[0].body,
-		    big[0].len) == 0);
-	}
-	for (i = 0; i < 3; i++)
-		free(big[i].body);
-	CHECK(om.code == 200);
-	CHECK(strcmp(om.type, EXPO_CT_OPENMETRICS) == 0);
-	CHECK(om.body && om.len > 6 &&
-	    memcmp(om.body + om.len - 6, "# EOF\n", 6) == 0);
-	CHECK(om.body && strstr(om.body, "# TYPE pmu_cgroup_events counter\n"));
-	free(om.body);
+	check_after_hold(big, &om);
 
-	/* Stopping with both render workers held and another render
-	 * queued (variants of a new /big snapshot): everything is
-	 * cancelled or finished, every request resumed, nothing hangs. */
-	snapshot_publish(&big_slot, make(4, "/big2"));
-	hook_hold_next(2);
-	fetch_start(&extra[0], "/big", "");
-	fetch_start(&extra[1], "/big", "Accept-Encoding: gzip\r\n");
-	hook_wait_for(2);
-	fetch_start(&extra[2], "/big", om_gzip);
-	CHECK(pthread_create(&stopper, NULL, stop_main, h) == 0);
-	hook_release();
-	pthread_join(stopper, NULL);
-	for (i = 0; i < 3; i++) {
-		fetch_end(&extra[i]);
-		/* Answered, or closed by the stopping server. */
-		CHECK(extra[i].code == 0 || extra[i].code == 200 ||
-		    extra[i].code == 503);
-		free(extra[i].body);
-	}
+	check_stop_while_rendering(h);
 	snapshot_slot_fini(&small_slot);
 	snapshot_slot_fini(&big_slot);
 	return CHECK_DONE();
