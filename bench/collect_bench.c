@@ -57,6 +57,7 @@
 #include "collectors/perf/group.h"
 #include "config/config.h"
 #include "daemon/expo.h"
+#include "util/clock.h"
 
 #define DEFAULT_EVENTS "task-clock,context-switches,cpu-migrations,page-faults"
 
@@ -93,15 +94,6 @@ on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static uint64_t
-now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 /* VmRSS or VmHWM of this process, in kB; 0 if unreadable. */
@@ -717,21 +709,21 @@ start_collector(struct run *run)
 	uint64_t t0;
 	size_t i;
 
-	t0 = now_ns(CLOCK_MONOTONIC);
+	t0 = clock_ns(CLOCK_MONOTONIC);
 	if (collector_new(run->cfg, &copts, &run->c, err, sizeof(err)) < 0) {
 		fprintf(stderr, "collect_bench: %s\n", err);
 		return -1;
 	}
-	run->open_c_ns = now_ns(CLOCK_MONOTONIC) - t0;
+	run->open_c_ns = clock_ns(CLOCK_MONOTONIC) - t0;
 	collector_enable(run->c);
 	for (i = 0; i < 3; i++) {
 		collector_tend(run->c);
 		collector_collect(run->c);
 	}
 	if ((snap = collector_snapshot(run->c)) != NULL) {
-		t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		text = expo_render(snap, &run->text_len);
-		run->render_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+		run->render_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 		if (text == NULL)
 			run->text_len = 0;
 		free(text);
@@ -751,14 +743,14 @@ open_raw(struct run *run)
 	size_t i;
 	int r;
 
-	t0 = now_ns(CLOCK_MONOTONIC);
+	t0 = clock_ns(CLOCK_MONOTONIC);
 	if ((r = rawset_open(&run->rs, run->cfg, &run->online,
 	    run->have_root ? run->cgroot : NULL)) < 0) {
 		fprintf(stderr, "collect_bench: opening the raw groups: %s\n",
 		    strerror(-r));
 		return -1;
 	}
-	run->open_r_ns = now_ns(CLOCK_MONOTONIC) - t0;
+	run->open_r_ns = clock_ns(CLOCK_MONOTONIC) - t0;
 	for (i = 0; i < run->rs.nr; i++)
 		if (run->rs.pg[i].nr)
 			group_enable(&run->rs.pg[i], 1);
@@ -787,14 +779,14 @@ time_rounds(struct run *run)
 	size_t i;
 
 	for (i = 0; i < run->o.rounds && !stop; i++) {
-		t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		collector_tend(run->c);
 		collector_collect(run->c);
-		t1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		t1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		run->tc[i] = t1 - t0;
-		t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		run->bad += rawset_read(&run->rs);
-		t1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		t1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		run->tr[i] = t1 - t0;
 	}
 	return stop ? -1 : 0;
@@ -842,10 +834,10 @@ time_rescans(struct run *run)
 
 	run->cfg->rescan_ns = 0;
 	for (i = 0; i < run->o.rounds && !stop; i++) {
-		t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		collector_tend(run->c);
 		collector_collect(run->c);
-		run->tc[i] = now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+		run->tc[i] = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 	}
 	run->sx = stats_of(run->tc, i);
 	print_stats("collect with rescan", &run->sx);

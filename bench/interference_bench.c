@@ -52,17 +52,16 @@
 #include "collectors/perf/perf_sys.h"
 #include "config/config.h"
 #include "tests/fake_ipc.h"
+#include "tests/xorshift.h"
+#include "util/clock.h"
 
 static double *cg_cpu, *cg_cpi;
-static uint64_t rng = 88172645463325252ULL;
+static uint64_t rng = XORSHIFT_SEED;
 
 static double
 uniform(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (double)(rng >> 11) / 9007199254740992.0;
+	return xorshift_uniform(&rng);
 }
 
 /* The cgroups' directories are named by their index, c<N>. */
@@ -70,15 +69,6 @@ static int
 cg_index(const char *name)
 {
 	return name[0] == 'c' ? atoi(name + 1) : -1;
-}
-
-static double
-thread_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static int
@@ -278,18 +268,18 @@ measure(struct run *run)
 	run->rss0 = rss_kb();
 	for (i = 0; i < run->warm + run->rounds; i++) {
 		set_load(run, i);
-		t0 = thread_s();
+		t0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
 		collector_tend(run->c);
 		collector_collect(run->c);
-		t1 = thread_s();
+		t1 = clock_s(CLOCK_THREAD_CPUTIME_ID);
 		s = collector_snapshot(run->c);
 		interference_feed(run->ifr, s);
-		t2 = thread_s();
+		t2 = clock_s(CLOCK_THREAD_CPUTIME_ID);
 		snapshot_unref(s);
 		for (k = 0; k < run->n; k++)
 			if (read(run->pfd, rbuf, sizeof(rbuf)) < 0)
 				return -1;
-		t3 = thread_s();
+		t3 = clock_s(CLOCK_THREAD_CPUTIME_ID);
 		if (i >= run->warm) {
 			run->tc[i - run->warm] = t1 - t0;
 			run->ta[i - run->warm] = t2 - t1;

@@ -19,28 +19,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "tests/xorshift.h"
+#include "util/clock.h"
+
 struct cell {
 	struct cell *next;
 	char pad[64 - sizeof(struct cell *)];
 };
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static uint64_t
-rnd(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
 
 static int
 chase(size_t mib, double seconds)
@@ -58,7 +43,7 @@ chase(size_t mib, double seconds)
 	for (i = 0; i < n; i++)
 		perm[i] = i;
 	for (i = n - 1; i > 0; i--) {	/* Sattolo: one cycle of all */
-		j = (size_t)(rnd(&seed) % i);
+		j = (size_t)(xorshift64(&seed) % i);
 		size_t t = perm[i];
 		perm[i] = perm[j];
 		perm[j] = t;
@@ -66,8 +51,8 @@ chase(size_t mib, double seconds)
 	for (i = 0; i < n; i++)
 		c[perm[i]].next = &c[perm[(i + 1) % n]];
 	free(perm);
-	end = now() + seconds;
-	for (p = c; now() < end;) {
+	end = clock_s(CLOCK_MONOTONIC) + seconds;
+	for (p = c; clock_s(CLOCK_MONOTONIC) < end;) {
 		for (i = 0; i < 100000; i++)
 			p = p->next;
 		iter += 100000;
@@ -82,10 +67,10 @@ static int
 compute(double seconds)
 {
 	uint64_t a = 1, b = 2, c = 3, d = 4, iter = 0;
-	double end = now() + seconds;
+	double end = clock_s(CLOCK_MONOTONIC) + seconds;
 	int i;
 
-	while (now() < end) {
+	while (clock_s(CLOCK_MONOTONIC) < end) {
 		for (i = 0; i < 1000000; i++) {
 			a = a * 6364136223846793005ULL + 1;
 			b = b * 6364136223846793005ULL + 3;

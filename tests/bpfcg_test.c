@@ -18,6 +18,7 @@
 
 #include "collectors/bpf/bpfcg.h"
 #include "tests/check.h"
+#include "tests/xorshift.h"
 
 #define MAX_SLOTS 1500
 #define IDS 4000			/* ids drawn from [1, IDS] */
@@ -31,16 +32,7 @@ static uint64_t slot_owner[MAX_SLOTS];	/* id in the hash there, or 0:
 					   a slot is reused only after the
 					   refresh that deleted its id */
 
-static uint64_t rng = 88172645463325252ULL;
-
-static uint64_t
-next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
+static uint64_t rng = XORSHIFT_SEED;
 
 static size_t
 live(void)
@@ -137,9 +129,9 @@ main(void)
 	/* Churn: ids come, come back, and go, with refreshes between. */
 	for (round = 0; round < 60; round++) {
 		for (op = 0; op < 400; op++) {
-			uint64_t id = 1 + next() % IDS;
+			uint64_t id = 1 + xorshift64(&rng) % IDS;
 
-			if (id_in_hash[id] && id_refs[id] > 0 && next() % 2)
+			if (id_in_hash[id] && id_refs[id] > 0 && xorshift64(&rng) % 2)
 				untrack(b, id);
 			else
 				track(b, id);

@@ -32,6 +32,7 @@
 #include "config/config.h"
 #include "daemon/expo.h"
 #include "tests/fake_ipc.h"
+#include "tests/xorshift.h"
 #include "tests/check.h"
 
 /* ---- generated traces ------------------------------------------------ */
@@ -48,16 +49,13 @@ struct node {
 	size_t nr_labels;		/* on every row: app=<i> */
 };
 
-static uint64_t rng = 88172645463325252ULL;
+static uint64_t rng = XORSHIFT_SEED;
 
-/* Uniform in [0, 1): xorshift, the same every run. */
+/* Uniform in [0, 1), the same every run. */
 static double
 uniform(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (double)(rng >> 11) / 9007199254740992.0;
+	return xorshift_uniform(&rng);
 }
 
 static const char *const events[2] = { "cycles", "instructions" };

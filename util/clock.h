@@ -1,7 +1,8 @@
 /*
  * clock.h - the one clock: clock_gettime as nanoseconds, for every
  * thread's timing (collection durations, deadlines, budgets, the
- * watchdog), and the wall clock in seconds for timestamps.  Inline: one
+ * watchdog), any clock in seconds for the benchmarks and tests, and the
+ * wall clock in seconds for timestamps.  Inline: one
  * call each, used in hot paths.
  */
 #ifndef PMU_CLOCK_H
@@ -19,6 +20,16 @@ clock_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* Any clock in seconds: what a benchmark or a test times with. */
+static inline double
+clock_s(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* CLOCK_MONOTONIC, the clock of every interval and deadline. */
 static inline uint64_t
 mono_ns(void)
@@ -30,10 +41,7 @@ mono_ns(void)
 static inline double
 wall_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return clock_s(CLOCK_REALTIME);
 }
 
 #endif

@@ -29,6 +29,7 @@
 #include "daemon/http.h"
 #include "daemon/scrape.h"
 #include "daemon/webconfig.h"
+#include "util/clock.h"
 
 static struct snapshot_slot slot, big_slot;
 
@@ -78,15 +79,6 @@ make(size_t nseries, uint64_t seq)
 	return s;
 }
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static int
 render_bench(size_t n, int rounds)
 {
@@ -114,9 +106,9 @@ render_bench(size_t n, int rounds)
 			if ((sc = scrape_get(&cache, s)) == NULL)
 				return 1;
 			/* A gzip variant's time includes its plain render. */
-			t0 = now_s();
+			t0 = clock_s(CLOCK_MONOTONIC);
 			b = scrape_body(sc, v[i].f, v[i].gz, &o);
-			dt = now_s() - t0;
+			dt = clock_s(CLOCK_MONOTONIC) - t0;
 			if (b == NULL)
 				return 1;
 			bytes = b->len;
