@@ -27,6 +27,7 @@
 #include "daemon/expo.h"
 #include "names/names.h"
 #include "tests/check.h"
+#include "tests/scratch.h"
 
 #define MAXFD 512
 
@@ -592,20 +593,6 @@ test_retry(const char *sysfs)
 	CHECK(open_fds() == 0);
 }
 
-static void
-put(const char *dir, const char *rel, const char *text)
-{
-	char path[4200];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	f = fopen(path, "w");
-	CHECK(f != NULL);
-	if (f == NULL)
-		return;
-	fputs(text, f);
-	fclose(f);
-}
 
 /*
  * perf_event_open says EPERM on every CPU: the reason is told once, from
@@ -624,11 +611,11 @@ test_denied(const char *dir)
 	snprintf(path, sizeof(path), "mkdir -p %s/self %s/sys/kernel", proc,
 	    proc);
 	CHECK(system(path) == 0);
-	put(proc, "self/status", "Name:\tpmu_exporter\nUid:\t0\t0\t0\t0\n"
+	scratch_put(proc, "self/status", "Name:\tpmu_exporter\nUid:\t0\t0\t0\t0\n"
 	    "CapEff:\t000000c000000000\nCapBnd:\t000000c000000000\n"
 	    "Seccomp:\t2\nSeccomp_filters:\t1\n");
-	put(proc, "self/uid_map", "         0          0 4294967295\n");
-	put(proc, "sys/kernel/perf_event_paranoid", "2\n");
+	scratch_put(proc, "self/uid_map", "         0          0 4294967295\n");
+	scratch_put(proc, "sys/kernel/perf_event_paranoid", "2\n");
 	procfs = proc;
 	deny = EPERM;
 	logbuf[0] = '\0';
@@ -645,7 +632,7 @@ test_denied(const char *dir)
 
 	/* The kernel's own refusal, by the same process without the
 	 * capability. */
-	put(proc, "self/status", "Name:\tpmu_exporter\nUid:\t0\t0\t0\t0\n"
+	scratch_put(proc, "self/status", "Name:\tpmu_exporter\nUid:\t0\t0\t0\t0\n"
 	    "CapEff:\t0000000000000000\nCapBnd:\t0000000000000000\n"
 	    "Seccomp:\t0\nSeccomp_filters:\t0\n");
 	deny = EACCES;
@@ -937,7 +924,7 @@ test_pmu_offline(const char *dir)
 	struct snapshot *s;
 	char sysfs[4200], cmd[8800], mi[8400], err[1024], *text;
 	size_t len;
-	FILE *f, *out;
+	FILE *out;
 	static const char yaml[] =
 	    "groups:\n"
 	    "  - name: ipc\n"
@@ -950,12 +937,7 @@ test_pmu_offline(const char *dir)
 	snprintf(cmd, sizeof(cmd), "cp -r %s/tests/fixtures/sysfs-intel-hybrid "
 	    "%s && mkdir -p %s/cgo/x", top ? top : ".", sysfs, dir);
 	CHECK(system(cmd) == 0);
-	snprintf(cmd, sizeof(cmd), "%s/devices/system/cpu/online", sysfs);
-	CHECK((f = fopen(cmd, "w")) != NULL);
-	if (f) {
-		fputs("0-7\n", f);
-		fclose(f);
-	}
+	scratch_put(sysfs, "devices/system/cpu/online", "0-7\n");
 	scratch_mount(dir, "cgo", mi, sizeof(mi));
 	o.sysfs = sysfs;
 	o.mountinfo = mi;
@@ -1374,16 +1356,10 @@ int
 main(void)
 {
 	char dir[] = "/tmp/collector_test.XXXXXX", path[4200];
-	FILE *f;
 
 	perf_ops = &fake_ops;
 	CHECK(mkdtemp(dir) != NULL);
-	snprintf(path, sizeof(path), "mkdir -p %s/devices/system/cpu", dir);
-	CHECK(system(path) == 0);
-	snprintf(path, sizeof(path), "%s/devices/system/cpu/online", dir);
-	f = fopen(path, "w");
-	fputs("0-1\n", f);
-	fclose(f);
+	scratch_put(dir, "devices/system/cpu/online", "0-1\n");
 
 	test_group_read();
 	test_counting(dir);

@@ -13,6 +13,7 @@
 #include "collectors/events/cpuinfo.h"
 #include "daemon/expo.h"
 #include "tests/check.h"
+#include "tests/scratch.h"
 
 static char dir[] = "/tmp/cpuinfo_test.XXXXXX";
 
@@ -38,16 +39,7 @@ scan(const char *fixture, struct pmu_list *l)
 static void
 write_cpuinfo(const char *text)
 {
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/cpuinfo", dir);
-	f = fopen(path, "w");
-	CHECK(f != NULL);
-	if (f == NULL)
-		return;
-	fputs(text, f);
-	fclose(f);
+	scratch_put(dir, "cpuinfo", text);
 }
 
 static void

@@ -8,6 +8,7 @@
 
 #include "collectors/perf/cpumap.h"
 #include "tests/check.h"
+#include "tests/scratch.h"
 
 int
 main(void)
@@ -15,7 +16,6 @@ main(void)
 	struct cpumap m, n, x;
 	char buf[128], dir[] = "/tmp/cpumap_test.XXXXXX", path[256];
 	size_t pos = 0;
-	FILE *f;
 
 	CHECK(cpumap_parse("0-3,8", &m, NULL) == 0);
 	CHECK(m.nr == 5 && m.cpu[0] == 0 && m.cpu[3] == 3 && m.cpu[4] == 8);
@@ -66,12 +66,8 @@ main(void)
 
 	/* The online file, read from a fake sysfs root. */
 	CHECK(mkdtemp(dir) != NULL);
-	snprintf(path, sizeof(path), "mkdir -p %s/devices/system/cpu", dir);
-	CHECK(system(path) == 0);
+	scratch_put(dir, "devices/system/cpu/online", "0,2-5\n");
 	snprintf(path, sizeof(path), "%s/devices/system/cpu/online", dir);
-	f = fopen(path, "w");
-	fputs("0,2-5\n", f);
-	fclose(f);
 	CHECK(cpumap_online(dir, &n) == 0);
 	CHECK_STR(cpumap_format(&n, buf, sizeof(buf)), "0,2-5");
 	cpumap_free(&n);

@@ -32,6 +32,7 @@
 #include "config/config.h"
 #include "daemon/expo.h"
 #include "tests/fake_ipc.h"
+#include "tests/scratch.h"
 #include "tests/xorshift.h"
 #include "tests/check.h"
 
@@ -914,7 +915,6 @@ int
 main(void)
 {
 	char dir[] = "/tmp/interference_test.XXXXXX", path[4200];
-	FILE *f;
 
 	test_antagonist();
 	test_workload_wide(0);
@@ -937,12 +937,7 @@ main(void)
 	    256) == 0);
 	perf_ops = &fake_ipc_ops;
 	CHECK(mkdtemp(dir) != NULL);
-	snprintf(path, sizeof(path), "mkdir -p %s/devices/system/cpu", dir);
-	CHECK(system(path) == 0);
-	snprintf(path, sizeof(path), "%s/devices/system/cpu/online", dir);
-	f = fopen(path, "w");
-	fputs("0-1\n", f);
-	fclose(f);
+	scratch_put(dir, "devices/system/cpu/online", "0-1\n");
 	test_daemon(dir);
 	fake_ipc_fini();
 	snprintf(path, sizeof(path), "rm -r %s", dir);
