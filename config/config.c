@@ -511,7 +511,7 @@ parse_group(struct parse *p, yaml_node_t *n)
 	static const char *const keys[] = { "name", "events", "preset", "only",
 	    NULL };
 	struct gevents ge = { 0 };
-	yaml_node_t *name = NULL, *events, *pr;
+	yaml_node_t *name = NULL, *events, *pr, *ev;
 	yaml_node_item_t *it;
 	size_t i;
 	int r;
@@ -537,8 +537,7 @@ parse_group(struct parse *p, yaml_node_t *n)
 	if ((r = expect(p, events, YAML_SEQUENCE_NODE, "events")) < 0)
 		return r;
 	ge.name = name;
-	ge.nr = (size_t)(events->data.sequence.items.top -
-	    events->data.sequence.items.start);
+	ge.nr = yamldoc_len(events);
 	if (ge.nr == 0)
 		return perr(p, events, "group \"%s\" has no events",
 		    scalar(name));
@@ -548,10 +547,9 @@ parse_group(struct parse *p, yaml_node_t *n)
 	r = -ENOMEM;
 	if (!ge.var || !ge.nvar || !ge.nodes)
 		goto out;
-	for (it = events->data.sequence.items.start, i = 0;
-	    it < events->data.sequence.items.top; it++, i++)
-		if ((r = group_event(p, &ge, i,
-		    yaml_document_get_node(p->y.doc, *it))) < 0)
+	i = 0;
+	YAMLDOC_EACH(&p->y, events, it, ev)
+		if ((r = group_event(p, &ge, i++, ev)) < 0)
 			goto out;
 	r = group_add(p, n, &ge);
 out:
@@ -597,14 +595,11 @@ parse_target_groups(struct parse *p, yaml_node_t *n, struct plan_target *t)
 		return perr(p, n, "target has no \"groups\"");
 	if ((r = expect(p, gl, YAML_SEQUENCE_NODE, "groups")) < 0)
 		return r;
-	nr = (size_t)(gl->data.sequence.items.top -
-	    gl->data.sequence.items.start);
+	nr = yamldoc_len(gl);
 	if (nr == 0)
 		return perr(p, gl, "target lists no groups");
 	p->preset_listed = NULL;
-	for (it = gl->data.sequence.items.start;
-	    it < gl->data.sequence.items.top; it++) {
-		g = yaml_document_get_node(p->y.doc, *it);
+	YAMLDOC_EACH(&p->y, gl, it, g) {
 		if ((r = expect(p, g, YAML_SCALAR_NODE, "a group name")) < 0)
 			goto out;
 		if (!nameidx_find(&p->group_idx, scalar(g), &i)) {
@@ -987,9 +982,7 @@ target_exclude(struct parse *p, yaml_node_t *ex, struct plan_target *t)
 	size_t nr;
 	int r;
 
-	nr = ex->type == YAML_SEQUENCE_NODE ?
-	    (size_t)(ex->data.sequence.items.top -
-	    ex->data.sequence.items.start) : 1;
+	nr = ex->type == YAML_SEQUENCE_NODE ? yamldoc_len(ex) : 1;
 	if (ex->type != YAML_SEQUENCE_NODE &&
 	    (r = expect(p, ex, YAML_SCALAR_NODE, "exclude")) < 0)
 		return r;
@@ -1023,13 +1016,10 @@ target_relabel(struct parse *p, yaml_node_t *rl, struct plan_target *t)
 
 	if ((r = expect(p, rl, YAML_SEQUENCE_NODE, "relabel")) < 0)
 		return r;
-	nr = (size_t)(rl->data.sequence.items.top -
-	    rl->data.sequence.items.start);
+	nr = yamldoc_len(rl);
 	if ((t->relabel = calloc(nr + 1, sizeof(*t->relabel))) == NULL)
 		return -ENOMEM;
-	for (it = rl->data.sequence.items.start;
-	    it < rl->data.sequence.items.top; it++) {
-		item = yaml_document_get_node(p->y.doc, *it);
+	YAMLDOC_EACH(&p->y, rl, it, item) {
 		if ((r = parse_relabel(p, item,
 		    &t->relabel[t->nr_relabel])) < 0)
 			return r;
@@ -1173,12 +1163,10 @@ root_groups(struct parse *p, yaml_node_t *root)
 		return perr(p, root, "the config defines no \"groups\"");
 	if ((r = expect(p, n, YAML_SEQUENCE_NODE, "groups")) < 0)
 		return r;
-	nr = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+	nr = yamldoc_len(n);
 	if (nr == 0)
 		return perr(p, n, "groups is empty");
-	for (it = n->data.sequence.items.start;
-	    it < n->data.sequence.items.top; it++) {
-		item = yaml_document_get_node(p->y.doc, *it);
+	YAMLDOC_EACH(&p->y, n, it, item) {
 		/* A half-built group stays reachable for plan_free. */
 		if ((r = parse_group(p, item)) < 0)
 			return r;
@@ -1199,14 +1187,12 @@ root_targets(struct parse *p, yaml_node_t *root)
 	if ((n = lookup(p, root, "cpus")) != NULL) {
 		if ((r = expect(p, n, YAML_SEQUENCE_NODE, "cpus")) < 0)
 			return r;
-		nr += (size_t)(n->data.sequence.items.top -
-		    n->data.sequence.items.start);
+		nr += yamldoc_len(n);
 	}
 	if ((n = lookup(p, root, "cgroups")) != NULL) {
 		if ((r = expect(p, n, YAML_SEQUENCE_NODE, "cgroups")) < 0)
 			return r;
-		nr += (size_t)(n->data.sequence.items.top -
-		    n->data.sequence.items.start);
+		nr += yamldoc_len(n);
 	}
 	if (nr == 0)
 		return perr(p, root, "nothing to count: add a \"cpus\" or a "
@@ -1214,18 +1200,14 @@ root_targets(struct parse *p, yaml_node_t *root)
 	if ((cfg->targets = calloc(nr, sizeof(*cfg->targets))) == NULL)
 		return -ENOMEM;
 	if ((n = lookup(p, root, "cpus")) != NULL)
-		for (it = n->data.sequence.items.start;
-		    it < n->data.sequence.items.top; it++) {
-			item = yaml_document_get_node(p->y.doc, *it);
+		YAMLDOC_EACH(&p->y, n, it, item) {
 			r = parse_cpu_target(p, item,
 			    &cfg->targets[cfg->nr_targets++]);
 			if (r < 0)
 				return r;
 		}
 	if ((n = lookup(p, root, "cgroups")) != NULL)
-		for (it = n->data.sequence.items.start;
-		    it < n->data.sequence.items.top; it++) {
-			item = yaml_document_get_node(p->y.doc, *it);
+		YAMLDOC_EACH(&p->y, n, it, item) {
 			r = parse_cgroup_target(p, item,
 			    &cfg->targets[cfg->nr_targets++]);
 			if (r < 0)

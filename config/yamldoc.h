@@ -76,6 +76,25 @@ int yamldoc_check_keys(const struct yamldoc *d, yaml_node_t *map,
 yaml_node_t *yamldoc_get(const struct yamldoc *d, yaml_node_t *map,
     const char *key);
 
+/* How many items the sequence node seq holds. */
+static inline size_t
+yamldoc_len(const yaml_node_t *seq)
+{
+	return (size_t)(seq->data.sequence.items.top -
+	    seq->data.sequence.items.start);
+}
+
+/*
+ * Each item of the sequence node seq in turn, as a node of d's document,
+ * it the place in the sequence (yaml_node_item_t *, item
+ * yaml_node_t *):  YAMLDOC_EACH(d, seq, it, item) { ... }
+ */
+#define YAMLDOC_EACH(d, seq, it, item)					\
+	for ((it) = (seq)->data.sequence.items.start;			\
+	    (it) < (seq)->data.sequence.items.top &&			\
+	    ((item) = yaml_document_get_node((d)->doc, *(it))) != NULL;	\
+	    (it)++)
+
 /*
  * config.c and webconfig.c call these through one set of short names
  * (yamldoc_short.h).

@@ -320,9 +320,7 @@ tls_ciphers(struct wparse *p, yaml_node_t *c, struct tls_lists *l)
 
 	if ((r = expect(p, c, YAML_SEQUENCE_NODE, "cipher_suites")) < 0)
 		return r;
-	for (it = c->data.sequence.items.start;
-	    it < c->data.sequence.items.top; it++) {
-		item = yaml_document_get_node(p->y.doc, *it);
+	YAMLDOC_EACH(&p->y, c, it, item) {
 		if ((r = expect(p, item, YAML_SCALAR_NODE,
 		    "a cipher suite")) < 0)
 			return r;
@@ -354,9 +352,7 @@ tls_curves(struct wparse *p, yaml_node_t *c, struct tls_lists *l)
 	if ((r = expect(p, c, YAML_SEQUENCE_NODE,
 	    "curve_preferences")) < 0)
 		return r;
-	for (it = c->data.sequence.items.start;
-	    it < c->data.sequence.items.top; it++) {
-		item = yaml_document_get_node(p->y.doc, *it);
+	YAMLDOC_EACH(&p->y, c, it, item) {
 		if ((r = expect(p, item, YAML_SCALAR_NODE, "a curve")) < 0)
 			return r;
 		for (i = 0; i < sizeof(curves) / sizeof(curves[0]); i++)
