@@ -28,22 +28,43 @@
 
 /* ---- results -------------------------------------------------------- */
 
-void
-interference_result_ref(struct interference_result *r)
+/* The last reference's destructor (util/publish.h). */
+static void
+result_free(struct publish_ref *ref)
 {
-	__atomic_fetch_add(&r->refs, 1, __ATOMIC_RELAXED);
-}
+	struct interference_result *r = publish_of(ref, struct
+	    interference_result, ref);
 
-void
-interference_result_unref(struct interference_result *r)
-{
-	if (r == NULL || __atomic_fetch_sub(&r->refs, 1, __ATOMIC_ACQ_REL) != 1)
-		return;
 	if (r->snap)
 		snapshot_unref(r->snap);
 	free(r->cgroups);
 	free(r->suspects);
 	free(r);
+}
+
+/* An empty result with one reference, the caller's; NULL without
+ * memory. */
+static struct interference_result *
+result_new(void)
+{
+	struct interference_result *r = calloc(1, sizeof(*r));
+
+	if (r != NULL)
+		publish_ref_init(&r->ref, result_free);
+	return r;
+}
+
+void
+interference_result_ref(struct interference_result *r)
+{
+	publish_ref(&r->ref);
+}
+
+void
+interference_result_unref(struct interference_result *r)
+{
+	if (r != NULL)
+		publish_unref(&r->ref);
 }
 
 /* ---- state ---------------------------------------------------------- */
@@ -74,7 +95,7 @@ struct interference {
 	struct interference_config next;
 	int have_next, stop, started;
 	pthread_t thread;
-	struct interference_result *result;
+	struct publish_slot result;	/* the newest result */
 
 	/* The analysis thread's alone. */
 	struct interference_config cfg;
@@ -104,27 +125,21 @@ path_hash(const char *p)
 	return h ? h : 1;
 }
 
+/* r in place of the newest result, the caller's reference with it. */
 static void
 publish(struct interference *ifr, struct interference_result *r)
 {
-	struct interference_result *old;
-
-	pthread_mutex_lock(&ifr->lock);
-	old = ifr->result;
-	ifr->result = r;
-	pthread_mutex_unlock(&ifr->lock);
-	interference_result_unref(old);
+	publish_swap(&ifr->result, &r->ref);
 }
 
 /* An empty result: no cgroup analysed (yet). */
 static void
 publish_empty(struct interference *ifr)
 {
-	struct interference_result *r = calloc(1, sizeof(*r));
+	struct interference_result *r = result_new();
 
 	if (r == NULL)
 		return;		/* the previous result stays */
-	r->refs = 1;
 	r->enabled = ifr->cfg.enabled;
 	publish(ifr, r);
 }
@@ -398,14 +413,13 @@ cmp_vpick(const void *a, const void *b)
 static struct interference_result *
 build_result(struct interference *ifr, struct snapshot *s)
 {
-	struct interference_result *r = calloc(1, sizeof(*r));
+	struct interference_result *r = result_new();
 	struct vpick *vp = NULL;
 	struct pick best[INTERFERENCE_MAX_SUSPECTS];
 	size_t i, n = 0, nv = 0, k, nb, *pos = NULL;
 
 	if (r == NULL)
 		return NULL;
-	r->refs = 1;
 	r->enabled = 1;
 	for (i = 0; i < ifr->nr; i++)
 		n += ifr->cgs[i].analysed;
@@ -699,6 +713,7 @@ interference_new(const struct interference_config *cfg,
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&ifr->lock, NULL);
+	publish_slot_init(&ifr->result, NULL);
 	pthread_cond_init(&ifr->wake, NULL);
 	publish_empty(ifr);
 	*out = ifr;
@@ -752,13 +767,8 @@ interference_reload(struct interference *ifr,
 struct interference_result *
 interference_result(struct interference *ifr)
 {
-	struct interference_result *r;
-
-	pthread_mutex_lock(&ifr->lock);
-	if ((r = ifr->result) != NULL)
-		interference_result_ref(r);
-	pthread_mutex_unlock(&ifr->lock);
-	return r;
+	return publish_of(publish_get(&ifr->result),
+	    struct interference_result, ref);
 }
 
 size_t
@@ -789,7 +799,7 @@ interference_free(struct interference *ifr)
 	}
 	if (ifr->pending)
 		snapshot_unref(ifr->pending);
-	interference_result_unref(ifr->result);
+	publish_slot_fini(&ifr->result);
 	interference_config_fini(&ifr->next);
 	interference_config_fini(&ifr->cfg);
 	state_reset(ifr);

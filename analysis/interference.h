@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "collectors/collector/snapshot.h"
+#include "util/publish.h"
 
 /* Points in a cgroup's ring: one sample each, the window's length. */
 #define INTERFERENCE_RING 60
@@ -85,7 +86,7 @@ struct interference_suspect {
 
 /* What one sample found: immutable once published. */
 struct interference_result {
-	int refs;			/* atomic */
+	struct publish_ref ref;		/* util/publish.h */
 	int enabled;
 	struct snapshot *snap;		/* the rows' labels; a reference */
 	size_t nr_cgroups;		/* analysed: at or above the floor */

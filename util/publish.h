@@ -10,8 +10,9 @@
  * writing to a slow client) never stalls the owner.
  *
  * An object embeds a struct publish_ref and names its destructor; the
- * collector's snapshots (snapshot.h), the resolver's name maps (names.h)
- * and the HTTP side's rendered scrapes (scrape.h) are such objects.
+ * collector's snapshots (snapshot.h), the resolver's name maps (names.h),
+ * the HTTP side's rendered scrapes (scrape.h) and the interference
+ * analysis's results (analysis/interference.h) are such objects.
  */
 #ifndef PMU_PUBLISH_H
 #define PMU_PUBLISH_H
