@@ -42,6 +42,20 @@ write_cpuinfo(const char *text)
 	scratch_put(dir, "cpuinfo", text);
 }
 
+/* text as dir/cpuinfo, read against the PMUs of fixture (NULL: none). */
+static void
+read_cpuinfo(const char *text, const char *fixture, struct cpuinfo *ci)
+{
+	struct pmu_list l;
+
+	write_cpuinfo(text);
+	if (fixture)
+		scan(fixture, &l);
+	cpuinfo_read(dir, fixture ? &l : NULL, ci);
+	if (fixture)
+		pmu_list_free(&l);
+}
+
 static void
 x86_block(char *buf, size_t len, int cpu, const char *name)
 {
@@ -57,7 +71,6 @@ static void
 test_intel_hybrid(void)
 {
 	static char text[16384];
-	struct pmu_list l;
 	struct cpuinfo ci;
 	int cpu;
 
@@ -65,9 +78,7 @@ test_intel_hybrid(void)
 	for (cpu = 0; cpu < 24; cpu++)
 		x86_block(text, sizeof(text), cpu,
 		    cpu < 16 ? "12th Gen Intel(R) Core(TM) i9-12900K" : "E-core");
-	write_cpuinfo(text);
-	scan("topdown/alderlake/sysfs", &l);
-	cpuinfo_read(dir, &l, &ci);
+	read_cpuinfo(text, "topdown/alderlake/sysfs", &ci);
 	CHECK(ci.nr == 2);
 	CHECK_STR(ci.core[0].pmu, "cpu_atom");
 	CHECK_STR(ci.core[0].model_name, "E-core");	/* cpu 16's block */
@@ -76,7 +87,6 @@ test_intel_hybrid(void)
 	CHECK_STR(ci.core[1].cpu_family, "6");
 	CHECK_STR(ci.core[1].model, "151");
 	CHECK_STR(ci.core[1].model_name, "12th Gen Intel(R) Core(TM) i9-12900K");
-	pmu_list_free(&l);
 }
 
 /* arm64 big.LITTLE: implementer, architecture and part per core type. */
@@ -84,7 +94,6 @@ static void
 test_arm_biglittle(void)
 {
 	static char text[8192];
-	struct pmu_list l;
 	struct cpuinfo ci;
 	int cpu;
 	size_t n;
@@ -98,9 +107,7 @@ test_arm_biglittle(void)
 		    "CPU part\t: %s\nCPU revision\t: 4\n\n", cpu,
 		    cpu < 4 ? "0xd03" : "0xd08");
 	}
-	write_cpuinfo(text);
-	scan("sysfs-arm64-biglittle", &l);
-	cpuinfo_read(dir, &l, &ci);
+	read_cpuinfo(text, "sysfs-arm64-biglittle", &ci);
 	CHECK(ci.nr == 2);
 	CHECK_STR(ci.core[0].pmu, "armv8_cortex_a53");
 	CHECK_STR(ci.core[0].vendor, "0x41");
@@ -109,7 +116,6 @@ test_arm_biglittle(void)
 	CHECK_STR(ci.core[0].model_name, "");
 	CHECK_STR(ci.core[1].pmu, "armv8_cortex_a72");
 	CHECK_STR(ci.core[1].model, "0xd08");
-	pmu_list_free(&l);
 }
 
 /*
@@ -121,7 +127,6 @@ static void
 test_long_line(void)
 {
 	static char text[8192];
-	struct pmu_list l;
 	struct cpuinfo ci;
 	size_t n;
 
@@ -132,15 +137,12 @@ test_long_line(void)
 	snprintf(text + n + 1000, sizeof(text) - n - 1000, "\n"
 	    "model name\t: AMD EPYC 9654 96-Core Processor\n\nprocessor\t: 1\n"
 	    "vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 18\n\n");
-	write_cpuinfo(text);
-	scan("topdown/zen4/sysfs", &l);
-	cpuinfo_read(dir, &l, &ci);
+	read_cpuinfo(text, "topdown/zen4/sysfs", &ci);
 	CHECK(ci.nr == 1);
 	CHECK_STR(ci.core[0].pmu, "cpu");
 	CHECK_STR(ci.core[0].cpu_family, "25");
 	CHECK_STR(ci.core[0].model, "17");
 	CHECK_STR(ci.core[0].model_name, "AMD EPYC 9654 96-Core Processor");
-	pmu_list_free(&l);
 
 	/* The same with "model\t: 99" where a piece of the flags begins. */
 	snprintf(text, sizeof(text), "processor\t: 0\nvendor_id\t: X\n"
@@ -151,8 +153,7 @@ test_long_line(void)
 	memcpy(text + (strlen("processor\t: 0\nvendor_id\t: X\nmodel\t\t: 17\n")
 	    + 511), "model\t: 99 ", 11);
 	snprintf(text + n + 2000, sizeof(text) - n - 2000, "\n\n");
-	write_cpuinfo(text);
-	cpuinfo_read(dir, NULL, &ci);
+	read_cpuinfo(text, NULL, &ci);
 	CHECK(ci.nr == 1);
 	CHECK_STR(ci.core[0].pmu, "");
 	CHECK_STR(ci.core[0].model, "17");
@@ -163,19 +164,16 @@ static void
 test_missing(void)
 {
 	char path[4096];
-	struct pmu_list l;
 	struct cpuinfo ci;
 
 	snprintf(path, sizeof(path), "%s/cpuinfo", dir);
 	unlink(path);
 	cpuinfo_read(dir, NULL, &ci);
 	CHECK(ci.nr == 0);
-	write_cpuinfo("processor\t: 0\nvendor_id\t: GenuineIntel\nmodel\t: 1\n\n");
-	scan("topdown/alderlake/sysfs", &l);
-	cpuinfo_read(dir, &l, &ci);
+	read_cpuinfo("processor\t: 0\nvendor_id\t: GenuineIntel\nmodel\t: 1\n\n",
+	    "topdown/alderlake/sysfs", &ci);
 	CHECK(ci.nr == 1);		/* cpu_atom's CPU 16 is not there */
 	CHECK_STR(ci.core[0].pmu, "cpu_core");
-	pmu_list_free(&l);
 	/* A link is not followed. */
 	unlink(path);
 	CHECK(symlink("/proc/cpuinfo", path) == 0);
