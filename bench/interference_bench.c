@@ -377,6 +377,11 @@ main(int argc, char **argv)
 	interference_config_fini(&run.ic);
 	plan_free(run.cfg);
 	fake_ipc_fini();
+	free(run.tc);
+	free(run.ta);
+	free(run.tr);
+	free(cg_cpu);
+	free(cg_cpi);
 	snprintf(cmd, sizeof(cmd), "rm -r %s", run.dir);
 	return system(cmd) == 0 ? 0 : 1;
 }
