@@ -230,17 +230,6 @@ targetset_fds(const struct collector *c)
 
 /* ---- planning the next set ---------------------------------------- */
 
-/* The running target for path, by binary search: the set is sorted. */
-static struct target *
-find(struct target *const *v, size_t n, const char *path)
-{
-	struct target key = { .cgroup = (char *)path }, *kp = &key;
-	struct target *const *f;
-
-	f = n ? bsearch(&kp, v, n, sizeof(*v), target_cmp) : NULL;
-	return f ? *f : NULL;
-}
-
 /* The system-wide target anew: the union of every cpus: entry. */
 static int
 plan_cpus(struct collector *c, struct target **out)
@@ -300,7 +289,7 @@ plan_next(struct collector *c, struct pass *p)
 		p->v[p->n++] = t;
 	}
 	for (i = 0; i < nm; i = j) {
-		t = p->rebuild ? NULL : find(c->set.v, c->set.nr, m[i].path);
+		t = p->rebuild ? NULL : target_find(c->set.v, c->set.nr, m[i].path);
 		if (t == NULL) {
 			if ((t = target_new(m[i].path)) == NULL)
 				return -ENOMEM;
@@ -347,7 +336,7 @@ open_one(struct collector *c, struct pass *p, struct target *t)
 	if (r < 0)
 		return t->cgroup ? -ENOENT : 0;	/* vanished meanwhile */
 	p->fds_in_use += (size_t)r;
-	o = p->rebuild && t->cgroup ? find(p->ad.old, p->ad.nr, t->cgroup) :
+	o = p->rebuild && t->cgroup ? target_find(p->ad.old, p->ad.nr, t->cgroup) :
 	    NULL;
 	if (t->cgroup && (o == NULL || !o->opened))
 		REPORT(c, 6, t->cgroup, NULL, NULL, -1, 0, "counting cgroup "
@@ -406,7 +395,7 @@ swap_in(struct collector *c, struct pass *p, const struct plan *old_cfg,
 		t = c->set.v[i];
 		if (t->seen)
 			continue;
-		if (t->opened && t->cgroup && find(p->v, p->n,
+		if (t->opened && t->cgroup && target_find(p->v, p->n,
 		    t->cgroup) == NULL)
 			REPORT(c, 6, t->cgroup, NULL, NULL, -1, 0, "cgroup %s "
 			    "is gone; its series are dropped", t->cgroup);
@@ -515,8 +504,8 @@ pass_build(struct collector *c, struct pass *p, struct cgroup_list *lists)
 {
 	int r;
 
-	if ((r = discovery_expand(c, p->new_plan, lists, &p->w)) < 0 ||
-	    entries_alloc(&p->e, c->cfg->nr_targets) < 0 ||
+	if (entries_alloc(&p->e, c->cfg->nr_targets) < 0 ||
+	    (r = discovery_expand(c, p->new_plan, lists, &p->w)) < 0 ||
 	    source_kinds_begin(c, r ? lists : NULL, p->rebuild, p->as,
 	    &p->e) < 0)
 		return -ENOMEM;
@@ -571,6 +560,7 @@ targetset_reconcile(struct collector *c, const struct plan *cfg,
 					   collection, not a rescan later */
 	if (r == 0)
 		report_layouts(c, &p.w, p.e.mode);
+	planstate_fini(old_cfg, &old_ps);
 	for (i = 0; i < p.nfresh; i++)
 		target_free(p.fresh[i]);
 	free(p.fresh);
@@ -582,7 +572,6 @@ targetset_reconcile(struct collector *c, const struct plan *cfg,
 	for (i = 0; lists && i < n; i++)
 		cgroup_list_free(&lists[i]);
 	free(lists);
-	planstate_fini(old_cfg, &old_ps);
 	return r;
 }
 
