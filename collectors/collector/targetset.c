@@ -560,7 +560,6 @@ targetset_reconcile(struct collector *c, const struct plan *cfg,
 					   collection, not a rescan later */
 	if (r == 0)
 		report_layouts(c, &p.w, p.e.mode);
-	planstate_fini(old_cfg, &old_ps);
 	for (i = 0; i < p.nfresh; i++)
 		target_free(p.fresh[i]);
 	free(p.fresh);
