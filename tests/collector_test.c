@@ -1238,6 +1238,17 @@ row_label(const struct snap_row *r, const char *name)
 	return NULL;
 }
 
+/* How many labels name has on row r. */
+static size_t
+label_count(const struct snap_row *r, const char *name)
+{
+	size_t i, n = 0;
+
+	for (i = 0; r && i < r->nr_labels; i++)
+		n += strcmp(r->label_names[i], name) == 0;
+	return n;
+}
+
 /* Whether the resolver n comes to know both the container ctr at cpath
  * and the sandbox pod at ppath, within 5 s. */
 static int
@@ -1270,6 +1281,9 @@ check_sandbox_rows(const struct snapshot *s, const char *ctr,
 	CHECK_STR(row_label(cgroup_row(s, cpath), "container_id"), ctr);
 	CHECK_STR(row_label(cgroup_row(s, cpath), "pod"), "web-7d4b9");
 	CHECK_STR(row_label(cgroup_row(s, cpath), "container"), "nginx");
+	/* A label the path gave is kept, once, over the resolver's. */
+	CHECK_STR(row_label(cgroup_row(s, cpath), "namespace"), "besteffort");
+	CHECK(label_count(cgroup_row(s, cpath), "namespace") == 1);
 	CHECK(cgroup_row(s, cpath) && !cgroup_row(s, cpath)->hidden);
 	CHECK(cgroup_row(s, ppath) && cgroup_row(s, ppath)->hidden);
 	CHECK(row_label(cgroup_row(s, ppath), "pod") == NULL);
@@ -1322,7 +1336,9 @@ test_names_sandbox(const char *dir)
 	    "    events: [cycles]\ncgroups:\n  - path: /kubepods/*/*/*\n"
 	    "    groups: [sw]\n    relabel:\n"
 	    "      - regex: '.*/([0-9a-f]{64})'\n"
-	    "        target_label: container_id\n");
+	    "        target_label: container_id\n"
+	    "      - regex: '/kubepods/([a-z]+)/.*'\n"
+	    "        target_label: namespace\n");
 	CHECK(config_parse(NULL, "t.yaml", path, strlen(path), &cfg, mi,
 	    sizeof(mi)) == 0);
 	CHECK(cfg && collector_new(cfg, &o, &c, mi, sizeof(mi)) == 0);

@@ -35,36 +35,44 @@ target_label(const struct target *t, const char *name)
 }
 
 /*
- * A target's labels for the snapshot: its own (from relabel rules), then
- * the names its container_id resolved to (names.h), each unless the path
- * gave that label already.  0, or -ENOMEM.
+ * The model of t's rows (row_new copies it): its cgroup and its labels,
+ * its own (from relabel rules) then the names its container_id resolved
+ * to (names.h), each unless the path gave that label already.  Which
+ * names it takes is worked out first, then everything is copied into
+ * the snapshot at once.  0, or -ENOMEM.
  */
 static int
-row_labels(struct snapshot *s, const struct target *t,
-    const struct namemap_entry *ne, size_t *nr, const char ***ln,
-    const char ***lv)
+row_model(struct snapshot *s, const struct target *t,
+    const struct namemap_entry *ne, int hidden, struct snap_row *m)
 {
-	size_t e, n = 0, max = t->nr_labels + (ne ? NAMES_NR : 0);
+	size_t e, n = 0, nn = 0;
+	const char **ln, **lv;
+	unsigned char take[NAMES_NR];
 
-	*nr = 0;
-	*ln = *lv = NULL;
-	if (max == 0)
+	*m = (struct snap_row){ .cgroup = NULL, .hidden = hidden };
+	for (e = 0; e < NAMES_NR; e++)
+		nn += take[e] = ne && ne->v[e] != NULL &&
+		    target_label(t, names_label_name[e]) == NULL;
+	if (t->cgroup && (m->cgroup = snapshot_strdup(s, t->cgroup)) == NULL)
+		return -ENOMEM;
+	if (t->nr_labels + nn == 0)
 		return 0;
-	*ln = snapshot_alloc(s, max * sizeof(**ln));
-	*lv = snapshot_alloc(s, max * sizeof(**lv));
-	if (!*ln || !*lv)
+	ln = snapshot_alloc(s, (t->nr_labels + nn) * sizeof(*ln));
+	lv = snapshot_alloc(s, (t->nr_labels + nn) * sizeof(*lv));
+	if (!ln || !lv)
 		return -ENOMEM;
 	for (e = 0; e < t->nr_labels; e++, n++)
-		if (((*ln)[n] = snapshot_strdup(s, t->lname[e])) == NULL ||
-		    ((*lv)[n] = snapshot_strdup(s, t->lvalue[e])) == NULL)
+		if ((ln[n] = snapshot_strdup(s, t->lname[e])) == NULL ||
+		    (lv[n] = snapshot_strdup(s, t->lvalue[e])) == NULL)
 			return -ENOMEM;
-	for (e = 0; ne && e < NAMES_NR; e++) {
-		if (ne->v[e] == NULL || target_label(t, names_label_name[e]))
-			continue;
-		(*ln)[n] = names_label_name[e];
-		(*lv)[n++] = ne->v[e];	/* in s->names */
-	}
-	*nr = n;
+	for (e = 0; e < NAMES_NR; e++)
+		if (take[e]) {
+			ln[n] = names_label_name[e];
+			lv[n++] = ne->v[e];	/* in s->names */
+		}
+	m->label_names = ln;
+	m->label_values = lv;
+	m->nr_labels = n;
 	return 0;
 }
 
@@ -120,8 +128,12 @@ struct build {
 	struct snapshot *s;
 	const char **gnames;		/* [group] */
 	const char ***names;		/* [group][event] */
+	const char **pmus;		/* [group]: its PMU's name, or NULL */
 	size_t *base;			/* [group]: its first support entry */
 	size_t row;			/* rows filled */
+	double *values;			/* [nvalues]: the rows' values, */
+	unsigned char *counted;		/* [nvalues]: and what counted them */
+	size_t nvalues;			/* taken so far by row_new */
 	/* Health: online CPUs counted system-wide, and by anything. */
 	unsigned char *cpus, *cov;	/* [online.nr] */
 	/* Open errors by (group, event, errno, reason): positions + 1 in
@@ -135,9 +147,10 @@ struct build {
 /* The topdown preset's definition per (group, core PMU) where it
  * expanded to events: the rules join their fractions on these. */
 static int
-snapshot_topdown(struct snapshot *s, const struct plan *cfg,
-    const char **gnames)
+build_topdown(struct build *b)
 {
+	const struct plan *cfg = b->c->cfg;
+	struct snapshot *s = b->s;
 	size_t i, n = 0;
 
 	for (i = 0; i < cfg->nr_groups; i++)
@@ -151,10 +164,9 @@ snapshot_topdown(struct snapshot *s, const struct plan *cfg,
 
 		if (g->definition == NULL)
 			continue;
-		t->group = gnames[i];
-		t->pmu = g->pmu ? snapshot_strdup(s, g->pmu) : NULL;
-		t->definition = snapshot_strdup(s, g->definition);
-		if ((g->pmu && !t->pmu) || !t->definition)
+		t->group = b->gnames[i];
+		t->pmu = b->pmus[i];
+		if ((t->definition = snapshot_strdup(s, g->definition)) == NULL)
 			return -ENOMEM;
 		t->level = g->level;
 		t->slots_per_cycle = g->slots_per_cycle;
@@ -172,13 +184,17 @@ build_names(struct build *b)
 
 	b->names = snapshot_alloc(b->s, cfg->nr_groups * sizeof(*b->names));
 	b->gnames = snapshot_alloc(b->s, cfg->nr_groups * sizeof(*b->gnames));
-	if (!b->names || !b->gnames)
+	b->pmus = snapshot_alloc(b->s, cfg->nr_groups * sizeof(*b->pmus));
+	if (!b->names || !b->gnames || !b->pmus)
 		return -ENOMEM;
 	for (i = 0; i < cfg->nr_groups; i++) {
+		const char *pmu = cfg->groups[i].pmu;
+
 		ne = cfg->groups[i].nr_events;
 		b->gnames[i] = snapshot_strdup(b->s, cfg->groups[i].name);
+		b->pmus[i] = pmu ? snapshot_strdup(b->s, pmu) : NULL;
 		b->names[i] = snapshot_alloc(b->s, ne * sizeof(**b->names));
-		if (!b->gnames[i] || !b->names[i])
+		if (!b->gnames[i] || !b->names[i] || (pmu && !b->pmus[i]))
 			return -ENOMEM;
 		for (e = 0; e < ne; e++)
 			if ((b->names[i][e] = snapshot_strdup(b->s,
@@ -220,10 +236,8 @@ build_support(struct build *b)
 			s->support[n].event = snapshot_strdup(s,
 			    cfg->groups[i].missing[e]);
 			s->support[n].supported = 0;
-			s->support[n].pmu = cfg->groups[i].pmu ?
-			    snapshot_strdup(s, cfg->groups[i].pmu) : NULL;
-			if (s->support[n].event == NULL ||
-			    (cfg->groups[i].pmu && !s->support[n].pmu))
+			s->support[n].pmu = b->pmus[i];
+			if (s->support[n].event == NULL)
 				return -ENOMEM;
 		}
 	s->nr_support = n;
@@ -250,23 +264,28 @@ mark_support(struct build *b, const struct target *t)
 }
 
 /*
- * What the snapshot's arrays need: the rows the opened targets fill, and
- * at most one open error per failed (instance, event).
+ * What the snapshot's arrays need: the rows the opened targets fill and
+ * their values (one per event), and at most one open error per failed
+ * (instance, event).
  */
 static void
-count_rows(const struct collector *c, size_t *rows, size_t *errors)
+count_rows(const struct collector *c, size_t *rows, size_t *values,
+    size_t *errors)
 {
 	const struct plan *cfg = c->cfg;
-	size_t i, j, k, e;
+	size_t i, j, k, e, n;
 
-	*rows = *errors = 0;
+	*rows = *values = *errors = 0;
 	for (i = 0; i < c->set.nr; i++)
 		for (j = 0; j < c->set.v[i]->nr_groups; j++) {
 			struct tgroup *tg = &c->set.v[i]->groups[j];
 
-			if (c->set.v[i]->opened)
-				*rows += (c->set.v[i]->cgroup == NULL ||
+			if (c->set.v[i]->opened) {
+				n = (c->set.v[i]->cgroup == NULL ||
 				    tg->per_cpu) ? tg->cpus.nr : 1;
+				*rows += n;
+				*values += n * cfg->groups[tg->gi].nr_events;
+			}
 			for (k = 0; k < tg->cpus.nr && tg->inst; k++)
 				for (e = 0; tg->inst[k].err &&
 				    e < cfg->groups[tg->gi].nr_events; e++)
@@ -379,8 +398,8 @@ health_target(struct build *b, const struct target *t)
 }
 
 /*
- * A new row for tg on t, its values zero (row_set fills them); row is a
- * model with the target's cgroup and labels.  NULL on ENOMEM.
+ * A new row for tg on t, its values zero (row_set fills them), taken from
+ * the arrays snapbuild sized; model has the target's cgroup and labels.
  */
 static struct snap_row *
 row_new(struct build *b, const struct snap_row *model,
@@ -388,27 +407,17 @@ row_new(struct build *b, const struct snap_row *model,
 {
 	const struct plan_group *pg = &b->c->cfg->groups[tg->gi];
 	struct snap_row *r = &b->s->rows[b->row++];
-	size_t ne = pg->nr_events;
-	unsigned char *cnt;
-	double *v;
 
 	*r = *model;
 	r->cpu = split ? cpu : -1;
 	r->group = b->gnames[tg->gi];
-	r->nr_events = ne;
+	r->nr_events = pg->nr_events;
 	r->events = b->names[tg->gi];
-	v = snapshot_alloc(b->s, ne * sizeof(*v));
-	cnt = snapshot_alloc(b->s, ne);
-	if (v == NULL || cnt == NULL)
-		return NULL;
-	memset(v, 0, ne * sizeof(*v));
-	memset(cnt, 0, ne);
-	r->values = v;
-	r->counted = cnt;
+	r->values = b->values + b->nvalues;
+	r->counted = b->counted + b->nvalues;
+	b->nvalues += pg->nr_events;
 	r->enabled_s = r->running_s = 0;
-	r->pmu = pg->hybrid ? snapshot_strdup(b->s, pg->pmu) : NULL;
-	if (pg->hybrid && r->pmu == NULL)
-		return NULL;
+	r->pmu = pg->hybrid ? b->pmus[tg->gi] : NULL;
 	return r;
 }
 
@@ -439,15 +448,11 @@ target_rows(struct build *b, const struct target *t,
     const struct namemap_entry *nent, int hidden)
 {
 	const struct plan *cfg = b->c->cfg;
-	struct snap_row model = { .cgroup = NULL, .hidden = hidden }, *r = NULL;
+	struct snap_row model, *r = NULL;
 	size_t j, k, e, ne;
 	uint64_t en, ru;
 
-	if (t->cgroup && (model.cgroup = snapshot_strdup(b->s,
-	    t->cgroup)) == NULL)
-		return -ENOMEM;
-	if (row_labels(b->s, t, nent, &model.nr_labels, &model.label_names,
-	    &model.label_values) < 0)
+	if (row_model(b->s, t, nent, hidden, &model) < 0)
 		return -ENOMEM;
 	for (j = 0; j < t->nr_groups; j++) {
 		const struct tgroup *tg = &t->groups[j];
@@ -475,9 +480,8 @@ target_rows(struct build *b, const struct target *t,
 			const struct inst *in = &tg->inst[k];
 			unsigned char *cnt;
 
-			if ((split || k == 0) && (r = row_new(b, &model, tg,
-			    in->cpu, split)) == NULL)
-				return -ENOMEM;
+			if (split || k == 0)
+				r = row_new(b, &model, tg, in->cpu, split);
 			cnt = (unsigned char *)r->counted;
 			for (e = 0; e < ne; e++)
 				scale_add(&b->sum[e], &in->acc[e]);
@@ -536,7 +540,7 @@ snapbuild(const struct collector *c, struct namemap *nm, double duration_s,
     struct snapseen *seen)
 {
 	struct build b = { .c = c, .s = snapshot_new() };
-	size_t nrows, nerrors, i;
+	size_t nrows, nvalues, nerrors, i;
 	int hold, hidden;
 
 	*seen = (struct snapseen){ NULL, NULL, 0, NULL, 0 };
@@ -554,14 +558,17 @@ snapbuild(const struct collector *c, struct namemap *nm, double duration_s,
 		if (!seen->ids || !seen->cgs || !seen->held)
 			goto fail;
 	}
-	count_rows(c, &nrows, &nerrors);
+	count_rows(c, &nrows, &nvalues, &nerrors);
 	if (build_names(&b) < 0 || build_support(&b) < 0 ||
-	    snapshot_topdown(b.s, c->cfg, b.gnames) < 0 ||
-	    health_init(&b, nerrors) < 0)
+	    build_topdown(&b) < 0 || health_init(&b, nerrors) < 0)
 		goto fail;
 	b.s->rows = snapshot_alloc(b.s, (nrows + 1) * sizeof(*b.s->rows));
-	if (b.s->rows == NULL)
+	b.values = snapshot_alloc(b.s, (nvalues + 1) * sizeof(*b.values));
+	b.counted = snapshot_alloc(b.s, nvalues + 1);
+	if (b.s->rows == NULL || b.values == NULL || b.counted == NULL)
 		goto fail;
+	memset(b.values, 0, nvalues * sizeof(*b.values));
+	memset(b.counted, 0, nvalues);
 	for (i = 0; i < c->set.nr; i++) {
 		const struct target *t = c->set.v[i];
 		const struct namemap_entry *nent;
