@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -239,6 +240,18 @@ target_cmp(const void *a, const void *b)
 	return strcmp(x->cgroup, y->cgroup);
 }
 
+/* The target for cgroup (NULL: system-wide) in v, sorted (target_cmp),
+ * by binary search; NULL if none. */
+static inline struct target *
+target_find(struct target *const *v, size_t n, const char *cgroup)
+{
+	struct target key = { .cgroup = (char *)cgroup }, *kp = &key;
+	struct target *const *f;
+
+	f = n ? bsearch(&kp, v, n, sizeof(*v), target_cmp) : NULL;
+	return f ? *f : NULL;
+}
+
 static inline const char *
 target_name(const struct target *t)
 {
@@ -258,8 +271,6 @@ int inst_carry_gone(struct collector *c, const struct adopt *ad,
 void target_free(struct target *t);
 int target_add_label(struct target *t, const char *name, const char *value);
 struct target *target_new(const char *cgroup);
-struct target *target_find(struct target *const *v, size_t n,
-    const char *cgroup);
 int target_plan_cpus(struct collector *c, struct target *t,
     const struct plan_target *ct);
 int target_plan_entry(struct collector *c, struct target *t,

@@ -196,20 +196,6 @@ inst_open(struct collector *c, struct target *t, struct tgroup *tg,
 }
 
 /*
- * During a reload: the old target for the same cgroup (NULL: system-wide),
- * by binary search (the old set is sorted), or NULL.
- */
-static struct target *
-inst_adopt_target(const struct adopt *ad, const char *cgroup)
-{
-	struct target key = { .cgroup = (char *)cgroup }, *kp = &key, **f;
-
-	f = ad && ad->nr ? bsearch(&kp, ad->old, ad->nr, sizeof(*ad->old),
-	    target_cmp) : NULL;
-	return f ? *f : NULL;
-}
-
-/*
  * One reading of in's source: each event's delta since the last one,
  * scaled by the interval's own enabled/running deltas (scale.h), added to
  * its accumulator, and the group's enabled and running time summed.  0;
@@ -272,7 +258,7 @@ old_tgroup(struct collector *c, const struct adopt *ad,
     const struct target *t, const struct tgroup *tg, int *same)
 {
 	const struct plan_group *want = &c->cfg->groups[tg->gi];
-	struct target *o = inst_adopt_target(ad, t->cgroup);
+	struct target *o = target_find(ad->old, ad->nr, t->cgroup);
 	size_t j;
 
 	for (j = 0; o && j < o->nr_groups; j++) {

@@ -89,18 +89,6 @@ target_add_label(struct target *t, const char *name, const char *value)
 	return 0;
 }
 
-/* The target for cgroup (NULL: system-wide) in v, sorted (target_cmp),
- * by binary search; NULL if none. */
-struct target *
-target_find(struct target *const *v, size_t n, const char *cgroup)
-{
-	struct target key = { .cgroup = (char *)cgroup }, *kp = &key;
-	struct target *const *f;
-
-	f = n ? bsearch(&kp, v, n, sizeof(*v), target_cmp) : NULL;
-	return f ? *f : NULL;
-}
-
 struct target *
 target_new(const char *cgroup)
 {
