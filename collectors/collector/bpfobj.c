@@ -230,10 +230,7 @@ bpfobj_build(const struct source_ctx *x, const unsigned char *want,
 	for (i = 0; i < b->nr_groups; i++)
 		if ((r = open_counters(x, b, &b->g[i], why, len)) < 0)
 			goto fail;
-	for (i = 0, n = 0; i < b->nr_groups; i++)
-		for (e = 0; e < b->cpus.nr; e++)
-			n += b->g[i].pg[e].nr;
-	if (n == 0) {
+	if (bpfobj_counters(b) == 0) {
 		/* Nothing to charge: no program on the context switches. */
 		snprintf(why, len, "no event of the bpf-mode groups could be "
 		    "opened on any CPU");
@@ -254,6 +251,17 @@ nomem:
 fail:
 	bpfobj_free(b);
 	return r;
+}
+
+size_t
+bpfobj_counters(const struct bpfobj *b)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < b->nr_groups; i++)
+		for (k = 0; k < b->cpus.nr; k++)
+			n += b->g[i].pg[k].nr;
+	return n;
 }
 
 const struct bgroup *

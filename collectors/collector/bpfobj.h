@@ -51,6 +51,8 @@ int bpfobj_fits(const struct source_ctx *x, struct bpfobj *b,
 int bpfobj_every_switch(void);
 struct bpfobj *bpfobj_ref(struct bpfobj *b);
 void bpfobj_unref(struct bpfobj *b);	/* NULL: nothing */
+/* The counters b's groups opened, over every CPU. */
+size_t bpfobj_counters(const struct bpfobj *b);
 /* b's group for plan group gi, or NULL. */
 const struct bgroup *bpfobj_group(const struct bpfobj *b, size_t gi);
 

@@ -107,40 +107,30 @@ source_kinds_check_config(const struct collector *c, FILE *out)
 
 /* ---- cgroups entries --------------------------------------------- */
 
+/* The kind that counts ct (see source_kind.takes), its answer in *a, and
+ * in *mode the first mode a kind asked gave ("mode perf" if none). */
 static const struct source_kind *
 kind_for(const struct collector *c, const struct plan_target *ct,
-    enum source_answer *a)
+    enum source_answer *a, const char **mode)
 {
 	const struct source_kind *kind = NULL;
-	const char *mode;
+	const char *m;
 	size_t k;
 
 	*a = SOURCE_NOT_MINE;
+	*mode = NULL;
 	for (k = SOURCE_KINDS; k-- > 0 && *a == SOURCE_NOT_MINE; ) {
 		struct source_ctx x = ctx_of(c, k, NULL);
 
 		kind = source_kinds[k];
-		*a = kind->takes ? kind->takes(&x, ct, &mode) : SOURCE_MINE;
+		m = NULL;
+		*a = kind->takes ? kind->takes(&x, ct, &m) : SOURCE_MINE;
+		if (*mode == NULL)
+			*mode = m;
 	}
+	if (*mode == NULL)
+		*mode = "mode perf";
 	return kind;
-}
-
-static const char *
-mode_text(const struct collector *c, const struct plan_target *ct)
-{
-	const char *mode;
-	size_t k;
-
-	for (k = SOURCE_KINDS; k-- > 0; ) {
-		struct source_ctx x = ctx_of(c, k, NULL);
-
-		mode = NULL;
-		if (source_kinds[k]->takes)
-			(void)source_kinds[k]->takes(&x, ct, &mode);
-		if (mode != NULL)
-			return mode;
-	}
-	return "mode perf";
 }
 
 /* A rescan's start: every kind builds for what it matched. */
@@ -165,8 +155,7 @@ source_kinds_begin(const struct collector *c,
 
 		if (ct->kind != PLAN_TARGET_CGROUP)
 			continue;
-		e->kind[i] = kind_for(c, ct, &e->answer[i]);
-		e->mode[i] = mode_text(c, ct);
+		e->kind[i] = kind_for(c, ct, &e->answer[i], &e->mode[i]);
 	}
 	return 0;
 }

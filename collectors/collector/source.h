@@ -41,9 +41,6 @@ struct asks;
 struct snapshot;
 struct snap_source;
 struct cgroup_list;
-struct target;
-struct tgroup;
-struct inst;
 struct source;
 
 struct source_ops {

@@ -53,7 +53,8 @@
  */
 #define BPF_WHY 512
 struct bpfstate {
-	struct source_state head;	/* fds: cur's (bpf_fds) */
+	struct source_state head;	/* fds: cur's: its program's and
+					   its counters */
 	struct bpfobj *cur;		/* NULL: none asked for, or failed */
 	int wanted;			/* some cgroups entry asks for it */
 	char why[BPF_WHY];		/* why it is not running */
@@ -205,20 +206,6 @@ say_loaded(const struct source_ctx *x, const struct bpfobj *b)
 		    "asks for it" : no_change);
 }
 
-/* An object's fds: the program's, and the counters it reads; fixed
- * when it is built. */
-static size_t
-bpf_fds(const struct bpfobj *b)
-{
-	size_t n, i, k;
-
-	n = bpfcg_fds(b->cg);
-	for (i = 0; i < b->nr_groups; i++)
-		for (k = 0; k < b->cpus.nr; k++)
-			n += b->g[i].pg[k].nr;
-	return n;
-}
-
 /*
  * Before a rescan plans its targets: make the kind's object serve the plan's
  * bpf-mode entries, or say why it cannot.  The program is loaded when a
@@ -283,7 +270,7 @@ bpfmode_setup(const struct source_ctx *x, const struct cgroup_list *matched,
 	}
 	bs->why[0] = '\0';
 	bs->cur = b;
-	bs->head.fds = bpf_fds(b);
+	bs->head.fds = bpfcg_fds(b->cg) + bpfobj_counters(b);
 	say_loaded(x, b);
 	return 0;
 }
@@ -535,14 +522,12 @@ bpf_tally(const struct source_ctx *x, size_t full, size_t refused,
 
 	bs->full = full;
 	bs->refused = refused;
-	if (full == bs->full_logged)
-		return full && room_soon(bs);
-	if (full)
+	if (full != bs->full_logged && full)
 		SREPORT(x, 4, NULL, NULL, NULL, -1, ENOSPC, "%zu cgroup%s not "
 		    "counted: mode: bpf tracks %zu cgroups already: %s; raise "
 		    "bpf_max_cgroups", full, full == 1 ? " is" : "s are",
 		    bpfobj_max_cgroups(x->cfg), full_names);
-	else
+	else if (full != bs->full_logged)
 		SREPORT(x, 6, NULL, NULL, NULL, -1, 0, "every cgroup left out "
 		    "for want of a BPF slot is counted now");
 	bs->full_logged = full;
