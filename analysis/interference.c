@@ -55,12 +55,6 @@ result_new(void)
 }
 
 void
-interference_result_ref(struct interference_result *r)
-{
-	publish_ref(&r->ref);
-}
-
-void
 interference_result_unref(struct interference_result *r)
 {
 	if (r != NULL)
@@ -95,7 +89,9 @@ struct interference {
 	struct interference_config next;
 	int have_next, stop, started;
 	pthread_t thread;
-	struct publish_slot result;	/* the newest result */
+
+	/* The newest result: behind its own lock (util/publish.h). */
+	struct publish_slot result;
 
 	/* The analysis thread's alone. */
 	struct interference_config cfg;
@@ -767,8 +763,9 @@ interference_reload(struct interference *ifr,
 struct interference_result *
 interference_result(struct interference *ifr)
 {
-	return publish_of(publish_get(&ifr->result),
-	    struct interference_result, ref);
+	struct publish_ref *r = publish_get(&ifr->result);
+
+	return r ? publish_of(r, struct interference_result, ref) : NULL;
 }
 
 size_t

@@ -95,7 +95,6 @@ struct interference_result {
 	struct interference_suspect *suspects;	/* by victim, then rank */
 };
 
-void interference_result_ref(struct interference_result *r);
 void interference_result_unref(struct interference_result *r);
 
 struct interference;

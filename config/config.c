@@ -973,35 +973,39 @@ parse_layout(struct parse *p, yaml_node_t *n, struct plan_target *t)
 	return 0;
 }
 
+/* One exclude pattern of a cgroups entry. */
+static int
+exclude_add(struct parse *p, yaml_node_t *item, struct plan_target *t)
+{
+	int r;
+
+	if ((r = expect(p, item, YAML_SCALAR_NODE, "an exclude pattern")) < 0 ||
+	    (r = check_pattern(p, item, "exclude pattern")) < 0)
+		return r;
+	if ((t->exclude[t->nr_exclude] = strdup(scalar(item))) == NULL)
+		return -ENOMEM;
+	t->nr_exclude++;
+	return 0;
+}
+
 /* A cgroups entry's exclude: one pattern, or a list of them. */
 static int
 target_exclude(struct parse *p, yaml_node_t *ex, struct plan_target *t)
 {
+	int seq = ex->type == YAML_SEQUENCE_NODE, r;
 	yaml_node_t *item;
 	yaml_node_item_t *it;
-	size_t nr;
-	int r;
 
-	nr = ex->type == YAML_SEQUENCE_NODE ? yamldoc_len(ex) : 1;
-	if (ex->type != YAML_SEQUENCE_NODE &&
-	    (r = expect(p, ex, YAML_SCALAR_NODE, "exclude")) < 0)
+	if (!seq && (r = expect(p, ex, YAML_SCALAR_NODE, "exclude")) < 0)
 		return r;
-	if ((t->exclude = calloc(nr + 1, sizeof(char *))) == NULL)
+	if ((t->exclude = calloc((seq ? yamldoc_len(ex) : 1) + 1,
+	    sizeof(char *))) == NULL)
 		return -ENOMEM;
-	for (it = ex->data.sequence.items.start; nr--; it++) {
-		item = ex->type == YAML_SEQUENCE_NODE ?
-		    yaml_document_get_node(p->y.doc, *it) : ex;
-		if ((r = expect(p, item, YAML_SCALAR_NODE,
-		    "an exclude pattern")) < 0 ||
-		    (r = check_pattern(p, item, "exclude pattern")) < 0)
+	if (!seq)
+		return exclude_add(p, ex, t);
+	YAMLDOC_EACH(&p->y, ex, it, item)
+		if ((r = exclude_add(p, item, t)) < 0)
 			return r;
-		if ((t->exclude[t->nr_exclude] =
-		    strdup(scalar(item))) == NULL)
-			return -ENOMEM;
-		t->nr_exclude++;
-		if (ex->type != YAML_SEQUENCE_NODE)
-			break;
-	}
 	return 0;
 }
 

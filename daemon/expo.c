@@ -22,7 +22,6 @@
 
 #include "analysis/interference.h"
 #include "daemon/expo.h"
-#include "util/utf8.h"
 
 #define family expo_family
 

@@ -7,7 +7,6 @@
  */
 #include "autoconf.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -248,30 +248,7 @@ render_tail(struct scrape *sc, void *arg, struct scrape_blob *out)
 	return 0;
 }
 
-int
-scrape_variant(struct scrape *sc, enum expo_format f, int gz,
-    const struct expo_opts *o, void (*live)(void *arg, struct expo_live *l),
-    void *arg)
-{
-	struct tail_arg ta = { f, gz, o, NULL, live, arg };
-
-	if ((ta.body = scrape_body(sc, f, gz, o)) == NULL)
-		return -ENOMEM;
-	if (scrape_blob(sc, SCRAPE_TAIL(f, gz), render_tail, &ta) == NULL)
-		return -ENOMEM;
-	return 0;
-}
-
 /* ---- replies ------------------------------------------------------ */
-
-/* r's body and tail, if both are rendered: 1, else 0. */
-static int
-reply_fill(struct scrape_reply *r)
-{
-	r->body = scrape_ready(r->sc, SCRAPE_BODY(r->f, r->gz));
-	r->tail = scrape_ready(r->sc, SCRAPE_TAIL(r->f, r->gz));
-	return r->body && r->tail;
-}
 
 int
 scrape_take(struct scrape_cache *c, struct snapshot *s, enum expo_format f,
@@ -281,16 +258,21 @@ scrape_take(struct scrape_cache *c, struct snapshot *s, enum expo_format f,
 
 	if ((sc = scrape_get(c, s)) == NULL)
 		return -ENOMEM;
-	*r = (struct scrape_reply){ sc, f, gz, NULL, NULL };
-	return reply_fill(r);
+	*r = (struct scrape_reply){ sc, f, gz,
+	    scrape_ready(sc, SCRAPE_BODY(f, gz)),
+	    scrape_ready(sc, SCRAPE_TAIL(f, gz)) };
+	return r->body && r->tail;
 }
 
 int
 scrape_render(struct scrape_reply *r, const struct expo_opts *o,
     void (*live)(void *arg, struct expo_live *l), void *arg)
 {
-	if (scrape_variant(r->sc, r->f, r->gz, o, live, arg) < 0 ||
-	    !reply_fill(r))
+	struct tail_arg ta = { r->f, r->gz, o, NULL, live, arg };
+
+	if ((r->body = ta.body = scrape_body(r->sc, r->f, r->gz, o)) == NULL ||
+	    (r->tail = scrape_blob(r->sc, SCRAPE_TAIL(r->f, r->gz),
+	    render_tail, &ta)) == NULL)
 		return -ENOMEM;
 	return 0;
 }

@@ -17,7 +17,7 @@
  * still sends from it (a publish slot, util/publish.h).
  *
  * The slots: the body of each variant (text or OpenMetrics, plain or
- * gzip), then its tail (the per-scrape series, scrape_variant).  This file
+ * gzip), then its tail (the per-scrape series, scrape_render).  This file
  * is the one place that numbers them, and the HTTP server (http.c) only
  * asks for a variant's reply (scrape_take), has a worker render it when
  * it is not yet (scrape_render), and sends what the reply points at.
@@ -105,12 +105,9 @@ const struct scrape_blob *scrape_body(struct scrape *sc, enum expo_format f,
  * a send() for the headers and a sendmsg() for the body.  At loopback
  * speeds that system call is a fifth of what a small scrape costs the
  * server; above SCRAPE_WHOLE_MAX the copy would cost more than the call
- * saves, and the body is sent from where it is.  0 or -ENOMEM.
+ * saves, and the body is sent from where it is.
  */
 #define SCRAPE_WHOLE_MAX 65536
-int scrape_variant(struct scrape *sc, enum expo_format f, int gz,
-    const struct expo_opts *o, void (*live)(void *arg, struct expo_live *l),
-    void *arg);
 
 /*
  * What one response sends: a variant of a snapshot's scrape, its body and
@@ -137,8 +134,8 @@ int scrape_take(struct scrape_cache *c, struct snapshot *s,
     enum expo_format f, int gz, struct scrape_reply *r);
 
 /*
- * Render r's variant (scrape_variant: body and tail, live for the tail)
- * and fill r->body and r->tail.  0, or -ENOMEM.
+ * Render r's variant, body and tail (live for the tail; see above), and
+ * fill r->body and r->tail.  0, or -ENOMEM.
  */
 int scrape_render(struct scrape_reply *r, const struct expo_opts *o,
     void (*live)(void *arg, struct expo_live *l), void *arg);

@@ -579,7 +579,9 @@ namemap_build(const struct centry *c, size_t nr)
 struct namemap *
 names_map(struct names *n)
 {
-	return publish_of(publish_get(&n->map), struct namemap, ref);
+	struct publish_ref *r = publish_get(&n->map);
+
+	return r ? publish_of(r, struct namemap, ref) : NULL;
 }
 
 /* ---- the cache ---------------------------------------------------- */
