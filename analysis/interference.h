@@ -40,7 +40,7 @@
 #define INTERFERENCE_MIN_CORRELATED 10
 /* Victims whose suspects are looked for in one sample, the most
  * outliers first: what bounds the suspects' series (k each). */
-#define INTERFERENCE_MAX_VICTIMS 32
+#define INTERFERENCE_MAX_VICTIMS 256
 /* The most suspects a victim can be given (the suspects key). */
 #define INTERFERENCE_MAX_SUSPECTS 10
 
@@ -54,10 +54,24 @@ struct interference_config {
 	double outlier_sigma;
 	unsigned victim_outliers;
 	uint64_t victim_window_ns;
-	double suspect_threshold;
+	double suspect_threshold;	/* the least strength named */
+	double suspect_significance;	/* chance suspects per victim */
 	unsigned suspects;		/* k */
 	char *why_off;			/* !enabled: why, for the log */
 };
+
+/*
+ * How the analysis cuts time at an interval (config/ checks with it, the
+ * analysis runs with it): a sample is window / INTERFERENCE_RING rounded
+ * to whole intervals, at least one; victim_window is that many samples,
+ * rounded, from 1 to 64.
+ */
+struct interference_geometry {
+	unsigned per_sample;		/* intervals a sample spans */
+	unsigned victim_samples;	/* samples victim_window spans */
+};
+void interference_geometry(const struct interference_config *c,
+    uint64_t interval_ns, struct interference_geometry *g);
 
 /* The defaults, everything off and unnamed. */
 void interference_config_defaults(struct interference_config *c);
@@ -89,7 +103,8 @@ struct interference_result {
 	struct publish_ref ref;		/* util/publish.h */
 	int enabled;
 	struct snapshot *snap;		/* the rows' labels; a reference */
-	size_t nr_cgroups;		/* analysed: at or above the floor */
+	size_t nr_cgroups;		/* judged: at or above the floor */
+	size_t containing;		/* left out: a counted one below */
 	struct interference_cgroup *cgroups;
 	size_t nr_suspects;
 	struct interference_suspect *suspects;	/* by victim, then rank */

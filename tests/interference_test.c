@@ -227,6 +227,7 @@ test_antagonist(void)
 
 			victim_seen++;
 			first += s1 && strcmp(s1->row->cgroup, "/a") == 0;
+			if (getenv("DBG")) fprintf(stderr, "t=%d s1=%s r=%g\n", t, s1 ? s1->row->cgroup : "-", s1 ? s1->correlation : 0);
 		}
 		decoy += named(r, "/d1") || named(r, "/d2") ||
 		    named(r, "/b") || named(r, "/low");
