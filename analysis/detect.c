@@ -22,8 +22,9 @@
  * - Isolated outliers: a victim needs a sustained rise.  A one-sided CUSUM
  *   of the standardised deviations with reference K = outlier_sigma / 2
  *   (the optimal reference for a shift of outlier_sigma) alarms at H; a
- *   sample in alarm is an outlier, and victim_outliers of them within
- *   victim_window make a victim (interference.c).
+ *   sample adds at most H / 3, so it takes three rising samples in a row
+ *   to alarm.  A sample in alarm is an outlier, and victim_outliers of
+ *   them within victim_window make a victim (interference.c).
  *
  * While a cgroup is in alarm its baseline learns only its mean, with
  * weight 1/BASELINE: interference does not become the baseline within the
@@ -44,6 +45,10 @@
 #define CUSUM_H 5.0
 /* The most autocorrelation the scale allows for (phi). */
 #define PHI_MAX 0.9
+/* The most one sample adds to the CUSUM, in long-run standard deviations
+ * above the reference: a third of H, so that one wild sample, however
+ * wild, never makes an alarm alone; it takes three in a row. */
+#define STEP_MAX (CUSUM_H / 3)
 
 /* Learn deviation-from-mean d of a sample (clipped at clip when > 0). */
 static void
@@ -74,14 +79,15 @@ learn(struct cg *c, double x, double clip)
 /*
  * The long-run standard deviation of c's samples: sd at least 1% of the
  * mean (a perfectly steady CPI does not make every wobble a rise), scaled
- * by its autocorrelation, and wider while the baseline is young (its
+ * by its autocorrelation (relative to that floored variance, so that the
+ * first steps of a rise from a perfectly steady CPI are no correlation), and wider while the baseline is young (its
  * estimates are from few samples: 2x at INTERFERENCE_MIN_SAMPLES).
  */
 static double
 longrun_sd(const struct cg *c)
 {
 	double sd = fmax(sqrt(c->var), 0.01 * c->mean);
-	double phi = c->var > 0 ? c->acov / c->var : 0;
+	double phi = c->acov / (sd * sd);
 
 	phi = fmax(0, fmin(PHI_MAX, phi));
 	return sd * sqrt((1 + phi) / (1 - phi)) *
@@ -103,16 +109,19 @@ judge(const struct interference_config *cfg, struct cg *c, double x,
 	}
 	sd = fmax(sqrt(c->var), 0.01 * c->mean);
 	lr = longrun_sd(c);
-	c->cusum = fmin(2 * CUSUM_H, fmax(0, c->cusum + (x - c->mean) / lr -
-	    cfg->outlier_sigma / 2));
+	c->cusum = fmin(2 * CUSUM_H, fmax(0, c->cusum + fmin(STEP_MAX,
+	    (x - c->mean) / lr - cfg->outlier_sigma / 2)));
 	if (c->cusum <= 0)
 		c->onset = sample + 1;
 	c->high = c->cusum >= CUSUM_H;
-	if (!c->high) {
+	if (c->cusum <= 0) {
 		learn(c, x, 3 * sd);
 		return;
 	}
-	c->mean += (x - c->mean) / BASELINE;
+	/* A rise may be starting: the mean learns it (slowly, clipped), the
+	 * spread and the autocorrelation do not (a rise is no noise). */
+	c->mean += fmax(-3 * sd, fmin(3 * sd, x - c->mean)) /
+	    (c->high ? BASELINE : c->bn < BASELINE ? c->bn + 1 : BASELINE);
 	c->prev = NAN;
 }
 
@@ -125,7 +134,9 @@ cmp_double(const void *a, const void *b)
 }
 
 /* The node's factor: the median of CPI / baseline over the ready judged
- * cgroups' raw samples in slot, 1 with fewer than three. */
+ * cgroups' raw samples in slot, 1 with fewer than three.  The lower
+ * median of an even count, so that a rise shared by exactly half of them
+ * is still theirs, not the node's: it takes more than half. */
 static double
 common_mode(const struct interference *ifr, size_t slot, double *ratio)
 {
@@ -141,7 +152,7 @@ common_mode(const struct interference *ifr, size_t slot, double *ratio)
 	if (n < 3)
 		return 1;
 	qsort(ratio, n, sizeof(*ratio), cmp_double);
-	return n % 2 ? ratio[n / 2] : (ratio[n / 2 - 1] + ratio[n / 2]) / 2;
+	return ratio[(n - 1) / 2];
 }
 
 void

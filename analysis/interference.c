@@ -375,7 +375,7 @@ fail:
 	return NULL;
 }
 
-/* Room for the sample's scratch: 4 doubles a cgroup and a ring's. */
+/* Room for the sample's scratch: 5 doubles a cgroup and a ring's. */
 static int
 scratch_fit(struct interference *ifr)
 {
@@ -383,7 +383,7 @@ scratch_fit(struct interference *ifr)
 
 	if (ifr->scratch_cap >= ifr->nr && ifr->scratch != NULL)
 		return 0;
-	p = realloc(ifr->scratch, (4 * ifr->nr + INTERFERENCE_RING) *
+	p = realloc(ifr->scratch, (5 * ifr->nr + INTERFERENCE_RING) *
 	    sizeof(*p));
 	if (p == NULL)
 		return -ENOMEM;
@@ -659,7 +659,7 @@ interference_state_bytes(const struct interference *ifr)
 {
 	return sizeof(*ifr) + ifr->cap * sizeof(struct cg) +
 	    (ifr->idx ? (ifr->mask + 1) * sizeof(*ifr->idx) : 0) +
-	    (ifr->scratch ? (4 * ifr->scratch_cap + INTERFERENCE_RING) *
+	    (ifr->scratch ? (5 * ifr->scratch_cap + INTERFERENCE_RING) *
 	    sizeof(*ifr->scratch) : 0);
 }
 

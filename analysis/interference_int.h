@@ -29,8 +29,8 @@ enum { CYC, INS, EN };
 /* A suspect held through a victim's episode (suspects.c). */
 struct held {
 	uint64_t key;			/* the suspect's path hash */
-	float r;			/* its strength when named */
-	float use;			/* its CPU use then */
+	double r;			/* its strength when last named */
+	double use;			/* its CPU use when first named */
 };
 
 struct cg {
@@ -80,7 +80,7 @@ struct interference {
 	size_t nr, cap;
 	uint32_t *idx;			/* slot -> index + 1; 0: empty */
 	size_t mask;			/* idx has mask + 1 slots */
-	double *scratch;		/* [4 * scratch_cap]: a sample's */
+	double *scratch;		/* [5 * scratch_cap + RING] */
 	size_t scratch_cap;
 	int members_changed;		/* leaves to find again */
 	uint32_t gen;
@@ -109,7 +109,7 @@ uint64_t ifr_hash(uint64_t h, const char *p, size_t n);
 /* detect.c: the sample in slot of every cgroup, judged. */
 void detect_sample(struct interference *ifr, size_t slot, double *scratch);
 
-/* suspects.c: ready the sample's sums (scratch holds 4 * nr doubles),
+/* suspects.c: ready the sample's sums (scratch holds 5 * nr + RING),
  * then victim v's suspects into best[], *n of them, strongest first. */
 void suspects_prepare(struct interference *ifr, double *scratch);
 void suspects_of(struct interference *ifr, size_t v, const double *scratch,

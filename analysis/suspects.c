@@ -28,8 +28,10 @@
  *
  * A victim holds its suspects through its episode: one named stays named
  * until its use has stayed under half of what it was when named for a
- * whole victim window, so that a steady antagonist is still named after
- * its step has left the window, and one acting in bursts between them.
+ * whole victim window, or its partial correlation, computable, falls to
+ * the threshold; so that a steady antagonist is still named after its
+ * step has left the window (its use no longer varies: nothing
+ * contradicts it), and one acting in bursts between them.
  *
  * Cost: per victim, one pass over each candidate's 60 samples with two
  * products (the sums that do not depend on the victim are made once per
@@ -50,6 +52,7 @@
 struct prep {
 	double *total;			/* judged cgroups' use per position */
 	double *sy, *syy, *syt, *slag;	/* each cgroup's, over all positions */
+	double *ends;			/* its first and last use, added */
 };
 
 static struct prep
@@ -62,6 +65,7 @@ prep_of(const struct interference *ifr, double *scratch)
 	p.syy = p.sy + ifr->nr;
 	p.syt = p.syy + ifr->nr;
 	p.slag = p.syt + ifr->nr;
+	p.ends = p.slag + ifr->nr;
 	return p;
 }
 
@@ -99,6 +103,7 @@ suspects_prepare(struct interference *ifr, double *scratch)
 		p.syy[i] = syy;
 		p.syt[i] = syt;
 		p.slag[i] = slag;
+		p.ends[i] = c->cpu[slot_at(ifr, 0)] + y;
 	}
 }
 
@@ -107,11 +112,12 @@ struct vsums {
 	size_t at[RING], n, pairs;
 	unsigned char in[RING];		/* position judged */
 	double x, xx, a, aa, xa, t, tt, xt, at_, xlag;
+	double xpairs;			/* both members of each pair, summed */
 };
 
 /* A candidate's side. */
 struct csums {
-	double y, yy, yt, lag, xy, ya;
+	double y, yy, yt, lag, pairsum, xy, ya;
 };
 
 static void
@@ -130,6 +136,7 @@ victim_sums(const struct interference *ifr, const struct cg *v,
 			continue;
 		if (k > 0 && s->in[k - 1]) {
 			s->xlag += x * px;
+			s->xpairs += x + px;
 			s->pairs++;
 		}
 		s->in[k] = 1;
@@ -168,6 +175,7 @@ candidate_sums(const struct interference *ifr, const struct cg *v,
 		c->yy = p->syy[j];
 		c->yt = p->syt[j];
 		c->lag = p->slag[j];
+		c->pairsum = 2 * p->sy[j] - p->ends[j];
 		return;
 	}
 	for (i = 0; i < s->n; i++) {
@@ -177,21 +185,29 @@ candidate_sums(const struct interference *ifr, const struct cg *v,
 		c->y += y;
 		c->yy += y * y;
 		c->yt += y * p->total[k];
-		if (k > 0 && s->in[k - 1])
+		if (k > 0 && s->in[k - 1]) {
 			c->lag += y * py;
+			c->pairsum += y + py;
+		}
 		py = y;
 	}
 }
 
-/* Lag-1 autocorrelation from sums, in [0, 0.95]. */
+/*
+ * Lag-1 autocorrelation from sums over `pairs` consecutive pairs: lag the
+ * sum of their products, pairsum of both members, about the series' mean
+ * and over its variance; in [0, 0.95].  Centred on the mean inside the
+ * sum, not after it: a trending series' pairs are off its mean.
+ */
 static double
-lag1(double lag, size_t pairs, double mean, double var)
+lag1(double lag, double pairsum, size_t pairs, double mean, double var)
 {
 	double r;
 
 	if (pairs < 2 || !(var > 0))
 		return 0;
-	r = (lag / (double)pairs - mean * mean) / var;
+	r = (lag - mean * pairsum + (double)pairs * mean * mean) /
+	    (double)pairs / var;
 	return fmax(0, fmin(0.95, r));
 }
 
@@ -234,8 +250,9 @@ partial_r(const struct vsums *s, const struct csums *c, double *z)
 	    !(vy > 1e-6 * cyy))
 		return NAN;
 	r = vxy / sqrt(vx * vy);
-	rx = lag1(s->xlag, s->pairs, mx, cxx);
-	ry = lag1(c->lag, s->n == RING ? RING - 1 : s->pairs, my, cyy);
+	rx = lag1(s->xlag, s->xpairs, s->pairs, mx, cxx);
+	ry = lag1(c->lag, c->pairsum, s->n == RING ? RING - 1 : s->pairs, my,
+	    cyy);
 	neff = n * (1 - rx * ry) / (1 + rx * ry) - 5;
 	*z = neff >= 1 ? atanh(fmin(r, 0.999999)) * sqrt(neff) : 0;
 	return r;
@@ -247,7 +264,8 @@ static void
 span_stats(const struct interference *ifr, const struct cg *u, size_t from,
     size_t to, double *mean, double *var, double *rho)
 {
-	double s = 0, ss = 0, lag = 0, py = 0, n = (double)(to - from);
+	double s = 0, ss = 0, lag = 0, pairsum = 0, py = 0;
+	double n = (double)(to - from);
 	size_t k;
 
 	for (k = from; k < to; k++) {
@@ -255,12 +273,15 @@ span_stats(const struct interference *ifr, const struct cg *u, size_t from,
 
 		s += y;
 		ss += y * y;
-		lag += k > from ? y * py : 0;
+		if (k > from) {
+			lag += y * py;
+			pairsum += y + py;
+		}
 		py = y;
 	}
 	*mean = s / n;
 	*var = fmax(0, ss / n - *mean * *mean);
-	*rho = lag1(lag, to - from - 1, *mean, *var);
+	*rho = lag1(lag, pairsum, to - from - 1, *mean, *var);
 }
 
 /* The step of u's use at position split: its t statistic in the
@@ -362,19 +383,44 @@ window_use(const struct interference *ifr, const struct cg *c)
 	return m;
 }
 
-/* The held suspects of v still active into best[]; then best[] held. */
+/*
+ * Is held suspect u of v contradicted now: its partial correlation over
+ * the window computable and not above the threshold?  (A steady
+ * antagonist's use does not vary, and nothing can be said; an antagonist
+ * between bursts still correlates.)
+ */
+static int
+contradicted(struct interference *ifr, const struct cg *v, const struct cg *u,
+    const struct prep *p, const struct vsums *s)
+{
+	struct csums c;
+	double z, r;
+
+	if (s->n < INTERFERENCE_MIN_CORRELATED)
+		return 0;
+	candidate_sums(ifr, v, u, (size_t)(u - ifr->cgs), p, s, &c);
+	r = partial_r(s, &c, &z);
+	return isfinite(r) && r <= ifr->cfg.suspect_threshold;
+}
+
+/* The held suspects of v still active, not contradicted and not found
+ * now (what is found now is scored now) into best[]; then best[] held. */
 static void
-hold(struct interference *ifr, struct cg *v, size_t vi, struct pick *best,
-    size_t *n)
+hold(struct interference *ifr, struct cg *v, size_t vi, const struct prep *p,
+    const struct vsums *s, struct pick *best, size_t *n)
 {
 	size_t i, k = ifr->cfg.suspects;
 	struct held *h;
 
 	for (i = 0; i < v->nheld; i++) {
 		struct cg *u = ifr_find(ifr, v->held[i].key);
+		size_t o, now = 0;
 
-		if (u && u->leaf && (size_t)(u - ifr->cgs) != vi &&
-		    window_use(ifr, u) >= 0.5 * v->held[i].use)
+		for (o = 0; o < *n && u; o++)
+			now |= best[o].cg == (size_t)(u - ifr->cgs);
+		if (u && !now && u->leaf && (size_t)(u - ifr->cgs) != vi &&
+		    window_use(ifr, u) >= 0.5 * v->held[i].use &&
+		    !contradicted(ifr, v, u, p, s))
 			rank_in(best, n, k, (size_t)(u - ifr->cgs),
 			    v->held[i].r);
 	}
@@ -387,8 +433,8 @@ hold(struct interference *ifr, struct cg *v, size_t vi, struct pick *best,
 		size_t o;
 
 		h[i].key = u->key;
-		h[i].r = (float)best[i].r;
-		h[i].use = (float)recent_use(ifr, u);
+		h[i].r = best[i].r;
+		h[i].use = recent_use(ifr, u);
 		for (o = 0; o < v->nheld; o++)
 			if (v->held[o].key == u->key)
 				h[i].use = v->held[o].use;
@@ -450,5 +496,5 @@ suspects_of(struct interference *ifr, size_t v, const double *scratch,
 		    step >= 0.05)
 			rank_in(best, n, ifr->cfg.suspects, j, r);
 	}
-	hold(ifr, vc, v, best, n);
+	hold(ifr, vc, v, &p, &s, best, n);
 }
