@@ -430,8 +430,8 @@ close_sample(struct interference *ifr, struct snapshot *s)
 		c->outliers += c->high;
 		victim = c->analysed && c->leaf &&
 		    outliers_in_window(ifr, c) >= cfg->victim_outliers;
-		if (victim && !c->victim)
-			c->periods++;
+		c->fresh = victim && !c->victim;
+		c->periods += c->fresh;
 		if (!victim)
 			suspects_forget(c);
 		c->victim = (uint8_t)victim;

@@ -51,6 +51,7 @@ struct cg {
 	uint32_t bn;			/* samples learnt, up to BASELINE */
 	uint32_t outliers, periods;
 	uint8_t have_last, victim, analysed, high, leaf, nheld;
+	uint8_t fresh;			/* became a victim this sample */
 	float cpu[INTERFERENCE_RING];	/* CPU-s/s per sample */
 	float x[INTERFERENCE_RING];	/* CPI / the node's; NaN: none */
 };

@@ -47,6 +47,9 @@
 #include "analysis/interference_int.h"
 
 #define RING INTERFERENCE_RING
+/* The effective degrees of freedom a correlation needs to contradict a
+ * held suspect. */
+#define CONTRADICT_DF 10
 
 /* The scratch a sample's sums live in: total[RING], then per cgroup. */
 struct prep {
@@ -214,11 +217,12 @@ lag1(double lag, double pairsum, size_t pairs, double mean, double var)
 /*
  * The partial correlation of x and y with a (the victim's use) and w =
  * t - y - a (the others' total) held out, from the sums; its Fisher z
- * with the effective sample size into *z.  NaN when either residual does
- * not vary.
+ * with the effective sample size into *z, the degrees of freedom it had
+ * into *df.  NaN when either residual does not vary.
  */
 static double
-partial_r(const struct vsums *s, const struct csums *c, double *z)
+partial_r(const struct vsums *s, const struct csums *c, double *z,
+    double *df)
 {
 	double n = (double)s->n;
 	double mx = s->x / n, ma = s->a / n, mt = s->t / n, my = c->y / n;
@@ -254,6 +258,7 @@ partial_r(const struct vsums *s, const struct csums *c, double *z)
 	ry = lag1(c->lag, c->pairsum, s->n == RING ? RING - 1 : s->pairs, my,
 	    cyy);
 	neff = n * (1 - rx * ry) / (1 + rx * ry) - 5;
+	*df = neff;
 	*z = neff >= 1 ? atanh(fmin(r, 0.999999)) * sqrt(neff) : 0;
 	return r;
 }
@@ -285,7 +290,8 @@ span_stats(const struct interference *ifr, const struct cg *u, size_t from,
 }
 
 /* The step of u's use at position split: its t statistic in the
- * before-span's long-run standard error, the step into *step and the
+ * before-span's long-run standard error (0 when the step is within three
+ * long-run deviations of the before-span), the step into *step and the
  * point-biserial correlation into *r. */
 static double
 step_t(const struct interference *ifr, const struct cg *u, size_t split,
@@ -297,12 +303,14 @@ step_t(const struct interference *ifr, const struct cg *u, size_t split,
 	span_stats(ifr, u, 0, split, &m0, &v0, &p0);
 	span_stats(ifr, u, split, RING, &m1, &v1, &p1);
 	*step = m1 - m0;
-	sd = fmax(sqrt(v0), 0.01);
-	se = sd * sqrt((1 + p0) / (1 - p0)) * sqrt(1 / npost + 1 / npre);
+	sd = fmax(sqrt(v0), 0.01) * sqrt((1 + p0) / (1 - p0));
+	se = sd * sqrt(1 / npost + 1 / npre);
 	all = (npre * (v0 + m0 * m0) + npost * (v1 + m1 * m1)) / RING -
 	    pow((npre * m0 + npost * m1) / RING, 2);
 	*r = all > 0 ? *step * sqrt(npre * npost) / RING / sqrt(all) : 0;
-	return *step / se;
+	/* A step within three of its own long-run deviations is one of its
+	 * swings, however many samples agree on it. */
+	return *step >= 3 * sd ? *step / se : 0;
 }
 
 /* The position at which v's rise began, or 0 when there is none to align
@@ -363,12 +371,11 @@ rank_in(struct pick *best, size_t *n, size_t k, size_t j, double r)
 	}
 }
 
-/* Mean use of c over its last 3 samples. */
+/* The use of c in its newest sample. */
 static double
 recent_use(const struct interference *ifr, const struct cg *c)
 {
-	return (c->cpu[slot_at(ifr, RING - 1)] + c->cpu[slot_at(ifr,
-	    RING - 2)] + c->cpu[slot_at(ifr, RING - 3)]) / 3;
+	return c->cpu[slot_at(ifr, RING - 1)];
 }
 
 /* The most c used in a sample of the last victim window. */
@@ -384,53 +391,72 @@ window_use(const struct interference *ifr, const struct cg *c)
 }
 
 /*
- * Is held suspect u of v contradicted now: its partial correlation over
- * the window computable and not above the threshold?  (A steady
- * antagonist's use does not vary, and nothing can be said; an antagonist
- * between bursts still correlates.)
+ * Is held suspect u (held as h) of v contradicted now: still busy (its
+ * newest sample at least half its use when named), its partial
+ * correlation is not above the threshold, over uses that vary enough to
+ * tell (a coefficient of variation of 10% at least, and CONTRADICT_DF
+ * effective degrees of freedom)?  A steady antagonist's use barely
+ * varies, and nothing can be said; one that has stopped goes when it has
+ * been quiet for a victim window (held_merge); one between bursts still
+ * correlates.
  */
 static int
 contradicted(struct interference *ifr, const struct cg *v, const struct cg *u,
-    const struct prep *p, const struct vsums *s)
+    const struct held *h, const struct prep *p, const struct vsums *s)
 {
 	struct csums c;
-	double z, r;
+	double z, r, df, m;
 
-	if (s->n < INTERFERENCE_MIN_CORRELATED)
+	if (s->n < INTERFERENCE_MIN_CORRELATED ||
+	    recent_use(ifr, u) < 0.5 * h->use)
 		return 0;
 	candidate_sums(ifr, v, u, (size_t)(u - ifr->cgs), p, s, &c);
-	r = partial_r(s, &c, &z);
-	return isfinite(r) && r <= ifr->cfg.suspect_threshold;
+	m = c.y / (double)s->n;
+	if (c.yy / (double)s->n - m * m < 0.01 * m * m)
+		return 0;
+	r = partial_r(s, &c, &z, &df);
+	return isfinite(r) && r <= ifr->cfg.suspect_threshold &&
+	    df >= CONTRADICT_DF;
 }
 
 /* The held suspects of v still active, not contradicted and not found
- * now (what is found now is scored now) into best[]; then best[] held. */
+ * now (what is found now is scored now) into best[]. */
 static void
-hold(struct interference *ifr, struct cg *v, size_t vi, const struct prep *p,
-    const struct vsums *s, struct pick *best, size_t *n)
+held_merge(struct interference *ifr, const struct cg *v, size_t vi,
+    const struct prep *p, const struct vsums *s, struct pick *best,
+    size_t *n)
 {
-	size_t i, k = ifr->cfg.suspects;
-	struct held *h;
+	size_t i, o;
 
 	for (i = 0; i < v->nheld; i++) {
 		struct cg *u = ifr_find(ifr, v->held[i].key);
-		size_t o, now = 0;
+		size_t now = 0;
 
 		for (o = 0; o < *n && u; o++)
 			now |= best[o].cg == (size_t)(u - ifr->cgs);
 		if (u && !now && u->leaf && (size_t)(u - ifr->cgs) != vi &&
 		    window_use(ifr, u) >= 0.5 * v->held[i].use &&
-		    !contradicted(ifr, v, u, p, s))
-			rank_in(best, n, k, (size_t)(u - ifr->cgs),
-			    v->held[i].r);
+		    !contradicted(ifr, v, u, &v->held[i], p, s))
+			rank_in(best, n, ifr->cfg.suspects,
+			    (size_t)(u - ifr->cgs), v->held[i].r);
 	}
-	if (*n == 0 || (h = calloc(*n, sizeof(*h))) == NULL) {
+}
+
+/* best[] held for the next sample, each with the use it had when first
+ * named. */
+static void
+held_store(struct interference *ifr, struct cg *v, const struct pick *best,
+    size_t n)
+{
+	struct held *h;
+	size_t i, o;
+
+	if (n == 0 || (h = calloc(n, sizeof(*h))) == NULL) {
 		suspects_forget(v);
 		return;
 	}
-	for (i = 0; i < *n; i++) {
+	for (i = 0; i < n; i++) {
 		const struct cg *u = &ifr->cgs[best[i].cg];
-		size_t o;
 
 		h[i].key = u->key;
 		h[i].r = best[i].r;
@@ -441,7 +467,7 @@ hold(struct interference *ifr, struct cg *v, size_t vi, const struct prep *p,
 	}
 	suspects_forget(v);
 	v->held = h;
-	v->nheld = (uint8_t)*n;
+	v->nheld = (uint8_t)n;
 }
 
 void
@@ -479,22 +505,27 @@ suspects_of(struct interference *ifr, size_t v, const double *scratch,
 	victim_sums(ifr, vc, &p, &s);
 	if (split && own_step(ifr, vc, split))
 		split = 0;
-	for (j = 0; j < ifr->nr; j++) {
+	for (j = 0; j < ifr->nr && s.n >= INTERFERENCE_MIN_CORRELATED; j++) {
 		const struct cg *u = &ifr->cgs[j];
 		struct csums c;
-		double r, z = 0, step;
+		double r, z = 0, df;
 
 		if (!u->leaf || j == v)
 			continue;
-		if (s.n >= INTERFERENCE_MIN_CORRELATED) {
-			candidate_sums(ifr, vc, u, j, &p, &s, &c);
-			r = partial_r(&s, &c, &z);
-			if (r > ifr->cfg.suspect_threshold && z > zc)
-				rank_in(best, n, ifr->cfg.suspects, j, r);
-		}
-		if (split && step_t(ifr, u, split, &step, &r) > zc &&
-		    step >= 0.05)
+		candidate_sums(ifr, vc, u, j, &p, &s, &c);
+		r = partial_r(&s, &c, &z, &df);
+		if (r > ifr->cfg.suspect_threshold && z > zc)
 			rank_in(best, n, ifr->cfg.suspects, j, r);
 	}
-	hold(ifr, vc, v, &p, &s, best, n);
+	held_merge(ifr, vc, v, &p, &s, best, n);
+	/* The onset, where nothing varied enough to correlate. */
+	for (j = 0; j < ifr->nr && split && *n == 0; j++) {
+		const struct cg *u = &ifr->cgs[j];
+		double r, step;
+
+		if (u->leaf && j != v && step_t(ifr, u, split, &step, &r) >
+		    zc && step >= 0.05)
+			rank_in(best, n, ifr->cfg.suspects, j, r);
+	}
+	held_store(ifr, vc, best, *n);
 }

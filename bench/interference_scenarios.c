@@ -839,11 +839,16 @@ setup_many(struct sim *m, const struct scenario *sc, int run)
 
 	(void)sc;
 	(void)run;
+	/* The pairs start a minute apart: antagonists that all step up in
+	 * one second would each explain every victim's onset equally. */
 	for (i = 0; i < 50; i++) {
+		struct sched s = ONOFF;
+
+		s.from[0] = (long)i * 60;
 		snprintf(p, sizeof(p), "/victim-%02zu", i);
 		v = add_victim(m, p);
 		snprintf(p, sizeof(p), "/antagonist-%02zu", i);
-		add_cause(m, v, add_sched(m, p, &ONOFF));
+		add_cause(m, v, add_sched(m, p, &s));
 	}
 	add_busies(m, m->many - 100);
 }
