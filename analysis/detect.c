@@ -155,6 +155,41 @@ common_mode(const struct interference *ifr, size_t slot, double *ratio)
 	return ratio[(n - 1) / 2];
 }
 
+/*
+ * How much of the node's change c takes: beta, the slope through the
+ * origin of log(CPI / baseline) on log(factor), learnt in the samples
+ * where the node moved by 2% or more (below that the factor is noise),
+ * from a prior of 1 worth one sample of a 10% change.  Workloads differ
+ * in how a shared change reaches them (memory-bound ones feel a memory
+ * clock more): with one factor for all, an uneven change left the most
+ * sensitive ones risen for as long as it lasted.  Clamped to [0, 3].
+ */
+static double
+beta_of(const struct cg *c)
+{
+	double b;
+
+	if (c->beta_xx <= 0)
+		return 1;
+	b = c->beta_xy / c->beta_xx;
+	return fmax(0, fmin(3, b));
+}
+
+static void
+beta_learn(struct cg *c, double raw, double m)
+{
+	double l = log(m), y, a;
+
+	if (c->beta_xx <= 0)
+		c->beta_xy = c->beta_xx = 0.01;	/* the prior */
+	if (fabs(l) < 0.02 || !(c->mean > 0) || !(raw > 0))
+		return;
+	y = log(raw / c->mean);
+	a = 1.0 / INTERFERENCE_MIN_SAMPLES;
+	c->beta_xy = (1 - a) * c->beta_xy + a * l * y;
+	c->beta_xx = (1 - a) * c->beta_xx + a * l * l;
+}
+
 void
 detect_sample(struct interference *ifr, size_t slot, double *scratch)
 {
@@ -164,8 +199,12 @@ detect_sample(struct interference *ifr, size_t slot, double *scratch)
 	ifr->common = m;
 	for (i = 0; i < ifr->nr; i++) {
 		struct cg *c = &ifr->cgs[i];
+		double raw = c->x[slot];
 
-		c->x[slot] = (float)(c->x[slot] / m);
+		if (c->analysed && c->leaf &&
+		    c->bn >= INTERFERENCE_MIN_SAMPLES && isfinite(raw))
+			beta_learn(c, raw, m);
+		c->x[slot] = (float)(raw / pow(m, beta_of(c)));
 		c->high = 0;
 		if (c->analysed && c->leaf)
 			judge(&ifr->cfg, c, c->x[slot], ifr->sample);

@@ -22,7 +22,7 @@ interference_config_defaults(struct interference_config *c)
 	c->victim_outliers = 3;
 	c->victim_window_ns = 300ULL * 1000000000ULL;
 	c->suspect_threshold = 0.35;
-	c->suspect_significance = 0.01;
+	c->suspect_significance = 0.001;
 	c->suspects = 3;
 }
 

@@ -45,6 +45,7 @@ struct cg {
 	double acov;			/* EW lag-1 autocovariance */
 	double prev;			/* the last learnt deviation; NaN: none */
 	double cusum;			/* of standardised rises */
+	double beta_xy, beta_xx;	/* its CPI against the node's: sums */
 	uint64_t onset;			/* sample the current rise began */
 	uint64_t bits;			/* alarm samples, newest lowest */
 	struct held *held;		/* while a victim with suspects */

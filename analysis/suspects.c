@@ -47,9 +47,9 @@
 #include "analysis/interference_int.h"
 
 #define RING INTERFERENCE_RING
-/* The effective degrees of freedom a correlation needs to contradict a
- * held suspect. */
-#define CONTRADICT_DF 10
+/* Positions before the victim's onset a neighbour's step is also tried
+ * at (onset_t). */
+#define ONSET_SLACK 4
 
 /* The scratch a sample's sums live in: total[RING], then per cgroup. */
 struct prep {
@@ -313,6 +313,32 @@ step_t(const struct interference *ifr, const struct cg *u, size_t split,
 	return *step >= 3 * sd ? *step / se : 0;
 }
 
+/*
+ * u's step at the victim's onset: the CUSUM's last zero is where a rise
+ * began give or take a few samples (a first sample that rose only partly
+ * adds little), so the step is tried at each of the ONSET_SLACK positions
+ * before it too, the largest t taken (and the significance divided among
+ * them); a step under 0.05 CPU-s/s is no step.
+ */
+static double
+onset_t(const struct interference *ifr, const struct cg *u, size_t split,
+    double *r)
+{
+	double best = 0, t, step, rr;
+	size_t k;
+
+	*r = 0;
+	for (k = split >= 5 + ONSET_SLACK ? split - ONSET_SLACK : 5; k <= split;
+	    k++) {
+		t = step_t(ifr, u, k, &step, &rr);
+		if (step >= 0.05 && t > best) {
+			best = t;
+			*r = rr;
+		}
+	}
+	return best;
+}
+
 /* The position at which v's rise began, or 0 when there is none to align
  * on: at least 5 positions before it and 2 since, within the window. */
 static size_t
@@ -392,13 +418,12 @@ window_use(const struct interference *ifr, const struct cg *c)
 
 /*
  * Is held suspect u (held as h) of v contradicted now: still busy (its
- * newest sample at least half its use when named), its partial
- * correlation is not above the threshold, over uses that vary enough to
- * tell (a coefficient of variation of 10% at least, and CONTRADICT_DF
- * effective degrees of freedom)?  A steady antagonist's use barely
- * varies, and nothing can be said; one that has stopped goes when it has
- * been quiet for a victim window (held_merge); one between bursts still
- * correlates.
+ * newest sample at least half its use when named), its use varied over
+ * the window (a coefficient of variation of 10% at least), and its
+ * partial correlation is not above the threshold?  A steady antagonist's
+ * use barely varies, and nothing can be said; one that has stopped goes
+ * when it has been quiet for a victim window (held_merge); one between
+ * bursts still correlates.
  */
 static int
 contradicted(struct interference *ifr, const struct cg *v, const struct cg *u,
@@ -415,8 +440,7 @@ contradicted(struct interference *ifr, const struct cg *v, const struct cg *u,
 	if (c.yy / (double)s->n - m * m < 0.01 * m * m)
 		return 0;
 	r = partial_r(s, &c, &z, &df);
-	return isfinite(r) && r <= ifr->cfg.suspect_threshold &&
-	    df >= CONTRADICT_DF;
+	return isfinite(r) && r <= ifr->cfg.suspect_threshold;
 }
 
 /* The held suspects of v still active, not contradicted and not found
@@ -519,12 +543,13 @@ suspects_of(struct interference *ifr, size_t v, const double *scratch,
 	}
 	held_merge(ifr, vc, v, &p, &s, best, n);
 	/* The onset, where nothing varied enough to correlate. */
+	zc = z_upper(ifr->cfg.suspect_significance / (2.0 * (cands ? cands :
+	    1) * (ONSET_SLACK + 1)));
 	for (j = 0; j < ifr->nr && split && *n == 0; j++) {
 		const struct cg *u = &ifr->cgs[j];
-		double r, step;
+		double r;
 
-		if (u->leaf && j != v && step_t(ifr, u, split, &step, &r) >
-		    zc && step >= 0.05)
+		if (u->leaf && j != v && onset_t(ifr, u, split, &r) > zc)
 			rank_in(best, n, ifr->cfg.suspects, j, r);
 	}
 	held_store(ifr, vc, best, *n);
