@@ -519,13 +519,13 @@ suspects_of(struct interference *ifr, size_t v, const double *scratch,
 	struct cg *vc = &ifr->cgs[v];
 	struct vsums s;
 	size_t j, cands = 0, split = onset_split(ifr, vc);
-	double zc;
+	double zc, m;
 
 	*n = 0;
 	for (j = 0; j < ifr->nr; j++)
 		cands += ifr->cgs[j].leaf && j != v;
-	zc = z_upper(ifr->cfg.suspect_significance / (2.0 * (cands ? cands :
-	    1)));
+	m = cands ? (double)cands : 1;
+	zc = z_upper(ifr->cfg.suspect_significance / (2 * m));
 	victim_sums(ifr, vc, &p, &s);
 	if (split && own_step(ifr, vc, split))
 		split = 0;
@@ -543,8 +543,8 @@ suspects_of(struct interference *ifr, size_t v, const double *scratch,
 	}
 	held_merge(ifr, vc, v, &p, &s, best, n);
 	/* The onset, where nothing varied enough to correlate. */
-	zc = z_upper(ifr->cfg.suspect_significance / (2.0 * (cands ? cands :
-	    1) * (ONSET_SLACK + 1)));
+	zc = z_upper(ifr->cfg.suspect_significance / (2 * m *
+	    (ONSET_SLACK + 1)));
 	for (j = 0; j < ifr->nr && split && *n == 0; j++) {
 		const struct cg *u = &ifr->cgs[j];
 		double r;

@@ -143,6 +143,42 @@ test_half(void)
 	interference_free(ifr);
 }
 
+static void
+uneven_step(struct node *n, int t)
+{
+	size_t i;
+
+	for (i = 0; i < n->nr; i++) {
+		n->cpu[i] = 1.0;
+		/* From t = 200 for 400 samples, a change of the node's that
+		 * reaches each cgroup unevenly: +10% to +50%. */
+		n->cpi[i] = noisy(1.0) * (t >= 200 && t < 600 ?
+		    1.1 + 0.4 * (double)i / (double)(n->nr - 1) : 1);
+	}
+}
+
+/*
+ * A node-wide change that reaches each cgroup unevenly (+10% to +50%,
+ * the median +30%): each cgroup learns how much of the node's change it
+ * takes, and after a minute none is a victim, for as long as the change
+ * lasts.  With one factor for all, the cgroups at +50% stayed 15% above
+ * the node's for as long as the change lasted, and were victims.
+ */
+static void
+test_uneven(void)
+{
+	struct interference_config c = cfg_small();
+	struct interference *ifr = analysis(&c);
+	struct node n = { .nr = 9, .path = { "/u0", "/u1", "/u2", "/u3",
+	    "/u4", "/u5", "/u6", "/u7", "/u8" } };
+	int t = 0, any = 0;
+
+	run_until(ifr, &n, &t, 260, uneven_step, NULL);
+	run_until(ifr, &n, &t, 600, uneven_step, &any);
+	CHECK(any == 0);
+	interference_free(ifr);
+}
+
 /* ---- one level of the tree ------------------------------------------- */
 
 /*
@@ -207,6 +243,34 @@ test_levels(void)
 	CHECK(first == seen);
 	CHECK(upper == 0);
 	interference_free(ifr);
+}
+
+/* The floor: a cgroup at it is judged, one just under it is not. */
+static void
+test_floor(void)
+{
+	static const double at[4][2] = { { 0.25, 0.25 }, { 0.2499, 0.25 },
+	    { 0.5, 0.5 }, { 0.4999, 0.5 } };
+	int i, t;
+
+	for (i = 0; i < 4; i++) {
+		struct interference_config c = cfg_small();
+		struct interference *ifr;
+		struct node n = { .nr = 1, .path = { "/f" } };
+		struct interference_result *r;
+
+		c.cpu_floor = at[i][1];
+		ifr = analysis(&c);
+		for (t = 0; t < 5; t++) {
+			n.cpu[0] = at[i][0];
+			n.cpi[0] = 1.0;
+			feed(ifr, &n);
+		}
+		r = interference_result(ifr);
+		CHECK((analysed(r, "/f") != NULL) == (i % 2 == 0));
+		interference_result_unref(r);
+		interference_free(ifr);
+	}
 }
 
 /* ---- the detector ----------------------------------------------------- */
@@ -439,6 +503,44 @@ test_autocorrelation(void)
 	interference_free(ifr);
 }
 
+/*
+ * A held suspect contradicted: /d's use drives /v's CPI from t = 100 to
+ * 200 (named), then /v's CPI stays up for a cause of its own while /d
+ * goes on busy, its use varying as before: once its window holds only
+ * the samples after 200, its correlation is nil and it is no longer
+ * named, though /v still is a victim.
+ */
+static void
+test_contradicted(void)
+{
+	struct interference_config c = cfg_small();
+	struct interference *ifr = analysis(&c);
+	struct node n = { .nr = 3, .path = { "/v", "/d", "/q" } };
+	struct interference_result *r;
+	int t, named_then = 0;
+
+	ifr_rng = 77;
+	for (t = 0; t < 280; t++) {
+		n.cpu[0] = 1.0;
+		n.cpu[1] = t < 100 ? 1.0 : 0.5 + uniform();
+		n.cpu[2] = 0.5;
+		n.cpi[0] = noisy(t < 100 ? 1.0 : t < 200 ? 0.7 + 0.6 *
+		    n.cpu[1] : 1.5);
+		n.cpi[1] = n.cpi[2] = 1.0;
+		feed(ifr, &n);
+		r = interference_result(ifr);
+		if (t == 199)
+			named_then = named(r, "/d");
+		interference_result_unref(r);
+	}
+	r = interference_result(ifr);
+	CHECK(named_then);
+	CHECK(analysed(r, "/v") && analysed(r, "/v")->victim);
+	CHECK(!named(r, "/d"));
+	interference_result_unref(r);
+	interference_free(ifr);
+}
+
 static int steady_on = 100, steady_off = 300, own_too;
 
 static void
@@ -615,12 +717,15 @@ main(void)
 {
 	test_common_mode();
 	test_half();
+	test_uneven();
 	test_levels();
+	test_floor();
 	test_detector();
 	test_own_load();
 	test_candidates();
 	test_autocorrelation();
 	test_onset();
+	test_contradicted();
 	test_ranked();
 	return CHECK_DONE();
 }
