@@ -229,6 +229,42 @@ parse(const char *yaml, struct interference_config *ic, char *err,
 #define IPC "groups:\n  - name: ipc\n    events: [cycles, instructions]\n"
 #define ON_CG "cgroups:\n  - path: /x\n    groups: [ipc]\n"
 
+/* One geometry (interference_geometry) for --check-config and the
+ * analysis, the messages naming only what the user wrote. */
+static void
+test_config_geometry(void)
+{
+	struct interference_config ic;
+	char err[512];
+
+	/* One geometry: at interval 1s, window 90s makes samples of 2s
+	 * (1.5s rounded), so victim_window 30s holds 15: 15 outliers can be
+	 * reached, 20 cannot, and the message says why with the keys as
+	 * written. */
+	CHECK(parse("interval: 1s\n" IPC ON_CG "interference:\n  window: 90s\n"
+	    "  victim_window: 30s\n  victim_outliers: 15\n", &ic, err,
+	    sizeof(err)) == 0);
+	interference_config_fini(&ic);
+	CHECK(parse("interval: 1s\n" IPC ON_CG "interference:\n  window: 90s\n"
+	    "  victim_window: 30s\n  victim_outliers: 16\n", &ic, err,
+	    sizeof(err)) < 0);
+	CHECK_CONTAINS(err, "t.yaml:11:20: interference.victim_outliers (16) "
+	    "can never be reached: victim_window (30s) holds 15 samples of "
+	    "2s at this interval");
+	/* A long interval stretches the window and the default victim
+	 * window with it: a block of enabled: true alone is fine. */
+	CHECK(parse("interval: 3m\n" IPC ON_CG "interference:\n"
+	    "  enabled: true\n", &ic, err, sizeof(err)) == 0);
+	CHECK(ic.enabled && ic.window_ns == 60ULL * 180000000000ULL &&
+	    ic.victim_window_ns == 30ULL * 180000000000ULL);
+	interference_config_fini(&ic);
+	/* The victim window's range in words. */
+	CHECK(parse(IPC ON_CG "interference:\n  victim_window: 11m\n", &ic,
+	    err, sizeof(err)) < 0);
+	CHECK_CONTAINS(err, "interference.victim_window: 11m is out of range "
+	    "(1s to 10m)");
+}
+
 static void
 test_config(void)
 {
@@ -301,32 +337,6 @@ test_config(void)
 	    "    relabel:\n      - regex: \"/(.*)\"\n"
 	    "        target_label: suspect_app\n", &ic, err,
 	    sizeof(err)) < 0);
-	/* One geometry: at interval 1s, window 90s makes samples of 2s
-	 * (1.5s rounded), so victim_window 30s holds 15: 15 outliers can be
-	 * reached, 20 cannot, and the message says why with the keys as
-	 * written. */
-	CHECK(parse("interval: 1s\n" IPC ON_CG "interference:\n  window: 90s\n"
-	    "  victim_window: 30s\n  victim_outliers: 15\n", &ic, err,
-	    sizeof(err)) == 0);
-	interference_config_fini(&ic);
-	CHECK(parse("interval: 1s\n" IPC ON_CG "interference:\n  window: 90s\n"
-	    "  victim_window: 30s\n  victim_outliers: 16\n", &ic, err,
-	    sizeof(err)) < 0);
-	CHECK_CONTAINS(err, "t.yaml:11:20: interference.victim_outliers (16) "
-	    "can never be reached: victim_window (30s) holds 15 samples of "
-	    "2s at this interval");
-	/* A long interval stretches the window and the default victim
-	 * window with it: a block of enabled: true alone is fine. */
-	CHECK(parse("interval: 3m\n" IPC ON_CG "interference:\n"
-	    "  enabled: true\n", &ic, err, sizeof(err)) == 0);
-	CHECK(ic.enabled && ic.window_ns == 60ULL * 180000000000ULL &&
-	    ic.victim_window_ns == 30ULL * 180000000000ULL);
-	interference_config_fini(&ic);
-	/* The victim window's range in words. */
-	CHECK(parse(IPC ON_CG "interference:\n  victim_window: 11m\n", &ic,
-	    err, sizeof(err)) < 0);
-	CHECK_CONTAINS(err, "interference.victim_window: 11m is out of range "
-	    "(1s to 10m)");
 	/* Explicitly off. */
 	CHECK(parse(IPC ON_CG "interference:\n  enabled: false\n", &ic, err,
 	    sizeof(err)) == 0);
@@ -520,6 +530,7 @@ main(void)
 	test_thread();
 	test_expo();
 	test_config();
+	test_config_geometry();
 
 	if (system("command -v promtool >/dev/null") != 0) {
 		fprintf(stderr, "promtool not installed (deps.sh test "
