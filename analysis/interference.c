@@ -1,5 +1,7 @@
 /*
- * interference.c - CPI2 on the node (see interference.h).
+ * interference.c - CPI2 on the node (see interference.h): the thread, the
+ * table of cgroups, each snapshot's deltas, a sample's close and its
+ * published result; detect.c and suspects.c do the judging.
  *
  * State: one struct cg per cgroup the group counts, in a dense array
  * indexed by an open-addressing table on a 64-bit hash of the cgroup's
@@ -7,8 +9,9 @@
  * of 10,000 share a hash with odds of about 3e-12).  A cgroup absent
  * from a snapshot is removed at once, as the collector closes it.  The
  * ring holds floats, a sample's CPU use and CPI: 60 points of 8 bytes;
- * with the baseline and the counts the struct stays well under the 1 kB
- * a cgroup may cost (bench/interference_bench.c measures it).
+ * with the baseline and the counts the struct stays under the 1 kB a
+ * cgroup may cost (bench/interference_scenarios measures it: 772 bytes
+ * at 10,000 cgroups with the array's slack, grown by a quarter).
  *
  * Everything here runs on one thread at a time: the analysis thread
  * (interference_start) or the caller of interference_feed.  Other threads

@@ -1,27 +1,28 @@
 /*
- * interference.h - who is slowing a cgroup down: CPI2's analysis (Zhang
- * et al., "CPI2: CPU performance isolation for shared compute clusters",
- * EuroSys 2013) on the node, as a consumer of the published snapshots.
+ * interference.h - who is slowing a cgroup down: the node's half of CPI2
+ * (Zhang et al., "CPI2: CPU performance isolation for shared compute
+ * clusters", EuroSys 2013), made to hold on a busy node, as a consumer of
+ * the published snapshots.
  *
  * It never touches the counting.  Each snapshot it is handed, it reads
  * the cumulative counts of one group (cycles, instructions) and that
  * group's enabled time per cgroup, and turns their deltas into a bounded
  * ring per cgroup of CPU use (CPU-seconds per second) and CPI, one point
- * per sample of window / INTERFERENCE_RING seconds.  At the end of each
- * sample, for every cgroup at or above the CPU floor: its CPI against its
- * own baseline (a running mean and sigma of its samples), an outlier
- * above mean + outlier_sigma * sigma, a victim with at least
- * victim_outliers outliers in the last victim_window, and for each victim
- * the Pearson correlation of its CPI with every other cgroup's CPU use
- * over the window: the suspects, the k highest above suspect_threshold.
- * A rise that more than half of the cgroups show at once is the node's
- * (the clock, an input every workload shares): it makes no outlier, and
- * every baseline moves with it.
+ * per sample of window / INTERFERENCE_RING seconds.  Only the most
+ * specific counted cgroups are judged (a container, not its pod).  At
+ * the end of each sample: the node's common change factored out of every
+ * CPI (detect.c), a CUSUM of each cgroup's sustained rise against its own
+ * autocorrelation-aware baseline, a victim with victim_outliers samples
+ * in alarm within victim_window, and for each victim its suspects: the
+ * neighbours whose use tracks its CPI with its own use and the others'
+ * held out, or that stepped up when its rise began, each significant
+ * against every candidate (suspects.c).
  *
  * One thread owns the state (the analysis thread, or a test calling
  * interference_feed); what it found is published as an immutable,
  * reference-counted result that the HTTP side renders.  docs/interference.md
- * says where each parameter comes from.
+ * says where each parameter comes from, and the error budget it is held
+ * to.
  */
 #ifndef PMU_INTERFERENCE_H
 #define PMU_INTERFERENCE_H
