@@ -190,6 +190,27 @@ test_errors(void)
 	    "t.yaml:3:1: found a tab character that violates indentation while scanning a plain scalar");
 }
 
+/*
+ * A capture longer than the label's buffer is cut between characters:
+ * 200 two-byte characters into 255 bytes are 127 of them, not 127 and
+ * half of one (which the exposition would write as U+FFFD).
+ */
+static void
+check_cut_capture(const struct plan_relabel *r)
+{
+	char path[512], out[256], want[256];
+	size_t i, n;
+
+	n = (size_t)snprintf(path, sizeof(path), "/system.slice/");
+	for (i = 0; i < 200; i++, n += 2)
+		memcpy(path + n, "\xc3\xa9", 3);
+	for (i = 0; i < 127; i++)
+		memcpy(want + 2 * i, "\xc3\xa9", 3);
+	CHECK(plan_relabel_apply(r, path, out, sizeof(out)) == 1);
+	CHECK(strlen(out) == 254);
+	CHECK_STR(out, want);
+}
+
 static void
 test_cgroup_keys(void)
 {
@@ -241,6 +262,7 @@ test_cgroup_keys(void)
 	CHECK(plan_relabel_apply(&cfg->targets[1].relabel[0],
 	    "/system.slice/nginx.service", out, sizeof(out)) == 1);
 	CHECK_STR(out, "nginx.service");
+	check_cut_capture(&cfg->targets[1].relabel[0]);
 	plan_free(cfg);
 }
 
@@ -304,6 +326,9 @@ test_layout_keys(void)
 	    "      - regex: '.*/machine-(.*)\\.scope'\n"
 	    "        target_label: machine\n"
 	    "        replace: {'\\x2d': '-'}\n"
+	    "      - regex: '/u/(.*)'\n"
+	    "        target_label: user\n"
+	    "        replace: {'-': '\xc3\xa9'}\n"
 	    "  - layout: docker\n    path: /system.slice/docker-*.scope\n"
 	    "    groups: [ipc]\n");
 
@@ -329,6 +354,11 @@ test_layout_keys(void)
 	CHECK(plan_relabel_apply(&cfg->targets[2].relabel[0],
 	    "/k/kubepods-podabab.slice", out, 4) == 1);
 	CHECK_STR(out, "ABa");
+	/* Grown past the buffer by a replacement: cut between characters
+	 * too ("x\xc3\xa9y" and not the first byte of the next). */
+	CHECK(plan_relabel_apply(&cfg->targets[2].relabel[2], "/u/x-y-z", out,
+	    6) == 1);
+	CHECK_STR(out, "x\xc3\xa9y");
 	plan_free(cfg);
 }
 

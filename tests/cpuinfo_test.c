@@ -1,16 +1,20 @@
 /*
  * cpuinfo_test.c - pmu_exporter_cpu_info: the CPU's identity per core PMU
  * (collectors/events/cpuinfo.c) on the PMU fixture trees with cpuinfo
- * files written here, and its exposition (daemon/expo.c).
+ * files written here, a FIFO at its path (for the top-down preset's
+ * reader too), and its exposition (daemon/expo.c).
  */
 #include "autoconf.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "collectors/events/cpuinfo.h"
+#include "collectors/events/topdown.h"
 #include "daemon/expo.h"
 #include "tests/check.h"
 #include "tests/scratch.h"
@@ -182,6 +186,42 @@ test_missing(void)
 	unlink(path);
 }
 
+/*
+ * A FIFO at <procfs>/cpuinfo does not block start-up, in either reader
+ * of it (this file's, and the top-down preset's CPU identity): neither
+ * waits for a writer to open it, and neither takes what a writer puts
+ * in it for the CPU's identity.  Only a regular file is read.
+ */
+static void
+test_fifo(void)
+{
+	static const char block[] =
+	    "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\n"
+	    "model\t: 85\n\n";
+	struct topdown_cpu td;
+	struct cpuinfo ci;
+	char path[4096];
+	int w;
+
+	snprintf(path, sizeof(path), "%s/cpuinfo", dir);
+	unlink(path);
+	CHECK(mkfifo(path, 0600) == 0);
+	/* No writer: a blocking open would wait for one, for ever. */
+	cpuinfo_read(dir, NULL, &ci);
+	CHECK(ci.nr == 0);
+	topdown_cpu_read(NULL, dir, &td);
+	CHECK(td.vendor[0] == '\0' && td.family == -1 && td.model == -1);
+	/* A writer, a processor block in the pipe: not read. */
+	CHECK((w = open(path, O_RDWR | O_CLOEXEC)) >= 0);
+	CHECK(write(w, block, strlen(block)) == (ssize_t)strlen(block));
+	cpuinfo_read(dir, NULL, &ci);
+	CHECK(ci.nr == 0);
+	topdown_cpu_read(NULL, dir, &td);
+	CHECK(td.vendor[0] == '\0' && td.family == -1 && td.model == -1);
+	close(w);
+	unlink(path);
+}
+
 /* The exposition: labels through the UTF-8-safe writer, empty ones left
  * out, in both formats; nothing without cpuinfo. */
 static void
@@ -238,6 +278,7 @@ main(void)
 	test_arm_biglittle();
 	test_long_line();
 	test_missing();
+	test_fifo();
 	test_render();
 	rmdir(dir);
 	return CHECK_DONE();

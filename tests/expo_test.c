@@ -1,6 +1,7 @@
 /*
- * expo_test.c - text exposition: label escaping, number formatting, and a
- * whole rendered snapshot compared byte for byte.
+ * expo_test.c - text exposition: label escaping, number formatting, a
+ * whole rendered snapshot compared byte for byte, and the interference
+ * families of a result built by hand.
  */
 #include "autoconf.h"
 
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "analysis/interference.h"
 #include "daemon/expo.h"
 #include "daemon/gzip.h"
 #include "daemon/scrape.h"
@@ -659,6 +661,48 @@ test_hidden(void)
 	snapshot_unref(s);
 }
 
+/*
+ * The interference families of a result built by hand, as the analysis
+ * publishes one (daemon/expo_interference.c): the victim gauge is 0 for a
+ * cgroup that had outliers but is not a victim now, 1 for one that is;
+ * victim_periods_total counts the times each became one, whatever it is
+ * now (the non-victim here was one three times before).
+ */
+static void
+test_interference(void)
+{
+	struct snapshot *s = snapshot_new();
+	struct snap_row *rows = snapshot_alloc(s, 2 * sizeof(*rows));
+	struct interference_cgroup cg[2];
+	struct interference_result r;
+	struct expo_buf b = { NULL, 0, 0, 0, 0 };
+
+	rows[0] = (struct snap_row){ .cgroup = "/victim", .cpu = -1 };
+	rows[1] = (struct snap_row){ .cgroup = "/noisy", .cpu = -1 };
+	cg[0] = (struct interference_cgroup){ &rows[0], 1, 5, 2 };
+	cg[1] = (struct interference_cgroup){ &rows[1], 0, 7, 3 };
+	memset(&r, 0, sizeof(r));
+	r.enabled = 1;
+	r.nr_cgroups = 2;
+	r.cgroups = cg;
+	expo_interference(&b, &r, 0);
+	expo_reserve(&b, 1);
+	b.p[b.len] = '\0';
+	CHECK_CONTAINS(b.p, "# TYPE pmu_cgroup_interference_victim gauge\n"
+	    "pmu_cgroup_interference_victim{cgroup=\"/victim\"} 1\n"
+	    "pmu_cgroup_interference_victim{cgroup=\"/noisy\"} 0\n");
+	CHECK_CONTAINS(b.p, "pmu_cgroup_cpi_outliers_total{cgroup=\"/victim\"} "
+	    "5\npmu_cgroup_cpi_outliers_total{cgroup=\"/noisy\"} 7\n");
+	CHECK_CONTAINS(b.p, "# TYPE pmu_cgroup_interference_victim_periods_total"
+	    " counter\n"
+	    "pmu_cgroup_interference_victim_periods_total{cgroup=\"/victim\"} "
+	    "2\n"
+	    "pmu_cgroup_interference_victim_periods_total{cgroup=\"/noisy\"} "
+	    "3\n");
+	free(b.p);
+	snapshot_unref(s);
+}
+
 int
 main(void)
 {
@@ -671,5 +715,6 @@ main(void)
 	test_topdown();
 	test_sources();
 	test_hidden();
+	test_interference();
 	return CHECK_DONE();
 }

@@ -3,7 +3,8 @@
  * real runtimes and written from their formats (tests/fixtures/names/),
  * broken, oversized and missing files, and the resolver's thread: the
  * ids it is told, the map it publishes, the ids it forgets, the names it
- * refreshes when a record changes.  Trust: a name only where the
+ * refreshes when a record changes (and takes away when the rewritten
+ * record places the container elsewhere).  Trust: a name only where the
  * runtime's record puts the container, the sandbox flag only from the
  * runtime's own record, never in a delegated cgroup.  Issue 32's bounds:
  * a list read entry by entry within its limits, a broken containers.json
@@ -37,12 +38,19 @@
 #define CRIO_POD "a18bfabd3cf1d74d0267b59ef276e9c1c94d4e31a9fb482340d884a4c4275b94"
 #define CTD_BAD "b8b5d33623121d4ae77532718c76f026b7b17ee928eac3f12b9abe76e420ce9a"
 #define DOCKER_BAD "aceb6eee37f7052929ed385225ab658fa1941f6d890f5b59ff6c40a670d7837a"
+/* A Docker container test_refresh moves to another cgroup parent. */
+#define MOVED "3333333333333333333333333333333333333333333333333333333333333333"
 #define NOBODY "0000000000000000000000000000000000000000000000000000000000000000"
 /* Posers: a Podman container annotated as kube-system's CRI-O sandbox,
  * a Docker container labelled as one (and annotated as a CRI sandbox in
  * its moby bundle). */
 #define PODMAN_POSER "5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e"
 #define DOCKER_POSER "d0c0d0c0d0c0d0c0d0c0d0c0d0c0d0c0d0c0d0c0d0c0d0c0d0c0d0c0d0c0d0c0"
+/* Docker containers named as cri-dockerd names a pod's sandbox and a
+ * container of it (docker run --name k8s_...), with the kubelet's labels
+ * to match, but not in the pod's cgroup: no CgroupParent. */
+#define DOCKER_K8S_NAMED_POD "d0c1d0c1d0c1d0c1d0c1d0c1d0c1d0c1d0c1d0c1d0c1d0c1d0c1d0c1d0c1d0c1"
+#define DOCKER_K8S_NAMED_CTR "d0c2d0c2d0c2d0c2d0c2d0c2d0c2d0c2d0c2d0c2d0c2d0c2d0c2d0c2d0c2d0c2"
 
 /* Where the records put them. */
 #define CRI_PODCG "/kubepods/besteffort/pod1a2b3c4d-0000-4000-8000-000000000001"
@@ -216,6 +224,10 @@ test_cgpath(void)
 	CHECK(!names_cgroup_match("", "/"));
 }
 
+/* The rest of both k8s_ names: pod, namespace, uid, attempt. */
+#define K8S_POSED "coredns-5d78c9869d-abcde_kube-system_" \
+	"11111111-2222-4333-8444-555555555555_0"
+
 /*
  * The sandbox flag only from the runtime that owns the container: labels
  * and annotations a container sets on itself do not hide it, nor give it
@@ -240,6 +252,17 @@ test_sandbox_trust(void)
 	 * io.kubernetes.cri.container-type=sandbox: not cri-dockerd's. */
 	expect(n, DOCKER_POSER, "/system.slice/docker-" DOCKER_POSER ".scope",
 	    "", "", "poser", "busybox:1.36", "");
+	/* cri-dockerd's name and labels, each matching the other, but not
+	 * the pod's CgroupParent: anyone may choose a name.  A container:
+	 * no Kubernetes labels, only its Docker name. */
+	expect(n, DOCKER_K8S_NAMED_CTR, "/system.slice/docker-"
+	    DOCKER_K8S_NAMED_CTR ".scope", "", "", "k8s_coredns_" K8S_POSED,
+	    "busybox:1.36", "");
+	/* A sandbox: not hidden as one (expect wants the flag only for a
+	 * container named "POD"). */
+	expect(n, DOCKER_K8S_NAMED_POD, "/system.slice/docker-"
+	    DOCKER_K8S_NAMED_POD ".scope", "", "", "k8s_POD_" K8S_POSED,
+	    "busybox:1.36", "");
 	names_free(n);
 
 	/* containerd reads the CRI plugin's namespace only: the poser's
@@ -600,7 +623,8 @@ test_failure_cache(void)
 	CHECK(system(path) == 0);
 }
 
-/* The map's name for (id, cg), waited for (at most 30 s) until it is want. */
+/* The map's name for (id, cg), waited for (at most 30 s) until it is
+ * want (NULL: until the pair is in the map, not found, unnamed). */
 static int
 wait_name(struct names *n, const char *id, const char *cg,
     const char *want)
@@ -612,8 +636,12 @@ wait_name(struct names *n, const char *id, const char *cg,
 	for (i = 0; i < 3000 && !same; i++) {
 		m = names_map(n);
 		e = namemap_find(m, id, cg);
-		same = e && e->v[NAMES_CONTAINER] &&
-		    strcmp(e->v[NAMES_CONTAINER], want) == 0;
+		if (want == NULL)
+			same = e && !e->found &&
+			    e->v[NAMES_CONTAINER] == NULL;
+		else
+			same = e && e->v[NAMES_CONTAINER] &&
+			    strcmp(e->v[NAMES_CONTAINER], want) == 0;
 		namemap_unref(m);
 		if (!same)
 			usleep(10000);
@@ -621,11 +649,28 @@ wait_name(struct names *n, const char *id, const char *cg,
 	return same;
 }
 
+/* Write dir/<docker's>/id/file: s, by rename as the engine does. */
+static void
+docker_put(const char *croot, const char *id, const char *file,
+    const char *s)
+{
+	char path[4200], tmp[4300];
+
+	snprintf(path, sizeof(path), "%s/var/lib/docker/containers/%s/%s",
+	    croot, id, file);
+	mkdirs(path);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	write_file(tmp, s, 1, "");
+	CHECK(rename(tmp, path) == 0);
+}
+
 /*
  * A renamed container gets its new name: Docker rewrites config.v2.json
  * by rename, and the resolver, which stat()s each name's record every
  * 10 s, looks the container up again.  Podman's rename rewrites
- * containers.json the same way.
+ * containers.json the same way.  A container whose rewritten record
+ * places it elsewhere (a new CgroupParent) loses its names in the
+ * cgroup it was named in: the id there is no longer the record's.
  */
 static void
 test_refresh(void)
@@ -633,17 +678,17 @@ test_refresh(void)
 	char dir[] = "/tmp/names_test.XXXXXX", croot[64], path[4200],
 	    tmp[4300], spath[4200];
 	struct names_opts no = { croot, NULL };
-	const char *ids[] = { DOCKER, PODMAN_IMG };
-	const char *cgs[] = { "/docker/" DOCKER, "/pm/" PODMAN_IMG };
+	const char *ids[] = { DOCKER, PODMAN_IMG, MOVED };
+	const char *cgs[] = { "/docker/" DOCKER, "/pm/" PODMAN_IMG,
+	    "/docker/" MOVED };
 	struct names *n;
 
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(croot, sizeof(croot), "%s/root", dir);
-	snprintf(path, sizeof(path), "%s/var/lib/docker/containers/" DOCKER
-	    "/config.v2.json", croot);
-	mkdirs(path);
-	write_file(path, "{\"ID\":\"" DOCKER "\",\"Name\":\"/old\"}", 1,
-	    "");
+	docker_put(croot, DOCKER, "config.v2.json", "{\"ID\":\"" DOCKER
+	    "\",\"Name\":\"/old\"}");
+	docker_put(croot, MOVED, "config.v2.json", "{\"ID\":\"" MOVED
+	    "\",\"Name\":\"/mover\"}");
 	snprintf(spath, sizeof(spath), "%s/var/lib/containers/storage/"
 	    "overlay-containers/containers.json", croot);
 	mkdirs(spath);
@@ -657,19 +702,23 @@ test_refresh(void)
 	    "\"}}", 1, "");
 	CHECK(names_new(&no, &n) == 0);
 	CHECK(names_start(n) == 0);
-	CHECK(names_want(n, NULL, ids, cgs, 2) == 0);
+	CHECK(names_want(n, NULL, ids, cgs, 3) == 0);
 	CHECK(wait_name(n, DOCKER, cgs[0], "old"));
 	CHECK(wait_name(n, PODMAN_IMG, cgs[1], "pm-old"));
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	write_file(tmp, "{\"ID\":\"" DOCKER "\",\"Name\":\"/new-name\"}",
-	    1, "");
-	CHECK(rename(tmp, path) == 0);
+	CHECK(wait_name(n, MOVED, cgs[2], "mover"));
+	docker_put(croot, MOVED, "hostconfig.json",
+	    "{\"CgroupParent\":\"/elsewhere\"}");
+	docker_put(croot, MOVED, "config.v2.json", "{\"ID\":\"" MOVED
+	    "\",\"Name\":\"/mover\",\"Config\":{}}");
+	docker_put(croot, DOCKER, "config.v2.json", "{\"ID\":\"" DOCKER
+	    "\",\"Name\":\"/new-name\"}");
 	snprintf(tmp, sizeof(tmp), "%s.tmp", spath);
 	write_file(tmp, "[{\"id\":\"" PODMAN_IMG "\",\"names\":[\"pm-new\"]}]",
 	    1, "");
 	CHECK(rename(tmp, spath) == 0);
 	CHECK(wait_name(n, DOCKER, cgs[0], "new-name"));
 	CHECK(wait_name(n, PODMAN_IMG, cgs[1], "pm-new"));
+	CHECK(wait_name(n, MOVED, cgs[2], NULL));
 	names_free(n);
 	snprintf(path, sizeof(path), "rm -rf %s", dir);
 	CHECK(system(path) == 0);

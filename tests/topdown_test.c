@@ -179,9 +179,13 @@ json_encode(const char *fixture, const char *pmu, struct json_object *e,
 	return 0;
 }
 
+/* want.smt: SMT state unknown (no smt/active to read). */
+#define SMT_UNKNOWN -2
+
 struct want {
 	const char *fixture;
-	int smt;			/* -1: the fixture's; else override */
+	int smt;			/* -1: the fixture's; SMT_UNKNOWN;
+					   else override */
 	unsigned long long midr;	/* 0: the fixture's; else override */
 	int model;			/* -1: the fixture's; else override */
 	const char *pmu;		/* NULL: no core PMU at all */
@@ -212,7 +216,8 @@ struct want {
 
 /*
  * intel_gp counts per thread with SMT on and off alike (the _ANY events
- * are exact only summed per core), with SMT on (or unknown) its
+ * are exact only summed per core), with SMT on or unknown (unknown is
+ * not off: without the pair the rules take a thread's share as 1) its
  * per-thread core clocks' pair in a second group; Neoverse N2 r0p0-r0p2 get the erratum
  * definition, r0p3 and V2 sbsa.json's; Zen 4 ends at model 0xaf.
  */
@@ -230,6 +235,8 @@ static const struct want wants[] = {
 	    SKX_SMT },
 	{ "skylakex", 1, 0, -1, "cpu", "intel_gp", 1, 4, "intel_gp", { SKX },
 	    SKX_SMT },
+	{ "skylakex", SMT_UNKNOWN, 0, -1, "cpu", "intel_gp", 1, 4, "intel_gp",
+	    { SKX }, SKX_SMT },
 	{ "skylakex", 0, 0, -1, "cpu", "intel_gp", 1, 4, "intel_gp", { SKX }, { NULL } },
 	{ "zen4", -1, 0, -1, "cpu", "amd_pipeline", 1, 6, "amd_pipeline",
 	    { AMD }, { NULL } },
@@ -268,7 +275,7 @@ struct machine {
 };
 
 /* The fixture's machine; smt, midr and model override what it says
- * unless -1, 0 and -1. */
+ * unless -1, 0 and -1 (smt SMT_UNKNOWN: as where smt/active is absent). */
 static void
 machine_load_as(struct machine *m, const char *fixture, int smt,
     unsigned long long midr, int model)
@@ -282,8 +289,8 @@ machine_load_as(struct machine *m, const char *fixture, int smt,
 	memset(m, 0, sizeof(*m));
 	CHECK(pmu_scan(sysfs, &m->pmus, err, sizeof(err)) == 0);
 	topdown_cpu_read(sysfs, procfs, &m->cpu);
-	if (smt >= 0)
-		m->cpu.smt = smt;
+	if (smt >= 0 || smt == SMT_UNKNOWN)
+		m->cpu.smt = smt == SMT_UNKNOWN ? -1 : smt;
 	if (midr != 0)
 		m->cpu.midr = midr;
 	if (model >= 0)
@@ -535,6 +542,7 @@ check_arm_partial(void)
 	size_t i, kept = 0;
 
 	machine_load(&m, "neoverse-n2", -1);
+	CHECK(m.cpu.smt == -1);		/* no smt/active: unknown, not off */
 	pp = (struct pmu *)pmu_find(&m.pmus, "armv8_pmuv3_0");
 	CHECK(pp != NULL);
 	if (pp == NULL)

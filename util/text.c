@@ -1,16 +1,21 @@
 /*
  * text.c - small text helpers that the config, the web config, the event
- * parser, the PMU and cgroup readers and the flags all use (see text.h).  They sit here, apart from
- * config/ and collectors/, so that neither has to include the other for
- * them.
+ * parser, the PMU and cgroup readers and the flags all use (see text.h),
+ * and the one way to open a file under a --path.* root that must be a
+ * regular file (both readers of <procfs>/cpuinfo).  They sit here, apart
+ * from config/ and collectors/, so that neither has to include the other
+ * for them.
  */
 #include "autoconf.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/text.h"
 
@@ -89,4 +94,29 @@ text_read_small(const char *path, char *buf, size_t len)
 	while (n > 0 && isspace((unsigned char)buf[n - 1]))
 		buf[--n] = '\0';
 	return 0;
+}
+
+FILE *
+text_open_regular(const char *path)
+{
+	struct stat st;
+	FILE *f;
+	int fd, e;
+
+	/* O_NONBLOCK: opening a FIFO for reading otherwise waits for a
+	 * writer; a regular file reads the same with it. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0)
+		e = errno;
+	else if (!S_ISREG(st.st_mode))
+		e = EINVAL;		/* a FIFO with a writer, a device */
+	else if ((f = fdopen(fd, "r")) != NULL)
+		return f;
+	else
+		e = errno;
+	close(fd);
+	errno = e;
+	return NULL;
 }

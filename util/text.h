@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Edit distance between a and b, for "did you mean"; (size_t)-1 when
  * either is 63 characters or longer. */
@@ -19,5 +20,15 @@ int text_parse_duration(const char *s, uint64_t *ns);
  * len - 1 bytes, trailing whitespace cut.  0, -EINVAL for a file with a
  * NUL inside, or -errno. */
 int text_read_small(const char *path, char *buf, size_t len);
+
+/*
+ * Open path for reading, as fopen(path, "re") but only a regular file: a
+ * link is not followed, and the open never waits (a FIFO planted at the
+ * path, with or without a writer, is refused, not waited on or read:
+ * what the exporter reads at start-up under a --path.* root cannot hold
+ * it up).  NULL with errno set: ELOOP for a link, EINVAL for anything
+ * but a regular file.
+ */
+FILE *text_open_regular(const char *path);
 
 #endif

@@ -5,18 +5,18 @@
  * block ends, it fills every entry whose PMU's first CPU it is.  Lines
  * longer than the buffer (x86 "flags" runs to a few kB) are read in
  * pieces and only their first piece is looked at, so no piece of a long
- * value is taken for a key.  The file is opened without following a link
- * and without blocking (a FIFO planted at the path is not waited on).
+ * value is taken for a key.  Only a regular file is read, opened without
+ * following a link and without blocking (util/text.h): a FIFO planted at
+ * the path is neither waited on nor read.
  */
 #include "autoconf.h"
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "collectors/events/cpuinfo.h"
+#include "util/text.h"
 
 /* What one processor block said. */
 struct block {
@@ -88,7 +88,7 @@ cpuinfo_read(const char *procfs, const struct pmu_list *pmus,
 {
 	char path[4096], line[512];
 	long want[CPUINFO_MAX_CORES];
-	int filled[CPUINFO_MAX_CORES] = { 0 }, fd, piece = 0;
+	int filled[CPUINFO_MAX_CORES] = { 0 }, piece = 0;
 	struct block b;
 	size_t i, n = 0;
 	FILE *f;
@@ -107,10 +107,7 @@ cpuinfo_read(const char *procfs, const struct pmu_list *pmus,
 		want[n++] = -1;		/* no core PMU: the model alone */
 	out->nr = n;
 	snprintf(path, sizeof(path), "%s/cpuinfo", procfs);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK))
-	    < 0 || (f = fdopen(fd, "r")) == NULL) {
-		if (fd >= 0)
-			close(fd);
+	if ((f = text_open_regular(path)) == NULL) {
 		out->nr = 0;
 		return;
 	}

@@ -293,7 +293,8 @@ topdown_present(const struct topdown_set *s)
 	return n;
 }
 
-/* "key<tabs>: value" lines of /proc/cpuinfo; the first processor wins. */
+/* "key<tabs>: value" lines of /proc/cpuinfo; the first processor wins.
+ * Read at start-up: only a regular file, never waited on (a FIFO). */
 static void
 read_cpuinfo(const char *procfs, struct topdown_cpu *out)
 {
@@ -302,7 +303,7 @@ read_cpuinfo(const char *procfs, struct topdown_cpu *out)
 	long n;
 
 	snprintf(path, sizeof(path), "%s/cpuinfo", procfs);
-	if ((f = fopen(path, "re")) == NULL)
+	if ((f = text_open_regular(path)) == NULL)
 		return;
 	while (fgets(line, sizeof(line), f) != NULL) {
 		if (line[0] == '\n' && out->vendor[0])
