@@ -904,8 +904,9 @@ sp_long(const struct score *s, struct verdict *v)
 	v->met = -1;
 }
 
-/* Flagged samples of the 180 after the antagonist starts, mean per
- * seed: without the episode, and 10, 60, 120 min after it. */
+/* Flagged samples of those in the 30 min after the antagonist starts
+ * (180 at the default sample of 10 s), mean per seed: without the
+ * episode, and 10, 60, 120 min after it. */
 static void
 sp_node(const struct score *s, struct verdict *v)
 {
@@ -917,10 +918,10 @@ sp_node(const struct score *s, struct verdict *v)
 		    NAN;
 		late[i] = pct(s->var_late[i], s->var_late_n[i]);
 	}
-	snprintf(v->special, sizeof(v->special), "flagged of the 180 samples "
+	snprintf(v->special, sizeof(v->special), "flagged of the %zu samples "
 	    "after the antagonist starts (mean per seed): no episode %.1f, "
-	    "+10 min %.1f, +60 min %.1f, +120 min %.1f", f[0], f[1], f[2],
-	    f[3]);
+	    "+10 min %.1f, +60 min %.1f, +120 min %.1f", s->var_runs[0] ?
+	    s->var_n[0] / s->var_runs[0] : 0, f[0], f[1], f[2], f[3]);
 	snprintf(v->keys, sizeof(v->keys), "of180_none=%.1f of180_10=%.1f "
 	    "of180_60=%.1f of180_120=%.1f late_pct_none=%.1f late_pct_10=%.1f "
 	    "late_pct_60=%.1f late_pct_120=%.1f", f[0], f[1], f[2], f[3],
