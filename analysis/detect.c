@@ -196,7 +196,6 @@ detect_sample(struct interference *ifr, size_t slot, double *scratch)
 	double m = common_mode(ifr, slot, scratch);
 	size_t i;
 
-	ifr->common = m;
 	for (i = 0; i < ifr->nr; i++) {
 		struct cg *c = &ifr->cgs[i];
 		double raw = c->x[slot];

@@ -660,7 +660,11 @@ interference_result(struct interference *ifr)
 size_t
 interference_state_bytes(const struct interference *ifr)
 {
-	return sizeof(*ifr) + ifr->cap * sizeof(struct cg) +
+	size_t i, held = 0;
+
+	for (i = 0; i < ifr->nr; i++)
+		held += ifr->cgs[i].nheld * sizeof(struct held);
+	return held + sizeof(*ifr) + ifr->cap * sizeof(struct cg) +
 	    (ifr->idx ? (ifr->mask + 1) * sizeof(*ifr->idx) : 0) +
 	    (ifr->scratch ? (5 * ifr->scratch_cap + INTERFERENCE_RING) *
 	    sizeof(*ifr->scratch) : 0);

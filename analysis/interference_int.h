@@ -91,7 +91,6 @@ struct interference {
 	double interval_s;		/* the geometry's */
 	unsigned pending_intervals;	/* in the sample being filled */
 	uint64_t sample;		/* samples closed */
-	double common;			/* the node's factor, last sample */
 	size_t containing;		/* tracked cgroups with one below */
 };
 
