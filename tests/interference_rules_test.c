@@ -414,7 +414,7 @@ decoy_named(size_t extra, double *r_out)
 	struct node *n = calloc(1, sizeof(*n));
 	struct interference_result *r;
 	const struct interference_suspect *s;
-	char (*names)[16] = calloc(extra + 2, 16);
+	char (*names)[24] = calloc(extra + 2, sizeof(*names));
 	int t, named_ = 0;
 	size_t i;
 
@@ -424,7 +424,7 @@ decoy_named(size_t extra, double *r_out)
 	n->path[0] = "/v";
 	n->path[1] = "/d";
 	for (i = 0; i < extra; i++) {
-		snprintf(names[i], 16, "/x%zu", i);
+		snprintf(names[i], sizeof(names[i]), "/x%zu", i);
 		n->path[i + 2] = names[i];
 	}
 	ifr_rng = 2024;
@@ -573,7 +573,7 @@ steady_step(struct node *n, int t)
 static struct node *
 steady_node(void)
 {
-	static char names[200][8];
+	static char names[200][24];
 	struct node *n = calloc(1, sizeof(*n));
 	size_t i;
 
