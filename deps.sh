@@ -27,10 +27,12 @@
 . "$(dirname "${BASH_SOURCE[0]}")/retry.sh"
 
 # The runtime libraries of the -dev packages below, for arm64: the guest
-# gets them (and the arm64 libc) from the multiarch directories.
+# gets them (and the arm64 libc) from the multiarch directories.  They
+# and pkgconf:arm64 (aarch64-linux-gnu-pkg-config) are also the arm64
+# Build-Depends of `make deb ARCH=arm64` (dpkg-buildpackage -a arm64).
 PMU_ARM64_DEV="libmicrohttpd-dev:arm64 libyaml-dev:arm64 libsystemd-dev:arm64
 	zlib1g-dev:arm64 libcrypt-dev:arm64 libgnutls28-dev:arm64 libpfm4-dev:arm64
-	libc6-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64 libjson-c-dev:arm64"
+	libc6-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64 libjson-c-dev:arm64 pkgconf:arm64"
 
 # Is package $1 installed?  An unqualified name means the native
 # architecture (or arch "all"): an arm64 -dev package of the same name
