@@ -520,6 +520,32 @@ expo_render(const struct snapshot *s, size_t *len)
 
 /* ---- the per-request tail ----------------------------------------- */
 
+/* pmu_exporter_http_requests_refused_total, by reason. */
+static void
+render_refused(struct expo_buf *b, const struct expo_live *l)
+{
+	static const char *const reason[EXPO_NR_REFUSALS] = {
+		"address_busy", "pipelined", "body", "deadline" };
+	int i;
+
+	family(b, "pmu_exporter_http_requests_refused_total", "counter",
+	    "Requests refused before they were let in: reason="
+	    "\"address_busy\", a scrape answered 429 while its address had "
+	    "--web.max-requests-per-ip in flight; \"pipelined\", 429 and "
+	    "closed, sent with more answers unread than a connection may "
+	    "leave; \"body\", 413 and closed, a request with a body; "
+	    "\"deadline\", a connection closed with its request not all in "
+	    "by --web.read-header-timeout.");
+	for (i = 0; i < EXPO_NR_REFUSALS; i++) {
+		expo_puts(b, "pmu_exporter_http_requests_refused_total"
+		    "{reason=\"");
+		expo_puts(b, reason[i]);
+		expo_puts(b, "\"} ");
+		put_int(b, (long long)l->refused[i]);
+		expo_puts(b, "\n");
+	}
+}
+
 int
 expo_render_tail(struct expo_buf *b, enum expo_format f,
     const struct expo_opts *o, const struct expo_live *l)
@@ -543,6 +569,7 @@ expo_render_tail(struct expo_buf *b, enum expo_format f,
 		single(b, "pmu_exporter_scrapes_rejected_total", "counter",
 		    "Scrapes answered 503 because --web.max-requests were "
 		    "already in flight.", (double)l->rejected);
+		render_refused(b, l);
 	}
 	if (o->exporter_metrics && l->have_auth) {
 		static const char *const reason[3] = { "password", "user",
