@@ -37,11 +37,22 @@
  * client gets 431 or the connection is closed).  MHD's own timeout only
  * measures inactivity, which a client sending one byte every few seconds
  * defeats (slowloris); so each connection is tracked from accept (and
- * again from the end of each response) until its request headers are
- * complete, and a sweeper thread shuts down the socket of any that takes
- * longer than the header timeout.  MHD then sees the end of the stream
- * and closes the connection from its own thread.  The sweeper's lock is
- * taken only when a connection opens or closes.
+ * again from the end of each response) until its request is complete,
+ * and a sweeper thread shuts down the socket of any that takes longer
+ * than the request timeout.  MHD then sees the end of the stream and
+ * closes the connection from its own thread.  No request here takes a
+ * body: one that comes with one is answered 413 from the first call, with
+ * the headers, before any of the body is read and before authentication,
+ * so a body sent a byte at a time holds nothing.  Scrapes in flight are
+ * limited overall and per client address (a connection marks its scrape
+ * in the connection table; a scrape counts its address's marks), so that
+ * one address cannot take every slot; and a connection that keeps
+ * sending requests while its earlier answers sit unread in its send
+ * queue is cut off at HTTP_MAX_PIPELINE of them.  The sweeper's lock is
+ * taken when a connection opens or closes and when a scrape starts or
+ * ends under the per-address limit: a walk of a few hundred entries.
+ * Each refusal is counted for the self-metrics and logged at most once a
+ * minute.
  *
  * Why one file of this size: it is every libmicrohttpd callback and the
  * state they share (the connection table the sweeper walks, the renders
@@ -1108,7 +1119,7 @@ completed(void *cls, struct MHD_Connection *conn, void **req_cls,
 	conn_clock(c);
 }
 
-/* ---- the header deadline ------------------------------------------- */
+/* ---- the request deadline ------------------------------------------ */
 
 static void
 connection_notify(void *cls, struct MHD_Connection *conn,
