@@ -18,6 +18,10 @@
 #     deep or of 300,000 empty objects; containers.json rewritten every
 #     15 s with a 19.5 MB valid or broken file, 6 MB of "[{},{},...]" or
 #     a small one; at most 80 containers at once.
+# And two hostile network clients (bench/http_tenant.py), each from a
+# loopback address of its own: connections that pipeline 100 scrapes and
+# read 1 KB every 5 s, and connections that send a 100 MB body a byte a
+# second; the scrapes from 127.0.0.1 must all succeed meanwhile.
 # The daemon ($PMU_EXPORTER, default this tree's) counts task-clock in
 # every cgroup under the parent and relabels <kind>-<id>.scope and <id> to
 # container_id.  Every second one scrape is checked with promtool (a
@@ -86,6 +90,8 @@ bench_spawn setpriv --reuid="$TENANT_UID" --regid="$TENANT_GID" --clear-groups \
 CGPID=$BENCH_LAST
 bench_spawn python3 "$T" rt "$ROOT" "$PARENT/rt" "$OUTSIDE" "$secs" "/$PARENT_NAME/rt" > "$BENCH_TMP/rt.out" 2>&1
 RTPID=$BENCH_LAST
+bench_spawn python3 "$(dirname "$0")/http_tenant.py" "$port" "$secs" > "$BENCH_TMP/http.out" 2>&1
+HTPID=$BENCH_LAST
 
 scrapes=0 failures=0 named=0 t0=$(date +%s) rss_max=0
 while :; do
@@ -109,9 +115,10 @@ while :; do
 	fi
 	sleep 1
 done
-wait "$CGPID" "$RTPID" 2>/dev/null
+wait "$CGPID" "$RTPID" "$HTPID" 2>/dev/null
 echo "soak_tenant: tenant: $(cat "$BENCH_TMP/cg.out")"
 echo "soak_tenant: runtime: $(cat "$BENCH_TMP/rt.out")"
+echo "soak_tenant: network: $(tr '\n' ';' < "$BENCH_TMP/http.out")"
 r=$(bench_rss_kb "$DPID") h=$(hwm "$DPID")
 echo "soak_tenant: log lines $(wc -l < "$BENCH_TMP/daemon.log"), not UTF-8: $(python3 -c 'import sys; sys.stdin.buffer.read().decode("utf-8")' < "$BENCH_TMP/daemon.log" 2>/dev/null && echo no || echo YES)"
 kill -TERM "$DPID"

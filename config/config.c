@@ -1194,7 +1194,8 @@ root_targets(struct parse *p, yaml_node_t *root)
 		nr += yamldoc_len(n);
 	}
 	if ((n = lookup(p, root, "cgroups")) != NULL) {
-		if ((r = expect(p, n, YAML_SEQUENCE_NODE, "cgroups")) < 0)
+		if ((r = expect(p, n, YAML_SEQUENCE_NODE, "cgroups")) < 0 ||
+		    (r = config_budget(&p->y, n)) < 0)
 			return r;
 		nr += yamldoc_len(n);
 	}

@@ -1,7 +1,9 @@
 /*
  * config_test.c - the YAML schema: a valid file becomes the right structs,
  * and every kind of mistake is reported as file:line:column with the
- * message a user can act on.
+ * message a user can act on; what a config may cost (aliases expanded,
+ * entries, relabel rules weighed by their regexes) is refused before any
+ * of it is built.
  */
 #include "autoconf.h"
 
@@ -629,6 +631,66 @@ test_pmus(void)
 #undef PARSE
 }
 
+/*
+ * Aliases counted as what they repeat: ten of ten of ... (10^7 nodes from
+ * 200 bytes) refused at the innermost node that passes the limit; an
+ * alias inside its own anchor refused as such.
+ */
+static void
+test_amplification(void)
+{
+	char yaml[1024];
+	size_t n = 0;
+	int i, j;
+
+	n += (size_t)snprintf(yaml + n, sizeof(yaml) - n,
+	    "x0: &a0 [a, a, a, a, a, a, a, a, a, a]\n");
+	for (i = 1; i < 7; i++) {
+		n += (size_t)snprintf(yaml + n, sizeof(yaml) - n,
+		    "x%d: &a%d [", i, i);
+		for (j = 0; j < 10; j++)
+			n += (size_t)snprintf(yaml + n, sizeof(yaml) - n,
+			    "%s*a%d", j ? ", " : "", i - 1);
+		n += (size_t)snprintf(yaml + n, sizeof(yaml) - n, "]\n");
+	}
+	bad(yaml, "t.yaml:7:5: this node expands to more than 2097152 nodes "
+	    "(an alias counts as what it repeats)");
+	bad("a: &s [x, *s]\n", "t.yaml:1:4: an alias here refers to a node "
+	    "that contains it");
+}
+
+/* Regexes weighed by the atoms they compile to, and entries counted. */
+static void
+test_budget(void)
+{
+	size_t len = 64 + 40 * (CONFIG_MAX_ENTRIES + 1), n, i;
+	char *yaml = malloc(len);
+
+	CHECK(config_regex_weight("x") == 1);
+	CHECK(config_regex_weight("[0-9a-f]{64}") == 64);
+	CHECK(config_regex_weight("([0-9a-f]{64}){64}") == 4096);
+	CHECK(config_regex_weight("a{2,5}b") == 6);
+	CHECK(config_regex_weight("(ab|cd)*e?") == 5);
+	CHECK(config_regex_weight("[]a]\\{x") == 3);
+	CHECK(config_regex_weight("[[:alpha:]]+") == 1);
+	CHECK(config_regex_weight("((a{1000}){1000}){1000}") >
+	    CONFIG_MAX_BYTES);
+	CHECK(yaml != NULL);
+	if (yaml == NULL)
+		return;
+	n = (size_t)snprintf(yaml, len, GROUPS "cgroups:\n");
+	for (i = 0; i <= CONFIG_MAX_ENTRIES; i++)
+		n += (size_t)snprintf(yaml + n, len - n,
+		    "  - {path: /a, groups: [ipc]}\n");
+	bad(yaml, "t.yaml:10005:5: more than 10000 cgroups entries");
+	free(yaml);
+	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    relabel:\n"
+	    "      - regex: '((a{1000}){1000}){100}'\n        target_label: x\n",
+	    "t.yaml:8:9: the relabel rules up to here would take more than "
+	    "the 64 MiB a config may (each rule about 4 KiB, more for a regex "
+	    "with repetitions; an alias counts as the rules it repeats)");
+}
+
 int
 main(void)
 {
@@ -643,5 +705,7 @@ main(void)
 	test_bpf_keys();
 	test_many_groups();
 	test_load();
+	test_amplification();
+	test_budget();
 	return CHECK_DONE();
 }
