@@ -23,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "collectors/cgroup/cgroupfs.h"
 #include "collectors/cgroup/cgwatch.h"
 #include "collectors/collector/collector.h"
 #include "collectors/collector/source.h"
@@ -137,6 +138,9 @@ struct cgroot {
 	int v2, found;
 	struct cgwatch *watch;		/* NULL without inotify */
 	int logged_watch;
+	size_t skipped[CGROUP_SKIP_REASONS];	/* subtrees the last pass's
+					   walks left out, by reason (as
+					   the log last said too) */
 };
 
 /* The online CPUs, and the file that tells when they change (hotplug.c). */

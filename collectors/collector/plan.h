@@ -80,6 +80,11 @@ enum plan_fallback {
 	PLAN_FALLBACK_SKIP		/* not counted, as the entry asks */
 };
 
+/* An entry's walk unless it says otherwise (config.c): the levels a "**"
+ * spans, and the directories it opens in a pass. */
+#define PLAN_DEFAULT_DEPTH 32
+#define PLAN_DEFAULT_MAX_DIRS 10000
+
 struct plan_target {
 	enum plan_target_kind kind;
 	int all_cpus;			/* cpus: all */
@@ -87,6 +92,8 @@ struct plan_target {
 	char *path;			/* cgroup path or pattern, from the root */
 	int per_cpu;			/* cgroup: export a cpu label */
 	unsigned depth;			/* levels "**" may span; 0: any */
+	size_t max_dirs;		/* directories its walk opens in a
+					   pass (cgroupfs_expand); 0: any */
 	size_t nr_exclude;
 	char **exclude;			/* patterns of cgroups left out */
 	size_t nr_relabel;

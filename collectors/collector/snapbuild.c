@@ -496,6 +496,26 @@ target_rows(struct build *b, const struct target *t,
 	return 0;
 }
 
+/* What the collector shows of itself beside the kinds (snapshot.h): the
+ * subtrees the cgroup walks left out, by reason. */
+static int
+own_stats(const struct collector *c, struct snapshot *s)
+{
+	size_t k;
+
+	s->own.kind = "collector";
+	s->own.wanted = 1;
+	s->own.skipped = snapshot_alloc(s, CGROUP_SKIP_REASONS *
+	    sizeof(*s->own.skipped));
+	if (s->own.skipped == NULL)
+		return -ENOMEM;
+	for (k = 0; k < CGROUP_SKIP_REASONS; k++)
+		s->own.skipped[k] = (struct snap_skip){
+		    cgroup_skip_reason(k), c->cg.skipped[k] };
+	s->own.nr_skipped = CGROUP_SKIP_REASONS;
+	return 0;
+}
+
 /* The collector's own figures: times, fds, cgroups, the kinds' parts.
  * 0 or -ENOMEM. */
 static int
@@ -514,6 +534,8 @@ build_status(struct build *b, double duration_s)
 	s->cgroups_counted = c->set.counted > s->cgroups_no_perf ?
 	    c->set.counted - s->cgroups_no_perf : 0;
 	s->cgroups_skipped = c->set.skipped;
+	if (own_stats(c, s) < 0)
+		return -ENOMEM;
 	if ((s->sources = snapshot_alloc(s, SOURCE_KINDS *
 	    sizeof(*s->sources))) == NULL)
 		return -ENOMEM;
