@@ -1149,7 +1149,7 @@ mode_option(struct plan *cfg, const char *mode, const char *key,
 	return o->mode && o->key ? 0 : -ENOMEM;
 }
 
-/* max_fds and bpf_max_cgroups. */
+/* max_fds, bpf_max_cgroups and delegated_max_cgroups. */
 static int
 root_limits(struct parse *p, yaml_node_t *root)
 {
@@ -1186,6 +1186,15 @@ root_limits(struct parse *p, yaml_node_t *root)
 			return perr(p, n, "bpf_max_cgroups must be a whole "
 			    "number from 1 to 1000000, not \"%s\"", scalar(n));
 		max_cgroups = v;
+	}
+	cfg->delegated_max = PLAN_DEFAULT_DELEGATED_MAX;
+	if ((n = lookup(p, root, "delegated_max_cgroups")) != NULL) {
+		long v;
+
+		if ((r = whole_number(p, n, "delegated_max_cgroups", 0,
+		    1000000, &v)) < 0)
+			return r;
+		cfg->delegated_max = (size_t)v;
 	}
 	return mode_option(cfg, "bpf", "max_cgroups", max_cgroups);
 }
@@ -1264,7 +1273,7 @@ parse_root(struct parse *p, yaml_node_t *root)
 	static const char *const keys[] = {
 		"interval", "groups", "cpus", "cgroups",
 		"cgroup_rescan_interval", "max_fds", "bpf_max_cgroups",
-		"interference", NULL
+		"delegated_max_cgroups", "interference", NULL
 	};
 	struct plan *cfg = p->cfg;
 	yaml_node_t *n;

@@ -567,6 +567,45 @@ cgroupfs_expand(const char *root, const char *pattern, unsigned max_depth,
 	return 0;
 }
 
+int
+cgroupfs_delegated(const char *root, const char *path, size_t *len)
+{
+	const char *p = path, *name;
+	char comp[256];
+	struct stat st;
+	size_t n;
+	int fd, next, r = 0;
+
+	*len = 0;
+	if ((fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
+	while (*(p = skip_slashes(p)) != '\0') {
+		name = p;
+		n = comp_len(p);
+		p += n;
+		if (n >= sizeof(comp)) {
+			r = -ENAMETOOLONG;
+			break;
+		}
+		memcpy(comp, name, n);
+		comp[n] = '\0';
+		next = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		close(fd);
+		if ((fd = next) < 0 || fstat(fd, &st) < 0) {
+			r = -errno;
+			break;
+		}
+		if (st.st_uid != 0) {
+			*len = (size_t)(p - path);
+			break;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
 void
 cgroup_list_free(struct cgroup_list *l)
 {

@@ -96,6 +96,17 @@ int cgroupfs_expand(const char *root, const char *pattern, unsigned max_depth,
     struct cgroup_list *out, struct cgroup_list *dirs,
     struct cgroup_skips *sk);
 
+/*
+ * Does path (relative to root) lie in a delegated subtree: is it, or one
+ * of its ancestors below the root, owned by a user other than root, as
+ * systemd's Delegate= (a user@UID.service) and container runtimes that
+ * hand a subtree to a user leave them?  *len is set to the length of the
+ * prefix of path that names the topmost such directory, the subtree's
+ * root, or 0 when there is none.  Opened from the root down without
+ * following links.  0 or -errno (-ENOENT: gone).
+ */
+int cgroupfs_delegated(const char *root, const char *path, size_t *len);
+
 /* Append a copy of path; 0 or -ENOMEM. */
 int cgroup_list_add(struct cgroup_list *l, const char *path);
 

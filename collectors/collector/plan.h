@@ -84,6 +84,8 @@ enum plan_fallback {
  * spans, and the directories it opens in a pass. */
 #define PLAN_DEFAULT_DEPTH 32
 #define PLAN_DEFAULT_MAX_DIRS 10000
+/* The share of each delegated subtree (a user's) unless the config says. */
+#define PLAN_DEFAULT_DELEGATED_MAX 16
 
 struct plan_target {
 	enum plan_target_kind kind;
@@ -126,6 +128,8 @@ struct plan {
 	uint64_t interval_ns;
 	uint64_t rescan_ns;		/* full cgroup rescan, besides inotify */
 	uint64_t max_fds;		/* perf fd budget; 0: a share of the limit */
+	size_t delegated_max;		/* cgroups each delegated subtree may
+					   have counted (targetset.c) */
 	size_t nr_mode_options;
 	struct plan_mode_option *mode_options;
 	size_t nr_groups;

@@ -272,6 +272,22 @@ out:
 	return r < 0 ? r : (long)fds;
 }
 
+/*
+ * t counts no more but stays in the set, unopened: its instances closed
+ * and what its kinds attached released (a kind's slot may be free again
+ * only after the next refresh).  A later pass may open it again.
+ */
+void
+target_close(struct target *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_groups; i++)
+		insts_free(&t->groups[i]);
+	source_detach(t);
+	t->opened = 0;
+}
+
 /* Perf fds t holds. */
 size_t
 target_fds(const struct target *t)
