@@ -273,6 +273,62 @@ test_hostile(void)
 	CHECK(system(cmd) == 0);
 }
 
+/*
+ * Every cgroup file is opened without following a link or waiting, and
+ * read only once it is seen to be of its type (issue 42): a FIFO as
+ * cgroup.subtree_control is refused at once (it blocked the collector
+ * thread forever), a link as a cgroup's directory or cgroup.procs is no
+ * cgroup.
+ */
+static void
+test_file_types(void)
+{
+	char base[] = "/tmp/cgroupfs_test4.XXXXXX", path[4200], buf[64];
+	size_t deleg = 7;
+	int fd;
+
+	CHECK(mkdtemp(base) != NULL);
+	mk(base, "/a");
+	mk(base, "/a/b");
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", base);
+	CHECK(mkfifo(path, 0600) == 0);
+	CHECK(cgroupfs_subtree_control(base, buf, sizeof(buf)) == -EINVAL);
+	unlink(path);
+	CHECK(symlink("/etc/hostname", path) == 0);
+	CHECK(cgroupfs_subtree_control(base, buf, sizeof(buf)) == -ELOOP);
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT, 0600);
+	CHECK(fd >= 0 && write(fd, "cpu perf_event\n", 15) == 15);
+	close(fd);
+	CHECK(cgroupfs_subtree_control(base, buf, sizeof(buf)) == 0);
+	CHECK_STR(buf, "cpu perf_event");
+
+	/* A link in the path: no directory opened through it. */
+	snprintf(path, sizeof(path), "%s/link", base);
+	CHECK(symlink("a", path) == 0);
+	CHECK(cgroupfs_open_dir(base, "/link/b") < 0);
+	CHECK(cgroupfs_open_dir(base, "/link") < 0);
+	fd = cgroupfs_open_dir(base, "/a/b");
+	CHECK(fd >= 0);
+	/* cgroup.procs a link: not a live cgroup. */
+	snprintf(path, sizeof(path), "%s/a/b/cgroup.procs", base);
+	CHECK(symlink("/etc/hostname", path) == 0);
+	CHECK(fd < 0 || !cgroupfs_alive(fd));
+	if (fd >= 0)
+		close(fd);
+	/* Made by root: no delegated subtree until /a is a user's (made by
+	 * a user, it is one already). */
+	CHECK(cgroupfs_delegated(base, "/a/b", &deleg) == 0 &&
+	    deleg == (geteuid() == 0 ? 0 : 2));
+	snprintf(path, sizeof(path), "%s/a", base);
+	if (geteuid() == 0)
+		CHECK(chown(path, 65534, 65534) == 0);
+	CHECK(cgroupfs_delegated(base, "/a/b", &deleg) == 0 && deleg == 2);
+
+	snprintf(path, sizeof(path), "rm -rf %s", base);
+	CHECK(system(path) == 0);
+}
+
 int
 main(void)
 {
@@ -282,5 +338,6 @@ main(void)
 	test_match();
 	test_globstar();
 	test_hostile();
+	test_file_types();
 	return CHECK_DONE();
 }

@@ -18,6 +18,7 @@
  */
 #include "autoconf.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <errno.h>
@@ -32,21 +33,61 @@
 #include "util/mountinfo.h"
 #include "util/text.h"
 
+/* The flags every cgroup file is opened with: never through a link
+ * (cgroupfs has none; a tenant could put one elsewhere), never waiting
+ * (a FIFO cannot be in cgroupfs, but a path may not be cgroupfs). */
+#define CG_OPEN (O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+
 int
 cgroupfs_alive(int dirfd)
 {
 	struct stat st;
 
-	return fstatat(dirfd, "cgroup.procs", &st, 0) == 0;
+	return fstatat(dirfd, "cgroup.procs", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(st.st_mode);
+}
+
+/*
+ * The small text file name in the directory dirfd into buf (len bytes,
+ * NUL-terminated, trailing space cut), once it is seen to be a regular
+ * file.  0 or -errno (-EINVAL: not a regular file, or not text).
+ */
+static int
+read_small_at(int dirfd, const char *name, char *buf, size_t len)
+{
+	struct stat st;
+	ssize_t n;
+	int fd, r = 0;
+
+	if ((fd = openat(dirfd, name, O_RDONLY | CG_OPEN)) < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		r = -errno;
+	else if (!S_ISREG(st.st_mode))
+		r = -EINVAL;
+	else if ((n = read(fd, buf, len - 1)) < 0)
+		r = -errno;
+	else {
+		buf[n] = '\0';
+		if (strlen(buf) != (size_t)n)
+			r = -EINVAL;	/* a NUL inside: not a text file */
+		while (n > 0 && isspace((unsigned char)buf[n - 1]))
+			buf[--n] = '\0';
+	}
+	close(fd);
+	return r;
 }
 
 int
 cgroupfs_subtree_control(const char *root, char *buf, size_t len)
 {
-	char path[4096];
+	int fd, r;
 
-	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
-	return text_read_small(path, buf, len);
+	if ((fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
+	r = read_small_at(fd, "cgroup.subtree_control", buf, len);
+	close(fd);
+	return r;
 }
 
 static int
@@ -567,16 +608,22 @@ cgroupfs_expand(const char *root, const char *pattern, unsigned max_depth,
 	return 0;
 }
 
-int
-cgroupfs_delegated(const char *root, const char *path, size_t *len)
+/*
+ * Down from root to path one component at a time, never through a link,
+ * the last opened with flags (the others O_PATH); *deleg, when not NULL,
+ * as cgroupfs_delegated says.  An fd or -errno.
+ */
+static int
+descend(const char *root, const char *path, int flags, size_t *deleg)
 {
 	const char *p = path, *name;
 	char comp[256];
 	struct stat st;
 	size_t n;
-	int fd, next, r = 0;
+	int fd, next;
 
-	*len = 0;
+	if (deleg)
+		*deleg = 0;
 	if ((fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -errno;
 	while (*(p = skip_slashes(p)) != '\0') {
@@ -584,26 +631,50 @@ cgroupfs_delegated(const char *root, const char *path, size_t *len)
 		n = comp_len(p);
 		p += n;
 		if (n >= sizeof(comp)) {
-			r = -ENAMETOOLONG;
-			break;
+			close(fd);
+			return -ENAMETOOLONG;
 		}
 		memcpy(comp, name, n);
 		comp[n] = '\0';
-		next = openat(fd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
+		next = openat(fd, comp, (*skip_slashes(p) ? O_PATH : flags) |
+		    O_DIRECTORY | CG_OPEN);
 		close(fd);
-		if ((fd = next) < 0 || fstat(fd, &st) < 0) {
-			r = -errno;
-			break;
-		}
-		if (st.st_uid != 0) {
-			*len = (size_t)(p - path);
-			break;
-		}
+		if ((fd = next) < 0 || fstat(fd, &st) < 0)
+			goto fail;
+		if (deleg && *deleg == 0 && st.st_uid != 0)
+			*deleg = (size_t)(p - path);
 	}
+	return fd;
+fail:
+	next = -errno;
 	if (fd >= 0)
 		close(fd);
-	return r;
+	return next;
+}
+
+int
+cgroupfs_delegated(const char *root, const char *path, size_t *len)
+{
+	int fd = descend(root, path, O_PATH, len);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
+int
+cgroupfs_open_dir(const char *root, const char *path)
+{
+	int fd = descend(root, path, O_RDONLY, NULL);
+
+	/* The root itself ("/"): opened as it is, for reading. */
+	if (fd >= 0 && *skip_slashes(path) == '\0') {
+		close(fd);
+		fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	return fd;
 }
 
 void

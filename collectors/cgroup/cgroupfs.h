@@ -107,6 +107,14 @@ int cgroupfs_expand(const char *root, const char *pattern, unsigned max_depth,
  */
 int cgroupfs_delegated(const char *root, const char *path, size_t *len);
 
+/*
+ * The directory of the cgroup path (relative to root), opened for reading
+ * (what perf_event_open and name_to_handle_at take) from the root down one
+ * component at a time, never through a link, never blocking.  An fd or
+ * -errno.
+ */
+int cgroupfs_open_dir(const char *root, const char *path);
+
 /* Append a copy of path; 0 or -ENOMEM. */
 int cgroup_list_add(struct cgroup_list *l, const char *path);
 

@@ -182,17 +182,12 @@ target_grow(struct target *t)
 static int
 target_dir(struct collector *c, const struct target *t)
 {
-	char path[8192];
-	int fd, r;
+	int fd = cgroupfs_open_dir(c->cg.path, t->cgroup);
 
-	snprintf(path, sizeof(path), "%s%s", c->cg.path,
-	    strcmp(t->cgroup, "/") == 0 ? "" : t->cgroup);
-	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0)
-		return fd;
-	r = -errno;
-	REPORT(c, 7, t->cgroup, NULL, NULL, -1, -r, "cgroup %s: %s: %s",
-	    t->cgroup, path, strerror(-r));
-	return r;
+	if (fd < 0)
+		REPORT(c, 7, t->cgroup, NULL, NULL, -1, -fd, "cgroup %s: %s%s: "
+		    "%s", t->cgroup, c->cg.path, t->cgroup, strerror(-fd));
+	return fd;
 }
 
 /*
