@@ -619,6 +619,7 @@ descend(const char *root, const char *path, int flags, size_t *deleg)
 	const char *p = path, *name;
 	char comp[256];
 	struct stat st;
+	uid_t owner;
 	size_t n;
 	int fd, next;
 
@@ -626,6 +627,11 @@ descend(const char *root, const char *path, int flags, size_t *deleg)
 		*deleg = 0;
 	if ((fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -errno;
+	/* The root's owner is who owns what is not delegated: root, or
+	 * whom a user namespace maps it to. */
+	if (fstat(fd, &st) < 0)
+		goto fail;
+	owner = st.st_uid;
 	while (*(p = skip_slashes(p)) != '\0') {
 		name = p;
 		n = comp_len(p);
@@ -641,7 +647,7 @@ descend(const char *root, const char *path, int flags, size_t *deleg)
 		close(fd);
 		if ((fd = next) < 0 || fstat(fd, &st) < 0)
 			goto fail;
-		if (deleg && *deleg == 0 && st.st_uid != 0)
+		if (deleg && *deleg == 0 && st.st_uid != owner)
 			*deleg = (size_t)(p - path);
 	}
 	return fd;

@@ -98,7 +98,8 @@ int cgroupfs_expand(const char *root, const char *pattern, unsigned max_depth,
 
 /*
  * Does path (relative to root) lie in a delegated subtree: is it, or one
- * of its ancestors below the root, owned by a user other than root, as
+ * of its ancestors below the root, owned by a user other than the root's
+ * owner (root, or whom a user namespace maps root to), as
  * systemd's Delegate= (a user@UID.service) and container runtimes that
  * hand a subtree to a user leave them?  *len is set to the length of the
  * prefix of path that names the topmost such directory, the subtree's
