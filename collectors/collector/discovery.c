@@ -1,7 +1,8 @@
 /*
  * discovery.c - the cgroup side of a pass over the target set
  * (targetset.c): every cgroups: entry's pattern matched against the
- * hierarchy, an entry matching nothing said once, the inotify watch set
+ * hierarchy, an entry matching nothing said once, the subtrees the walks
+ * left out (cgroupfs_expand) counted and said once, the inotify watch set
  * pointed at the directories where matches can appear, and the wanted
  * set worked out (wanted.c).  Runs on the collector thread at every pass:
  * when inotify says something changed, at every cgroup_rescan_interval,

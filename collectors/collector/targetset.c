@@ -15,10 +15,14 @@
  *      keeps the running targets that still match; a rebuild makes every
  *      target anew and its instances adopt the old ones that stay the
  *      same (instance.c), so their series go on;
- *   4. what is new or was left out opened, within the fd budget;
+ *   4. what is new or was left out opened, within the fd budget: the
+ *      cgroups not delegated first, each delegated subtree within its
+ *      share, and a cgroup not delegated that finds no room taking it
+ *      from a delegated one (share.c);
  *   5. the swap: the next set in, the old targets it does not hold read
  *      one last time and closed;
- *   6. what changed said once (the log lines a user acts on).
+ *   6. what changed said once (the log lines a user acts on), the
+ *      cgroups come and gone one line per subtree (cgnews.c).
  *
  * Out of memory halfway, a rescan leaves the running set as it was; a
  * rebuild, whose new targets have taken over the old ones' instances,
