@@ -31,7 +31,6 @@
 
 #include "collectors/cgroup/cgroupfs.h"
 #include "util/mountinfo.h"
-#include "util/text.h"
 
 /* The flags every cgroup file is opened with: never through a link
  * (cgroupfs has none; a tenant could put one elsewhere), never waiting
