@@ -272,15 +272,16 @@ render_source(struct expo_buf *b, const struct snap_source *src)
 	}
 }
 
-/* The reasons the source kinds that are asked for add to
- * pmu_exporter_cgroups_skipped. */
+/* The reasons the collector and the source kinds that are asked for add
+ * to pmu_exporter_cgroups_skipped. */
 static void
 render_source_skipped(struct expo_buf *b, const struct snapshot *s)
 {
 	size_t i, k;
 
-	for (i = 0; i < s->nr_sources; i++) {
-		const struct snap_source *src = &s->sources[i];
+	for (i = 0; i <= s->nr_sources; i++) {
+		const struct snap_source *src = i < s->nr_sources ?
+		    &s->sources[i] : &s->own;
 
 		for (k = 0; src->wanted && k < src->nr_skipped; k++) {
 			expo_puts(b, "pmu_exporter_cgroups_skipped{reason=\"");
@@ -495,6 +496,7 @@ expo_render_body(const struct snapshot *s, enum expo_format f,
 	expo_put_double(&b, (double)s->cgroups_no_perf);
 	expo_puts(&b, "\n");
 	render_source_skipped(&b, s);
+	render_source(&b, &s->own);
 	for (i = 0; i < s->nr_sources; i++)
 		if (s->sources[i].wanted)
 			render_source(&b, &s->sources[i]);

@@ -246,6 +246,10 @@ test_cgroup_keys(void)
 	CHECK(cfg->max_fds == 5000);
 	CHECK(cfg->rescan_ns == 60000000000ULL);
 	CHECK(cfg->targets[0].depth == 4);
+	/* Unless given: the walk's bounds (issue 42); a path without "**"
+	 * needs no depth. */
+	CHECK(cfg->targets[0].max_dirs == PLAN_DEFAULT_MAX_DIRS);
+	CHECK(cfg->targets[1].depth == 0);
 	CHECK(cfg->targets[0].nr_exclude == 1);
 	CHECK(cfg->targets[1].nr_exclude == 1);
 	CHECK_STR(cfg->targets[1].exclude[0], "/system.slice/cron.service");
@@ -269,6 +273,25 @@ test_cgroup_keys(void)
 }
 
 /* The errors of the cgroups: keys, each at its line and column. */
+/* The walk's bounds an entry gets unless it gives its own (issue 42):
+ * a "**" spans 32 levels, not any number a tenant nests. */
+static void
+test_walk_defaults(void)
+{
+	struct plan *cfg = parse(GROUPS "cgroups:\n  - path: /u/**/*.scope\n"
+	    "    groups: [ipc]\n  - path: /k/**\n    max_cgroups: 7\n"
+	    "    groups: [ipc]\n");
+
+	CHECK(cfg != NULL);
+	if (cfg == NULL)
+		return;
+	CHECK(cfg->targets[0].depth == PLAN_DEFAULT_DEPTH);
+	CHECK(PLAN_DEFAULT_DEPTH == 32);
+	CHECK(cfg->targets[0].max_dirs == 10000);
+	CHECK(cfg->targets[1].max_dirs == 7);
+	plan_free(cfg);
+}
+
 static void
 test_cgroup_key_errors(void)
 {
@@ -286,6 +309,8 @@ test_cgroup_key_errors(void)
 	    "t.yaml:6:12: depth limits '**', and path \"/a/*\" has none");
 	bad(GROUPS "cgroups:\n  - path: /a/**\n    depth: 0\n    groups: [ipc]\n",
 	    "t.yaml:6:12: depth must be a whole number from 1 to 64, not \"0\"");
+	bad(GROUPS "cgroups:\n  - path: /a/**\n    max_cgroups: 0\n    groups: [ipc]\n",
+	    "t.yaml:6:18: max_cgroups must be a whole number from 1 to 1000000, not \"0\"");
 	bad(GROUPS "cgroups:\n  - path: /a\n    exclude: [b]\n    groups: [ipc]\n",
 	    "t.yaml:6:15: exclude pattern \"b\" must start with '/' (it is relative to the cgroup root)");
 	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    relabel:\n      - regex: \"(\"\n        target_label: x\n",
@@ -699,6 +724,7 @@ main(void)
 	test_embedded();
 	test_errors();
 	test_cgroup_keys();
+	test_walk_defaults();
 	test_cgroup_key_errors();
 	test_layout_keys();
 	test_durations();
