@@ -1,5 +1,7 @@
 /*
- * interference.c - CPI2 on the node (see interference.h).
+ * interference.c - CPI2 on the node (see interference.h): the thread, the
+ * table of cgroups, each snapshot's deltas, a sample's close and its
+ * published result; detect.c and suspects.c do the judging.
  *
  * State: one struct cg per cgroup the group counts, in a dense array
  * indexed by an open-addressing table on a 64-bit hash of the cgroup's
@@ -7,8 +9,9 @@
  * of 10,000 share a hash with odds of about 3e-12).  A cgroup absent
  * from a snapshot is removed at once, as the collector closes it.  The
  * ring holds floats, a sample's CPU use and CPI: 60 points of 8 bytes;
- * with the baseline and the counts the struct stays well under the 1 kB
- * a cgroup may cost (bench/interference_bench.c measures it).
+ * with the baseline and the counts the struct stays under the 1 kB a
+ * cgroup may cost (bench/interference_scenarios measures it: 772 bytes
+ * at 10,000 cgroups with the array's slack, grown by a quarter).
  *
  * Everything here runs on one thread at a time: the analysis thread
  * (interference_start) or the caller of interference_feed.  Other threads
@@ -24,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/interference.h"
+#include "analysis/interference_int.h"
 
 /* ---- results -------------------------------------------------------- */
 
@@ -63,62 +66,29 @@ interference_result_unref(struct interference_result *r)
 
 /* ---- state ---------------------------------------------------------- */
 
-enum { CYC, INS, EN };
+uint64_t
+ifr_hash(uint64_t h, const char *p, size_t n)
+{
+	size_t i;
 
-struct cg {
-	uint64_t key;			/* hash of the path */
-	uint32_t gen;			/* the snapshot it was last seen in */
-	uint32_t row;			/* its first row there */
-	double cur[3];			/* that snapshot's sums */
-	double last[3];			/* the one before */
-	double acc[3];			/* deltas of the sample so far */
-	double bmean, bvar;		/* the CPI baseline: mean, variance */
-	uint32_t bn;			/* samples in it, up to BASELINE */
-	uint64_t bits;			/* outliers, newest sample lowest */
-	uint32_t outliers, periods;
-	uint8_t have_last, victim, analysed, high;
-	float cpu[INTERFERENCE_RING];	/* CPU-s/s per sample */
-	float cpi[INTERFERENCE_RING];	/* CPI; NaN: none */
-};
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 1099511628211ULL;
+	return h;
+}
 
-struct interference {
-	/* Shared with other threads, under lock. */
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	struct snapshot *pending;
-	struct interference_config next;
-	int have_next, stop, started;
-	pthread_t thread;
+/* The key of a path's first n bytes (never 0: 0 marks no key). */
+static uint64_t
+path_hash_n(const char *p, size_t n)
+{
+	uint64_t h = ifr_hash(IFR_HASH0, p, n);
 
-	/* The newest result: behind its own lock (util/publish.h). */
-	struct publish_slot result;
-
-	/* The analysis thread's alone. */
-	struct interference_config cfg;
-	struct cg *cgs;
-	size_t nr, cap;
-	uint32_t *idx;			/* slot -> index + 1; 0: empty */
-	size_t mask;			/* idx has mask + 1 slots */
-	double *ratio;			/* [nr]: scratch of close_sample */
-	size_t ratio_cap;
-	uint32_t gen;
-	uint64_t last_seq;
-	int have_seq;
-	double interval_s;		/* the geometry's */
-	unsigned per_sample;		/* intervals a sample spans */
-	unsigned victim_samples;	/* samples in victim_window */
-	unsigned pending_intervals;	/* in the sample being filled */
-	uint64_t sample;		/* samples closed */
-};
+	return h ? h : 1;
+}
 
 static uint64_t
 path_hash(const char *p)
 {
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-	return h ? h : 1;
+	return path_hash_n(p, strlen(p));
 }
 
 /* r in place of the newest result, the caller's reference with it. */
@@ -143,6 +113,10 @@ publish_empty(struct interference *ifr)
 static void
 state_reset(struct interference *ifr)
 {
+	size_t i;
+
+	for (i = 0; i < ifr->nr; i++)
+		suspects_forget(&ifr->cgs[i]);
 	free(ifr->cgs);
 	free(ifr->idx);
 	ifr->cgs = NULL;
@@ -153,6 +127,7 @@ state_reset(struct interference *ifr)
 	ifr->interval_s = 0;
 	ifr->pending_intervals = 0;
 	ifr->sample = 0;
+	ifr->containing = 0;
 }
 
 /* Every cgroup entered again in the index as it is. */
@@ -184,21 +159,31 @@ idx_grow(struct interference *ifr, size_t slots)
 	return 0;
 }
 
+struct cg *
+ifr_find(const struct interference *ifr, uint64_t key)
+{
+	size_t j;
+
+	if (ifr->idx == NULL)
+		return NULL;
+	for (j = key & ifr->mask; ifr->idx[j]; j = (j + 1) & ifr->mask)
+		if (ifr->cgs[ifr->idx[j] - 1].key == key)
+			return &ifr->cgs[ifr->idx[j] - 1];
+	return NULL;
+}
+
 /* The cgroup of key, added when new; NULL on ENOMEM. */
 static struct cg *
 cg_get(struct interference *ifr, uint64_t key)
 {
-	struct cg *c;
+	struct cg *c = ifr_find(ifr, key);
 	size_t j, k;
 
-	if (ifr->idx) {
-		for (j = key & ifr->mask; ifr->idx[j]; j = (j + 1) & ifr->mask)
-			if (ifr->cgs[ifr->idx[j] - 1].key == key)
-				return &ifr->cgs[ifr->idx[j] - 1];
-	}
+	if (c != NULL)
+		return c;
 	if (ifr->nr == ifr->cap) {
-		/* By half again: the array is most of a cgroup's bytes. */
-		size_t cap = ifr->cap ? ifr->cap + ifr->cap / 2 : 64;
+		/* By a quarter: the array is most of a cgroup's bytes. */
+		size_t cap = ifr->cap ? ifr->cap + ifr->cap / 4 : 64;
 
 		if ((c = realloc(ifr->cgs, cap * sizeof(*c))) == NULL)
 			return NULL;
@@ -212,12 +197,14 @@ cg_get(struct interference *ifr, uint64_t key)
 	c = &ifr->cgs[ifr->nr];
 	memset(c, 0, sizeof(*c));
 	c->key = key;
+	c->prev = NAN;
 	for (k = 0; k < INTERFERENCE_RING; k++)
-		c->cpi[k] = NAN;
+		c->x[k] = NAN;
 	for (j = key & ifr->mask; ifr->idx[j]; j = (j + 1) & ifr->mask)
 		;
 	ifr->idx[j] = (uint32_t)ifr->nr + 1;
 	ifr->nr++;
+	ifr->members_changed = 1;
 	return c;
 }
 
@@ -232,159 +219,57 @@ cg_sweep(struct interference *ifr, uint32_t gen)
 			if (n != i)
 				ifr->cgs[n] = ifr->cgs[i];
 			n++;
-		}
+		} else
+			suspects_forget(&ifr->cgs[i]);
 	if (n == ifr->nr)
 		return;
 	ifr->nr = n;
+	ifr->members_changed = 1;
 	if (ifr->idx)
 		idx_fill(ifr);
 }
 
-/* ---- one sample ----------------------------------------------------- */
-
-/* Is a sample of CPU use cpu and CPI cpi analysed?  At the floor or
- * above, with a CPI. */
-static int
-counts(const struct interference_config *cfg, double cpu, double cpi)
-{
-	return cpu >= cfg->cpu_floor && isfinite(cpi);
-}
-
 /*
- * The baseline: the mean and variance of the cgroup's own CPI samples,
- * as plain running statistics (Welford) over its first BASELINE samples,
- * exponentially weighted with weight 1/BASELINE after.  An outlier enters it with that small weight even
- * while it is young, so that interference does not become the baseline
- * it is measured against, while a lasting change of the cgroup's own
- * (a release) is learnt within about BASELINE samples.
+ * Which cgroups are judged: the most specific counted ones, those with no
+ * tracked cgroup below them (a container rather than its pod, a service
+ * rather than its slice).  Each cgroup marks every ancestor it has in the
+ * table, by the hash of each prefix of its path ending before a '/' (and
+ * "/", the root); found again only when the members changed.
  */
-#define BASELINE (6 * INTERFERENCE_RING)
-
 static void
-baseline_add(struct cg *c, double x, int outlier)
+find_leaves(struct interference *ifr, const struct snapshot *s)
 {
-	double d = x - c->bmean, a;
-
-	if (c->bn == 0) {
-		c->bmean = x;
-		c->bvar = 0;
-		c->bn = 1;
-		return;
-	}
-	if (outlier || c->bn >= BASELINE) {
-		a = 1.0 / BASELINE;
-		c->bmean += a * d;
-		c->bvar = (1 - a) * (c->bvar + a * d * d);
-		return;
-	}
-	c->bn++;
-	c->bmean += d / c->bn;
-	/* The sample variance, n - 1 in the denominator. */
-	c->bvar = ((c->bn - 2) * c->bvar + d * (x - c->bmean)) /
-	    (c->bn - 1);
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Is one of the paths the other's ancestor (or the same)? */
-static int
-related(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	const char *s = la <= lb ? a : b, *l = la <= lb ? b : a;
-	size_t n = la <= lb ? la : lb;
-
-	if (strncmp(s, l, n) != 0)
-		return 0;
-	return l[n] == '\0' || l[n] == '/' || (n > 0 && s[n - 1] == '/');
-}
-
-/* Pearson's r of the victim's CPI (at the slots in at[], with sum sx
- * and sum of squares sxx) with u's CPU use, in one pass; NaN when either
- * did not vary. */
-static double
-pearson(const struct cg *v, const struct cg *u, const size_t *at, size_t n,
-    double sx, double sxx)
-{
-	double sy = 0, syy = 0, sxy = 0, vx, vy;
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		double y = u->cpu[at[i]];
+	for (i = 0; i < ifr->nr; i++)
+		ifr->cgs[i].leaf = 1;
+	for (i = 0; i < ifr->nr; i++) {
+		const char *p = s->rows[ifr->cgs[i].row].cgroup, *q;
+		struct cg *a;
 
-		sy += y;
-		syy += y * y;
-		sxy += v->cpi[at[i]] * y;
-	}
-	vx = (double)n * sxx - sx * sx;
-	vy = (double)n * syy - sy * sy;
-	if (!(vx > 0) || !(vy > 1e-12 * (double)n * syy))
-		return NAN;
-	return ((double)n * sxy - sx * sy) / sqrt(vx * vy);
-}
+		for (q = p; *q; q++) {
+			size_t len = q == p ? 1 : (size_t)(q - p);
 
-struct pick {
-	size_t cg;
-	double r;
-};
-
-/*
- * The suspects of victim v: every other cgroup (but its ancestors and
- * descendants, whose use contains its own) whose CPU use over the window
- * correlates with v's CPI above the threshold, the k highest.  *n picks
- * filled, best first.
- */
-static void
-suspects_of(struct interference *ifr, const struct snapshot *s, size_t v,
-    struct pick *best, size_t *n)
-{
-	const struct interference_config *cfg = &ifr->cfg;
-	const struct cg *vc = &ifr->cgs[v];
-	size_t at[INTERFERENCE_RING], na = 0, k, j;
-	double sx = 0, sxx = 0;
-	const char *vpath = s->rows[vc->row].cgroup;
-
-	*n = 0;
-	for (k = 0; k < INTERFERENCE_RING; k++)
-		if (counts(cfg, vc->cpu[k], vc->cpi[k])) {
-			at[na++] = k;
-			sx += vc->cpi[k];
-			sxx += (double)vc->cpi[k] * vc->cpi[k];
-		}
-	if (na < INTERFERENCE_MIN_CORRELATED)
-		return;
-	for (j = 0; j < ifr->nr; j++) {
-		double r;
-
-		if (j == v || related(vpath, s->rows[ifr->cgs[j].row].cgroup))
-			continue;
-		r = pearson(vc, &ifr->cgs[j], at, na, sx, sxx);
-		if (!(r > cfg->suspect_threshold))
-			continue;
-		/* Insert by r, highest first; the first seen wins a tie. */
-		for (k = *n; k > 0 && best[k - 1].r < r; k--)
-			if (k < cfg->suspects)
-				best[k] = best[k - 1];
-		if (k < cfg->suspects) {
-			best[k].cg = j;
-			best[k].r = r;
-			if (*n < cfg->suspects)
-				(*n)++;
+			if (*q != '/' || (q == p && q[1] == '\0'))
+				continue;
+			a = ifr_find(ifr, path_hash_n(p, len));
+			if (a != NULL && a != &ifr->cgs[i])
+				a->leaf = 0;
 		}
 	}
+	ifr->containing = 0;
+	for (i = 0; i < ifr->nr; i++)
+		ifr->containing += !ifr->cgs[i].leaf;
+	ifr->members_changed = 0;
 }
+
+/* ---- one sample ----------------------------------------------------- */
 
 static unsigned
 outliers_in_window(const struct interference *ifr, const struct cg *c)
 {
-	uint64_t m = ifr->victim_samples >= 64 ? ~0ULL :
-	    (1ULL << ifr->victim_samples) - 1;
+	unsigned w = ifr->geo.victim_samples;
+	uint64_t m = w >= 64 ? ~0ULL : (1ULL << w) - 1;
 
 	return (unsigned)__builtin_popcountll(c->bits & m);
 }
@@ -405,32 +290,36 @@ cmp_vpick(const void *a, const void *b)
 	return (x->cpu < y->cpu) - (x->cpu > y->cpu);
 }
 
-/* The result of the sample just closed, with s for the labels. */
-static struct interference_result *
-build_result(struct interference *ifr, struct snapshot *s)
+/* The victims of the sample, most outliers first, then the busiest:
+ * into vp[], their number returned. */
+static size_t
+victims_ranked(const struct interference *ifr, struct vpick *vp)
 {
-	struct interference_result *r = result_new();
-	struct vpick *vp = NULL;
-	struct pick best[INTERFERENCE_MAX_SUSPECTS];
-	size_t i, n = 0, nv = 0, k, nb, *pos = NULL;
+	size_t i, nv = 0, last = (ifr->sample - 1) % INTERFERENCE_RING;
 
-	if (r == NULL)
-		return NULL;
-	r->enabled = 1;
-	for (i = 0; i < ifr->nr; i++)
-		n += ifr->cgs[i].analysed;
-	r->cgroups = calloc(n + 1, sizeof(*r->cgroups));
-	r->suspects = calloc(INTERFERENCE_MAX_VICTIMS * ifr->cfg.suspects + 1,
-	    sizeof(*r->suspects));
-	vp = calloc(n + 1, sizeof(*vp));
-	pos = calloc(ifr->nr + 1, sizeof(*pos));
-	if (!r->cgroups || !r->suspects || !vp || !pos)
-		goto fail;
+	for (i = 0; i < ifr->nr; i++) {
+		const struct cg *c = &ifr->cgs[i];
+
+		if (c->analysed && c->leaf && c->victim)
+			vp[nv++] = (struct vpick){ i,
+			    outliers_in_window(ifr, c), c->cpu[last] };
+	}
+	qsort(vp, nv, sizeof(*vp), cmp_vpick);
+	return nv < INTERFERENCE_MAX_VICTIMS ? nv : INTERFERENCE_MAX_VICTIMS;
+}
+
+/* The judged cgroups into r, each's index in r into pos[]. */
+static void
+result_cgroups(const struct interference *ifr, const struct snapshot *s,
+    struct interference_result *r, size_t *pos)
+{
+	size_t i;
+
 	for (i = 0; i < ifr->nr; i++) {
 		const struct cg *c = &ifr->cgs[i];
 		struct interference_cgroup *o;
 
-		if (!c->analysed)
+		if (!c->analysed || !c->leaf)
 			continue;
 		pos[i] = r->nr_cgroups;
 		o = &r->cgroups[r->nr_cgroups++];
@@ -438,16 +327,35 @@ build_result(struct interference *ifr, struct snapshot *s)
 		o->victim = c->victim;
 		o->outliers = c->outliers;
 		o->victim_periods = c->periods;
-		if (c->victim)
-			vp[nv++] = (struct vpick){ i, outliers_in_window(ifr, c),
-			    c->cpu[(ifr->sample - 1) % INTERFERENCE_RING] };
 	}
-	/* The victims with most outliers first, at most MAX_VICTIMS. */
-	qsort(vp, nv, sizeof(*vp), cmp_vpick);
-	if (nv > INTERFERENCE_MAX_VICTIMS)
-		nv = INTERFERENCE_MAX_VICTIMS;
+}
+
+/* The result of the sample just closed, with s for the labels. */
+static struct interference_result *
+build_result(struct interference *ifr, struct snapshot *s)
+{
+	struct interference_result *r = result_new();
+	struct vpick *vp = NULL;
+	struct pick best[INTERFERENCE_MAX_SUSPECTS];
+	size_t i, n = ifr->nr, nv, k, nb, *pos = NULL;
+
+	if (r == NULL)
+		return NULL;
+	r->enabled = 1;
+	r->containing = ifr->containing;
+	r->cgroups = calloc(n + 1, sizeof(*r->cgroups));
+	r->suspects = calloc(INTERFERENCE_MAX_VICTIMS * ifr->cfg.suspects + 1,
+	    sizeof(*r->suspects));
+	vp = calloc(n + 1, sizeof(*vp));
+	pos = calloc(n + 1, sizeof(*pos));
+	if (!r->cgroups || !r->suspects || !vp || !pos)
+		goto fail;
+	result_cgroups(ifr, s, r, pos);
+	nv = victims_ranked(ifr, vp);
+	if (nv > 0)
+		suspects_prepare(ifr, ifr->scratch);
 	for (i = 0; i < nv; i++) {
-		suspects_of(ifr, s, vp[i].cg, best, &nb);
+		suspects_of(ifr, vp[i].cg, ifr->scratch, best, &nb);
 		for (k = 0; k < nb; k++) {
 			struct interference_suspect *o =
 			    &r->suspects[r->nr_suspects++];
@@ -470,14 +378,29 @@ fail:
 	return NULL;
 }
 
+/* Room for the sample's scratch: 5 doubles a cgroup and a ring's. */
+static int
+scratch_fit(struct interference *ifr)
+{
+	double *p;
+
+	if (ifr->scratch_cap >= ifr->nr && ifr->scratch != NULL)
+		return 0;
+	p = realloc(ifr->scratch, (5 * ifr->nr + INTERFERENCE_RING) *
+	    sizeof(*p));
+	if (p == NULL)
+		return -ENOMEM;
+	ifr->scratch = p;
+	ifr->scratch_cap = ifr->nr;
+	return 0;
+}
+
 /*
- * Close the sample: each cgroup's CPU use and CPI, its outlier test
- * against its baseline, victims; then the result.  When more than half
- * of the cgroups whose baselines are ready (three at least) are
- * outliers at once, the change is the node's (the clock, an input every
- * workload shares), not a neighbour's doing: none of them counts as an
- * outlier, and every baseline moves with the node at once, scaled by the
- * median of the ready cgroups' CPI over their baselines.
+ * Close the sample: each cgroup's CPU use and CPI into its ring, judged
+ * against its baseline with the node's common mode out (detect.c); a
+ * judged cgroup is a victim with victim_outliers samples in alarm within
+ * victim_window; a victim's suspects are found when the result is built
+ * (suspects.c).
  */
 static void
 close_sample(struct interference *ifr, struct snapshot *s)
@@ -485,64 +408,35 @@ close_sample(struct interference *ifr, struct snapshot *s)
 	const struct interference_config *cfg = &ifr->cfg;
 	double elapsed = ifr->pending_intervals * ifr->interval_s;
 	size_t slot = ifr->sample % INTERFERENCE_RING, i;
-	size_t ready = 0, high = 0;
-	int node_wide;
 	struct interference_result *res;
 
-	if (ifr->ratio_cap < ifr->nr) {
-		double *p = realloc(ifr->ratio, ifr->nr * sizeof(*p));
-
-		if (p == NULL)
-			return;		/* the sample is left open */
-		ifr->ratio = p;
-		ifr->ratio_cap = ifr->nr;
-	}
+	if (scratch_fit(ifr) < 0)
+		return;		/* the sample is left open */
+	if (ifr->members_changed)
+		find_leaves(ifr, s);
 	for (i = 0; i < ifr->nr; i++) {
 		struct cg *c = &ifr->cgs[i];
-		double cpu = c->acc[EN] / elapsed;
-		double cpi = c->acc[INS] > 0 && c->acc[CYC] > 0 ?
-		    c->acc[CYC] / c->acc[INS] : NAN;
 
-		c->cpu[slot] = (float)cpu;
-		c->cpi[slot] = (float)cpi;
+		c->cpu[slot] = (float)(c->acc[EN] / elapsed);
+		c->x[slot] = c->acc[INS] > 0 && c->acc[CYC] > 0 ?
+		    (float)(c->acc[CYC] / c->acc[INS]) : NAN;
 		memset(c->acc, 0, sizeof(c->acc));
-		c->analysed = counts(cfg, c->cpu[slot], c->cpi[slot]);
-		c->high = 0;
-		if (!c->analysed || c->bn < INTERFERENCE_MIN_SAMPLES)
-			continue;
-		ifr->ratio[ready++] = c->cpi[slot] / c->bmean;
-		/* sigma at least 1% of the mean: a perfectly steady CPI
-		 * does not make every wobble an outlier. */
-		if (c->cpi[slot] > c->bmean + cfg->outlier_sigma *
-		    fmax(sqrt(c->bvar), 0.01 * c->bmean)) {
-			c->high = 1;
-			high++;
-		}
+		c->analysed = (uint8_t)ifr_counts(cfg, c->cpu[slot],
+		    c->x[slot]);
 	}
-	node_wide = ready >= 3 && high * 2 > ready;
-	if (node_wide) {
-		double m;
-
-		qsort(ifr->ratio, ready, sizeof(double), cmp_double);
-		m = ready % 2 ? ifr->ratio[ready / 2] :
-		    (ifr->ratio[ready / 2 - 1] + ifr->ratio[ready / 2]) / 2;
-		for (i = 0; i < ifr->nr; i++) {
-			ifr->cgs[i].bmean *= m;
-			ifr->cgs[i].bvar *= m * m;
-		}
-	}
+	detect_sample(ifr, slot, ifr->scratch);
 	for (i = 0; i < ifr->nr; i++) {
 		struct cg *c = &ifr->cgs[i];
-		int out = c->high && !node_wide, victim;
+		int victim;
 
-		if (c->analysed)
-			baseline_add(c, c->cpi[slot], out);
-		c->bits = (c->bits << 1) | (uint64_t)out;
-		c->outliers += (uint32_t)out;
-		victim = c->analysed &&
+		c->bits = (c->bits << 1) | c->high;
+		c->outliers += c->high;
+		victim = c->analysed && c->leaf &&
 		    outliers_in_window(ifr, c) >= cfg->victim_outliers;
-		if (victim && !c->victim)
-			c->periods++;
+		c->fresh = victim && !c->victim;
+		c->periods += c->fresh;
+		if (!victim)
+			suspects_forget(c);
 		c->victim = (uint8_t)victim;
 	}
 	ifr->sample++;
@@ -568,15 +462,10 @@ event_at(const struct snap_row *r, const char *name)
 static void
 set_geometry(struct interference *ifr, double interval_s)
 {
-	double sample_s = (double)ifr->cfg.window_ns / 1e9 / INTERFERENCE_RING;
-	double per = floor(sample_s / interval_s + 0.5), vw;
-
 	state_reset(ifr);
 	ifr->interval_s = interval_s;
-	ifr->per_sample = per < 1 ? 1 : (unsigned)per;
-	vw = floor((double)ifr->cfg.victim_window_ns / 1e9 /
-	    (ifr->per_sample * interval_s) + 0.5);
-	ifr->victim_samples = vw < 1 ? 1 : vw > 64 ? 64 : (unsigned)vw;
+	interference_geometry(&ifr->cfg, (uint64_t)llround(interval_s * 1e9),
+	    &ifr->geo);
 }
 
 static void
@@ -665,7 +554,7 @@ interference_feed(struct interference *ifr, struct snapshot *s)
 		c->have_last = 1;
 	}
 	ifr->pending_intervals += dseq;
-	if (ifr->pending_intervals >= ifr->per_sample)
+	if (ifr->pending_intervals >= ifr->geo.per_sample)
 		close_sample(ifr, s);
 }
 
@@ -771,9 +660,14 @@ interference_result(struct interference *ifr)
 size_t
 interference_state_bytes(const struct interference *ifr)
 {
-	return sizeof(*ifr) + ifr->cap * sizeof(struct cg) +
+	size_t i, held = 0;
+
+	for (i = 0; i < ifr->nr; i++)
+		held += ifr->cgs[i].nheld * sizeof(struct held);
+	return held + sizeof(*ifr) + ifr->cap * sizeof(struct cg) +
 	    (ifr->idx ? (ifr->mask + 1) * sizeof(*ifr->idx) : 0) +
-	    ifr->ratio_cap * sizeof(*ifr->ratio);
+	    (ifr->scratch ? (5 * ifr->scratch_cap + INTERFERENCE_RING) *
+	    sizeof(*ifr->scratch) : 0);
 }
 
 size_t
@@ -800,7 +694,7 @@ interference_free(struct interference *ifr)
 	interference_config_fini(&ifr->next);
 	interference_config_fini(&ifr->cfg);
 	state_reset(ifr);
-	free(ifr->ratio);
+	free(ifr->scratch);
 	pthread_mutex_destroy(&ifr->lock);
 	pthread_cond_destroy(&ifr->wake);
 	free(ifr);

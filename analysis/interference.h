@@ -1,27 +1,28 @@
 /*
- * interference.h - who is slowing a cgroup down: CPI2's analysis (Zhang
- * et al., "CPI2: CPU performance isolation for shared compute clusters",
- * EuroSys 2013) on the node, as a consumer of the published snapshots.
+ * interference.h - who is slowing a cgroup down: the node's half of CPI2
+ * (Zhang et al., "CPI2: CPU performance isolation for shared compute
+ * clusters", EuroSys 2013), made to hold on a busy node, as a consumer of
+ * the published snapshots.
  *
  * It never touches the counting.  Each snapshot it is handed, it reads
  * the cumulative counts of one group (cycles, instructions) and that
  * group's enabled time per cgroup, and turns their deltas into a bounded
  * ring per cgroup of CPU use (CPU-seconds per second) and CPI, one point
- * per sample of window / INTERFERENCE_RING seconds.  At the end of each
- * sample, for every cgroup at or above the CPU floor: its CPI against its
- * own baseline (a running mean and sigma of its samples), an outlier
- * above mean + outlier_sigma * sigma, a victim with at least
- * victim_outliers outliers in the last victim_window, and for each victim
- * the Pearson correlation of its CPI with every other cgroup's CPU use
- * over the window: the suspects, the k highest above suspect_threshold.
- * A rise that more than half of the cgroups show at once is the node's
- * (the clock, an input every workload shares): it makes no outlier, and
- * every baseline moves with it.
+ * per sample of window / INTERFERENCE_RING seconds.  Only the most
+ * specific counted cgroups are judged (a container, not its pod).  At
+ * the end of each sample: the node's common change factored out of every
+ * CPI (detect.c), a CUSUM of each cgroup's sustained rise against its own
+ * autocorrelation-aware baseline, a victim with victim_outliers samples
+ * in alarm within victim_window, and for each victim its suspects: the
+ * neighbours whose use tracks its CPI with its own use and the others'
+ * held out, or that stepped up when its rise began, each significant
+ * against every candidate (suspects.c).
  *
  * One thread owns the state (the analysis thread, or a test calling
  * interference_feed); what it found is published as an immutable,
  * reference-counted result that the HTTP side renders.  docs/interference.md
- * says where each parameter comes from.
+ * says where each parameter comes from, and the error budget it is held
+ * to.
  */
 #ifndef PMU_INTERFERENCE_H
 #define PMU_INTERFERENCE_H
@@ -40,7 +41,7 @@
 #define INTERFERENCE_MIN_CORRELATED 10
 /* Victims whose suspects are looked for in one sample, the most
  * outliers first: what bounds the suspects' series (k each). */
-#define INTERFERENCE_MAX_VICTIMS 32
+#define INTERFERENCE_MAX_VICTIMS 256
 /* The most suspects a victim can be given (the suspects key). */
 #define INTERFERENCE_MAX_SUSPECTS 10
 
@@ -54,10 +55,24 @@ struct interference_config {
 	double outlier_sigma;
 	unsigned victim_outliers;
 	uint64_t victim_window_ns;
-	double suspect_threshold;
+	double suspect_threshold;	/* the least strength named */
+	double suspect_significance;	/* chance suspects per victim */
 	unsigned suspects;		/* k */
 	char *why_off;			/* !enabled: why, for the log */
 };
+
+/*
+ * How the analysis cuts time at an interval (config/ checks with it, the
+ * analysis runs with it): a sample is window / INTERFERENCE_RING rounded
+ * to whole intervals, at least one; victim_window is that many samples,
+ * rounded, from 1 to 64.
+ */
+struct interference_geometry {
+	unsigned per_sample;		/* intervals a sample spans */
+	unsigned victim_samples;	/* samples victim_window spans */
+};
+void interference_geometry(const struct interference_config *c,
+    uint64_t interval_ns, struct interference_geometry *g);
 
 /* The defaults, everything off and unnamed. */
 void interference_config_defaults(struct interference_config *c);
@@ -89,7 +104,8 @@ struct interference_result {
 	struct publish_ref ref;		/* util/publish.h */
 	int enabled;
 	struct snapshot *snap;		/* the rows' labels; a reference */
-	size_t nr_cgroups;		/* analysed: at or above the floor */
+	size_t nr_cgroups;		/* judged: at or above the floor */
+	size_t containing;		/* left out: a counted one below */
 	struct interference_cgroup *cgroups;
 	size_t nr_suspects;
 	struct interference_suspect *suspects;	/* by victim, then rank */

@@ -6,6 +6,7 @@
 #include "autoconf.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +22,22 @@ interference_config_defaults(struct interference_config *c)
 	c->victim_outliers = 3;
 	c->victim_window_ns = 300ULL * 1000000000ULL;
 	c->suspect_threshold = 0.35;
+	c->suspect_significance = 0.001;
 	c->suspects = 3;
+}
+
+void
+interference_geometry(const struct interference_config *c,
+    uint64_t interval_ns, struct interference_geometry *g)
+{
+	double interval = interval_ns ? (double)interval_ns : 1;
+	double per = floor((double)c->window_ns / INTERFERENCE_RING /
+	    interval + 0.5), vw;
+
+	g->per_sample = per < 1 ? 1 : (unsigned)per;
+	vw = floor((double)c->victim_window_ns / (g->per_sample * interval) +
+	    0.5);
+	g->victim_samples = vw < 1 ? 1 : vw > 64 ? 64 : (unsigned)vw;
 }
 
 static char *
@@ -72,6 +88,7 @@ interference_config_same(const struct interference_config *a,
 	    a->victim_outliers == b->victim_outliers &&
 	    a->victim_window_ns == b->victim_window_ns &&
 	    a->suspect_threshold == b->suspect_threshold &&
+	    a->suspect_significance == b->suspect_significance &&
 	    a->suspects == b->suspects;
 }
 

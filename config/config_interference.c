@@ -66,6 +66,22 @@ whole(const struct yamldoc *d, yaml_node_t *n, const char *key,
 	return 0;
 }
 
+/* "90s", "5m", "1h30m": a duration for a message. */
+static void
+say_duration(uint64_t ns, char *buf, size_t len)
+{
+	uint64_t s = ns / 1000000000ULL;
+
+	if (ns % 1000000000ULL)
+		snprintf(buf, len, "%gs", (double)ns / 1e9);
+	else if (s % 3600 == 0)
+		snprintf(buf, len, "%lluh", (unsigned long long)(s / 3600));
+	else if (s % 60 == 0)
+		snprintf(buf, len, "%llum", (unsigned long long)(s / 60));
+	else
+		snprintf(buf, len, "%llus", (unsigned long long)s);
+}
+
 static int
 duration(const struct yamldoc *d, yaml_node_t *n, const char *key,
     uint64_t lo, uint64_t hi, uint64_t *out)
@@ -78,11 +94,14 @@ duration(const struct yamldoc *d, yaml_node_t *n, const char *key,
 		return perr(d, n, "interference.%s: invalid duration \"%s\" "
 		    "(expected a number with ms, s, m or h, e.g. \"10m\")", key,
 		    yamldoc_scalar(n));
-	if (*out < lo || *out > hi)
-		return perr(d, n, "interference.%s: %s is out of range (%llus "
-		    "to %lluh)", key, yamldoc_scalar(n),
-		    (unsigned long long)(lo / 1000000000ULL),
-		    (unsigned long long)(hi / 3600000000000ULL));
+	if (*out < lo || *out > hi) {
+		char a[32], b[32];
+
+		say_duration(lo, a, sizeof(a));
+		say_duration(hi, b, sizeof(b));
+		return perr(d, n, "interference.%s: %s is out of range (%s "
+		    "to %s)", key, yamldoc_scalar(n), a, b);
+	}
 	return 0;
 }
 
@@ -173,38 +192,46 @@ enabled_key(const struct yamldoc *d, yaml_node_t *en, int *asked)
 	return 0;
 }
 
-/* victim_window and victim_outliers, within the window c has. */
+/*
+ * victim_window and victim_outliers, within the window c has, checked
+ * with the analysis's own geometry (interference_geometry) so that no
+ * combination passes here that can never declare a victim there.  Left
+ * out, victim_window is half the window (5m of the default 10m, and as
+ * the window stretches with a long interval); a message names only the
+ * keys the user wrote, and the default a value came from.
+ */
 static int
 victim_keys(const struct yamldoc *d, yaml_node_t *n, const struct plan *cfg,
     struct interference_config *c)
 {
-	yaml_node_t *v;
-	uint64_t sample_ns, vw;
+	yaml_node_t *vw = NULL, *vo = NULL;
+	struct interference_geometry g;
+	char lo[32], hi[32];
 	int r;
 
-	if ((v = yamldoc_get(d, n, "victim_window")) != NULL &&
-	    (r = duration(d, v, "victim_window", 1000000000ULL,
-	    c->window_ns, &c->victim_window_ns)) < 0)
-		return r;
-	if (c->victim_window_ns > c->window_ns)
-		return perr(d, v ? v : n, "interference.victim_window "
-		    "must be at most the window");
-	/* The samples victim_window spans, as the analysis counts
-	 * them (interference.c, set_geometry). */
-	sample_ns = c->window_ns / INTERFERENCE_RING;
-	if (sample_ns < cfg->interval_ns)
-		sample_ns = cfg->interval_ns;
-	vw = (c->victim_window_ns + sample_ns / 2) / sample_ns;
-	vw = vw < 1 ? 1 : vw > 64 ? 64 : vw;
-	if ((v = yamldoc_get(d, n, "victim_outliers")) != NULL &&
-	    (r = whole(d, v, "victim_outliers", 1, (unsigned)vw,
+	c->victim_window_ns = c->window_ns / 2;
+	if (n && (vw = yamldoc_get(d, n, "victim_window")) != NULL) {
+		if ((r = duration(d, vw, "victim_window", 1000000000ULL,
+		    c->window_ns, &c->victim_window_ns)) < 0)
+			return r;
+	}
+	if (n && (vo = yamldoc_get(d, n, "victim_outliers")) != NULL &&
+	    (r = whole(d, vo, "victim_outliers", 1, 64,
 	    &c->victim_outliers)) < 0)
 		return r;
-	if (c->victim_outliers > vw)
-		return perr(d, n, "interference.victim_outliers (%u) "
-		    "is more than the %llu samples victim_window holds",
-		    c->victim_outliers, (unsigned long long)vw);
-	return 0;
+	interference_geometry(c, cfg->interval_ns, &g);
+	if (c->victim_outliers <= g.victim_samples)
+		return 0;
+	say_duration(c->victim_window_ns, hi, sizeof(hi));
+	say_duration((uint64_t)g.per_sample * cfg->interval_ns, lo,
+	    sizeof(lo));
+	return perr(d, vo ? vo : vw, "interference.victim_outliers (%u%s) "
+	    "can never be reached: %s (%s) holds %u sample%s of %s at this "
+	    "interval, so no victim could ever be declared",
+	    c->victim_outliers, vo ? "" : ", the default",
+	    vw ? "victim_window" : "the default victim_window, half the "
+	    "window,", hi, g.victim_samples, g.victim_samples == 1 ? "" : "s",
+	    lo);
 }
 
 /* The block's numbers into c: the window, the thresholds, the victim's
@@ -239,6 +266,10 @@ number_keys(const struct yamldoc *d, yaml_node_t *n, const struct plan *cfg,
 	    (r = number(d, v, "suspect_threshold", 0, 1, 0, 1,
 	    &c->suspect_threshold)) < 0)
 		return r;
+	if ((v = yamldoc_get(d, n, "suspect_significance")) != NULL &&
+	    (r = number(d, v, "suspect_significance", 0, 0.5, 1, 0,
+	    &c->suspect_significance)) < 0)
+		return r;
 	if ((v = yamldoc_get(d, n, "suspects")) != NULL &&
 	    (r = whole(d, v, "suspects", 1, INTERFERENCE_MAX_SUSPECTS,
 	    &c->suspects)) < 0)
@@ -252,7 +283,7 @@ config_interference(const struct yamldoc *d, yaml_node_t *n,
 {
 	static const char *const keys[] = { "enabled", "group", "window",
 	    "cpu_floor", "outlier_sigma", "victim_outliers", "victim_window",
-	    "suspect_threshold", "suspects", NULL };
+	    "suspect_threshold", "suspect_significance", "suspects", NULL };
 	struct interference_config c;
 	yaml_node_t *en = NULL, *gn = NULL;
 	const char *group = "ipc", *cyc = NULL, *ins = NULL;
@@ -280,7 +311,8 @@ config_interference(const struct yamldoc *d, yaml_node_t *n,
 		}
 		if ((r = number_keys(d, n, cfg, &c)) < 0)
 			return r;
-	}
+	} else if ((r = victim_keys(d, NULL, cfg, &c)) < 0)
+		return r;
 	if (asked == 0) {
 		c.why_off = strdup("interference.enabled is false");
 		goto done;

@@ -56,10 +56,12 @@ expo_interference(struct expo_buf *b, const struct interference_result *r,
 
 	if (r && r->nr_suspects) {
 		expo_family(b, "pmu_cgroup_interference_suspect", "gauge",
-		    "A neighbour whose CPU use correlates with the victim "
-		    "cgroup's CPI over the interference window (CPI2): the "
-		    "Pearson correlation, for the top suspects (rank 1 "
-		    "first) above the threshold.");
+		    "A neighbour whose CPU use tracks the victim cgroup's "
+		    "CPI (its partial correlation, the victim's own use and "
+		    "the others' held out) or stepped up when the victim's "
+		    "rise began (the correlation with that step), "
+		    "significant against every candidate; rank 1 the "
+		    "strongest.");
 		for (i = 0; i < r->nr_suspects; i++) {
 			const struct interference_suspect *s = &r->suspects[i];
 			char rank[16];
@@ -78,16 +80,17 @@ expo_interference(struct expo_buf *b, const struct interference_result *r,
 	}
 	if (r && r->nr_cgroups) {
 		expo_family(b, "pmu_cgroup_interference_victim", "gauge",
-		    "1 while the cgroup is a victim: its CPI was an outlier "
-		    "against its own baseline often enough in the victim "
-		    "window; 0 otherwise.  Analysed cgroups only (CPU use at "
-		    "the floor or above).");
+		    "1 while the cgroup is a victim: its CPI, the node's "
+		    "common change out, rose against its own baseline and "
+		    "stayed up for victim_outliers samples of the victim "
+		    "window; 0 otherwise.  Judged cgroups only: the most "
+		    "specific counted ones, at the CPU floor or above.");
 		for (i = 0; i < r->nr_cgroups; i++)
 			sample(b, "pmu_cgroup_interference_victim",
 			    r->cgroups[i].row, r->cgroups[i].victim ? 1 : 0);
 		expo_family(b, "pmu_cgroup_cpi_outliers_total", "counter",
-		    "Samples in which the cgroup's CPI was above its "
-		    "baseline's mean + outlier_sigma standard deviations.");
+		    "Samples in which the cgroup's CPI was in a sustained "
+		    "rise against its baseline (its CUSUM in alarm).");
 		for (i = 0; i < r->nr_cgroups; i++)
 			sample(b, "pmu_cgroup_cpi_outliers_total",
 			    r->cgroups[i].row, r->cgroups[i].outliers);
@@ -105,9 +108,18 @@ expo_interference(struct expo_buf *b, const struct interference_result *r,
 	expo_puts(b, r && r->enabled ? "pmu_exporter_interference_enabled 1\n" :
 	    "pmu_exporter_interference_enabled 0\n");
 	expo_family(b, "pmu_exporter_interference_cgroups", "gauge",
-	    "cgroups the interference analysis analysed in its last sample "
-	    "(CPU use at the floor or above).");
+	    "cgroups the interference analysis judged in its last sample "
+	    "(the most specific counted ones, CPU use at the floor or "
+	    "above).");
 	expo_puts(b, "pmu_exporter_interference_cgroups ");
 	expo_put_double(b, r ? (double)r->nr_cgroups : 0);
+	expo_puts(b, "\n");
+	expo_family(b, "pmu_exporter_interference_containing_cgroups",
+	    "gauge", "Counted cgroups the interference analysis does not "
+	    "judge because a counted cgroup below them is judged instead "
+	    "(a pod whose containers are counted, a slice whose services "
+	    "are): never victims, never suspects.");
+	expo_puts(b, "pmu_exporter_interference_containing_cgroups ");
+	expo_put_double(b, r ? (double)r->containing : 0);
 	expo_puts(b, "\n");
 }

@@ -1,0 +1,213 @@
+/*
+ * detect.c - each judged cgroup against its own baseline, one sample at a
+ * time (interference_int.h).
+ *
+ * Three things CPI2's isolated 2-sigma outliers got wrong on a node, and
+ * what this file does instead:
+ *
+ * - A change every workload shares (the clock, a firmware setting, a
+ *   node-wide input) is factored out continuously, both ways: each
+ *   sample, the node's factor is the median over the ready judged cgroups
+ *   of CPI / baseline, and every cgroup's CPI is divided by it before it
+ *   is judged or learnt (x = CPI / factor).  No rule switches on or off,
+ *   so nothing is left blind when such a change ends.  The price: a
+ *   neighbour that slows more than half of the judged cgroups alike is
+ *   the node's factor, not interference.
+ * - Noise: CPI is autocorrelated (phases, caches warming), so its samples
+ *   come in runs.  The baseline keeps, besides the mean and variance, the
+ *   lag-1 autocovariance, and a rise is measured in the long-run standard
+ *   deviation sd * sqrt((1 + phi) / (1 - phi)), the scale on which sums of
+ *   such samples vary.  The baseline's updates are clipped at 3 sd (a
+ *   Huber step), so one wild sample does not widen it.
+ * - Isolated outliers: a victim needs a sustained rise.  A one-sided CUSUM
+ *   of the standardised deviations with reference K = outlier_sigma / 2
+ *   (the optimal reference for a shift of outlier_sigma) alarms at H; a
+ *   sample adds at most H / 3, so it takes three rising samples in a row
+ *   to alarm.  A sample in alarm is an outlier, and victim_outliers of
+ *   them within victim_window make a victim (interference.c).
+ *
+ * While a cgroup is in alarm its baseline learns only its mean, with
+ * weight 1/BASELINE: interference does not become the baseline within the
+ * episode, and a lasting change of the cgroup's own (a release) is learnt
+ * in about BASELINE samples (an hour at the default window).  The CUSUM
+ * is capped at 2H, so an alarm ends within 2H / K samples of the rise.
+ */
+#include "autoconf.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "analysis/interference_int.h"
+
+/* Samples after which the baseline's weights stop shrinking. */
+#define BASELINE (6 * INTERFERENCE_RING)
+/* The CUSUM's decision interval, in long-run standard deviations. */
+#define CUSUM_H 5.0
+/* The most autocorrelation the scale allows for (phi). */
+#define PHI_MAX 0.9
+/* The most one sample adds to the CUSUM, in long-run standard deviations
+ * above the reference: a third of H, so that one wild sample, however
+ * wild, never makes an alarm alone; it takes three in a row. */
+#define STEP_MAX (CUSUM_H / 3)
+
+/* Learn deviation-from-mean d of a sample (clipped at clip when > 0). */
+static void
+learn(struct cg *c, double x, double clip)
+{
+	double d, a;
+
+	if (c->bn == 0) {
+		c->mean = x;
+		c->var = c->acov = 0;
+		c->prev = NAN;
+		c->bn = 1;
+		return;
+	}
+	d = x - c->mean;
+	if (clip > 0)
+		d = fmax(-clip, fmin(clip, d));
+	a = 1.0 / (c->bn < BASELINE ? c->bn + 1 : BASELINE);
+	if (isfinite(c->prev))
+		c->acov = (1 - a) * c->acov + a * d * c->prev;
+	c->mean += a * d;
+	c->var = (1 - a) * (c->var + a * d * d);
+	c->prev = d;
+	if (c->bn < BASELINE)
+		c->bn++;
+}
+
+/*
+ * The long-run standard deviation of c's samples: sd at least 1% of the
+ * mean (a perfectly steady CPI does not make every wobble a rise), scaled
+ * by its autocorrelation (relative to that floored variance, so that the
+ * first steps of a rise from a perfectly steady CPI are no correlation), and wider while the baseline is young (its
+ * estimates are from few samples: 2x at INTERFERENCE_MIN_SAMPLES).
+ */
+static double
+longrun_sd(const struct cg *c)
+{
+	double sd = fmax(sqrt(c->var), 0.01 * c->mean);
+	double phi = c->acov / (sd * sd);
+
+	phi = fmax(0, fmin(PHI_MAX, phi));
+	return sd * sqrt((1 + phi) / (1 - phi)) *
+	    (1 + (double)INTERFERENCE_MIN_SAMPLES / c->bn);
+}
+
+/* Judge sample x of c (the sample numbered sample). */
+static void
+judge(const struct interference_config *cfg, struct cg *c, double x,
+    uint64_t sample)
+{
+	double sd, lr;
+
+	if (c->bn < INTERFERENCE_MIN_SAMPLES) {
+		learn(c, x, 0);
+		c->high = 0;
+		c->onset = sample + 1;
+		return;
+	}
+	sd = fmax(sqrt(c->var), 0.01 * c->mean);
+	lr = longrun_sd(c);
+	c->cusum = fmin(2 * CUSUM_H, fmax(0, c->cusum + fmin(STEP_MAX,
+	    (x - c->mean) / lr - cfg->outlier_sigma / 2)));
+	if (c->cusum <= 0)
+		c->onset = sample + 1;
+	c->high = c->cusum >= CUSUM_H;
+	if (c->cusum <= 0) {
+		learn(c, x, 3 * sd);
+		return;
+	}
+	/* A rise may be starting: the mean learns it (slowly, clipped), the
+	 * spread and the autocorrelation do not (a rise is no noise). */
+	c->mean += fmax(-3 * sd, fmin(3 * sd, x - c->mean)) /
+	    (c->high ? BASELINE : c->bn < BASELINE ? c->bn + 1 : BASELINE);
+	c->prev = NAN;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The node's factor: the median of CPI / baseline over the ready judged
+ * cgroups' raw samples in slot, 1 with fewer than three.  The lower
+ * median of an even count, so that a rise shared by exactly half of them
+ * is still theirs, not the node's: it takes more than half. */
+static double
+common_mode(const struct interference *ifr, size_t slot, double *ratio)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < ifr->nr; i++) {
+		const struct cg *c = &ifr->cgs[i];
+
+		if (c->analysed && c->leaf &&
+		    c->bn >= INTERFERENCE_MIN_SAMPLES && c->mean > 0)
+			ratio[n++] = c->x[slot] / c->mean;
+	}
+	if (n < 3)
+		return 1;
+	qsort(ratio, n, sizeof(*ratio), cmp_double);
+	return ratio[(n - 1) / 2];
+}
+
+/*
+ * How much of the node's change c takes: beta, the slope through the
+ * origin of log(CPI / baseline) on log(factor), learnt in the samples
+ * where the node moved by 2% or more (below that the factor is noise),
+ * from a prior of 1 worth one sample of a 10% change.  Workloads differ
+ * in how a shared change reaches them (memory-bound ones feel a memory
+ * clock more): with one factor for all, an uneven change left the most
+ * sensitive ones risen for as long as it lasted.  Clamped to [0, 3].
+ */
+static double
+beta_of(const struct cg *c)
+{
+	double b;
+
+	if (c->beta_xx <= 0)
+		return 1;
+	b = c->beta_xy / c->beta_xx;
+	return fmax(0, fmin(3, b));
+}
+
+static void
+beta_learn(struct cg *c, double raw, double m)
+{
+	double l = log(m), y, a;
+
+	if (c->beta_xx <= 0)
+		c->beta_xy = c->beta_xx = 0.01;	/* the prior */
+	if (fabs(l) < 0.02 || !(c->mean > 0) || !(raw > 0))
+		return;
+	y = log(raw / c->mean);
+	a = 1.0 / INTERFERENCE_MIN_SAMPLES;
+	c->beta_xy = (1 - a) * c->beta_xy + a * l * y;
+	c->beta_xx = (1 - a) * c->beta_xx + a * l * l;
+}
+
+void
+detect_sample(struct interference *ifr, size_t slot, double *scratch)
+{
+	double m = common_mode(ifr, slot, scratch);
+	size_t i;
+
+	for (i = 0; i < ifr->nr; i++) {
+		struct cg *c = &ifr->cgs[i];
+		double raw = c->x[slot];
+
+		if (c->analysed && c->leaf &&
+		    c->bn >= INTERFERENCE_MIN_SAMPLES && isfinite(raw))
+			beta_learn(c, raw, m);
+		c->x[slot] = (float)(raw / pow(m, beta_of(c)));
+		c->high = 0;
+		if (c->analysed && c->leaf)
+			judge(&ifr->cfg, c, c->x[slot], ifr->sample);
+		else
+			c->prev = NAN;
+	}
+}

@@ -1,0 +1,120 @@
+/*
+ * interference_int.h - the analysis's state, shared by its three files
+ * and nothing else:
+ *
+ *   interference.c  the thread, the table of cgroups, a snapshot's
+ *                   deltas, a sample's close and the published result;
+ *   detect.c        each cgroup against its own baseline: the node's
+ *                   common mode factored out, a CUSUM of sustained rises;
+ *   suspects.c      who tracks a victim's CPI: partial correlation with
+ *                   the victim's own use and the others' held out, and
+ *                   who stepped up when its rise began, each tested for
+ *                   significance against every candidate.
+ *
+ * One thread owns all of it (interference.h); the split is by job, each
+ * file a pure step over this state, so that each can be read and tested
+ * on its own.
+ */
+#ifndef PMU_INTERFERENCE_INT_H
+#define PMU_INTERFERENCE_INT_H
+
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "analysis/interference.h"
+
+enum { CYC, INS, EN };
+
+/* A suspect held through a victim's episode (suspects.c). */
+struct held {
+	uint64_t key;			/* the suspect's path hash */
+	double r;			/* its strength when last named */
+	double use;			/* its CPU use when first named */
+};
+
+struct cg {
+	uint64_t key;			/* hash of the path */
+	uint32_t gen;			/* the snapshot it was last seen in */
+	uint32_t row;			/* its first row there */
+	double cur[3];			/* that snapshot's sums */
+	double last[3];			/* the one before */
+	double acc[3];			/* deltas of the sample so far */
+	/* The baseline of x, CPI over the node's common mode (detect.c). */
+	double mean, var;		/* EW mean and variance */
+	double acov;			/* EW lag-1 autocovariance */
+	double prev;			/* the last learnt deviation; NaN: none */
+	double cusum;			/* of standardised rises */
+	double beta_xy, beta_xx;	/* its CPI against the node's: sums */
+	uint64_t onset;			/* sample the current rise began */
+	uint64_t bits;			/* alarm samples, newest lowest */
+	struct held *held;		/* while a victim with suspects */
+	uint32_t bn;			/* samples learnt, up to BASELINE */
+	uint32_t outliers, periods;
+	uint8_t have_last, victim, analysed, high, leaf, nheld;
+	uint8_t fresh;			/* became a victim this sample */
+	float cpu[INTERFERENCE_RING];	/* CPU-s/s per sample */
+	float x[INTERFERENCE_RING];	/* CPI / the node's; NaN: none */
+};
+
+/* What one victim's suspects are scored with (suspects.c). */
+struct pick {
+	size_t cg;
+	double r;			/* the strength shown */
+};
+
+struct interference {
+	/* Shared with other threads, under lock. */
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct snapshot *pending;
+	struct interference_config next;
+	int have_next, stop, started;
+	pthread_t thread;
+
+	/* The newest result: behind its own lock (util/publish.h). */
+	struct publish_slot result;
+
+	/* The analysis thread's alone. */
+	struct interference_config cfg;
+	struct interference_geometry geo;
+	struct cg *cgs;
+	size_t nr, cap;
+	uint32_t *idx;			/* slot -> index + 1; 0: empty */
+	size_t mask;			/* idx has mask + 1 slots */
+	double *scratch;		/* [5 * scratch_cap + RING] */
+	size_t scratch_cap;
+	int members_changed;		/* leaves to find again */
+	uint32_t gen;
+	uint64_t last_seq;
+	int have_seq;
+	double interval_s;		/* the geometry's */
+	unsigned pending_intervals;	/* in the sample being filled */
+	uint64_t sample;		/* samples closed */
+	size_t containing;		/* tracked cgroups with one below */
+};
+
+/* A sample's CPU use and CPI are judged when at the floor or above. */
+static inline int
+ifr_counts(const struct interference_config *cfg, double cpu, double x)
+{
+	return cpu >= cfg->cpu_floor && isfinite(x) && x > 0;
+}
+
+/* The cgroup of key, or NULL. */
+struct cg *ifr_find(const struct interference *ifr, uint64_t key);
+/* FNV-1a of n bytes of p, continuing from h (start: IFR_HASH0). */
+#define IFR_HASH0 1469598103934665603ULL
+uint64_t ifr_hash(uint64_t h, const char *p, size_t n);
+
+/* detect.c: the sample in slot of every cgroup, judged. */
+void detect_sample(struct interference *ifr, size_t slot, double *scratch);
+
+/* suspects.c: ready the sample's sums (scratch holds 5 * nr + RING),
+ * then victim v's suspects into best[], *n of them, strongest first. */
+void suspects_prepare(struct interference *ifr, double *scratch);
+void suspects_of(struct interference *ifr, size_t v, const double *scratch,
+    struct pick *best, size_t *n);
+void suspects_forget(struct cg *c);
+
+#endif

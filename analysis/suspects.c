@@ -1,0 +1,556 @@
+/*
+ * suspects.c - who is slowing a victim down (interference_int.h).
+ *
+ * CPI2 names the neighbours whose CPU use correlates with the victim's
+ * CPI above 0.35.  On a node with many cgroups that names chance
+ * neighbours, and it names whatever follows the victim's own load (a
+ * sidecar, a client) while the victim's CPI rises with that load.  Here
+ * each candidate (every other judged-level cgroup: leaves of the counted
+ * tree, so never a cgroup and its ancestor) is scored by two tests, and
+ * named when either passes at the family-wise significance
+ * suspect_significance over all candidates (Bonferroni: each test at
+ * significance / (2 * candidates)):
+ *
+ * - Partial correlation of the victim's CPI (x, the node's common mode
+ *   already out, detect.c) with the candidate's CPU use, with the
+ *   victim's own use and the other cgroups' total use held out, over the
+ *   window's samples in which the victim was judged.  Fisher's z with the
+ *   effective sample size for two autocorrelated series (Bartlett:
+ *   n (1 - rx ry) / (1 + rx ry), lag-1 autocorrelations) less the two
+ *   controls.  Its strength must also exceed suspect_threshold.
+ * - Onset alignment, for an antagonist that steps up and stays (a
+ *   correlation needs variation): while the victim's rise (its CUSUM's
+ *   run, detect.c) began within the window, the candidate's mean use
+ *   since then against before, in its own long-run standard error.  Not
+ *   tried when the victim's own use stepped too: its own load is then as
+ *   good an explanation.  Its strength is the point-biserial correlation
+ *   of the candidate's use with the step.
+ *
+ * A victim holds its suspects through its episode: one named stays named
+ * until its use has stayed under half of what it was when named for a
+ * whole victim window, or its partial correlation, computable, falls to
+ * the threshold; so that a steady antagonist is still named after its
+ * step has left the window (its use no longer varies: nothing
+ * contradicts it), and one acting in bursts between them.
+ *
+ * Cost: per victim, one pass over each candidate's 60 samples with two
+ * products (the sums that do not depend on the victim are made once per
+ * sample, suspects_prepare), and for victims within a window of their
+ * onset a second pass.
+ */
+#include "autoconf.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/interference_int.h"
+
+#define RING INTERFERENCE_RING
+/* Positions before the victim's onset a neighbour's step is also tried
+ * at (onset_t). */
+#define ONSET_SLACK 4
+
+/* The scratch a sample's sums live in: total[RING], then per cgroup. */
+struct prep {
+	double *total;			/* judged cgroups' use per position */
+	double *sy, *syy, *syt, *slag;	/* each cgroup's, over all positions */
+	double *ends;			/* its first and last use, added */
+};
+
+static struct prep
+prep_of(const struct interference *ifr, double *scratch)
+{
+	struct prep p;
+
+	p.total = scratch;
+	p.sy = scratch + RING;
+	p.syy = p.sy + ifr->nr;
+	p.syt = p.syy + ifr->nr;
+	p.slag = p.syt + ifr->nr;
+	p.ends = p.slag + ifr->nr;
+	return p;
+}
+
+/* The ring slot of position k, oldest (0) to newest (RING - 1). */
+static size_t
+slot_at(const struct interference *ifr, size_t k)
+{
+	return (size_t)((ifr->sample + k) % RING);
+}
+
+void
+suspects_prepare(struct interference *ifr, double *scratch)
+{
+	struct prep p = prep_of(ifr, scratch);
+	size_t i, k;
+
+	memset(p.total, 0, RING * sizeof(*p.total));
+	for (i = 0; i < ifr->nr; i++)
+		if (ifr->cgs[i].leaf)
+			for (k = 0; k < RING; k++)
+				p.total[k] += ifr->cgs[i].cpu[slot_at(ifr, k)];
+	for (i = 0; i < ifr->nr; i++) {
+		const struct cg *c = &ifr->cgs[i];
+		double sy = 0, syy = 0, syt = 0, slag = 0, y, py = 0;
+
+		for (k = 0; k < RING; k++) {
+			y = c->cpu[slot_at(ifr, k)];
+			sy += y;
+			syy += y * y;
+			syt += y * p.total[k];
+			slag += k ? y * py : 0;
+			py = y;
+		}
+		p.sy[i] = sy;
+		p.syy[i] = syy;
+		p.syt[i] = syt;
+		p.slag[i] = slag;
+		p.ends[i] = c->cpu[slot_at(ifr, 0)] + y;
+	}
+}
+
+/* The victim's side of the partial correlation, over its positions. */
+struct vsums {
+	size_t at[RING], n, pairs;
+	unsigned char in[RING];		/* position judged */
+	double x, xx, a, aa, xa, t, tt, xt, at_, xlag;
+	double xpairs;			/* both members of each pair, summed */
+};
+
+/* A candidate's side. */
+struct csums {
+	double y, yy, yt, lag, pairsum, xy, ya;
+};
+
+static void
+victim_sums(const struct interference *ifr, const struct cg *v,
+    const struct prep *p, struct vsums *s)
+{
+	size_t k;
+	double px = 0;
+
+	memset(s, 0, sizeof(*s));
+	for (k = 0; k < RING; k++) {
+		size_t sl = slot_at(ifr, k);
+		double x = v->x[sl], a = v->cpu[sl], t = p->total[k];
+
+		if (!ifr_counts(&ifr->cfg, a, x))
+			continue;
+		if (k > 0 && s->in[k - 1]) {
+			s->xlag += x * px;
+			s->xpairs += x + px;
+			s->pairs++;
+		}
+		s->in[k] = 1;
+		s->at[s->n++] = k;
+		s->x += x;
+		s->xx += x * x;
+		s->a += a;
+		s->aa += a * a;
+		s->xa += x * a;
+		s->t += t;
+		s->tt += t * t;
+		s->xt += x * t;
+		s->at_ += a * t;
+		px = x;
+	}
+}
+
+static void
+candidate_sums(const struct interference *ifr, const struct cg *v,
+    const struct cg *u, size_t j, const struct prep *p,
+    const struct vsums *s, struct csums *c)
+{
+	size_t i;
+	double py = 0;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < s->n; i++) {
+		size_t sl = slot_at(ifr, s->at[i]);
+		double y = u->cpu[sl];
+
+		c->xy += v->x[sl] * y;
+		c->ya += v->cpu[sl] * y;
+	}
+	if (s->n == RING) {
+		c->y = p->sy[j];
+		c->yy = p->syy[j];
+		c->yt = p->syt[j];
+		c->lag = p->slag[j];
+		c->pairsum = 2 * p->sy[j] - p->ends[j];
+		return;
+	}
+	for (i = 0; i < s->n; i++) {
+		size_t k = s->at[i];
+		double y = u->cpu[slot_at(ifr, k)];
+
+		c->y += y;
+		c->yy += y * y;
+		c->yt += y * p->total[k];
+		if (k > 0 && s->in[k - 1]) {
+			c->lag += y * py;
+			c->pairsum += y + py;
+		}
+		py = y;
+	}
+}
+
+/*
+ * Lag-1 autocorrelation from sums over `pairs` consecutive pairs: lag the
+ * sum of their products, pairsum of both members, about the series' mean
+ * and over its variance; in [0, 0.95].  Centred on the mean inside the
+ * sum, not after it: a trending series' pairs are off its mean.
+ */
+static double
+lag1(double lag, double pairsum, size_t pairs, double mean, double var)
+{
+	double r;
+
+	if (pairs < 2 || !(var > 0))
+		return 0;
+	r = (lag - mean * pairsum + (double)pairs * mean * mean) /
+	    (double)pairs / var;
+	return fmax(0, fmin(0.95, r));
+}
+
+/*
+ * The partial correlation of x and y with a (the victim's use) and w =
+ * t - y - a (the others' total) held out, from the sums; its Fisher z
+ * with the effective sample size into *z, the degrees of freedom it had
+ * into *df.  NaN when either residual does not vary.
+ */
+static double
+partial_r(const struct vsums *s, const struct csums *c, double *z,
+    double *df)
+{
+	double n = (double)s->n;
+	double mx = s->x / n, ma = s->a / n, mt = s->t / n, my = c->y / n;
+	double cxx = s->xx / n - mx * mx, caa = s->aa / n - ma * ma;
+	double ctt = s->tt / n - mt * mt, cxa = s->xa / n - mx * ma;
+	double cxt = s->xt / n - mx * mt, cat = s->at_ / n - ma * mt;
+	double cyy = c->yy / n - my * my, cxy = c->xy / n - mx * my;
+	double cya = c->ya / n - my * ma, cyt = c->yt / n - my * mt;
+	double cxw = cxt - cxy - cxa, cyw = cyt - cyy - cya;
+	double caw = cat - cya - caa;
+	double cww = ctt + cyy + caa - 2 * cyt - 2 * cat + 2 * cya;
+	double vx = cxx, vy = cyy, vxy = cxy, vw = cww, vxw = cxw, vyw = cyw;
+	double r, rx, ry, neff;
+
+	if (caa > 1e-9) {
+		vx -= cxa * cxa / caa;
+		vy -= cya * cya / caa;
+		vxy -= cxa * cya / caa;
+		vw -= caw * caw / caa;
+		vxw -= cxa * caw / caa;
+		vyw -= cya * caw / caa;
+	}
+	if (vw > 1e-9) {
+		vx -= vxw * vxw / vw;
+		vy -= vyw * vyw / vw;
+		vxy -= vxw * vyw / vw;
+	}
+	if (!(vx > 1e-12 * (cxx + mx * mx)) || !(vy > 1e-9) ||
+	    !(vy > 1e-6 * cyy))
+		return NAN;
+	r = vxy / sqrt(vx * vy);
+	rx = lag1(s->xlag, s->xpairs, s->pairs, mx, cxx);
+	ry = lag1(c->lag, c->pairsum, s->n == RING ? RING - 1 : s->pairs, my,
+	    cyy);
+	neff = n * (1 - rx * ry) / (1 + rx * ry) - 5;
+	*df = neff;
+	*z = neff >= 1 ? atanh(fmin(r, 0.999999)) * sqrt(neff) : 0;
+	return r;
+}
+
+/* Mean, variance and lag-1 autocorrelation of u's use over positions
+ * [from, to). */
+static void
+span_stats(const struct interference *ifr, const struct cg *u, size_t from,
+    size_t to, double *mean, double *var, double *rho)
+{
+	double s = 0, ss = 0, lag = 0, pairsum = 0, py = 0;
+	double n = (double)(to - from);
+	size_t k;
+
+	for (k = from; k < to; k++) {
+		double y = u->cpu[slot_at(ifr, k)];
+
+		s += y;
+		ss += y * y;
+		if (k > from) {
+			lag += y * py;
+			pairsum += y + py;
+		}
+		py = y;
+	}
+	*mean = s / n;
+	*var = fmax(0, ss / n - *mean * *mean);
+	*rho = lag1(lag, pairsum, to - from - 1, *mean, *var);
+}
+
+/* The step of u's use at position split: its t statistic in the
+ * before-span's long-run standard error (0 when the step is within three
+ * long-run deviations of the before-span), the step into *step and the
+ * point-biserial correlation into *r. */
+static double
+step_t(const struct interference *ifr, const struct cg *u, size_t split,
+    double *step, double *r)
+{
+	double m0, v0, p0, m1, v1, p1, npre = (double)split;
+	double npost = (double)(RING - split), sd, se, all;
+
+	span_stats(ifr, u, 0, split, &m0, &v0, &p0);
+	span_stats(ifr, u, split, RING, &m1, &v1, &p1);
+	*step = m1 - m0;
+	sd = fmax(sqrt(v0), 0.01) * sqrt((1 + p0) / (1 - p0));
+	se = sd * sqrt(1 / npost + 1 / npre);
+	all = (npre * (v0 + m0 * m0) + npost * (v1 + m1 * m1)) / RING -
+	    pow((npre * m0 + npost * m1) / RING, 2);
+	*r = all > 0 ? *step * sqrt(npre * npost) / RING / sqrt(all) : 0;
+	/* A step within three of its own long-run deviations is one of its
+	 * swings, however many samples agree on it. */
+	return *step >= 3 * sd ? *step / se : 0;
+}
+
+/*
+ * u's step at the victim's onset: the CUSUM's last zero is where a rise
+ * began give or take a few samples (a first sample that rose only partly
+ * adds little), so the step is tried at each of the ONSET_SLACK positions
+ * before it too, the largest t taken (and the significance divided among
+ * them); a step under 0.05 CPU-s/s is no step.
+ */
+static double
+onset_t(const struct interference *ifr, const struct cg *u, size_t split,
+    double *r)
+{
+	double best = 0, t, step, rr;
+	size_t k;
+
+	*r = 0;
+	for (k = split >= 5 + ONSET_SLACK ? split - ONSET_SLACK : 5; k <= split;
+	    k++) {
+		t = step_t(ifr, u, k, &step, &rr);
+		if (step >= 0.05 && t > best) {
+			best = t;
+			*r = rr;
+		}
+	}
+	return best;
+}
+
+/* The position at which v's rise began, or 0 when there is none to align
+ * on: at least 5 positions before it and 2 since, within the window. */
+static size_t
+onset_split(const struct interference *ifr, const struct cg *v)
+{
+	uint64_t first = ifr->sample >= RING ? ifr->sample - RING : 0;
+
+	if (!v->victim || v->onset < first + 5 || v->onset + 2 > ifr->sample ||
+	    ifr->sample < RING)
+		return 0;
+	return (size_t)(v->onset - (ifr->sample - RING));
+}
+
+/* The z a test must pass: P(Z > z) = p. */
+static double
+z_upper(double p)
+{
+	double lo = 0, hi = 40;
+	int i;
+
+	for (i = 0; i < 80; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (0.5 * erfc(mid / M_SQRT2) > p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
+/* Insert (j, r) into best[], strongest first, at most k; the first seen
+ * wins a tie. */
+static void
+rank_in(struct pick *best, size_t *n, size_t k, size_t j, double r)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (best[i].cg == j) {
+			if (best[i].r >= r)
+				return;
+			memmove(&best[i], &best[i + 1],
+			    (*n - i - 1) * sizeof(*best));
+			(*n)--;
+			break;
+		}
+	for (i = *n; i > 0 && best[i - 1].r < r; i--)
+		if (i < k)
+			best[i] = best[i - 1];
+	if (i < k) {
+		best[i].cg = j;
+		best[i].r = r;
+		if (*n < k)
+			(*n)++;
+	}
+}
+
+/* The use of c in its newest sample. */
+static double
+recent_use(const struct interference *ifr, const struct cg *c)
+{
+	return c->cpu[slot_at(ifr, RING - 1)];
+}
+
+/* The most c used in a sample of the last victim window. */
+static double
+window_use(const struct interference *ifr, const struct cg *c)
+{
+	double m = 0;
+	size_t k;
+
+	for (k = RING - ifr->geo.victim_samples; k < RING; k++)
+		m = fmax(m, c->cpu[slot_at(ifr, k)]);
+	return m;
+}
+
+/*
+ * Is held suspect u (held as h) of v contradicted now: still busy (its
+ * newest sample at least half its use when named), its use varied over
+ * the window (a coefficient of variation of 10% at least), and its
+ * partial correlation is not above the threshold?  A steady antagonist's
+ * use barely varies, and nothing can be said; one that has stopped goes
+ * when it has been quiet for a victim window (held_merge); one between
+ * bursts still correlates.
+ */
+static int
+contradicted(struct interference *ifr, const struct cg *v, const struct cg *u,
+    const struct held *h, const struct prep *p, const struct vsums *s)
+{
+	struct csums c;
+	double z, r, df, m;
+
+	if (s->n < INTERFERENCE_MIN_CORRELATED ||
+	    recent_use(ifr, u) < 0.5 * h->use)
+		return 0;
+	candidate_sums(ifr, v, u, (size_t)(u - ifr->cgs), p, s, &c);
+	m = c.y / (double)s->n;
+	if (c.yy / (double)s->n - m * m < 0.01 * m * m)
+		return 0;
+	r = partial_r(s, &c, &z, &df);
+	return isfinite(r) && r <= ifr->cfg.suspect_threshold;
+}
+
+/* The held suspects of v still active, not contradicted and not found
+ * now (what is found now is scored now) into best[]. */
+static void
+held_merge(struct interference *ifr, const struct cg *v, size_t vi,
+    const struct prep *p, const struct vsums *s, struct pick *best,
+    size_t *n)
+{
+	size_t i, o;
+
+	for (i = 0; i < v->nheld; i++) {
+		struct cg *u = ifr_find(ifr, v->held[i].key);
+		size_t now = 0;
+
+		for (o = 0; o < *n && u; o++)
+			now |= best[o].cg == (size_t)(u - ifr->cgs);
+		if (u && !now && u->leaf && (size_t)(u - ifr->cgs) != vi &&
+		    window_use(ifr, u) >= 0.5 * v->held[i].use &&
+		    !contradicted(ifr, v, u, &v->held[i], p, s))
+			rank_in(best, n, ifr->cfg.suspects,
+			    (size_t)(u - ifr->cgs), v->held[i].r);
+	}
+}
+
+/* best[] held for the next sample, each with the use it had when first
+ * named. */
+static void
+held_store(struct interference *ifr, struct cg *v, const struct pick *best,
+    size_t n)
+{
+	struct held *h;
+	size_t i, o;
+
+	if (n == 0 || (h = calloc(n, sizeof(*h))) == NULL) {
+		suspects_forget(v);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		const struct cg *u = &ifr->cgs[best[i].cg];
+
+		h[i].key = u->key;
+		h[i].r = best[i].r;
+		h[i].use = recent_use(ifr, u);
+		for (o = 0; o < v->nheld; o++)
+			if (v->held[o].key == u->key)
+				h[i].use = v->held[o].use;
+	}
+	suspects_forget(v);
+	v->held = h;
+	v->nheld = (uint8_t)n;
+}
+
+void
+suspects_forget(struct cg *c)
+{
+	free(c->held);
+	c->held = NULL;
+	c->nheld = 0;
+}
+
+/* Did v's own use step at split?  Then an onset says nothing. */
+static int
+own_step(const struct interference *ifr, const struct cg *v, size_t split)
+{
+	double step, r, t = step_t(ifr, v, split, &step, &r);
+
+	return fabs(t) > 3;
+}
+
+void
+suspects_of(struct interference *ifr, size_t v, const double *scratch,
+    struct pick *best, size_t *n)
+{
+	struct prep p = prep_of(ifr, (double *)scratch);
+	struct cg *vc = &ifr->cgs[v];
+	struct vsums s;
+	size_t j, cands = 0, split = onset_split(ifr, vc);
+	double zc, m;
+
+	*n = 0;
+	for (j = 0; j < ifr->nr; j++)
+		cands += ifr->cgs[j].leaf && j != v;
+	m = cands ? (double)cands : 1;
+	zc = z_upper(ifr->cfg.suspect_significance / (2 * m));
+	victim_sums(ifr, vc, &p, &s);
+	if (split && own_step(ifr, vc, split))
+		split = 0;
+	for (j = 0; j < ifr->nr && s.n >= INTERFERENCE_MIN_CORRELATED; j++) {
+		const struct cg *u = &ifr->cgs[j];
+		struct csums c;
+		double r, z = 0, df;
+
+		if (!u->leaf || j == v)
+			continue;
+		candidate_sums(ifr, vc, u, j, &p, &s, &c);
+		r = partial_r(&s, &c, &z, &df);
+		if (r > ifr->cfg.suspect_threshold && z > zc)
+			rank_in(best, n, ifr->cfg.suspects, j, r);
+	}
+	held_merge(ifr, vc, v, &p, &s, best, n);
+	/* The onset, where nothing varied enough to correlate. */
+	zc = z_upper(ifr->cfg.suspect_significance / (2 * m *
+	    (ONSET_SLACK + 1)));
+	for (j = 0; j < ifr->nr && split && *n == 0; j++) {
+		const struct cg *u = &ifr->cgs[j];
+		double r;
+
+		if (u->leaf && j != v && onset_t(ifr, u, split, &r) > zc)
+			rank_in(best, n, ifr->cfg.suspects, j, r);
+	}
+	held_store(ifr, vc, best, *n);
+}
