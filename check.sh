@@ -5,9 +5,11 @@
 # built with ThreadSanitizer, any report failing the test; then once as
 # shipped, with warnings as errors, from the distribution tarball (`make
 # distcheck`, whose `make check` also boots the arm64 guest with an
-# emulated PMU for the hardware tests, tests/vm/); then, once, the
-# Debian package installed under a booted systemd and the OCI image run
-# as real containers under podman and containerd (make check-package).
+# emulated PMU for the hardware tests, tests/vm/), and before it, once,
+# the Debian packages built (amd64, arm64 cross-built), the amd64 one
+# installed under a booted systemd, and the multi-arch OCI image run as
+# real containers under podman and containerd (make check-package), whose
+# arm64 image the guest then runs.
 # Ends with one line "N passed, N failed, N skipped" summed over all of
 # them.
 #
@@ -77,9 +79,22 @@ PMU_SANITIZED=1 TSAN_OPTIONS=halt_on_error=0:second_deadlock_stack=1 \
 # The shipped build: configured and built here with warnings as errors
 # (the package below is made from this tree), its whole suite, the arm64
 # guest's tests included, run by distcheck on the tarball's build.
-echo "=== plain: configure --enable-werror; the suite from the tarball (make distcheck)"
+#
+# The Debian packages (amd64, and arm64 cross-built) under a booted
+# systemd and the multi-arch OCI image made from them (tests/package.test,
+# tests/image.test): once, on the plain build, before distcheck, whose
+# arm64 guest runs the arm64 image of the archive image.test leaves in
+# pkg/ (PMU_VM_IMAGE; tests/vm/image.vm), in the boot it makes anyway.
+echo "=== plain: configure --enable-werror; the packages and image, then the suite from the tarball (make distcheck)"
 [ -f Makefile ] && make -s distclean >/dev/null 2>&1
 if ./configure -q --enable-werror && make -s -j"$jobs" >/dev/null; then
+	echo "=== package"
+	rm -f test-suite.log
+	make check-package || status=1
+	[ -f test-suite.log ] && { cp test-suite.log test-suite-package.log; count test-suite.log; }
+	grep -E '^(FAIL|ERROR)' test-suite.log 2>/dev/null | sed "s/^/=== package: /"
+	[ -f test-suite.log ] || { echo "=== package: make check-package failed"; fail=$((fail + 1)); status=1; }
+	PMU_VM_IMAGE="$PWD/pkg/pmu-exporter-$(sed -n 's/^PACKAGE_VERSION = //p' Makefile).oci.tar" \
 	make -s -j"$jobs" distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror >distcheck.log 2>&1
 	dc=$?
 	# The summary of distcheck's `make check`: the suite's results.
@@ -93,13 +108,5 @@ if ./configure -q --enable-werror && make -s -j"$jobs" >/dev/null; then
 else
 	echo "=== plain: build failed"; fail=$((fail + 1)); status=1
 fi
-# The Debian package under a booted systemd and the OCI image made from it
-# (tests/package.test, tests/image.test): once, on the plain build.
-echo "=== package"
-rm -f test-suite.log
-make check-package || status=1
-[ -f test-suite.log ] && { cp test-suite.log test-suite-package.log; count test-suite.log; }
-grep -E '^(FAIL|ERROR)' test-suite.log 2>/dev/null | sed "s/^/=== package: /"
-[ -f test-suite.log ] || { echo "=== package: make check-package failed"; fail=$((fail + 1)); status=1; }
 echo "$pass passed, $fail failed, $skip skipped"
 exit $status

@@ -19,6 +19,10 @@
 # clang, llvm, bpftool and libbpf-dev build mode: bpf (configure finds
 # them; without them the daemon builds without it).
 #
+# tests/kubernetes.test renders contrib/kubernetes with Debian's kubectl
+# (kubernetes-client, fetched by the test, not installed) and validates
+# the objects with npm packages it installs into its cache: nodejs, npm.
+#
 # libseccomp-dev is for a test helper only (tests/helpers/seccomp_exec:
 # the daemon under a seccomp filter, tests/privileges.test).
 #
@@ -27,10 +31,12 @@
 . "$(dirname "${BASH_SOURCE[0]}")/retry.sh"
 
 # The runtime libraries of the -dev packages below, for arm64: the guest
-# gets them (and the arm64 libc) from the multiarch directories.
+# gets them (and the arm64 libc) from the multiarch directories.  They
+# and pkgconf:arm64 (aarch64-linux-gnu-pkg-config) are also the arm64
+# Build-Depends of `make deb ARCH=arm64` (dpkg-buildpackage -a arm64).
 PMU_ARM64_DEV="libmicrohttpd-dev:arm64 libyaml-dev:arm64 libsystemd-dev:arm64
 	zlib1g-dev:arm64 libcrypt-dev:arm64 libgnutls28-dev:arm64 libpfm4-dev:arm64
-	libc6-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64 libjson-c-dev:arm64"
+	libc6-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64 libjson-c-dev:arm64 pkgconf:arm64"
 
 # Is package $1 installed?  An unqualified name means the native
 # architecture (or arch "all"): an arm64 -dev package of the same name
@@ -55,7 +61,10 @@ pmu_install_deps() {
 		systemd man-db clang libclang-rt-dev openssl apache2-utils wrk nginx
 		qemu-system-arm gcc-aarch64-linux-gnu cpio $PMU_ARM64_DEV
 		debhelper dpkg-dev lintian mmdebstrap systemd-container podman runc containerd
-		libseccomp-dev python3-grpcio python3-grpc-tools python3-prometheus-client"
+		libseccomp-dev python3-grpcio python3-grpc-tools python3-prometheus-client nodejs"
+		# npm installs tests/kubernetes.test's schemas; a nodejs that
+		# ships its own npm (NodeSource's) conflicts with Debian's npm.
+		command -v npm >/dev/null || pkgs="$pkgs npm"
 		[ "$(dpkg --print-architecture)" = arm64 ] || foreign=arm64
 	fi
 	local missing="" p

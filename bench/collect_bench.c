@@ -414,7 +414,7 @@ cgpairs_expand(const struct plan *cfg, const char *cgroot,
 		if (t->kind != PLAN_TARGET_CGROUP)
 			continue;
 		if ((r = cgroupfs_expand(cgroot, t->path, t->depth,
-		    t->exclude, t->nr_exclude, &l, NULL)) < 0)
+		    t->max_dirs, t->exclude, t->nr_exclude, &l, NULL, NULL)) < 0)
 			break;
 		for (i = 0; i < l.nr && r == 0; i++)
 			for (k = 0; k < t->nr_groups && r == 0; k++)

@@ -10,6 +10,9 @@
 #     systemd delegates one: cgroups named with invalid UTF-8, 200-255
 #     byte names cut inside a character, libpod-<id>.scope names; at most
 #     60 at once, created and removed every 50 ms;
+#   - the same user in a second delegated subtree (bench/tenant.py walk,
+#     issue 42): 450 levels of one-letter directories, a 5 KB path and
+#     1,100 libpod-t<i>.scope directories, under an entry with "**";
 #   - a runtime gone bad, in a fake root given as --path.rootfs: Docker
 #     containers (a cgroup each, where their hostconfig.json's
 #     CgroupParent puts them) with invalid UTF-8 in their names,
@@ -18,6 +21,10 @@
 #     deep or of 300,000 empty objects; containers.json rewritten every
 #     15 s with a 19.5 MB valid or broken file, 6 MB of "[{},{},...]" or
 #     a small one; at most 80 containers at once.
+# And two hostile network clients (bench/http_tenant.py), each from a
+# loopback address of its own: connections that pipeline 100 scrapes and
+# read 1 KB every 5 s, and connections that send a 100 MB body a byte a
+# second; the scrapes from 127.0.0.1 must all succeed meanwhile.
 # The daemon ($PMU_EXPORTER, default this tree's) counts task-clock in
 # every cgroup under the parent and relabels <kind>-<id>.scope and <id> to
 # container_id.  Every second one scrape is checked with promtool (a
@@ -41,9 +48,11 @@ mkdir -p "$ROOT" "$OUTSIDE"
 bench_mkcg "$PARENT"
 bench_mkcg "$PARENT/tenant"
 bench_mkcg "$PARENT/rt"
+bench_mkcg "$PARENT/walk"
 # Delegated as systemd does: the directory and its files the user may write.
 chown "$TENANT_UID:$TENANT_GID" "$PARENT/tenant" "$PARENT/tenant/cgroup.procs" \
 	"$PARENT/tenant/cgroup.subtree_control" 2>/dev/null
+chown "$TENANT_UID:$TENANT_GID" "$PARENT/walk" "$PARENT/walk/cgroup.procs" 2>/dev/null
 soak_cleanup() {
 	local p
 	for p in $BENCH_PIDS; do bench_stop "$p"; done
@@ -51,6 +60,8 @@ soak_cleanup() {
 	for p in "$PARENT/tenant" "$PARENT/rt"; do
 		[ -d "$p" ] && find "$p" -mindepth 1 -maxdepth 1 -type d -exec rmdir {} + 2>/dev/null
 	done
+	# The walk tenant's paths pass PATH_MAX: removed relative to fds.
+	[ -d "$PARENT/walk" ] && find "$PARENT/walk" -mindepth 1 -depth -type d -delete 2>/dev/null
 	bench_cleanup
 }
 trap soak_cleanup EXIT
@@ -68,6 +79,8 @@ cgroups:
       - regex: ".*/([a-z-]+-)?([0-9a-f]{64})(\\\\.scope)?"
         target_label: container_id
         replacement: "\$2"
+  - path: /$PARENT_NAME/walk/**/*.scope
+    groups: [sw]
 YAML
 port=$(bench_free_port)
 bench_spawn "$PMU_EXPORTER" --config.file="$BENCH_TMP/c.yaml" --path.rootfs="$ROOT" \
@@ -84,8 +97,13 @@ chmod 711 "$BENCH_TMP" && install -m 644 "$T" "$BENCH_TMP/tenant.py"
 bench_spawn setpriv --reuid="$TENANT_UID" --regid="$TENANT_GID" --clear-groups \
 	/usr/bin/python3 "$BENCH_TMP/tenant.py" cg "$PARENT/tenant" "$secs" > "$BENCH_TMP/cg.out" 2>&1
 CGPID=$BENCH_LAST
+bench_spawn setpriv --reuid="$TENANT_UID" --regid="$TENANT_GID" --clear-groups \
+	/usr/bin/python3 "$BENCH_TMP/tenant.py" walk "$PARENT/walk" "$secs" > "$BENCH_TMP/walk.out" 2>&1
+WALKPID=$BENCH_LAST
 bench_spawn python3 "$T" rt "$ROOT" "$PARENT/rt" "$OUTSIDE" "$secs" "/$PARENT_NAME/rt" > "$BENCH_TMP/rt.out" 2>&1
 RTPID=$BENCH_LAST
+bench_spawn python3 "$(dirname "$0")/http_tenant.py" "$port" "$secs" > "$BENCH_TMP/http.out" 2>&1
+HTPID=$BENCH_LAST
 
 scrapes=0 failures=0 named=0 t0=$(date +%s) rss_max=0
 while :; do
@@ -109,9 +127,11 @@ while :; do
 	fi
 	sleep 1
 done
-wait "$CGPID" "$RTPID" 2>/dev/null
+wait "$CGPID" "$RTPID" "$WALKPID" "$HTPID" 2>/dev/null
 echo "soak_tenant: tenant: $(cat "$BENCH_TMP/cg.out")"
+echo "soak_tenant: walk tenant: $(cat "$BENCH_TMP/walk.out"); skipped: $(grep '^pmu_exporter_cgroups_skipped' "$BENCH_TMP/m" | tr '\n' ' ')"
 echo "soak_tenant: runtime: $(cat "$BENCH_TMP/rt.out")"
+echo "soak_tenant: network: $(tr '\n' ';' < "$BENCH_TMP/http.out")"
 r=$(bench_rss_kb "$DPID") h=$(hwm "$DPID")
 echo "soak_tenant: log lines $(wc -l < "$BENCH_TMP/daemon.log"), not UTF-8: $(python3 -c 'import sys; sys.stdin.buffer.read().decode("utf-8")' < "$BENCH_TMP/daemon.log" 2>/dev/null && echo no || echo YES)"
 kill -TERM "$DPID"

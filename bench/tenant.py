@@ -16,6 +16,12 @@
 #       files; containerd bundles that are not JSON or nest too deep;
 #       containers/storage's containers.json rewritten with a huge broken
 #       file, a huge valid one, and "[{},{},...]".
+#   tenant.py walk DIR SECONDS
+#       as the unprivileged tenant in DIR (issue 42): 450 levels of
+#       one-letter directories, 20 levels of 250-byte names (a 5 KB path),
+#       a .scope at the bottom of each, and 1,100 libpod-t<i>.scope
+#       directories to fill whatever has slots; kept until the deadline,
+#       then removed.
 #
 # Prints what it did, one line of counts, at the end; removes the
 # cgroups it made then (the files stay for the caller to remove).
@@ -225,8 +231,53 @@ def tenant_rt(root, cg, outside, secs, cgrel):
         rmdir_quiet(c)
 
 
+def chain(d, name, levels):
+    fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(levels):
+        os.mkdir(name, dir_fd=fd)
+        nfd = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        fd = nfd
+    os.mkdir("bottom.scope", dir_fd=fd)
+    os.close(fd)
+    did("chain-%d" % levels)
+
+
+def remove_tree(d):
+    # Children before parents, relative to fds: the paths pass PATH_MAX.
+    for top, dirs, _, fd in os.fwalk(d, topdown=False):
+        for n in dirs:
+            rmdir_quiet_at(n, fd)
+
+
+def rmdir_quiet_at(n, fd):
+    try:
+        os.rmdir(n, dir_fd=fd)
+    except OSError:
+        pass
+
+
+def tenant_walk(d, secs):
+    end = time.time() + secs
+    for sub, name, levels in (("nest", "a", 450), ("long", "x" * 250, 20)):
+        if try_mkdir(os.path.join(d, sub)):
+            chain(os.path.join(d, sub), name, levels)
+    for i in range(1100):
+        if try_mkdir(os.path.join(d, "libpod-t%d.scope" % i)):
+            did("libpod")
+    while time.time() < end:
+        time.sleep(min(1.0, max(0.0, end - time.time())))
+    for sub in ("nest", "long"):
+        remove_tree(os.path.join(d, sub))
+        rmdir_quiet(os.path.join(d, sub))
+    for i in range(1100):
+        rmdir_quiet(os.path.join(d, "libpod-t%d.scope" % i))
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "cg":
+    if sys.argv[1] == "walk":
+        tenant_walk(sys.argv[2], float(sys.argv[3]))
+    elif sys.argv[1] == "cg":
         tenant_cg(sys.argv[2], float(sys.argv[3]))
     else:
         tenant_rt(sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5]),

@@ -1032,15 +1032,62 @@ target_relabel(struct parse *p, yaml_node_t *rl, struct plan_target *t)
 	return 0;
 }
 
+/* A whole number from lo to hi in scalar n, named key.  0 or -EINVAL. */
+static int
+whole_number(struct parse *p, yaml_node_t *n, const char *key, long lo,
+    long hi, long *v)
+{
+	char *end;
+	int r;
+
+	if ((r = expect(p, n, YAML_SCALAR_NODE, key)) < 0)
+		return r;
+	errno = 0;
+	*v = strtol(scalar(n), &end, 10);
+	if (errno || *end || end == scalar(n) || *v < lo || *v > hi)
+		return perr(p, n, "%s must be a whole number from %ld to %ld, "
+		    "not \"%s\"", key, lo, hi, scalar(n));
+	return 0;
+}
+
+/*
+ * What bounds an entry's walk: depth, the levels a "**" spans (32 unless
+ * given, so a tenant nesting directories cannot make the walk endless),
+ * and max_cgroups, the directories it opens in a pass.
+ */
+static int
+target_limits(struct parse *p, yaml_node_t *n, struct plan_target *t)
+{
+	yaml_node_t *dp, *mc;
+	long v;
+	int r;
+
+	t->depth = strstr(t->path, "**") ? PLAN_DEFAULT_DEPTH : 0;
+	if ((dp = lookup(p, n, "depth")) != NULL) {
+		if ((r = whole_number(p, dp, "depth", 1, 64, &v)) < 0)
+			return r;
+		if (strstr(t->path, "**") == NULL)
+			return perr(p, dp, "depth limits '**', and path "
+			    "\"%s\" has none", t->path);
+		t->depth = (unsigned)v;
+	}
+	t->max_dirs = PLAN_DEFAULT_MAX_DIRS;
+	if ((mc = lookup(p, n, "max_cgroups")) != NULL) {
+		if ((r = whole_number(p, mc, "max_cgroups", 1, 1000000,
+		    &v)) < 0)
+			return r;
+		t->max_dirs = (size_t)v;
+	}
+	return 0;
+}
+
 static int
 parse_cgroup_target(struct parse *p, yaml_node_t *n, struct plan_target *t)
 {
 	static const char *const keys[] = { "layout", "path", "groups",
-	    "per_cpu", "exclude", "depth", "relabel", "mode", "bpf_fallback",
-	    NULL };
-	yaml_node_t *path, *pc, *ex, *dp, *rl, *ly;
-	char *end;
-	long v;
+	    "per_cpu", "exclude", "depth", "max_cgroups", "relabel", "mode",
+	    "bpf_fallback", NULL };
+	yaml_node_t *path, *pc, *ex, *rl, *ly;
 	int r;
 
 	t->kind = PLAN_TARGET_CGROUP;
@@ -1064,19 +1111,8 @@ parse_cgroup_target(struct parse *p, yaml_node_t *n, struct plan_target *t)
 	if ((ex = lookup(p, n, "exclude")) != NULL &&
 	    (r = target_exclude(p, ex, t)) < 0)
 		return r;
-	if ((dp = lookup(p, n, "depth")) != NULL) {
-		if ((r = expect(p, dp, YAML_SCALAR_NODE, "depth")) < 0)
-			return r;
-		errno = 0;
-		v = strtol(scalar(dp), &end, 10);
-		if (errno || *end || end == scalar(dp) || v < 1 || v > 64)
-			return perr(p, dp, "depth must be a whole number from "
-			    "1 to 64, not \"%s\"", scalar(dp));
-		if (strstr(t->path, "**") == NULL)
-			return perr(p, dp, "depth limits '**', and path "
-			    "\"%s\" has none", t->path);
-		t->depth = (unsigned)v;
-	}
+	if ((r = target_limits(p, n, t)) < 0)
+		return r;
 	if ((rl = lookup(p, n, "relabel")) != NULL &&
 	    (r = target_relabel(p, rl, t)) < 0)
 		return r;
@@ -1113,7 +1149,7 @@ mode_option(struct plan *cfg, const char *mode, const char *key,
 	return o->mode && o->key ? 0 : -ENOMEM;
 }
 
-/* max_fds and bpf_max_cgroups. */
+/* max_fds, bpf_max_cgroups and delegated_max_cgroups. */
 static int
 root_limits(struct parse *p, yaml_node_t *root)
 {
@@ -1150,6 +1186,15 @@ root_limits(struct parse *p, yaml_node_t *root)
 			return perr(p, n, "bpf_max_cgroups must be a whole "
 			    "number from 1 to 1000000, not \"%s\"", scalar(n));
 		max_cgroups = v;
+	}
+	cfg->delegated_max = PLAN_DEFAULT_DELEGATED_MAX;
+	if ((n = lookup(p, root, "delegated_max_cgroups")) != NULL) {
+		long v;
+
+		if ((r = whole_number(p, n, "delegated_max_cgroups", 0,
+		    1000000, &v)) < 0)
+			return r;
+		cfg->delegated_max = (size_t)v;
 	}
 	return mode_option(cfg, "bpf", "max_cgroups", max_cgroups);
 }
@@ -1194,7 +1239,8 @@ root_targets(struct parse *p, yaml_node_t *root)
 		nr += yamldoc_len(n);
 	}
 	if ((n = lookup(p, root, "cgroups")) != NULL) {
-		if ((r = expect(p, n, YAML_SEQUENCE_NODE, "cgroups")) < 0)
+		if ((r = expect(p, n, YAML_SEQUENCE_NODE, "cgroups")) < 0 ||
+		    (r = config_budget(&p->y, n)) < 0)
 			return r;
 		nr += yamldoc_len(n);
 	}
@@ -1228,7 +1274,7 @@ parse_root(struct parse *p, yaml_node_t *root)
 	static const char *const keys[] = {
 		"interval", "groups", "cpus", "cgroups",
 		"cgroup_rescan_interval", "max_fds", "bpf_max_cgroups",
-		"interference", NULL
+		"delegated_max_cgroups", "interference", NULL
 	};
 	struct plan *cfg = p->cfg;
 	yaml_node_t *n;

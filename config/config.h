@@ -63,6 +63,22 @@ int config_load_all(const struct event_ctx *events, const char *path,
 int config_interference(const struct yamldoc *d, yaml_node_t *n,
     const struct plan *cfg, struct interference_config *out);
 
+/*
+ * What a config may cost, checked before anything of it is built
+ * (config_budget.c): at most CONFIG_MAX_ENTRIES cgroups entries, and
+ * relabel rules whose compiled regexes are estimated to take at most
+ * CONFIG_MAX_BYTES.  entries is the "cgroups" list (NULL: none).  0, or
+ * -EINVAL with "source:line:col: why" in d's buffer, at the entry or rule
+ * that goes over.
+ */
+#define CONFIG_MAX_ENTRIES 10000u
+#define CONFIG_MAX_BYTES (64u << 20)
+int config_budget(const struct yamldoc *d, yaml_node_t *entries);
+
+/* The atoms an extended regex compiles to, repetitions multiplied out
+ * (at most CONFIG_MAX_BYTES + 1): what config_budget weighs a rule by. */
+uint64_t config_regex_weight(const char *re);
+
 /* Parse a duration such as "1s", "500ms", "2m".  0 or -EINVAL. */
 int text_parse_duration(const char *s, uint64_t *ns);
 

@@ -1,15 +1,23 @@
 /*
  * yamldoc.c - shared YAML checks with positions (see yamldoc.h).
+ *
+ * Everything here is bounded by the size of the text, not by what the
+ * text can make a parser do: nesting is refused before libyaml's scanner
+ * spends quadratic time on it, aliases are counted as what they repeat
+ * before any parser walks the document, and duplicate keys are found by
+ * sorting, not by comparing every key with every earlier one.
  */
 #include "autoconf.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #include "config/yamldoc.h"
 #include "util/text.h"
@@ -61,6 +69,91 @@ check_depth(const char *source, const char *text, size_t len, char *err,
 	return r;
 }
 
+/*
+ * The expanded size of the document: libyaml keeps an alias as a second
+ * reference to its anchor's node, so 1,000 aliases of a list of 1,000
+ * rules are 1,000 references in memory but a million rules to whoever
+ * walks them.  Each node is counted as 1 plus what its children expand
+ * to, once per node (memo), depth first in document order: an alias can
+ * only name an anchor defined before it, so its node is either counted
+ * already or one the walk is inside of (a cycle, refused).  The first node
+ * found to expand beyond YAMLDOC_MAX_NODES (the innermost such) is the
+ * one reported.
+ */
+struct expand {
+	yaml_document_t *doc;
+	uint64_t *size;			/* per node id - 1; 0: not yet */
+	unsigned char *busy;		/* being counted */
+	yaml_node_t *over;		/* the node reported */
+	int cycle;
+};
+
+static uint64_t
+expand_node(struct expand *e, int id)
+{
+	yaml_node_t *n = yaml_document_get_node(e->doc, id);
+	uint64_t total = 1;
+	yaml_node_item_t *it;
+	yaml_node_pair_t *pr;
+
+	if (n == NULL || e->over)
+		return 0;
+	if (e->size[id - 1])
+		return e->size[id - 1];
+	if (e->busy[id - 1]) {
+		e->over = n;
+		e->cycle = 1;
+		return 0;
+	}
+	e->busy[id - 1] = 1;
+	if (n->type == YAML_SEQUENCE_NODE)
+		for (it = n->data.sequence.items.start;
+		    it < n->data.sequence.items.top && !e->over; it++)
+			total += expand_node(e, *it);
+	else if (n->type == YAML_MAPPING_NODE)
+		for (pr = n->data.mapping.pairs.start;
+		    pr < n->data.mapping.pairs.top && !e->over; pr++)
+			total += expand_node(e, pr->key) +
+			    expand_node(e, pr->value);
+	e->busy[id - 1] = 0;
+	if (total > YAMLDOC_MAX_NODES && e->over == NULL)
+		e->over = n;
+	e->size[id - 1] = total;
+	return e->over ? 0 : total;
+}
+
+static int
+check_expanded(const char *source, yaml_document_t *doc, char *err,
+    size_t errlen)
+{
+	size_t nr = (size_t)(doc->nodes.top - doc->nodes.start);
+	struct expand e = { doc, NULL, NULL, NULL, 0 };
+	int r = 0;
+
+	if (nr == 0)
+		return 0;
+	e.size = calloc(nr, sizeof(*e.size));
+	e.busy = calloc(nr, 1);
+	if (e.size == NULL || e.busy == NULL) {
+		snprintf(err, errlen, "%s: out of memory", source);
+		r = -ENOMEM;
+	} else
+		expand_node(&e, 1);
+	if (e.over) {
+		snprintf(err, errlen, e.cycle ? "%s:%lu:%lu: an alias here "
+		    "refers to a node that contains it" : "%s:%lu:%lu: this "
+		    "node expands to more than %u nodes (an alias counts as "
+		    "what it repeats)", source,
+		    (unsigned long)e.over->start_mark.line + 1,
+		    (unsigned long)e.over->start_mark.column + 1,
+		    YAMLDOC_MAX_NODES);
+		r = e.cycle ? -ELOOP : -E2BIG;
+	}
+	free(e.size);
+	free(e.busy);
+	return r;
+}
+
 int
 yamldoc_load(const char *source, const char *text, size_t len,
     yaml_document_t *doc, char *err, size_t errlen)
@@ -86,6 +179,8 @@ yamldoc_load(const char *source, const char *text, size_t len,
 		r = -EINVAL;
 	}
 	yaml_parser_delete(&parser);
+	if (r == 0 && (r = check_expanded(source, doc, err, errlen)) < 0)
+		yaml_document_delete(doc);
 	return r;
 }
 
@@ -113,14 +208,24 @@ yamldoc_read_file(const char *path, size_t max, char **buf, size_t *len,
 	size_t n, used = 0, cap = 0;
 	struct stat st;
 	FILE *f;
-	int r = 0;
+	int fd, r = 0;
 
-	if ((f = fopen(path, "re")) == NULL) {
+	/*
+	 * O_NONBLOCK: a FIFO (or a device) in the file's place must not
+	 * block the open, which would hang the main thread and every signal
+	 * it waits for; fstat then refuses it.  Symbolic links are followed:
+	 * the path is the operator's own, and a Kubernetes ConfigMap or
+	 * Secret mounts every file as a link into its ..data directory.
+	 */
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY |
+	    O_CLOEXEC)) < 0 || (f = fdopen(fd, "r")) == NULL) {
 		r = -errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+		if (fd >= 0)
+			close(fd);
 		return r;
 	}
-	if (fstat(fileno(f), &st) < 0) {
+	if (fstat(fd, &st) < 0) {
 		r = -errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(-r));
 	} else if (S_ISDIR(st.st_mode)) {
@@ -219,31 +324,74 @@ yamldoc_expect(const struct yamldoc *d, const yaml_node_t *n,
 	    names[n->type]);
 }
 
+/* A mapping's scalar key and its place, for the duplicate search. */
+struct keyat {
+	const char *name;
+	size_t at;
+};
+
+static int
+keyat_cmp(const void *a, const void *b)
+{
+	const struct keyat *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : x->at < y->at ? -1 : x->at > y->at;
+}
+
+/*
+ * The place of the first key (in document order) that repeats an earlier
+ * one, or SIZE_MAX: the keys sorted by name and place, so equal names sit
+ * side by side.  80,000 basic_auth_users compared each with every earlier
+ * one took 32 s of CPU; sorted, milliseconds.  -ENOMEM, or 0.
+ */
+static int
+first_duplicate(const struct yamldoc *d, yaml_node_t *map, size_t *dup)
+{
+	size_t nr = (size_t)(map->data.mapping.pairs.top -
+	    map->data.mapping.pairs.start), n = 0, i;
+	struct keyat *k;
+
+	*dup = SIZE_MAX;
+	if (nr < 2)
+		return 0;
+	if ((k = malloc(nr * sizeof(*k))) == NULL)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		yaml_node_t *key = yaml_document_get_node(d->doc,
+		    map->data.mapping.pairs.start[i].key);
+
+		if (key->type == YAML_SCALAR_NODE)
+			k[n++] = (struct keyat){ yamldoc_scalar(key), i };
+	}
+	qsort(k, n, sizeof(*k), keyat_cmp);
+	for (i = 1; i < n; i++)
+		if (strcmp(k[i - 1].name, k[i].name) == 0 && k[i].at < *dup)
+			*dup = k[i].at;
+	free(k);
+	return 0;
+}
+
 int
 yamldoc_check_keys(const struct yamldoc *d, yaml_node_t *map,
     const char *const *allowed, const char *where)
 {
-	yaml_node_pair_t *a, *b;
+	yaml_node_pair_t *a;
 	const char *const *k;
 	const char *best;
-	size_t dist, bestd;
+	size_t dist, bestd, dup;
 
+	if (first_duplicate(d, map, &dup) < 0)
+		return -ENOMEM;
 	for (a = map->data.mapping.pairs.start;
 	    a < map->data.mapping.pairs.top; a++) {
 		yaml_node_t *key = yaml_document_get_node(d->doc, a->key);
 
 		if (key->type != YAML_SCALAR_NODE)
 			return yamldoc_err(d, key, "keys must be scalars");
-		for (b = map->data.mapping.pairs.start; b < a; b++) {
-			yaml_node_t *prev = yaml_document_get_node(d->doc,
-			    b->key);
-
-			if (prev->type == YAML_SCALAR_NODE &&
-			    strcmp(yamldoc_scalar(prev),
-			    yamldoc_scalar(key)) == 0)
-				return yamldoc_err(d, key, "duplicate key "
-				    "\"%s\"", yamldoc_scalar(key));
-		}
+		if ((size_t)(a - map->data.mapping.pairs.start) == dup)
+			return yamldoc_err(d, key, "duplicate key \"%s\"",
+			    yamldoc_scalar(key));
 		if (allowed == NULL)
 			continue;
 		best = NULL;

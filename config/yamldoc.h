@@ -17,6 +17,13 @@
  * with thousands of entries is a few hundred KB. */
 #define YAMLDOC_MAX_CONFIG (4u << 20)
 #define YAMLDOC_MAX_WEBCONFIG (1u << 20)
+/*
+ * The most nodes a document may expand to, an alias counted as the nodes
+ * it repeats: as many as the densest config of YAMLDOC_MAX_CONFIG bytes
+ * holds without aliases ("[a,a,...]", 2 bytes a node), so aliases can
+ * shorten a document but not make it larger than its bytes allow.
+ */
+#define YAMLDOC_MAX_NODES (YAMLDOC_MAX_CONFIG / 2)
 
 struct yamldoc {
 	const char *source;		/* file name in messages */
@@ -28,8 +35,10 @@ struct yamldoc {
 /*
  * Parse text into doc (the caller yaml_document_delete()s it on success).
  * A syntax error is reported as "source:line:col: problem context" in
- * err, and so is nesting deeper than YAMLDOC_MAX_DEPTH.  0, -EINVAL or
- * -ENOMEM.
+ * err, and so is nesting deeper than YAMLDOC_MAX_DEPTH (-EINVAL), a
+ * document that expands beyond YAMLDOC_MAX_NODES (-E2BIG, at the
+ * innermost node that does) and an alias inside the node it names
+ * (-ELOOP): all before any parser walks it.  0, or those, or -ENOMEM.
  */
 int yamldoc_load(const char *source, const char *text, size_t len,
     yaml_document_t *doc, char *err, size_t errlen);
@@ -47,9 +56,11 @@ int yamldoc_parse(const struct yamldoc *d, const char *text, size_t len,
 
 /*
  * Read a whole regular file of at most max bytes into a malloc'ed buffer
- * (NUL terminated).  0, or -errno with "path: reason" in err: a
- * directory (-EISDIR) and a FIFO or device (-EINVAL) are named as such,
- * a larger file is -EFBIG.
+ * (NUL terminated).  Opened without blocking (a FIFO in its place does
+ * not hang the caller) and checked to be a regular file before anything
+ * is read; a symbolic link is followed (a ConfigMap's files are links).
+ * 0, or -errno with "path: reason" in err: a directory (-EISDIR) and a
+ * FIFO or device (-EINVAL) are named as such, a larger file is -EFBIG.
  */
 int yamldoc_read_file(const char *path, size_t max, char **buf, size_t *len,
     char *err, size_t errlen);
@@ -68,6 +79,7 @@ int yamldoc_expect(const struct yamldoc *d, const yaml_node_t *n,
 /*
  * Keys must be scalars, each once, and (unless allowed is NULL) one of
  * allowed; an unknown one is reported with the nearest allowed name.
+ * The first problem in document order is reported (-EINVAL); -ENOMEM.
  */
 int yamldoc_check_keys(const struct yamldoc *d, yaml_node_t *map,
     const char *const *allowed, const char *where);

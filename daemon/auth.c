@@ -25,6 +25,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/random.h>
 #include <time.h>
 #include <gnutls/crypto.h>
@@ -59,14 +60,8 @@ struct auth {
 	atomic_uint_fast64_t failures[AUTH_NR_REASONS];
 };
 
-/*
- * The budget's key for a client: an IPv4 address as ::ffff:a.b.c.d (so a
- * v4-mapped IPv6 peer, as a dual-stack socket reports IPv4 clients, is
- * the same client), an IPv6 address by its /64.  Anything else shares
- * the all-zero key.
- */
-static void
-client_key(const struct sockaddr *sa, unsigned char key[16])
+void
+auth_client_key(const struct sockaddr *sa, unsigned char key[16])
 {
 	struct sockaddr_in in;
 	struct sockaddr_in6 in6;
@@ -181,7 +176,7 @@ auth_budget_take(struct auth *a, const struct sockaddr *client,
 	unsigned char key[16];
 	int r;
 
-	client_key(client, key);
+	auth_client_key(client, key);
 	pthread_mutex_lock(&a->lock);
 	r = budget_take(a, key, now_ns, retry_after_s);
 	pthread_mutex_unlock(&a->lock);
@@ -194,7 +189,7 @@ auth_budget_refund(struct auth *a, const struct sockaddr *client,
 {
 	unsigned char key[16];
 
-	client_key(client, key);
+	auth_client_key(client, key);
 	pthread_mutex_lock(&a->lock);
 	budget_refund(a, key, now_ns);
 	pthread_mutex_unlock(&a->lock);
@@ -256,7 +251,7 @@ auth_begin(struct auth *a, struct auth_check *c, const char *user,
 	free(both);
 	if (r < 0)
 		goto busy;
-	client_key(client, key);
+	auth_client_key(client, key);
 	pthread_mutex_lock(&a->lock);
 	if ((hit = cache_has(a, c->digest)) == 0)
 		r = budget_take(a, key, mono_ns(), retry_after_s);
@@ -394,6 +389,59 @@ auth_stop(struct auth *a)
 {
 	if (a && a->workers)
 		workq_stop(a->workers);
+}
+
+/*
+ * RFC 7617: the scheme is case-insensitive ("basic" and "BASIC" are
+ * "Basic"), so the header is read here rather than by libmicrohttpd,
+ * whose reader wanted "Basic " exactly.
+ */
+int
+auth_parse_basic(const char *header, char **user, char **pass)
+{
+	gnutls_datum_t in, out = { NULL, 0 };
+	const char *p = header;
+	char *colon;
+	int r = -EINVAL;
+
+	*user = *pass = NULL;
+	if (header == NULL)
+		return 0;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (strncasecmp(p, "basic", 5) != 0 || (p[5] != ' ' && p[5] != '\t'))
+		return -EINVAL;
+	for (p += 5; *p == ' ' || *p == '\t'; p++)
+		;
+	in.data = (unsigned char *)p;
+	in.size = (unsigned)strcspn(p, " \t");
+	if (gnutls_base64_decode2(&in, &out) < 0)
+		return -EINVAL;
+	if (memchr(out.data, '\0', out.size) == NULL &&
+	    (colon = memchr(out.data, ':', out.size)) != NULL) {
+		r = -ENOMEM;
+		*user = strndup((char *)out.data, (size_t)(colon -
+		    (char *)out.data));
+		*pass = strndup(colon + 1, out.size - (size_t)(colon + 1 -
+		    (char *)out.data));
+		if (*user && *pass)
+			r = 0;
+	}
+	explicit_bzero(out.data, out.size);
+	gnutls_free(out.data);
+	if (r < 0)
+		auth_parse_free(user, pass);
+	return r;
+}
+
+void
+auth_parse_free(char **user, char **pass)
+{
+	if (*pass)
+		explicit_bzero(*pass, strlen(*pass));
+	free(*pass);
+	free(*user);
+	*user = *pass = NULL;
 }
 
 void

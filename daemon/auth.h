@@ -106,6 +106,24 @@ void auth_stop(struct auth *a);
 void auth_free(struct auth *a);
 
 /*
+ * A client's key, for the budget here and the per-address limits of
+ * http.c: an IPv4 address as ::ffff:a.b.c.d (so a v4-mapped IPv6 peer, as
+ * a dual-stack socket reports IPv4 clients, is the same client), an IPv6
+ * address by its /64, since one host commonly has a whole /64.  Anything
+ * else (NULL included) shares the all-zero key.
+ */
+void auth_client_key(const struct sockaddr *sa, unsigned char key[16]);
+
+/*
+ * The credentials of an Authorization header (NULL: none), its scheme
+ * "Basic" in any case (RFC 7617): 0 with *user and *pass malloc'ed (both
+ * NULL for no header), or -EINVAL (another scheme, bad base64, no ':')
+ * or -ENOMEM with both NULL.  auth_parse_free wipes and frees them.
+ */
+int auth_parse_basic(const char *header, char **user, char **pass);
+void auth_parse_free(char **user, char **pass);
+
+/*
  * The budget on its own, for the unit tests: take a token for client at
  * now_ns (0, or -EAGAIN with *retry_after_s), give one back.
  */

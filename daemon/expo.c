@@ -272,15 +272,16 @@ render_source(struct expo_buf *b, const struct snap_source *src)
 	}
 }
 
-/* The reasons the source kinds that are asked for add to
- * pmu_exporter_cgroups_skipped. */
+/* The reasons the collector and the source kinds that are asked for add
+ * to pmu_exporter_cgroups_skipped. */
 static void
 render_source_skipped(struct expo_buf *b, const struct snapshot *s)
 {
 	size_t i, k;
 
-	for (i = 0; i < s->nr_sources; i++) {
-		const struct snap_source *src = &s->sources[i];
+	for (i = 0; i <= s->nr_sources; i++) {
+		const struct snap_source *src = i < s->nr_sources ?
+		    &s->sources[i] : &s->own;
 
 		for (k = 0; src->wanted && k < src->nr_skipped; k++) {
 			expo_puts(b, "pmu_exporter_cgroups_skipped{reason=\"");
@@ -495,6 +496,7 @@ expo_render_body(const struct snapshot *s, enum expo_format f,
 	expo_put_double(&b, (double)s->cgroups_no_perf);
 	expo_puts(&b, "\n");
 	render_source_skipped(&b, s);
+	render_source(&b, &s->own);
 	for (i = 0; i < s->nr_sources; i++)
 		if (s->sources[i].wanted)
 			render_source(&b, &s->sources[i]);
@@ -520,11 +522,33 @@ expo_render(const struct snapshot *s, size_t *len)
 
 /* ---- the per-request tail ----------------------------------------- */
 
+/* A counter family with one series per reason: name{reason="..."}. */
+static void
+by_reason(struct expo_buf *b, const char *name, const char *help,
+    const char *const *reason, const uint64_t *v, int n)
+{
+	int i;
+
+	family(b, name, "counter", help);
+	for (i = 0; i < n; i++) {
+		expo_puts(b, name);
+		expo_puts(b, "{reason=\"");
+		expo_puts(b, reason[i]);
+		expo_puts(b, "\"} ");
+		put_int(b, (long long)v[i]);
+		expo_puts(b, "\n");
+	}
+}
+
 int
 expo_render_tail(struct expo_buf *b, enum expo_format f,
     const struct expo_opts *o, const struct expo_live *l)
 {
 	static const char *const fmt[2] = { "text", "openmetrics" };
+	static const char *const refusal[EXPO_NR_REFUSALS] = {
+		"address_busy", "pipelined", "body", "deadline" };
+	static const char *const auth_reason[3] = { "password", "user",
+	    "throttled" };
 	int i, z;
 
 	b->om = f == EXPO_OPENMETRICS;
@@ -543,26 +567,24 @@ expo_render_tail(struct expo_buf *b, enum expo_format f,
 		single(b, "pmu_exporter_scrapes_rejected_total", "counter",
 		    "Scrapes answered 503 because --web.max-requests were "
 		    "already in flight.", (double)l->rejected);
+		by_reason(b, "pmu_exporter_http_requests_refused_total",
+		    "Requests refused before they were let in: reason="
+		    "\"address_busy\", a scrape answered 429 while its address "
+		    "had --web.max-requests-per-ip in flight; \"pipelined\", "
+		    "429 and closed, sent with more answers unread than a "
+		    "connection may leave; \"body\", 413 and closed, a request "
+		    "with a body; \"deadline\", a connection closed with its "
+		    "request not all in by --web.read-header-timeout.", refusal,
+		    l->refused, EXPO_NR_REFUSALS);
 	}
-	if (o->exporter_metrics && l->have_auth) {
-		static const char *const reason[3] = { "password", "user",
-		    "throttled" };
-
-		family(b, "pmu_exporter_http_auth_failures_total", "counter",
+	if (o->exporter_metrics && l->have_auth)
+		by_reason(b, "pmu_exporter_http_auth_failures_total",
 		    "Requests whose basic auth credentials were refused: "
 		    "reason=\"password\", a known user with a wrong password; "
 		    "\"user\", no such user; \"throttled\", refused with 429 "
 		    "without a check, the client address having no budget "
-		    "left (--web.auth-failures-per-minute).");
-		for (i = 0; i < 3; i++) {
-			expo_puts(b, "pmu_exporter_http_auth_failures_total"
-			    "{reason=\"");
-			expo_puts(b, reason[i]);
-			expo_puts(b, "\"} ");
-			put_int(b, (long long)l->auth_failures[i]);
-			expo_puts(b, "\n");
-		}
-	}
+		    "left (--web.auth-failures-per-minute).", auth_reason,
+		    l->auth_failures, 3);
 	if (o->exporter_metrics && l->have_process) {
 		single(b, "process_cpu_seconds_total", "counter",
 		    "Total user and system CPU time spent in seconds.",

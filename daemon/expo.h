@@ -53,10 +53,15 @@ struct expo_opts {
 	struct interference *interference;
 };
 
+#define EXPO_NR_REFUSALS 4
+
 /* The per-scrape series of the tail. */
 struct expo_live {
 	uint64_t scrapes[2][2];		/* [format][gzip] */
 	uint64_t rejected;		/* 503 beyond --web.max-requests */
+	/* Requests refused before they were let in (http.c): address_busy,
+	 * pipelined, body, deadline. */
+	uint64_t refused[EXPO_NR_REFUSALS];
 	int have_auth;			/* basic auth: auth_failures below */
 	uint64_t auth_failures[3];	/* password, user, throttled */
 	int have_process;		/* the process_* set below is valid */

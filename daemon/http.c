@@ -37,11 +37,22 @@
  * client gets 431 or the connection is closed).  MHD's own timeout only
  * measures inactivity, which a client sending one byte every few seconds
  * defeats (slowloris); so each connection is tracked from accept (and
- * again from the end of each response) until its request headers are
- * complete, and a sweeper thread shuts down the socket of any that takes
- * longer than the header timeout.  MHD then sees the end of the stream
- * and closes the connection from its own thread.  The sweeper's lock is
- * taken only when a connection opens or closes.
+ * again from the end of each response) until its request is complete,
+ * and a sweeper thread shuts down the socket of any that takes longer
+ * than the request timeout.  MHD then sees the end of the stream and
+ * closes the connection from its own thread.  No request here takes a
+ * body: one that comes with one is answered 413 from the first call, with
+ * the headers, before any of the body is read and before authentication,
+ * so a body sent a byte at a time holds nothing.  Scrapes in flight are
+ * limited overall and per client address (a connection marks its scrape
+ * in the connection table; a scrape counts its address's marks), so that
+ * one address cannot take every slot; and a connection that keeps
+ * sending requests while its earlier answers sit unread in its send
+ * queue is cut off at HTTP_MAX_PIPELINE of them.  The sweeper's lock is
+ * taken when a connection opens or closes and when a scrape starts or
+ * ends under the per-address limit: a walk of a few hundred entries.
+ * Each refusal is counted for the self-metrics and logged at most once a
+ * minute.
  *
  * Why one file of this size: it is every libmicrohttpd callback and the
  * state they share (the connection table the sweeper walks, the renders
@@ -64,9 +75,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/sockios.h>
+#include <linux/tcp.h>
 #include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
 #include <microhttpd.h>
@@ -86,14 +100,31 @@ typedef int MHD_Result;
 typedef enum MHD_Result MHD_Result;
 #endif
 
-/* A connection from accept until it closes, for the header deadline. */
+/*
+ * A connection from accept until it closes: for the request deadline, the
+ * scrapes in flight per address, and the depth of its pipeline.
+ */
 struct conn {
 	int fd;
-	atomic_int waiting;		/* its request headers are not in yet */
+	atomic_int waiting;		/* its request is not all in yet */
 	atomic_uint_fast64_t since_ns;	/* waiting since */
+	atomic_uint_fast64_t rx_base;	/* bytes received by then */
 	int shut;			/* the sweeper shut it down */
+	unsigned char peer[16];		/* auth_client_key of its address */
+	int scraping;			/* a scrape in flight (conn_lock) */
+	unsigned depth;			/* answers it had not read (its thread) */
 	struct conn *next_free;
 };
+
+/* Requests refused before they were let in: the metric's reasons. */
+enum http_refusal {
+	REFUSED_ADDRESS_BUSY,		/* --web.max-requests-per-ip */
+	REFUSED_PIPELINED,		/* beyond HTTP_MAX_PIPELINE unread */
+	REFUSED_BODY,			/* a request with a body */
+	REFUSED_DEADLINE,		/* not all in by the request deadline */
+};
+_Static_assert(REFUSED_DEADLINE + 1 == EXPO_NR_REFUSALS,
+    "expo.c names each refusal");
 
 struct render_task;
 
@@ -107,6 +138,8 @@ struct http {
 	atomic_uint inflight;
 	atomic_uint_fast64_t scrapes[2][2];	/* [format][gzip] */
 	atomic_uint_fast64_t rejected;
+	atomic_uint_fast64_t refused[EXPO_NR_REFUSALS];
+	atomic_uint_fast64_t said_ns[EXPO_NR_REFUSALS];	/* logged then */
 
 	/* Header deadline: the connection table and its sweeper, which
 	 * also releases throttled requests when their hold is over. */
@@ -163,6 +196,18 @@ struct req {
 #define HTTP_HOLD_NS 1000000000ULL
 
 /*
+ * Responses a connection may leave unread while it sends more requests.
+ * A scraper sends one request and reads its answer; a client that
+ * pipelines thousands of requests and reads none would hold its scrape
+ * slot, and the kernel a send queue of megabytes, for as long as it
+ * liked.  Past this depth it is answered 429 and the connection closed.
+ */
+#define HTTP_MAX_PIPELINE 4
+
+/* Each kind of refusal is logged at most once in this long. */
+#define HTTP_SAY_NS (60 * 1000000000ULL)
+
+/*
  * One variant of one snapshot being rendered, and who waits for it.  Its
  * scrape is borrowed from the waiters: they stay suspended until the task
  * is finished, and a suspended request cannot complete, so their
@@ -204,6 +249,70 @@ req_get(struct MHD_Connection *conn, void **req_cls)
 	atomic_init(&r->result, 0);
 	*req_cls = r;
 	return r;
+}
+
+/*
+ * A refusal counted, and logged the first time and then at most once per
+ * HTTP_SAY_NS with the count so far: a flood of them must not flood the
+ * journal too.  n at once (the sweeper's shutdowns of one pass).
+ */
+static void
+refused(struct http *h, enum http_refusal why, uint64_t n)
+{
+	static const char *const what[EXPO_NR_REFUSALS] = {
+		[REFUSED_ADDRESS_BUSY] = "scrapes refused (429): their "
+		    "address had --web.max-requests-per-ip in flight",
+		[REFUSED_PIPELINED] = "requests refused (429, connection "
+		    "closed): sent with more answers unread than a "
+		    "connection may leave",
+		[REFUSED_BODY] = "requests refused (413, connection closed): "
+		    "they came with a body",
+		[REFUSED_DEADLINE] = "connections closed: their request was "
+		    "not all in by --web.read-header-timeout",
+	};
+	uint64_t now = mono_ns(), last, total;
+
+	total = atomic_fetch_add(&h->refused[why], n) + n;
+	last = atomic_load(&h->said_ns[why]);
+	if ((last && now - last < HTTP_SAY_NS) ||
+	    !atomic_compare_exchange_strong(&h->said_ns[why], &last, now))
+		return;
+	log_warn("%s: %llu so far (said at most once a minute)", what[why],
+	    (unsigned long long)total);
+}
+
+/* The connection's entry in the table, or NULL (the table was full). */
+static struct conn *
+conn_of(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci;
+
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return ci ? ci->socket_context : NULL;
+}
+
+/* Bytes the socket has received so far (0 if it cannot say). */
+static uint64_t
+bytes_received(int fd)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+
+	memset(&ti, 0, sizeof(ti));
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0 ||
+	    len < offsetof(struct tcp_info, tcpi_bytes_received) +
+	    sizeof(ti.tcpi_bytes_received))
+		return 0;
+	return ti.tcpi_bytes_received;
+}
+
+/* The request deadline starts over for c (accept, or an answer sent). */
+static void
+conn_clock(struct conn *c)
+{
+	atomic_store(&c->rx_base, bytes_received(c->fd));
+	atomic_store(&c->since_ns, mono_ns());
+	atomic_store(&c->waiting, 1);
 }
 
 static const char landing[] =
@@ -385,6 +494,8 @@ http_live(void *arg, struct expo_live *live)
 		for (j = 0; j < 2; j++)
 			live->scrapes[i][j] = atomic_load(&h->scrapes[i][j]);
 	live->rejected = atomic_load(&h->rejected);
+	for (i = 0; i < EXPO_NR_REFUSALS; i++)
+		live->refused[i] = atomic_load(&h->refused[i]);
 	if (h->auth) {
 		live->have_auth = 1;
 		auth_failures(h->auth, live->auth_failures);
@@ -537,6 +648,33 @@ render_wait(struct http *h, struct MHD_Connection *conn, void **req_cls,
 	return MHD_YES;
 }
 
+/*
+ * A scrape slot for the connection's address, under
+ * --web.max-requests-per-ip: 1 (taken, given back when the request
+ * completes; or no limit), 0 (the address has its share in flight).
+ * The connection table is walked under its lock: a few hundred entries
+ * at most, against a scrape's render.
+ */
+static int
+conn_claim(struct http *h, struct MHD_Connection *conn)
+{
+	struct conn *c = conn_of(conn);
+	unsigned n = 0;
+	size_t i;
+
+	if (h->o.max_requests_per_ip == 0 || c == NULL)
+		return 1;
+	pthread_mutex_lock(&h->conn_lock);
+	for (i = 0; i < h->nr_conns; i++)
+		if (h->conns[i].fd >= 0 && h->conns[i].scraping &&
+		    memcmp(h->conns[i].peer, c->peer, sizeof(c->peer)) == 0)
+			n++;
+	if (n < h->o.max_requests_per_ip)
+		c->scraping = 1;
+	pthread_mutex_unlock(&h->conn_lock);
+	return n < h->o.max_requests_per_ip;
+}
+
 static MHD_Result
 reply_metrics(struct http *h, struct MHD_Connection *conn, void **req_cls,
     struct snapshot *(*source)(void *), struct scrape_cache *cache)
@@ -548,6 +686,13 @@ reply_metrics(struct http *h, struct MHD_Connection *conn, void **req_cls,
 	enum expo_format f;
 	int gz, ready;
 
+	if (!conn_claim(h, conn)) {
+		refused(h, REFUSED_ADDRESS_BUSY, 1);
+		return reply_static_hdr(h, conn, MHD_HTTP_TOO_MANY_REQUESTS,
+		    "text/plain", "too many scrapes in flight from this "
+		    "address (--web.max-requests-per-ip)\n",
+		    MHD_HTTP_HEADER_RETRY_AFTER, "1");
+	}
 	if (h->o.max_requests && atomic_fetch_add(&h->inflight, 1) >=
 	    h->o.max_requests) {
 		atomic_fetch_sub(&h->inflight, 1);
@@ -718,16 +863,14 @@ basic_auth(struct http *h, struct MHD_Connection *conn, void **req_cls,
 
 	*answered = 1;
 	memset(&check, 0, sizeof(check));
-	user = MHD_basic_auth_get_username_password(conn, &pass);
+	/* Another scheme, or a header that cannot be read, is as none. */
+	if (auth_parse_basic(MHD_lookup_connection_value(conn,
+	    MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION), &user, &pass) < 0)
+		user = pass = NULL;
 	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	v = auth_begin(h->auth, &check, user, pass,
 	    ci ? ci->client_addr : NULL, &retry_s);
-	if (pass) {
-		explicit_bzero(pass, strlen(pass));
-		MHD_free(pass);
-	}
-	if (user)
-		MHD_free(user);
+	auth_parse_free(&user, &pass);
 	if (v == AUTH_CHECK) {
 		if ((r = req_get(conn, req_cls)) == NULL) {
 			auth_abandon(&check);
@@ -796,15 +939,76 @@ authorize(struct http *h, struct MHD_Connection *conn, void **req_cls,
 
 /* ---- the access handler -------------------------------------------- */
 
+/* The whole request is in: the deadline is met. */
 static void
-headers_arrived(struct MHD_Connection *conn)
+request_arrived(struct MHD_Connection *conn)
 {
-	const union MHD_ConnectionInfo *ci;
-	struct conn *c;
+	struct conn *c = conn_of(conn);
 
-	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	if (ci && (c = ci->socket_context) != NULL)
+	if (c)
 		atomic_store(&c->waiting, 0);
+}
+
+/*
+ * Does the request come with a body?  Nothing here takes one, and MHD
+ * would read it, at the client's pace, before the request is complete.
+ */
+static int
+has_body(struct MHD_Connection *conn)
+{
+	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+	return MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL ||
+	    (cl != NULL && cl[strspn(cl, "0")] != '\0');
+}
+
+/*
+ * Has the connection sent this request with more than HTTP_MAX_PIPELINE
+ * answers unread?  MHD reads a request only once the answer before it is
+ * all in the kernel's send queue, so bytes still in that queue (or sent
+ * and not acknowledged) when a request arrives are an answer the client
+ * has not read yet: depth counts such requests in a row, and a request
+ * that finds the queue empty starts over.
+ */
+static int
+pipelined(struct MHD_Connection *conn)
+{
+	struct conn *c = conn_of(conn);
+	int queued = 0;
+
+	if (c == NULL || ioctl(c->fd, SIOCOUTQ, &queued) < 0 || queued == 0) {
+		if (c)
+			c->depth = 0;
+		return 0;
+	}
+	return ++c->depth > HTTP_MAX_PIPELINE;
+}
+
+/*
+ * The first call, with the headers only: a request with a body or too
+ * deep a pipeline is answered here and its connection closed, before any
+ * body is read and before authentication.  Else MHD_YES, *answered 0.
+ */
+static MHD_Result
+first_call(struct http *h, struct MHD_Connection *conn, int *answered)
+{
+	*answered = 1;
+	if (has_body(conn)) {
+		refused(h, REFUSED_BODY, 1);
+		return reply_static_hdr(h, conn, MHD_HTTP_CONTENT_TOO_LARGE,
+		    "text/plain", "no request here takes a body\n",
+		    MHD_HTTP_HEADER_CONNECTION, "close");
+	}
+	if (pipelined(conn)) {
+		refused(h, REFUSED_PIPELINED, 1);
+		return reply_static_hdr(h, conn, MHD_HTTP_TOO_MANY_REQUESTS,
+		    "text/plain", "too many requests sent with their answers "
+		    "unread\n", MHD_HTTP_HEADER_CONNECTION, "close");
+	}
+	*answered = 0;
+	return MHD_YES;
 }
 
 /* A request let in (authorized, GET or HEAD), answered by its path. */
@@ -856,14 +1060,16 @@ handle(void *cls, struct MHD_Connection *conn, const char *url,
 	(void)upload_data;
 	if (*req_cls == NULL) {
 		/* First call: headers only.  Answer on the second. */
-		*req_cls = &req_seen;
-		headers_arrived(conn);
-		return MHD_YES;
+		ret = first_call(h, conn, &answered);
+		if (!answered)
+			*req_cls = &req_seen;
+		return ret;
 	}
 	if (*upload_data_size != 0) {
-		*upload_data_size = 0;	/* ignore any body */
+		*upload_data_size = 0;	/* ignore any body (none comes) */
 		return MHD_YES;
 	}
+	request_arrived(conn);
 	/* Called again after a worker resumed it? */
 	r = req_of(*req_cls);
 	if (r && r->wait == WAIT_RENDER)
@@ -888,7 +1094,6 @@ completed(void *cls, struct MHD_Connection *conn, void **req_cls,
     enum MHD_RequestTerminationCode toe)
 {
 	struct http *h = cls;
-	const union MHD_ConnectionInfo *ci;
 	struct conn *c;
 	struct req *r;
 
@@ -904,14 +1109,17 @@ completed(void *cls, struct MHD_Connection *conn, void **req_cls,
 		free(r);
 	}
 	*req_cls = NULL;
-	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	if (ci && (c = ci->socket_context) != NULL) {
-		atomic_store(&c->since_ns, mono_ns());
-		atomic_store(&c->waiting, 1);
+	if ((c = conn_of(conn)) == NULL)
+		return;
+	if (c->scraping) {
+		pthread_mutex_lock(&h->conn_lock);
+		c->scraping = 0;
+		pthread_mutex_unlock(&h->conn_lock);
 	}
+	conn_clock(c);
 }
 
-/* ---- the header deadline ------------------------------------------- */
+/* ---- the request deadline ------------------------------------------ */
 
 static void
 connection_notify(void *cls, struct MHD_Connection *conn,
@@ -929,6 +1137,12 @@ connection_notify(void *cls, struct MHD_Connection *conn,
 			h->free_conns = c->next_free;
 			c->fd = ci->connect_fd;
 			c->shut = 0;
+			c->scraping = 0;
+			c->depth = 0;
+			ci = MHD_get_connection_info(conn,
+			    MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+			auth_client_key(ci ? ci->client_addr : NULL, c->peer);
+			atomic_store(&c->rx_base, 0);	/* all of it counts */
 			atomic_store(&c->since_ns, mono_ns());
 			atomic_store(&c->waiting, 1);
 			*socket_context = c;
@@ -949,7 +1163,7 @@ sweeper_main(void *arg)
 	struct http *h = arg;
 	uint64_t limit = (uint64_t)h->o.header_timeout_s * 1000000000ULL;
 	struct timespec until;
-	size_t i;
+	size_t i, late;
 
 	pthread_mutex_lock(&h->conn_lock);
 	while (!h->stopping) {
@@ -974,7 +1188,7 @@ sweeper_main(void *arg)
 			held_resume(due);
 			pthread_mutex_lock(&h->conn_lock);
 		}
-		for (i = 0; limit && i < h->nr_conns; i++) {
+		for (i = 0, late = 0; limit && i < h->nr_conns; i++) {
 			struct conn *c = &h->conns[i];
 
 			/* since may be later than now: a request completed
@@ -982,8 +1196,17 @@ sweeper_main(void *arg)
 			if (c->fd < 0 || c->shut || !atomic_load(&c->waiting) ||
 			    atomic_load(&c->since_ns) + limit > now)
 				continue;
+			/* An idle keep-alive connection sent nothing since
+			 * its last answer: closed, but refused nothing. */
+			if (bytes_received(c->fd) > atomic_load(&c->rx_base))
+				late++;
 			c->shut = 1;
 			shutdown(c->fd, SHUT_RDWR);
+		}
+		if (late) {
+			pthread_mutex_unlock(&h->conn_lock);
+			refused(h, REFUSED_DEADLINE, late);
+			pthread_mutex_lock(&h->conn_lock);
 		}
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_nsec += 250000000L;

@@ -6,10 +6,12 @@
  * and no client can make another wait for a password check or a render.
  *
  * Read-only by construction: GET and HEAD on a fixed set of paths, and no
- * endpoint changes anything.  Abuse is bounded: connections overall and
- * per client address, header size, the time a client may take to send
- * its request headers, scrapes in flight, and failed password checks per
- * client address.
+ * endpoint changes anything or takes a body (413 at once).  Abuse is
+ * bounded: connections overall and per client address, header size, the
+ * time a client may take to send its whole request, scrapes in flight
+ * overall and per client address, answers a connection may leave unread
+ * while it sends more requests, and failed password checks per client
+ * address.
  */
 #ifndef PMU_HTTP_H
 #define PMU_HTTP_H
@@ -36,6 +38,7 @@ struct http_opts {
 
 	const struct webcfg *web;	/* TLS, basic auth, headers; or NULL */
 	unsigned max_requests;		/* scrapes in flight; 0: no limit */
+	unsigned max_requests_per_ip;	/* ... from one address; 0: none */
 	unsigned max_connections;	/* 0: the default */
 	unsigned max_connections_per_ip;	/* 0: no limit */
 	unsigned header_timeout_s;	/* to send a request's headers; 0: none */
@@ -56,6 +59,8 @@ struct http_opts {
 
 /* Defaults for the zero fields above. */
 #define HTTP_DEFAULT_MAX_REQUESTS 40
+/* A quarter of the above: one address cannot take every slot. */
+#define HTTP_DEFAULT_MAX_REQUESTS_PER_IP 10
 #define HTTP_DEFAULT_MAX_CONNECTIONS 512
 #define HTTP_DEFAULT_MAX_CONNECTIONS_PER_IP 64
 #define HTTP_DEFAULT_HEADER_TIMEOUT_S 10

@@ -73,10 +73,12 @@ usage(FILE *f)
 "                              exporter-toolkit web config format)\n"
 "  --web.max-requests=N        scrapes in flight before 503 (default 40;\n"
 "                              0: no limit)\n"
+"  --web.max-requests-per-ip=N  scrapes in flight from one client address\n"
+"                              before 429 (default 10; 0: no limit)\n"
 "  --web.max-connections=N     open connections (default 512)\n"
 "  --web.max-connections-per-ip=N  per client address (default 64; 0: none)\n"
-"  --web.read-header-timeout=D time a client has to send its request\n"
-"                              headers, e.g. 10s (default 10s; 0: none)\n"
+"  --web.read-header-timeout=D time a client has to send its whole\n"
+"                              request, e.g. 10s (default 10s; 0: none)\n"
 "  --web.max-header-bytes=N    memory for one request's headers\n"
 "                              (default 16384)\n"
 "  --web.auth-failures-per-minute=N  failed password checks allowed per\n"
@@ -358,7 +360,7 @@ parse_web_limit(int which, const char *arg, struct http_opts *w)
 	static const char *const names[] = { "web.max-requests",
 	    "web.max-connections", "web.max-connections-per-ip",
 	    "web.read-header-timeout", "web.max-header-bytes",
-	    "web.auth-failures-per-minute" };
+	    "web.auth-failures-per-minute", "web.max-requests-per-ip" };
 	unsigned long long v;
 	uint64_t ns;
 	char *end;
@@ -384,7 +386,8 @@ parse_web_limit(int which, const char *arg, struct http_opts *w)
 	case 1: w->max_connections = (unsigned)v; break;
 	case 2: w->max_connections_per_ip = (unsigned)v; break;
 	case 4: w->max_header_bytes = (size_t)v; break;
-	default: w->auth_failures_per_minute = (unsigned)v; break;
+	case 5: w->auth_failures_per_minute = (unsigned)v; break;
+	default: w->max_requests_per_ip = (unsigned)v; break;
 	}
 	return 0;
 bad:
@@ -400,7 +403,7 @@ enum {
 	O_CONFIG = 256, O_LISTEN, O_PATH, O_LEVEL, O_FORMAT, O_SYSFS,
 	O_PROCFS, O_CHECK, O_VERSION, O_HELP, O_SOCKET, O_LIST_EVENTS,
 	O_RESOLVE_EVENT, O_WEBCFG, O_MAXREQ, O_MAXCONN, O_MAXPERIP,
-	O_HDRTIMEOUT, O_HDRBYTES, O_AUTHFAIL, O_NOSELF, O_ROOTFS
+	O_HDRTIMEOUT, O_HDRBYTES, O_AUTHFAIL, O_MAXREQIP, O_NOSELF, O_ROOTFS
 };
 
 static const struct option longopts[] = {
@@ -410,6 +413,7 @@ static const struct option longopts[] = {
 	{ "web.systemd-socket", no_argument, NULL, O_SOCKET },
 	{ "web.config.file", required_argument, NULL, O_WEBCFG },
 	{ "web.max-requests", required_argument, NULL, O_MAXREQ },
+	{ "web.max-requests-per-ip", required_argument, NULL, O_MAXREQIP },
 	{ "web.max-connections", required_argument, NULL, O_MAXCONN },
 	{ "web.max-connections-per-ip", required_argument, NULL,
 	    O_MAXPERIP },
@@ -459,6 +463,7 @@ parse_args(int argc, char **argv, struct options *opt)
 		case O_HDRTIMEOUT:
 		case O_HDRBYTES:
 		case O_AUTHFAIL:
+		case O_MAXREQIP:
 			if (parse_web_limit(c - O_MAXREQ, optarg, &opt->web) < 0)
 				return 1;
 			break;
@@ -658,6 +663,7 @@ static const struct options default_options = {
 	.rootfs = "/",
 	.web = {
 		.max_requests = HTTP_DEFAULT_MAX_REQUESTS,
+		.max_requests_per_ip = HTTP_DEFAULT_MAX_REQUESTS_PER_IP,
 		.max_connections = HTTP_DEFAULT_MAX_CONNECTIONS,
 		.max_connections_per_ip = HTTP_DEFAULT_MAX_CONNECTIONS_PER_IP,
 		.header_timeout_s = HTTP_DEFAULT_HEADER_TIMEOUT_S,

@@ -34,14 +34,20 @@ boot_time(const char *procfs, double *out)
 	char path[4096], line[256];
 	unsigned long long bt;
 	FILE *f;
-	int r = -ENOENT;
+	int fd, r = -ENOENT;
 
 	if ((*out = cached) != 0)
 		return 0;
 
+	/* O_NONBLOCK: --path.procfs names a tree of files that must not
+	 * block a render worker, whatever is put in their place. */
 	snprintf(path, sizeof(path), "%s/stat", procfs);
-	if ((f = fopen(path, "re")) == NULL)
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
 		return -errno;
+	if ((f = fdopen(fd, "r")) == NULL) {
+		close(fd);
+		return -errno;
+	}
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "btime %llu", &bt) == 1) {
 			*out = cached = (double)bt;
@@ -96,7 +102,7 @@ procstat_read(const char *procfs, struct expo_live *l)
 
 	l->have_process = 0;
 	snprintf(path, sizeof(path), "%s/self/stat", procfs);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
 		return -errno;
 	n = read(fd, buf, sizeof(buf) - 1);
 	r = -errno;

@@ -5,7 +5,8 @@
  * passed: not another password, not another user, not the same bytes
  * split differently between user and password), the failure counts by
  * reason, and the worker queue (jobs run; stopping cancels what waits and
- * refunds its token; a stopped queue refuses work).
+ * refunds its token; a stopped queue refuses work), and the
+ * Authorization header read with its scheme in any case (RFC 7617).
  */
 #include "autoconf.h"
 
@@ -355,6 +356,34 @@ test_workq(void)
 	workq_free(q);
 }
 
+/* "prom:right pass" in base64, under schemes in any case. */
+static void
+test_parse_basic(void)
+{
+	static const char *const ok[] = { "Basic cHJvbTpyaWdodCBwYXNz",
+	    "basic cHJvbTpyaWdodCBwYXNz", "BASIC  cHJvbTpyaWdodCBwYXNz",
+	    " bAsIc\tcHJvbTpyaWdodCBwYXNz" };
+	static const char *const bad[] = { "Bearer cHJvbTpyaWdodCBwYXNz",
+	    "Basicx cHJvbTpyaWdodCBwYXNz", "Basic cHJvbQ==", "Basic !!!!",
+	    "Basic" };
+	char *user, *pass;
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		CHECK(auth_parse_basic(ok[i], &user, &pass) == 0);
+		CHECK(user && strcmp(user, "prom") == 0);
+		CHECK(pass && strcmp(pass, "right pass") == 0);
+		auth_parse_free(&user, &pass);
+		CHECK(user == NULL && pass == NULL);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK(auth_parse_basic(bad[i], &user, &pass) == -EINVAL);
+		CHECK(user == NULL && pass == NULL);
+	}
+	CHECK(auth_parse_basic(NULL, &user, &pass) == 0);
+	CHECK(user == NULL && pass == NULL);
+}
+
 int
 main(void)
 {
@@ -366,6 +395,7 @@ main(void)
 		test_cache(w);
 	}
 	test_workq();
+	test_parse_basic();
 	webcfg_free(w);
 	return CHECK_DONE();
 }

@@ -1,7 +1,9 @@
 /*
  * config_test.c - the YAML schema: a valid file becomes the right structs,
  * and every kind of mistake is reported as file:line:column with the
- * message a user can act on.
+ * message a user can act on; what a config may cost (aliases expanded,
+ * entries, relabel rules weighed by their regexes) is refused before any
+ * of it is built.
  */
 #include "autoconf.h"
 
@@ -244,6 +246,10 @@ test_cgroup_keys(void)
 	CHECK(cfg->max_fds == 5000);
 	CHECK(cfg->rescan_ns == 60000000000ULL);
 	CHECK(cfg->targets[0].depth == 4);
+	/* Unless given: the walk's bounds (issue 42); a path without "**"
+	 * needs no depth. */
+	CHECK(cfg->targets[0].max_dirs == PLAN_DEFAULT_MAX_DIRS);
+	CHECK(cfg->targets[1].depth == 0);
 	CHECK(cfg->targets[0].nr_exclude == 1);
 	CHECK(cfg->targets[1].nr_exclude == 1);
 	CHECK_STR(cfg->targets[1].exclude[0], "/system.slice/cron.service");
@@ -267,6 +273,25 @@ test_cgroup_keys(void)
 }
 
 /* The errors of the cgroups: keys, each at its line and column. */
+/* The walk's bounds an entry gets unless it gives its own (issue 42):
+ * a "**" spans 32 levels, not any number a tenant nests. */
+static void
+test_walk_defaults(void)
+{
+	struct plan *cfg = parse(GROUPS "cgroups:\n  - path: /u/**/*.scope\n"
+	    "    groups: [ipc]\n  - path: /k/**\n    max_cgroups: 7\n"
+	    "    groups: [ipc]\n");
+
+	CHECK(cfg != NULL);
+	if (cfg == NULL)
+		return;
+	CHECK(cfg->targets[0].depth == PLAN_DEFAULT_DEPTH);
+	CHECK(PLAN_DEFAULT_DEPTH == 32);
+	CHECK(cfg->targets[0].max_dirs == 10000);
+	CHECK(cfg->targets[1].max_dirs == 7);
+	plan_free(cfg);
+}
+
 static void
 test_cgroup_key_errors(void)
 {
@@ -284,6 +309,8 @@ test_cgroup_key_errors(void)
 	    "t.yaml:6:12: depth limits '**', and path \"/a/*\" has none");
 	bad(GROUPS "cgroups:\n  - path: /a/**\n    depth: 0\n    groups: [ipc]\n",
 	    "t.yaml:6:12: depth must be a whole number from 1 to 64, not \"0\"");
+	bad(GROUPS "cgroups:\n  - path: /a/**\n    max_cgroups: 0\n    groups: [ipc]\n",
+	    "t.yaml:6:18: max_cgroups must be a whole number from 1 to 1000000, not \"0\"");
 	bad(GROUPS "cgroups:\n  - path: /a\n    exclude: [b]\n    groups: [ipc]\n",
 	    "t.yaml:6:15: exclude pattern \"b\" must start with '/' (it is relative to the cgroup root)");
 	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    relabel:\n      - regex: \"(\"\n        target_label: x\n",
@@ -629,6 +656,66 @@ test_pmus(void)
 #undef PARSE
 }
 
+/*
+ * Aliases counted as what they repeat: ten of ten of ... (10^7 nodes from
+ * 200 bytes) refused at the innermost node that passes the limit; an
+ * alias inside its own anchor refused as such.
+ */
+static void
+test_amplification(void)
+{
+	char yaml[1024];
+	size_t n = 0;
+	int i, j;
+
+	n += (size_t)snprintf(yaml + n, sizeof(yaml) - n,
+	    "x0: &a0 [a, a, a, a, a, a, a, a, a, a]\n");
+	for (i = 1; i < 7; i++) {
+		n += (size_t)snprintf(yaml + n, sizeof(yaml) - n,
+		    "x%d: &a%d [", i, i);
+		for (j = 0; j < 10; j++)
+			n += (size_t)snprintf(yaml + n, sizeof(yaml) - n,
+			    "%s*a%d", j ? ", " : "", i - 1);
+		n += (size_t)snprintf(yaml + n, sizeof(yaml) - n, "]\n");
+	}
+	bad(yaml, "t.yaml:7:5: this node expands to more than 2097152 nodes "
+	    "(an alias counts as what it repeats)");
+	bad("a: &s [x, *s]\n", "t.yaml:1:4: an alias here refers to a node "
+	    "that contains it");
+}
+
+/* Regexes weighed by the atoms they compile to, and entries counted. */
+static void
+test_budget(void)
+{
+	size_t len = 64 + 40 * (CONFIG_MAX_ENTRIES + 1), n, i;
+	char *yaml = malloc(len);
+
+	CHECK(config_regex_weight("x") == 1);
+	CHECK(config_regex_weight("[0-9a-f]{64}") == 64);
+	CHECK(config_regex_weight("([0-9a-f]{64}){64}") == 4096);
+	CHECK(config_regex_weight("a{2,5}b") == 6);
+	CHECK(config_regex_weight("(ab|cd)*e?") == 5);
+	CHECK(config_regex_weight("[]a]\\{x") == 3);
+	CHECK(config_regex_weight("[[:alpha:]]+") == 1);
+	CHECK(config_regex_weight("((a{1000}){1000}){1000}") >
+	    CONFIG_MAX_BYTES);
+	CHECK(yaml != NULL);
+	if (yaml == NULL)
+		return;
+	n = (size_t)snprintf(yaml, len, GROUPS "cgroups:\n");
+	for (i = 0; i <= CONFIG_MAX_ENTRIES; i++)
+		n += (size_t)snprintf(yaml + n, len - n,
+		    "  - {path: /a, groups: [ipc]}\n");
+	bad(yaml, "t.yaml:10005:5: more than 10000 cgroups entries");
+	free(yaml);
+	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    relabel:\n"
+	    "      - regex: '((a{1000}){1000}){100}'\n        target_label: x\n",
+	    "t.yaml:8:9: the relabel rules up to here would take more than "
+	    "the 64 MiB a config may (each rule about 4 KiB, more for a regex "
+	    "with repetitions; an alias counts as the rules it repeats)");
+}
+
 int
 main(void)
 {
@@ -637,11 +724,14 @@ main(void)
 	test_embedded();
 	test_errors();
 	test_cgroup_keys();
+	test_walk_defaults();
 	test_cgroup_key_errors();
 	test_layout_keys();
 	test_durations();
 	test_bpf_keys();
 	test_many_groups();
 	test_load();
+	test_amplification();
+	test_budget();
 	return CHECK_DONE();
 }

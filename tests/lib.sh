@@ -172,6 +172,34 @@ stop_daemon() {
 }
 
 scrape() { http_get "http://127.0.0.1:$PORT${1:-/metrics}"; }
+# A config of N cgroups entries, the first with N relabel rules under an
+# anchor that every other entry repeats by alias (about 100 bytes an entry,
+# N * N rules): the amplification the config budget refuses.
+alias_rules_config() {
+	awk -v n="$1" 'BEGIN { print "groups:\n  - name: sw\n    events: [task-clock]\ncgroups:"
+		for (e = 0; e < n; e++) {
+			printf "  - path: /e%d\n    groups: [sw]\n", e
+			if (e) { print "    relabel: *r"; continue }
+			print "    relabel: &r"
+			for (i = 0; i < n; i++)
+				printf "      - regex: \047a%d(.*)\047\n        target_label: l%d\n", i, i
+		} }'
+}
+
+# A scrape into FILE of a snapshot published after everything so far: the
+# tail's counts (scrapes, refusals, auth failures) are as of a snapshot's
+# first scrape.
+fresh_scrape() {
+	local c0
+	scrape > "$1"
+	c0=$(value_of "$1" pmu_exporter_collections_total)
+	for _ in $(seq 1 200); do
+		scrape > "$1"
+		[ "$(value_of "$1" pmu_exporter_collections_total)" != "$c0" ] && return 0
+		sleep 0.05
+	done
+	fail "no new snapshot"
+}
 
 # The value of one series (exact label set) in a scrape file.
 value_of() {

@@ -7,9 +7,18 @@
  * middle of a walk is simply skipped, glob(3) has no "**", and the walk
  * can report every directory it had to read, which is exactly the set of
  * directories to watch with inotify.
+ *
+ * Part of the tree may be a tenant's (a delegated user@UID.service), who
+ * can nest and name directories as the kernel allows: the walk is built
+ * so that nothing there can crash it, stop it, or blind the rest of the
+ * entry.  It keeps its directories on a bounded stack of its own rather
+ * than the C stack, opens each from its parent's fd so no path length
+ * limits it, and leaves out alone, counted, what it cannot or may not
+ * read (struct cgroup_skips).
  */
 #include "autoconf.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <errno.h>
@@ -18,26 +27,66 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "collectors/cgroup/cgroupfs.h"
 #include "util/mountinfo.h"
-#include "util/text.h"
+
+/* The flags every cgroup file is opened with: never through a link
+ * (cgroupfs has none; a tenant could put one elsewhere), never waiting
+ * (a FIFO cannot be in cgroupfs, but a path may not be cgroupfs). */
+#define CG_OPEN (O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
 
 int
 cgroupfs_alive(int dirfd)
 {
 	struct stat st;
 
-	return fstatat(dirfd, "cgroup.procs", &st, 0) == 0;
+	return fstatat(dirfd, "cgroup.procs", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(st.st_mode);
+}
+
+/*
+ * The small text file name in the directory dirfd into buf (len bytes,
+ * NUL-terminated, trailing space cut), once it is seen to be a regular
+ * file.  0 or -errno (-EINVAL: not a regular file, or not text).
+ */
+static int
+read_small_at(int dirfd, const char *name, char *buf, size_t len)
+{
+	struct stat st;
+	ssize_t n;
+	int fd, r = 0;
+
+	if ((fd = openat(dirfd, name, O_RDONLY | CG_OPEN)) < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		r = -errno;
+	else if (!S_ISREG(st.st_mode))
+		r = -EINVAL;
+	else if ((n = read(fd, buf, len - 1)) < 0)
+		r = -errno;
+	else {
+		buf[n] = '\0';
+		if (strlen(buf) != (size_t)n)
+			r = -EINVAL;	/* a NUL inside: not a text file */
+		while (n > 0 && isspace((unsigned char)buf[n - 1]))
+			buf[--n] = '\0';
+	}
+	close(fd);
+	return r;
 }
 
 int
 cgroupfs_subtree_control(const char *root, char *buf, size_t len)
 {
-	char path[4096];
+	int fd, r;
 
-	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
-	return text_read_small(path, buf, len);
+	if ((fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
+	r = read_small_at(fd, "cgroup.subtree_control", buf, len);
+	close(fd);
+	return r;
 }
 
 static int
@@ -208,116 +257,429 @@ cgroupfs_match(const char *pattern, const char *path, unsigned max_depth)
 	return match_rec(pattern, path, max_depth, max_depth != 0);
 }
 
-struct walk {
-	const char *root;
-	unsigned limited;
-	struct cgroup_list *out, *dirs;
+/*
+ * The walk.  Directories are opened relative to their parent's fd
+ * (openat), so no path length limits how deep it goes; the path it keeps
+ * beside them is the name it reports, bounded (CGROUPFS_PATH_MAX).  It
+ * does not recurse: the directories being read sit on an explicit stack
+ * of frames on the heap, at most WALK_FRAMES of them, whatever a tenant
+ * nests.  Each frame reads one directory for one pattern component; a
+ * literal component is opened directly, without reading its parent.
+ */
+#define WALK_FRAMES 256
+
+struct frame {
+	DIR *d;
+	size_t len;			/* of the directory's path in w->path */
+	size_t ci;			/* the pattern component it reads for */
+	unsigned depth_left;		/* levels "**" may still span */
+	int capped;			/* "**" at its depth: subdirectories
+					   are counted, not read */
 };
 
-static int
-is_dir(const char *path)
-{
-	struct stat st;
+struct walk {
+	int limited;
+	size_t max_dirs, nr_dirs;	/* directories opened, and the cap */
+	char **comp;			/* the pattern's components */
+	size_t ncomp;
+	struct cgroup_list *out, *dirs;
+	struct cgroup_skips *sk;
+	size_t room;			/* the longest path below the root */
+	char path[CGROUPFS_PATH_MAX];	/* "" or "/a/b" */
+	struct frame st[WALK_FRAMES];
+	size_t nr;
+};
 
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+static const char *const skip_reason[CGROUP_SKIP_REASONS] = {
+	[CGROUP_SKIP_UNREADABLE] = "unreadable",
+	[CGROUP_SKIP_TOO_LONG] = "path_too_long",
+	[CGROUP_SKIP_DEPTH] = "depth",
+	[CGROUP_SKIP_CAP] = "entry_cap",
+};
+
+const char *
+cgroup_skip_reason(enum cgroup_skip why)
+{
+	return skip_reason[why];
+}
+
+/* The subtree at w->path (name appended at len when not NULL) is left
+ * out for why: counted, and the first one named. */
+static void
+skip(struct walk *w, enum cgroup_skip why, size_t len, const char *name)
+{
+	struct cgroup_skips *sk = w->sk;
+
+	if (sk == NULL || sk->n[why]++)
+		return;
+	snprintf(sk->first[why], sizeof(sk->first[why]), "%.*s%s%s",
+	    (int)len, w->path, name ? "/" : "", name ? name : "");
+	if (sk->first[why][0] == '\0')
+		snprintf(sk->first[why], sizeof(sk->first[why]), "/");
+}
+
+static const char *
+rel(const struct walk *w)
+{
+	return w->path[0] ? w->path : "/";
+}
+
+static int
+is_globstar(const char *comp)
+{
+	return strcmp(comp, "**") == 0;
 }
 
 /*
- * rel: the expanded prefix ("" or "/a/b"); rest: what is left to match;
- * dir_known: readdir already said rel is a directory (no stat needed).
+ * Open name in the directory parent, as a directory, never through a
+ * link and never blocking; its path is w->path extended by name (the
+ * caller's len, set to the new length).  -1 when it is no directory, is
+ * gone, or is skipped (counted): its subtree is left out alone.
  */
 static int
-walk(struct walk *w, const char *rel, const char *rest, unsigned depth_left,
-    int dir_known)
+open_child(struct walk *w, int parent, const char *name, size_t *len)
 {
-	char comp[4096], next[8192], full[8192];
-	size_t n;
-	DIR *d;
-	struct dirent *de;
-	int r = 0, globstar;
+	size_t n = strlen(name);
+	struct stat st;
+	int fd;
 
-	rest = skip_slashes(rest);
-	if (*rest == '\0') {
-		snprintf(full, sizeof(full), "%s%s", w->root, rel);
-		if (!dir_known && !is_dir(full))
-			return 0;
-		return cgroup_list_add(w->out, rel[0] ? rel : "/");
+	if (*len + 1 + n > w->room) {
+		skip(w, CGROUP_SKIP_TOO_LONG, *len, name);
+		return -1;
 	}
-	n = comp_len(rest);
-	if (n >= sizeof(comp))
-		return -ENAMETOOLONG;
-	memcpy(comp, rest, n);
-	comp[n] = '\0';
-	globstar = strcmp(comp, "**") == 0;
-	/* Whatever the component, new children of rel could match it. */
-	if (w->dirs && (r = cgroup_list_add(w->dirs, rel[0] ? rel : "/")) < 0)
-		return r;
-	if (globstar) {
-		/* Zero levels first; then every subdirectory, "**" again. */
-		if ((r = walk(w, rel, rest + n, depth_left, dir_known)) < 0)
+	if (w->max_dirs && w->nr_dirs >= w->max_dirs) {
+		skip(w, CGROUP_SKIP_CAP, *len, name);
+		return -1;
+	}
+	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		/* Not there (any more), or no directory: no cgroup. */
+		if (fd < 0 && errno != ENOENT && errno != ENOTDIR &&
+		    errno != ELOOP && errno != ENAMETOOLONG)
+			skip(w, CGROUP_SKIP_UNREADABLE, *len, name);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	w->nr_dirs++;
+	w->path[(*len)++] = '/';
+	memcpy(w->path + *len, name, n + 1);
+	*len += n;
+	return fd;
+}
+
+/*
+ * A literal prefix that does not exist (yet): its directories are still
+ * where new children could appear, as far as the pattern stays literal.
+ */
+static int
+watch_missing(struct walk *w, size_t len, size_t ci)
+{
+	size_t n;
+	int r;
+
+	for (; ci < w->ncomp && w->dirs; ci++) {
+		w->path[len] = '\0';
+		if ((r = cgroup_list_add(w->dirs, rel(w))) < 0)
 			return r;
-		if (w->limited && depth_left == 0)
-			return 0;
-	} else if (strpbrk(comp, "*?[") == NULL) {
-		snprintf(next, sizeof(next), "%s/%s", rel, comp);
-		return walk(w, next, rest + n, depth_left, 0);
-	}
-	snprintf(full, sizeof(full), "%s%s", w->root, rel);
-	if ((d = opendir(full)) == NULL)
-		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.' &&
-		    (de->d_name[1] == '\0' ||
-		    (de->d_name[1] == '.' && de->d_name[2] == '\0')))
-			continue;
-		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
-			continue;
-		if (!globstar && fnmatch(comp, de->d_name, FNM_PERIOD) != 0)
-			continue;
-		if (globstar && de->d_name[0] == '.')
-			continue;
-		snprintf(next, sizeof(next), "%s/%s", rel, de->d_name);
-		if (globstar)
-			r = walk(w, next, rest, depth_left - 1,
-			    de->d_type == DT_DIR);
-		else
-			r = walk(w, next, rest + n, depth_left,
-			    de->d_type == DT_DIR);
-		if (r < 0)
+		n = strlen(w->comp[ci]);
+		if (strpbrk(w->comp[ci], "*?[") || len + 1 + n > w->room)
 			break;
+		w->path[len++] = '/';
+		memcpy(w->path + len, w->comp[ci], n + 1);
+		len += n;
 	}
-	closedir(d);
+	return 0;
+}
+
+/* A frame to read the directory fd for component ci; fd is closed on
+ * failure.  0 or -ENOMEM. */
+static int
+push(struct walk *w, int fd, size_t len, size_t ci, unsigned depth_left,
+    int capped)
+{
+	DIR *d;
+
+	if (w->nr == WALK_FRAMES) {
+		close(fd);
+		skip(w, CGROUP_SKIP_DEPTH, len, NULL);
+		return 0;
+	}
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return -ENOMEM;
+	}
+	w->st[w->nr++] = (struct frame){ d, len, ci, depth_left, capped };
+	return 0;
+}
+
+/*
+ * The directory fd (open on w->path, len long) reached with component
+ * ci left to match: a match at the pattern's end, literal components
+ * opened at once, a wildcard's directory pushed to be read, and for
+ * "**" both its children (pushed) and the zero-level alternative (on a
+ * second fd).  fd is consumed.  0 or -ENOMEM.
+ */
+static int
+visit(struct walk *w, int fd, size_t len, size_t ci, unsigned depth_left)
+{
+	int child, r;
+
+	for (;;) {
+		w->path[len] = '\0';
+		if (ci == w->ncomp) {
+			close(fd);
+			return cgroup_list_add(w->out, rel(w));
+		}
+		/* Whatever the component, new children here could match. */
+		if (w->dirs && (r = cgroup_list_add(w->dirs, rel(w))) < 0)
+			goto fail;
+		if (is_globstar(w->comp[ci])) {
+			child = openat(fd, ".", O_RDONLY | O_DIRECTORY |
+			    O_NONBLOCK | O_CLOEXEC);
+			if ((r = push(w, fd, len, ci, depth_left,
+			    w->limited && depth_left == 0)) < 0) {
+				if (child >= 0)
+					close(child);
+				return r;
+			}
+			if ((fd = child) < 0)
+				return 0;	/* gone meanwhile */
+			ci++;
+			continue;
+		}
+		if (strpbrk(w->comp[ci], "*?["))
+			return push(w, fd, len, ci, depth_left, 0);
+		child = open_child(w, fd, w->comp[ci], &len);
+		close(fd);
+		if (child < 0)
+			return watch_missing(w, len, ci);
+		fd = child;
+		ci++;
+	}
+fail:
+	close(fd);
 	return r;
+}
+
+/* Does the entry name a subdirectory the frame's component could take? */
+static int
+candidate(const struct walk *w, const struct frame *f,
+    const struct dirent *de)
+{
+	const char *comp = w->comp[f->ci];
+
+	if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+		return 0;
+	if (de->d_name[0] == '.' && (de->d_name[1] == '\0' ||
+	    (de->d_name[1] == '.' && de->d_name[2] == '\0')))
+		return 0;
+	if (is_globstar(comp))
+		return de->d_name[0] != '.';
+	return fnmatch(comp, de->d_name, FNM_PERIOD) == 0;
+}
+
+/* The next entry of the top frame: a child visited, or the frame done.
+ * 0 or -ENOMEM. */
+static int
+step(struct walk *w)
+{
+	struct frame *f = &w->st[w->nr - 1];
+	struct dirent *de;
+	size_t len = f->len;
+	int fd, glob;
+
+	errno = 0;
+	if ((de = readdir(f->d)) == NULL) {
+		if (errno && errno != ENOENT)
+			skip(w, CGROUP_SKIP_UNREADABLE, f->len, NULL);
+		closedir(f->d);
+		w->nr--;
+		return 0;
+	}
+	if (!candidate(w, f, de))
+		return 0;
+	if (f->capped) {
+		/* A subdirectory below what "**" may span: one skip for the
+		 * whole subtree, and nothing more read here. */
+		skip(w, CGROUP_SKIP_DEPTH, f->len, NULL);
+		closedir(f->d);
+		w->nr--;
+		return 0;
+	}
+	w->path[len] = '\0';
+	if ((fd = open_child(w, dirfd(f->d), de->d_name, &len)) < 0)
+		return 0;
+	glob = is_globstar(w->comp[f->ci]);
+	return visit(w, fd, len, glob ? f->ci : f->ci + 1,
+	    glob ? f->depth_left - 1 : f->depth_left);
+}
+
+/* The pattern split into its components (in *buf, to be freed). */
+static int
+split(struct walk *w, const char *pattern, char **buf)
+{
+	char *p, *save = NULL;
+	size_t n = 1;
+
+	for (p = (char *)pattern; *p; p++)
+		n += *p == '/';
+	if ((*buf = strdup(pattern)) == NULL ||
+	    (w->comp = calloc(n, sizeof(*w->comp))) == NULL)
+		return -ENOMEM;
+	for (p = strtok_r(*buf, "/", &save); p; p = strtok_r(NULL, "/", &save))
+		w->comp[w->ncomp++] = p;
+	return 0;
+}
+
+/* Every match of w's pattern below root into w->out.  0 or -errno. */
+static int
+walk(struct walk *w, const char *root, unsigned max_depth)
+{
+	int fd, r;
+
+	w->room = sizeof(w->path) - 1;
+	if (strlen(root) < w->room)
+		w->room -= strlen(root);
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+	r = visit(w, fd, 0, 0, max_depth);
+	while (r == 0 && w->nr)
+		r = step(w);
+	while (w->nr)
+		closedir(w->st[--w->nr].d);
+	return r;
+}
+
+/* Leave out of l what matches one of the exclude patterns. */
+static void
+exclude_matches(struct cgroup_list *l, char *const *exclude,
+    size_t nr_exclude)
+{
+	size_t i, j, k;
+
+	for (i = 0, k = 0; i < l->nr; i++) {
+		for (j = 0; j < nr_exclude; j++)
+			if (cgroupfs_match(exclude[j], l->path[i], 0))
+				break;
+		if (j < nr_exclude)
+			free(l->path[i]);
+		else
+			l->path[k++] = l->path[i];
+	}
+	l->nr = k;
 }
 
 int
 cgroupfs_expand(const char *root, const char *pattern, unsigned max_depth,
-    char *const *exclude, size_t nr_exclude, struct cgroup_list *out,
-    struct cgroup_list *dirs)
+    size_t max_dirs, char *const *exclude, size_t nr_exclude,
+    struct cgroup_list *out, struct cgroup_list *dirs,
+    struct cgroup_skips *sk)
 {
 	struct cgroup_list l = { 0, 0, NULL };
-	struct walk w = { root, max_depth != 0, &l, dirs };
-	size_t i, j, k;
+	struct walk *w;
+	char *buf = NULL;
 	int r;
 
-	r = walk(&w, "", pattern, max_depth, 0);
+	if (sk)
+		memset(sk, 0, sizeof(*sk));
+	if ((w = calloc(1, sizeof(*w))) == NULL)
+		return -ENOMEM;
+	w->limited = max_depth != 0;
+	w->max_dirs = max_dirs;
+	w->out = &l;
+	w->dirs = dirs;
+	w->sk = sk;
+	if ((r = split(w, pattern, &buf)) == 0)
+		r = walk(w, root, max_depth);
+	free(w->comp);
+	free(w);
+	free(buf);
 	if (r < 0) {
 		cgroup_list_free(&l);
 		return r;
 	}
 	cgroup_list_sort_unique(&l);
-	for (i = 0, k = 0; i < l.nr; i++) {
-		for (j = 0; j < nr_exclude; j++)
-			if (cgroupfs_match(exclude[j], l.path[i], 0))
-				break;
-		if (j < nr_exclude)
-			free(l.path[i]);
-		else
-			l.path[k++] = l.path[i];
-	}
-	l.nr = k;
+	exclude_matches(&l, exclude, nr_exclude);
 	*out = l;
 	return 0;
+}
+
+/*
+ * Down from root to path one component at a time, never through a link,
+ * the last opened with flags (the others O_PATH); *deleg, when not NULL,
+ * as cgroupfs_delegated says.  An fd or -errno.
+ */
+static int
+descend(const char *root, const char *path, int flags, size_t *deleg)
+{
+	const char *p = path, *name;
+	char comp[256];
+	struct stat st;
+	uid_t owner;
+	size_t n;
+	int fd, next;
+
+	if (deleg)
+		*deleg = 0;
+	if ((fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
+	/* The root's owner is who owns what is not delegated: root, or
+	 * whom a user namespace maps it to. */
+	if (fstat(fd, &st) < 0)
+		goto fail;
+	owner = st.st_uid;
+	while (*(p = skip_slashes(p)) != '\0') {
+		name = p;
+		n = comp_len(p);
+		p += n;
+		if (n >= sizeof(comp)) {
+			close(fd);
+			return -ENAMETOOLONG;
+		}
+		memcpy(comp, name, n);
+		comp[n] = '\0';
+		next = openat(fd, comp, (*skip_slashes(p) ? O_PATH : flags) |
+		    O_DIRECTORY | CG_OPEN);
+		close(fd);
+		if ((fd = next) < 0 || fstat(fd, &st) < 0)
+			goto fail;
+		if (deleg && *deleg == 0 && st.st_uid != owner)
+			*deleg = (size_t)(p - path);
+	}
+	return fd;
+fail:
+	next = -errno;
+	if (fd >= 0)
+		close(fd);
+	return next;
+}
+
+int
+cgroupfs_delegated(const char *root, const char *path, size_t *len)
+{
+	int fd = descend(root, path, O_PATH, len);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
+int
+cgroupfs_open_dir(const char *root, const char *path)
+{
+	int fd = descend(root, path, O_RDONLY, NULL);
+
+	/* The root itself ("/"): opened as it is, for reading. */
+	if (fd >= 0 && *skip_slashes(path) == '\0') {
+		close(fd);
+		fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	return fd;
 }
 
 void

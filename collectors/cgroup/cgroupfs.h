@@ -52,16 +52,69 @@ int cgroupfs_match(const char *pattern, const char *path,
     unsigned max_depth);
 
 /*
+ * The longest path, root included, expansion reports: what open(2),
+ * inotify and the cgroup label take whole.  A deeper cgroup is skipped.
+ */
+#define CGROUPFS_PATH_MAX 4096
+
+/* Why expansion left a subtree out, alone: the rest of the entry is
+ * expanded as usual. */
+enum cgroup_skip {
+	CGROUP_SKIP_UNREADABLE,		/* opening or reading it failed */
+	CGROUP_SKIP_TOO_LONG,		/* its path passes CGROUPFS_PATH_MAX */
+	CGROUP_SKIP_DEPTH,		/* below what "**" may span */
+	CGROUP_SKIP_CAP,		/* past the entry's directory cap */
+	CGROUP_SKIP_REASONS
+};
+
+/* Subtrees left out by one expansion, by reason, and the first of each
+ * (its path, cut to fit). */
+struct cgroup_skips {
+	size_t n[CGROUP_SKIP_REASONS];
+	char first[CGROUP_SKIP_REASONS][256];
+};
+
+/* The reason's name, as pmu_exporter_cgroups_skipped labels it. */
+const char *cgroup_skip_reason(enum cgroup_skip why);
+
+/*
  * Expand pattern into the existing cgroups it names, sorted and unique,
  * leaving out any that match one of the nr_exclude exclude patterns.  If
  * dirs is not NULL, every directory whose new children could match is
  * added to it (unsorted, possibly repeated): what an inotify watch set
  * needs.  A pattern without wildcards yields itself if it exists.
- * 0 or -errno (-ENOMEM, -ENAMETOOLONG).
+ *
+ * The walk opens each directory from its parent's fd (no path length
+ * limits it), never follows a link, keeps a fixed number of directories
+ * open however deep the tree, and opens at most max_dirs directories (0:
+ * no cap).  A subtree it cannot read, whose path is too long, below what
+ * max_depth lets "**" span or past max_dirs is left out alone and counted
+ * in *sk (when not NULL).  0 or -errno (-ENOMEM; the root unreadable).
  */
 int cgroupfs_expand(const char *root, const char *pattern, unsigned max_depth,
-    char *const *exclude, size_t nr_exclude, struct cgroup_list *out,
-    struct cgroup_list *dirs);
+    size_t max_dirs, char *const *exclude, size_t nr_exclude,
+    struct cgroup_list *out, struct cgroup_list *dirs,
+    struct cgroup_skips *sk);
+
+/*
+ * Does path (relative to root) lie in a delegated subtree: is it, or one
+ * of its ancestors below the root, owned by a user other than the root's
+ * owner (root, or whom a user namespace maps root to), as
+ * systemd's Delegate= (a user@UID.service) and container runtimes that
+ * hand a subtree to a user leave them?  *len is set to the length of the
+ * prefix of path that names the topmost such directory, the subtree's
+ * root, or 0 when there is none.  Opened from the root down without
+ * following links.  0 or -errno (-ENOENT: gone).
+ */
+int cgroupfs_delegated(const char *root, const char *path, size_t *len);
+
+/*
+ * The directory of the cgroup path (relative to root), opened for reading
+ * (what perf_event_open and name_to_handle_at take) from the root down one
+ * component at a time, never through a link, never blocking.  An fd or
+ * -errno.
+ */
+int cgroupfs_open_dir(const char *root, const char *path);
 
 /* Append a copy of path; 0 or -ENOMEM. */
 int cgroup_list_add(struct cgroup_list *l, const char *path);

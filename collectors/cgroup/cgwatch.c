@@ -29,8 +29,9 @@ struct cgwatch {
 	struct watch *w;
 };
 
+/* Directories only, never through a link (a tenant's, in its subtree). */
 #define CGWATCH_MASK (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | \
-	IN_ONLYDIR)
+	IN_ONLYDIR | IN_DONT_FOLLOW)
 
 int
 cgwatch_new(struct cgwatch **out)

@@ -335,6 +335,7 @@ collector_free(struct collector *c)
 	for (i = 0; i < c->set.nr; i++)
 		target_free(c->set.v[i]);
 	free(c->set.v);
+	shares_free(&c->set.shares);
 	source_kinds_fini(c->kstate);
 	planstate_fini(c->cfg, &c->ps);
 	cpumap_free(&c->online.map);

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "collectors/cgroup/cgroupfs.h"
 #include "collectors/cgroup/cgwatch.h"
 #include "collectors/collector/collector.h"
 #include "collectors/collector/source.h"
@@ -84,6 +85,13 @@ struct target {
 	int names_held;			/* held out of a snapshot once, for
 					   its container's names (snapbuild.c) */
 	int skip_asked;			/* ... skips: not counted, as asked */
+	size_t deleg;			/* the length of the prefix of cgroup
+					   naming its delegated subtree
+					   (cgroupfs_delegated), 0: none */
+	int deleg_known;		/* deleg was looked up */
+	int share_refused;		/* its subtree had its share, or it
+					   gave its room to a cgroup not
+					   delegated (targetset.c) */
 	struct source_hold *attached[SOURCE_KINDS];	/* what each kind's
 					   attach left (source.h) */
 };
@@ -137,6 +145,9 @@ struct cgroot {
 	int v2, found;
 	struct cgwatch *watch;		/* NULL without inotify */
 	int logged_watch;
+	size_t skipped[CGROUP_SKIP_REASONS];	/* subtrees the last pass's
+					   walks left out, by reason (as
+					   the log last said too) */
 };
 
 /* The online CPUs, and the file that tells when they change (hotplug.c). */
@@ -157,12 +168,29 @@ struct planstate {
 
 /* The target set (targetset.c), sorted (target_cmp), and what its last
  * pass found. */
+/* A delegated subtree's share of what a pass opens (share.c): its
+ * cgroups counted, and those in the set not counted (for the share, or
+ * for want of room). */
+struct share {
+	char *subtree;			/* its root, from the cgroup root */
+	size_t counted, refused;
+};
+
+struct shares {
+	struct share *v;		/* in the order first met */
+	size_t nr;
+};
+
 struct targetset {
 	struct target **v;
 	size_t nr;
 	uint64_t max_fds;		/* the fd budget */
 	size_t matched, counted, skipped;
 	size_t skipped_logged;		/* ... as last reported */
+	struct shares shares;		/* the delegated subtrees the last
+					   pass met */
+	size_t share_refused;		/* ... their cgroups it refused for
+					   the share alone */
 };
 
 /* What the log says once (instance.c). */
@@ -280,6 +308,7 @@ long target_open(struct collector *c, struct target *t,
     const struct adopt *ad, struct asks *as, size_t budget, int enable);
 size_t target_fds(const struct target *t);	/* perf fds it holds */
 void target_enable(struct target *t);
+void target_close(struct target *t);
 void target_retire(struct target *t);
 
 /*
@@ -360,6 +389,44 @@ int source_open(const struct collector *c, struct target *t,
     struct tgroup *tg, struct inst *in, int cgfd, struct source **out);
 int source_current(const struct target *t, const struct tgroup *tg,
     const struct source *s);	/* may an adopted instance keep s? */
+
+/*
+ * share.c: each delegated subtree's share of one pass (see its header).
+ * shares_begin: every cgroup target of v (the next set) looked up once
+ * (is it delegated, and where), its subtree's counted ones counted, its
+ * share_refused cleared; 0 or -ENOMEM.  shares_admit: 1 when t may be
+ * opened, 0 when its subtree has its share or it gave its room up in
+ * this pass (t->share_refused).  shares_opened: t was.  shares_evict:
+ * the last opened delegated target of v closed for for_whom, which found
+ * no room; 1 with the perf fds it held in *fds, 0 when there is none.
+ * shares_end: the pass's shares become the set's, the changes said.
+ */
+int shares_begin(const struct collector *c, struct target *const *v, size_t n,
+    struct shares *sh);
+int shares_admit(const struct collector *c, struct shares *sh,
+    struct target *t);
+void shares_opened(struct shares *sh, const struct target *t);
+int shares_evict(const struct collector *c, struct shares *sh,
+    struct target *const *v, size_t n, const struct target *for_whom,
+    size_t *fds);
+void shares_end(struct collector *c, struct shares *sh);
+void shares_free(struct shares *sh);
+
+/*
+ * cgnews.c: the cgroups a pass began counting (came) and those gone,
+ * said one info line per subtree at cgnews_say (each by name at debug),
+ * which frees n too.  cgnews_add: 0, or -ENOMEM with the change said at
+ * once instead.
+ */
+struct cgnews_sub;
+struct cgnews {
+	struct cgnews_sub *v;
+	size_t nr;
+};
+int cgnews_add(struct collector *c, struct cgnews *n, const struct target *t,
+    int came);
+void cgnews_say(struct collector *c, struct cgnews *n);
+void cgnews_free(struct cgnews *n);
 
 /* interval.c: a cgroup came or went (inotify): rescan at the next collection. */
 void interval_cgroups_changed(struct collector *c);

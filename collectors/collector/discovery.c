@@ -1,7 +1,8 @@
 /*
  * discovery.c - the cgroup side of a pass over the target set
  * (targetset.c): every cgroups: entry's pattern matched against the
- * hierarchy, an entry matching nothing said once, the inotify watch set
+ * hierarchy, an entry matching nothing said once, the subtrees the walks
+ * left out (cgroupfs_expand) counted and said once, the inotify watch set
  * pointed at the directories where matches can appear, and the wanted
  * set worked out (wanted.c).  Runs on the collector thread at every pass:
  * when inotify says something changed, at every cgroup_rescan_interval,
@@ -17,6 +18,58 @@
 #include "collectors/collector/collector_int.h"
 #include "collectors/collector/wanted.h"
 
+/* The subtrees a pass's walks left out (cgroupfs_expand), by reason,
+ * and the first of each with its entry. */
+struct pass_skips {
+	struct cgroup_skips sk;
+	const struct plan_target *entry[CGROUP_SKIP_REASONS];
+};
+
+static void
+skips_add(struct pass_skips *ps, const struct plan_target *ct,
+    const struct cgroup_skips *sk)
+{
+	size_t k;
+
+	for (k = 0; k < CGROUP_SKIP_REASONS; k++) {
+		if (sk->n[k] && ps->entry[k] == NULL) {
+			ps->entry[k] = ct;
+			memcpy(ps->sk.first[k], sk->first[k],
+			    sizeof(sk->first[k]));
+		}
+		ps->sk.n[k] += sk->n[k];
+	}
+}
+
+/*
+ * What the walks left out, said when a reason's count changes from what
+ * the log last said: a tenant's chain of directories is one warning, not
+ * one per rescan.
+ */
+static void
+skips_done(struct collector *c, const struct pass_skips *ps)
+{
+	const struct plan_target *ct;
+	size_t k, n;
+
+	for (k = 0; k < CGROUP_SKIP_REASONS; k++) {
+		n = ps->sk.n[k];
+		ct = ps->entry[k];
+		if (n && n != c->cg.skipped[k])
+			REPORT(c, 4, ps->sk.first[k], NULL, NULL, -1, 0,
+			    "%s:%d:%d: cgroup path %s: %zu subtree%s left "
+			    "out (%s), the first %s; the rest is counted",
+			    c->cfg->source, ct->line, ct->col, ct->path, n,
+			    n == 1 ? "" : "s", cgroup_skip_reason(k),
+			    ps->sk.first[k]);
+		else if (n == 0 && c->cg.skipped[k])
+			REPORT(c, 6, NULL, NULL, NULL, -1, 0, "no cgroup "
+			    "subtree is left out (%s) any more",
+			    cgroup_skip_reason(k));
+		c->cg.skipped[k] = n;
+	}
+}
+
 /*
  * Expand every cgroups: entry into lists[i], and the directories read
  * into dirs.  0 or -ENOMEM.
@@ -26,6 +79,8 @@ expand_all(struct collector *c, struct cgroup_list *lists,
     struct cgroup_list *dirs)
 {
 	const struct plan *cfg = c->cfg;
+	struct pass_skips ps = { 0 };
+	struct cgroup_skips sk;
 	size_t i;
 	int r;
 
@@ -35,8 +90,10 @@ expand_all(struct collector *c, struct cgroup_list *lists,
 		if (ct->kind != PLAN_TARGET_CGROUP)
 			continue;
 		r = cgroupfs_expand(c->cg.path, ct->path, ct->depth,
-		    ct->exclude, ct->nr_exclude, &lists[i],
-		    c->cg.watch ? dirs : NULL);
+		    ct->max_dirs, ct->exclude, ct->nr_exclude, &lists[i],
+		    c->cg.watch ? dirs : NULL, &sk);
+		if (r == 0)
+			skips_add(&ps, ct, &sk);
 		if (r < 0) {
 			REPORT(c, 4, ct->path, NULL, NULL, -1, -r,
 			    "%s:%d:%d: cgroup path %s: %s",
@@ -58,6 +115,7 @@ expand_all(struct collector *c, struct cgroup_list *lists,
 		} else if (lists[i].nr > 0)
 			c->ps.pattern_empty[i] = 0;
 	}
+	skips_done(c, &ps);
 	return 0;
 }
 

@@ -80,6 +80,13 @@ enum plan_fallback {
 	PLAN_FALLBACK_SKIP		/* not counted, as the entry asks */
 };
 
+/* An entry's walk unless it says otherwise (config.c): the levels a "**"
+ * spans, and the directories it opens in a pass. */
+#define PLAN_DEFAULT_DEPTH 32
+#define PLAN_DEFAULT_MAX_DIRS 10000
+/* The share of each delegated subtree (a user's) unless the config says. */
+#define PLAN_DEFAULT_DELEGATED_MAX 16
+
 struct plan_target {
 	enum plan_target_kind kind;
 	int all_cpus;			/* cpus: all */
@@ -87,6 +94,8 @@ struct plan_target {
 	char *path;			/* cgroup path or pattern, from the root */
 	int per_cpu;			/* cgroup: export a cpu label */
 	unsigned depth;			/* levels "**" may span; 0: any */
+	size_t max_dirs;		/* directories its walk opens in a
+					   pass (cgroupfs_expand); 0: any */
 	size_t nr_exclude;
 	char **exclude;			/* patterns of cgroups left out */
 	size_t nr_relabel;
@@ -119,6 +128,8 @@ struct plan {
 	uint64_t interval_ns;
 	uint64_t rescan_ns;		/* full cgroup rescan, besides inotify */
 	uint64_t max_fds;		/* perf fd budget; 0: a share of the limit */
+	size_t delegated_max;		/* cgroups each delegated subtree may
+					   have counted (targetset.c) */
 	size_t nr_mode_options;
 	struct plan_mode_option *mode_options;
 	size_t nr_groups;

@@ -496,6 +496,60 @@ target_rows(struct build *b, const struct target *t,
 	return 0;
 }
 
+/* Each delegated subtree's cgroups not counted (share.c), as one family
+ * with a subtree label; none while no subtree is delegated. */
+static int
+own_shares(const struct collector *c, struct snapshot *s)
+{
+	const struct shares *sh = &c->set.shares;
+	struct snap_metric *m;
+	const char **lv;
+	double *v;
+	size_t i;
+
+	if (sh->nr == 0)
+		return 0;
+	m = snapshot_alloc(s, sizeof(*m));
+	lv = snapshot_alloc(s, sh->nr * sizeof(*lv));
+	v = snapshot_alloc(s, sh->nr * sizeof(*v));
+	if (m == NULL || lv == NULL || v == NULL)
+		return -ENOMEM;
+	for (i = 0; i < sh->nr; i++) {
+		if ((lv[i] = snapshot_strdup(s, sh->v[i].subtree)) == NULL)
+			return -ENOMEM;
+		v[i] = (double)sh->v[i].refused;
+	}
+	*m = (struct snap_metric){ "pmu_exporter_delegated_cgroups_refused",
+	    "gauge", "Cgroups of a delegated subtree not counted: over its "
+	    "share (delegated_max_cgroups), or no room left for them.", sh->nr, "subtree", lv, v };
+	s->own.metrics = m;
+	s->own.nr_metrics = 1;
+	return 0;
+}
+
+/* What the collector shows of itself beside the kinds (snapshot.h): the
+ * subtrees the cgroup walks left out, by reason, and the delegated
+ * subtrees' refusals. */
+static int
+own_stats(const struct collector *c, struct snapshot *s)
+{
+	size_t k;
+
+	s->own.kind = "collector";
+	s->own.wanted = 1;
+	s->own.skipped = snapshot_alloc(s, (CGROUP_SKIP_REASONS + 1) *
+	    sizeof(*s->own.skipped));
+	if (s->own.skipped == NULL || own_shares(c, s) < 0)
+		return -ENOMEM;
+	for (k = 0; k < CGROUP_SKIP_REASONS; k++)
+		s->own.skipped[k] = (struct snap_skip){
+		    cgroup_skip_reason(k), c->cg.skipped[k] };
+	s->own.skipped[k] = (struct snap_skip){ "delegated_share",
+	    c->set.share_refused };
+	s->own.nr_skipped = CGROUP_SKIP_REASONS + 1;
+	return 0;
+}
+
 /* The collector's own figures: times, fds, cgroups, the kinds' parts.
  * 0 or -ENOMEM. */
 static int
@@ -514,6 +568,8 @@ build_status(struct build *b, double duration_s)
 	s->cgroups_counted = c->set.counted > s->cgroups_no_perf ?
 	    c->set.counted - s->cgroups_no_perf : 0;
 	s->cgroups_skipped = c->set.skipped;
+	if (own_stats(c, s) < 0)
+		return -ENOMEM;
 	if ((s->sources = snapshot_alloc(s, SOURCE_KINDS *
 	    sizeof(*s->sources))) == NULL)
 		return -ENOMEM;

@@ -120,6 +120,10 @@ struct snapshot {
 	size_t cgroups_no_perf;		/* ... with no perf_event state */
 	size_t nr_sources;
 	struct snap_source *sources;	/* one per source kind, in order */
+	struct snap_source own;		/* the collector's own reasons and
+					   families: subtrees the cgroup
+					   walks left out, the delegated
+					   subtrees' shares */
 	int reload_ok;			/* the last reload worked */
 	double reload_success_s;	/* when the config last loaded */
 	size_t nr_rows;

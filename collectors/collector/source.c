@@ -264,8 +264,10 @@ source_detach(struct target *t)
 	size_t i;
 
 	for (i = 0; i < SOURCE_KINDS; i++)
-		if (t->attached[i])
+		if (t->attached[i]) {
 			t->attached[i]->ops->release(t->attached[i]);
+			t->attached[i] = NULL;
+		}
 }
 
 /* ---- instances --------------------------------------------------- */

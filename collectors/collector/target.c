@@ -9,7 +9,6 @@
 #include "autoconf.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -182,17 +181,12 @@ target_grow(struct target *t)
 static int
 target_dir(struct collector *c, const struct target *t)
 {
-	char path[8192];
-	int fd, r;
+	int fd = cgroupfs_open_dir(c->cg.path, t->cgroup);
 
-	snprintf(path, sizeof(path), "%s%s", c->cg.path,
-	    strcmp(t->cgroup, "/") == 0 ? "" : t->cgroup);
-	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0)
-		return fd;
-	r = -errno;
-	REPORT(c, 7, t->cgroup, NULL, NULL, -1, -r, "cgroup %s: %s: %s",
-	    t->cgroup, path, strerror(-r));
-	return r;
+	if (fd < 0)
+		REPORT(c, 7, t->cgroup, NULL, NULL, -1, -fd, "cgroup %s: %s%s: "
+		    "%s", t->cgroup, c->cg.path, t->cgroup, strerror(-fd));
+	return fd;
 }
 
 /*
@@ -270,6 +264,22 @@ out:
 	if (cgfd >= 0)
 		close(cgfd);
 	return r < 0 ? r : (long)fds;
+}
+
+/*
+ * t counts no more but stays in the set, unopened: its instances closed
+ * and what its kinds attached released (a kind's slot may be free again
+ * only after the next refresh).  A later pass may open it again.
+ */
+void
+target_close(struct target *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_groups; i++)
+		insts_free(&t->groups[i]);
+	source_detach(t);
+	t->opened = 0;
 }
 
 /* Perf fds t holds. */

@@ -15,10 +15,14 @@
  *      keeps the running targets that still match; a rebuild makes every
  *      target anew and its instances adopt the old ones that stay the
  *      same (instance.c), so their series go on;
- *   4. what is new or was left out opened, within the fd budget;
+ *   4. what is new or was left out opened, within the fd budget: the
+ *      cgroups not delegated first, each delegated subtree within its
+ *      share, and a cgroup not delegated that finds no room taking it
+ *      from a delegated one (share.c);
  *   5. the swap: the next set in, the old targets it does not hold read
  *      one last time and closed;
- *   6. what changed said once (the log lines a user acts on).
+ *   6. what changed said once (the log lines a user acts on), the
+ *      cgroups come and gone one line per subtree (cgnews.c).
  *
  * Out of memory halfway, a rescan leaves the running set as it was; a
  * rebuild, whose new targets have taken over the old ones' instances,
@@ -70,6 +74,8 @@ struct pass {
 	struct target **fresh;		/* the targets made by this pass */
 	size_t nfresh;
 	size_t fds_in_use;		/* by the next set, so far */
+	struct shares sh;		/* the delegated subtrees' shares */
+	struct cgnews news;		/* cgroups come and gone, to say */
 };
 
 static void
@@ -338,44 +344,73 @@ open_one(struct collector *c, struct pass *p, struct target *t)
 	p->fds_in_use += (size_t)r;
 	o = p->rebuild && t->cgroup ? target_find(p->ad.old, p->ad.nr, t->cgroup) :
 	    NULL;
+	/* Out of memory to gather it: the pass fails, as at any other
+	 * allocation (a rescan changes nothing). */
 	if (t->cgroup && (o == NULL || !o->opened))
-		REPORT(c, 6, t->cgroup, NULL, NULL, -1, 0, "counting cgroup "
-		    "%s", t->cgroup);
+		return cgnews_add(c, &p->news, t, 1);
 	return 0;
 }
 
 /*
+ * Open t within its delegated subtree's share; a cgroup not delegated
+ * that finds no room (the fd budget, a kind's slots) takes it from a
+ * delegated one (share.c).  As open_one.
+ */
+static int
+open_fair(struct collector *c, struct pass *p, struct target *t)
+{
+	size_t freed;
+	int r;
+
+	if (!shares_admit(c, &p->sh, t))
+		return 0;
+	r = open_one(c, p, t);
+	while (r == 0 && t->cgroup && t->deleg == 0 && !t->opened &&
+	    (t->skipped || t->no_room) &&
+	    shares_evict(c, &p->sh, p->v, p->n, t, &freed)) {
+		p->fds_in_use -= freed;
+		if (!t->skipped)
+			break;	/* a kind's slot is free after its refresh:
+				   this cgroup has it at the next pass */
+		r = open_one(c, p, t);
+	}
+	if (r == 0 && t->opened)
+		shares_opened(&p->sh, t);
+	return r;
+}
+
+/*
  * Open what is new or was left out, in order (the system-wide target
- * first), enabling it but at start; targets that vanished meanwhile
- * leave the next set.  The running set stays valid.  0 or -ENOMEM, with
- * every target not yet opened still in the set.
+ * first), enabling it but at start: the cgroups not delegated, then the
+ * delegated ones, so that no tenant's cgroup takes room for being found
+ * first.  Targets that vanished meanwhile leave the next set.  The
+ * running set stays valid.  0 or -ENOMEM, with every target not yet
+ * opened still in the set.
  */
 static int
 open_next(struct collector *c, struct pass *p)
 {
 	struct target *t;
 	size_t i, j;
-	int r;
+	int r = 0, round;
 
 	p->took = 1;			/* instances change hands from here */
 	p->fds_in_use = fds_in_use(c, p->v, p->n);
-	for (i = 0, j = 0; i < p->n; i++) {
-		t = p->v[i];
-		r = t->opened ? 0 : open_one(c, p, t);
-		if (r == -ENOMEM) {
-			memmove(&p->v[j], &p->v[i],
-			    (p->n - i) * sizeof(*p->v));
-			p->n = j + (p->n - i);
-			return -ENOMEM;
+	if (shares_begin(c, p->v, p->n, &p->sh) < 0)
+		return -ENOMEM;
+	for (round = 0; round < 2 && r != -ENOMEM; round++)
+		for (i = 0; i < p->n && r != -ENOMEM; i++) {
+			t = p->v[i];
+			if (t->opened || (t->cgroup && t->deleg) != round)
+				continue;
+			if ((r = open_fair(c, p, t)) == -ENOENT)
+				t->seen = 0;	/* dropped at the swap */
 		}
-		if (r == -ENOENT) {
-			t->seen = 0;	/* dropped at the swap */
-			continue;
-		}
-		p->v[j++] = t;
-	}
+	for (i = 0, j = 0; i < p->n; i++)
+		if (p->v[i]->seen)
+			p->v[j++] = p->v[i];
 	p->n = j;
-	return 0;
+	return r == -ENOMEM ? r : 0;
 }
 
 /* ---- the swap ----------------------------------------------------- */
@@ -397,8 +432,7 @@ swap_in(struct collector *c, struct pass *p, const struct plan *old_cfg,
 			continue;
 		if (t->opened && t->cgroup && target_find(p->v, p->n,
 		    t->cgroup) == NULL)
-			REPORT(c, 6, t->cgroup, NULL, NULL, -1, 0, "cgroup %s "
-			    "is gone; its series are dropped", t->cgroup);
+			(void)cgnews_add(c, &p->news, t, 0);	/* said */
 		target_retire(t);
 	}
 	for (i = 0; i < p->nfresh; i++)
@@ -433,7 +467,7 @@ report_tally(struct collector *c, size_t fds_in_use)
 			continue;
 		t.matched++;
 		t.counted += x->opened;
-		if (x->opened)
+		if (x->opened || x->share_refused)
 			continue;
 		if (x->nr_groups == 0 && (x->refused || x->skip_asked))
 			t.refused++;
@@ -555,6 +589,9 @@ targetset_reconcile(struct collector *c, const struct plan *cfg,
 		}
 		r = -ECANCELED;		/* nothing changed */
 	}
+	cgnews_say(c, &p.news);		/* as the old lines were: at once */
+	if (r == 0)
+		shares_end(c, &p.sh);
 	if (r == 0 && report_tally(c, p.fds_in_use))
 		p.as->rescan_soon = 1;	/* room is freed: at the next
 					   collection, not a rescan later */
@@ -568,6 +605,8 @@ targetset_reconcile(struct collector *c, const struct plan *cfg,
 	free(p.e.answer);
 	free(p.e.mode);
 	wanted_free(&p.w);
+	shares_free(&p.sh);
+	cgnews_free(&p.news);
 	for (i = 0; lists && i < n; i++)
 		cgroup_list_free(&lists[i]);
 	free(lists);

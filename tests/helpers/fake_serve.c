@@ -3,7 +3,8 @@
  * snapshot of a chosen size, without perf events: for the tests that need
  * responses larger than a socket buffer, and for bench/http_bench.sh.
  *
- *   fake_serve [--big NBIG] ADDR NSERIES [MAX_REQUESTS [WEB_CONFIG]]
+ *   fake_serve [--big NBIG] [--per-ip N] ADDR NSERIES
+ *       [MAX_REQUESTS [WEB_CONFIG]]
  *   fake_serve --render NSERIES ROUNDS
  *
  * NSERIES pmu_cgroup_events_total series (4 events per row, per-CPU rows
@@ -11,7 +12,8 @@
  * snapshot is published every second, as the collector would, so each
  * second's first scrape pays the render.  With --big, the same server
  * also serves NBIG series at /big, published alongside: a small scrape
- * and a large render on one server.  Runs until SIGTERM or SIGINT.
+ * and a large render on one server.  --per-ip: scrapes in flight per
+ * client address (default: no limit).  Runs until SIGTERM or SIGINT.
  *
  * --render times ROUNDS fresh snapshots rendered in each variant, as the
  * first scrape of a snapshot does, and prints bytes and MB/s per variant.
@@ -138,6 +140,7 @@ main(int argc, char **argv)
 	struct timespec sec = { 1, 0 };
 	uint64_t seq = 1;
 	size_t n, nbig = 0;
+	unsigned per_ip = 0;
 
 	if (argc == 4 && strcmp(argv[1], "--render") == 0)
 		return render_bench(strtoul(argv[2], NULL, 10), atoi(argv[3]));
@@ -146,9 +149,14 @@ main(int argc, char **argv)
 		argv += 2;
 		argc -= 2;
 	}
+	if (argc > 2 && strcmp(argv[1], "--per-ip") == 0) {
+		per_ip = (unsigned)strtoul(argv[2], NULL, 10);
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: fake_serve [--big NBIG] ADDR NSERIES "
-		    "[MAX_REQUESTS [WEB_CONFIG]]\n");
+		fprintf(stderr, "usage: fake_serve [--big NBIG] [--per-ip N] "
+		    "ADDR NSERIES [MAX_REQUESTS [WEB_CONFIG]]\n");
 		return 2;
 	}
 	n = strtoul(argv[2], NULL, 10);
@@ -158,6 +166,7 @@ main(int argc, char **argv)
 	o.telemetry_path = "/metrics";
 	o.snapshot = current;
 	o.max_requests = argc > 3 ? (unsigned)atoi(argv[3]) : 40;
+	o.max_requests_per_ip = per_ip;
 	o.max_connections_per_ip = 0;
 	o.header_timeout_s = 10;
 	o.auth_failures_per_minute = HTTP_DEFAULT_AUTH_FAILURES_PER_MINUTE;

@@ -32,7 +32,9 @@
 # - Debian's arm64 kernel (linux-image-*-arm64-unsigned: CONFIG_ARM_PMU,
 #   CONFIG_CGROUP_PERF, CONFIG_BPF_SYSCALL all built in) and
 #   busybox-static:arm64, fetched with `apt-get download` into OUT/cache
-#   and unpacked there, never installed on the host.
+#   and unpacked there, never installed on the host;
+# - the arm64 image of the OCI archive PMU_VM_IMAGE names, unpacked at
+#   /img: its own daemon and libraries, which tests/vm/image.vm runs.
 set -u
 SRC=$(cd "$1" && pwd) OUT=$2
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
@@ -133,6 +135,30 @@ done
 interp=$(LC_ALL=C readelf -l "$B/daemon/pmu_exporter" | sed -n 's/.*interpreter: \(.*\)\]/\1/p')
 mkdir -p "$R$(dirname "$interp")"
 cp -L "$(findlib "$(basename "$interp")")" "$R$interp" || rig_fail "no arm64 $interp"
+
+# ---- the arm64 image's own root, from the multi-arch OCI archive --------
+# PMU_VM_IMAGE names the archive packaging/image.sh made (the Makefile's
+# vm-boot passes it); its arm64 image's layers are unpacked at /img, where
+# tests/vm/image.vm runs that image's daemon on that image's libraries.
+# What went wrong goes to /pmu/image.why, which image.vm fails with.
+image_root() {
+	local oci=$OUT/oci list m d
+	rm -rf "$oci" && mkdir -p "$oci" "$R/img" || return 1
+	[ -f "$1" ] || { echo "no image archive $1 (make image)"; return 1; }
+	tar -xf "$1" -C "$oci" index.json || { echo "$1: no index.json"; return 1; }
+	list=$(jq -r '.manifests[0].digest | sub(":"; "/")' "$oci/index.json")
+	tar -xf "$1" -C "$oci" "blobs/$list" || { echo "$1: no image index $list"; return 1; }
+	m=$(jq -r '.manifests[] | select(.platform.architecture == "arm64") | .digest | sub(":"; "/")' "$oci/blobs/$list")
+	[ -n "$m" ] || { echo "$1: no arm64 image in its index"; return 1; }
+	tar -xf "$1" -C "$oci" "blobs/$m" || { echo "$1: no manifest $m"; return 1; }
+	for d in $(jq -r '.layers[].digest | sub(":"; "/")' "$oci/blobs/$m"); do
+		tar -xOf "$1" "blobs/$d" | tar --numeric-owner -xzf - -C "$R/img" ||
+			{ echo "$1: layer $d unreadable"; return 1; }
+	done
+	rm -rf "$oci"
+}
+image_root "${PMU_VM_IMAGE:-(PMU_VM_IMAGE unset)}" > "$R/pmu/image.why" 2>&1 && rm -f "$R/pmu/image.why"
+
 (cd "$R" && find . | cpio -o -H newc --quiet | gzip -1) > "$OUT/initrd.gz" ||
 	rig_fail "packing the initramfs failed"
 

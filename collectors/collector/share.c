@@ -1,0 +1,211 @@
+/*
+ * share.c - each delegated subtree's share of what a pass opens (see
+ * collector_int.h).  A delegated subtree is one systemd or a runtime
+ * handed to a user (a user@UID.service, chowned to the user): its owner
+ * can make as many cgroups there as the kernel allows, with no privilege,
+ * and without a share it would take the fd budget and a source kind's slots first
+ * come, first served, before the containers of the machine's own
+ * runtimes appear.
+ *
+ * So a pass (targetset.c) opens the cgroups that are not delegated first,
+ * each delegated subtree (keyed by its root, the topmost directory a
+ * user owns) gets at most delegated_max_cgroups counted, and a cgroup not
+ * delegated that finds no room takes it from a delegated one, which is
+ * closed and stays in the set, unopened, until there is room again.  What
+ * each subtree had refused is what the exporter says of itself
+ * (pmu_exporter_delegated_cgroups_refused) and, once per change, the log.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectors/cgroup/cgroupfs.h"
+#include "collectors/collector/collector_int.h"
+
+static struct share *
+share_find(const struct shares *sh, const char *path, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < sh->nr; i++)
+		if (strlen(sh->v[i].subtree) == len &&
+		    memcmp(sh->v[i].subtree, path, len) == 0)
+			return &sh->v[i];
+	return NULL;
+}
+
+/* t's subtree's share, made when first met.  NULL: out of memory. */
+static struct share *
+share_of(struct shares *sh, const struct target *t)
+{
+	struct share *s = share_find(sh, t->cgroup, t->deleg), *tmp;
+
+	if (s)
+		return s;
+	tmp = realloc(sh->v, (sh->nr + 1) * sizeof(*tmp));
+	if (tmp == NULL)
+		return NULL;
+	sh->v = tmp;
+	s = &tmp[sh->nr];
+	if ((s->subtree = strndup(t->cgroup, t->deleg)) == NULL)
+		return NULL;
+	s->counted = s->refused = 0;
+	sh->nr++;
+	return s;
+}
+
+int
+shares_begin(const struct collector *c, struct target *const *v, size_t n,
+    struct shares *sh)
+{
+	struct share *s;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct target *t = v[i];
+
+		if (t->cgroup == NULL)
+			continue;
+		t->share_refused = 0;
+		/* Gone meanwhile: not delegated, and its open fails. */
+		if (!t->deleg_known && cgroupfs_delegated(c->cg.path,
+		    t->cgroup, &t->deleg) < 0)
+			t->deleg = 0;
+		t->deleg_known = 1;
+		if (t->deleg == 0)
+			continue;
+		if ((s = share_of(sh, t)) == NULL)
+			return -ENOMEM;
+		s->counted += t->opened;
+	}
+	return 0;
+}
+
+int
+shares_admit(const struct collector *c, struct shares *sh, struct target *t)
+{
+	struct share *s;
+
+	if (t->share_refused)
+		return 0;		/* it gave its room up in this pass */
+	if (t->cgroup == NULL || t->deleg == 0)
+		return 1;
+	s = share_find(sh, t->cgroup, t->deleg);
+	if (s && s->counted >= c->cfg->delegated_max) {
+		t->share_refused = 1;
+		return 0;
+	}
+	return 1;
+}
+
+void
+shares_opened(struct shares *sh, const struct target *t)
+{
+	struct share *s;
+
+	if (t->cgroup && t->deleg &&
+	    (s = share_find(sh, t->cgroup, t->deleg)) != NULL)
+		s->counted++;
+}
+
+int
+shares_evict(const struct collector *c, struct shares *sh,
+    struct target *const *v, size_t n, const struct target *for_whom,
+    size_t *fds)
+{
+	struct share *s;
+	struct target *t;
+	size_t i;
+
+	/* The last one opened in path order: a subtree's first cgroups,
+	 * which it has counted longest, stay. */
+	for (i = n; i-- > 0;) {
+		t = v[i];
+		if (!t->opened || t->cgroup == NULL || t->deleg == 0 ||
+		    (s = share_find(sh, t->cgroup, t->deleg)) == NULL)
+			continue;
+		*fds = target_fds(t);
+		target_close(t);
+		t->share_refused = 1;
+		s->counted--;
+		REPORT(c, 7, t->cgroup, NULL, NULL, -1, 0, "cgroup %s, of the "
+		    "delegated subtree %s, is not counted any more: its room "
+		    "goes to %s", t->cgroup, s->subtree, for_whom->cgroup);
+		return 1;
+	}
+	return 0;
+}
+
+void
+shares_free(struct shares *sh)
+{
+	size_t i;
+
+	for (i = 0; i < sh->nr; i++)
+		free(sh->v[i].subtree);
+	free(sh->v);
+	sh->v = NULL;
+	sh->nr = 0;
+}
+
+/* What the log last said of subtree path: its refusals then. */
+static size_t
+said_before(const struct shares *old, const char *path)
+{
+	const struct share *s = share_find(old, path, strlen(path));
+
+	return s ? s->refused : 0;
+}
+
+/*
+ * What the pass left of each subtree: its cgroups in the set not counted,
+ * for its share or for want of room (the set is the pass's, swapped in),
+ * and those refused for the share alone.
+ */
+static void
+shares_tally(struct collector *c, struct shares *sh)
+{
+	struct share *s;
+	size_t i;
+
+	c->set.share_refused = 0;
+	for (i = 0; i < c->set.nr; i++) {
+		const struct target *t = c->set.v[i];
+
+		if (t->cgroup == NULL || t->deleg == 0 || t->opened ||
+		    (s = share_find(sh, t->cgroup, t->deleg)) == NULL)
+			continue;
+		s->refused++;
+		c->set.share_refused += t->share_refused != 0;
+	}
+}
+
+void
+shares_end(struct collector *c, struct shares *sh)
+{
+	const struct share *s;
+	size_t i, before;
+
+	shares_tally(c, sh);
+	for (i = 0; i < sh->nr; i++) {
+		s = &sh->v[i];
+		before = said_before(&c->set.shares, s->subtree);
+		if (s->refused && s->refused != before)
+			REPORT(c, 4, s->subtree, NULL, NULL, -1, 0, "delegated "
+			    "subtree %s: %zu cgroup%s not counted: it has its "
+			    "share, %zu (delegated_max_cgroups), or no room is "
+			    "left, and cgroups not delegated go first",
+			    s->subtree, s->refused, s->refused == 1 ? " is" :
+			    "s are", c->cfg->delegated_max);
+		else if (s->refused == 0 && before)
+			REPORT(c, 6, s->subtree, NULL, NULL, -1, 0, "delegated "
+			    "subtree %s: every cgroup is counted now",
+			    s->subtree);
+	}
+	shares_free(&c->set.shares);
+	c->set.shares = *sh;
+	sh->v = NULL;
+	sh->nr = 0;
+}
