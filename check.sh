@@ -55,9 +55,13 @@ run_suite() {	# $1: label, $2: make check arguments, rest: configure arguments
 	if [ -n "${prebuild:-}" ] && ! make -s $prebuild >/dev/null; then
 		echo "=== $label: make $prebuild failed"; fail=$((fail + 1)); status=1; return
 	fi
+	rm -f test-suite.log
 	# shellcheck disable=SC2086
 	make -j"$jobs" check $checkargs || status=1
 	[ -f test-suite.log ] && { cp test-suite.log "test-suite-$label.log"; count test-suite.log; }
+	# A test program that does not build stops make check before any
+	# test has run: no log, and that must count as a failure too.
+	[ -f test-suite.log ] || { echo "=== $label: make check ran no test (a build failed)"; fail=$((fail + 1)); status=1; }
 	grep -E '^(FAIL|ERROR)' test-suite.log 2>/dev/null | sed "s/^/=== $label: /"
 }
 
