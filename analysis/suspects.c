@@ -113,6 +113,8 @@ suspects_prepare(struct interference *ifr, double *scratch)
 /* The victim's side of the partial correlation, over its positions. */
 struct vsums {
 	size_t at[RING], n, pairs;
+	size_t slot[RING];		/* the ring slot of each of at[] */
+	float xv[RING], av[RING];	/* the victim's x and use there */
 	unsigned char in[RING];		/* position judged */
 	double x, xx, a, aa, xa, t, tt, xt, at_, xlag;
 	double xpairs;			/* both members of each pair, summed */
@@ -143,6 +145,9 @@ victim_sums(const struct interference *ifr, const struct cg *v,
 			s->pairs++;
 		}
 		s->in[k] = 1;
+		s->slot[s->n] = sl;
+		s->xv[s->n] = (float)x;
+		s->av[s->n] = (float)a;
 		s->at[s->n++] = k;
 		s->x += x;
 		s->xx += x * x;
@@ -158,8 +163,7 @@ victim_sums(const struct interference *ifr, const struct cg *v,
 }
 
 static void
-candidate_sums(const struct interference *ifr, const struct cg *v,
-    const struct cg *u, size_t j, const struct prep *p,
+candidate_sums(const struct cg *u, size_t j, const struct prep *p,
     const struct vsums *s, struct csums *c)
 {
 	size_t i;
@@ -167,11 +171,10 @@ candidate_sums(const struct interference *ifr, const struct cg *v,
 
 	memset(c, 0, sizeof(*c));
 	for (i = 0; i < s->n; i++) {
-		size_t sl = slot_at(ifr, s->at[i]);
-		double y = u->cpu[sl];
+		double y = u->cpu[s->slot[i]];
 
-		c->xy += v->x[sl] * y;
-		c->ya += v->cpu[sl] * y;
+		c->xy += s->xv[i] * y;
+		c->ya += s->av[i] * y;
 	}
 	if (s->n == RING) {
 		c->y = p->sy[j];
@@ -183,7 +186,7 @@ candidate_sums(const struct interference *ifr, const struct cg *v,
 	}
 	for (i = 0; i < s->n; i++) {
 		size_t k = s->at[i];
-		double y = u->cpu[slot_at(ifr, k)];
+		double y = u->cpu[s->slot[i]];
 
 		c->y += y;
 		c->yy += y * y;
@@ -263,45 +266,59 @@ partial_r(const struct vsums *s, const struct csums *c, double *z,
 	return r;
 }
 
-/* Mean, variance and lag-1 autocorrelation of u's use over positions
- * [from, to). */
+/* A cgroup's use over the window as prefix sums, position 0 the oldest,
+ * so that any span's statistics cost the same whatever its length (the
+ * onset tries several splits of each candidate). */
+struct series {
+	double s[RING + 1], ss[RING + 1];	/* of y, y * y before k */
+	double lag[RING + 1], pair[RING + 1];	/* of pairs (j - 1, j), j < k */
+};
+
 static void
-span_stats(const struct interference *ifr, const struct cg *u, size_t from,
-    size_t to, double *mean, double *var, double *rho)
+series_of(const struct interference *ifr, const struct cg *u,
+    struct series *q)
 {
-	double s = 0, ss = 0, lag = 0, pairsum = 0, py = 0;
-	double n = (double)(to - from);
+	double py = 0;
 	size_t k;
 
-	for (k = from; k < to; k++) {
+	q->s[0] = q->ss[0] = q->lag[0] = q->pair[0] = 0;
+	for (k = 0; k < RING; k++) {
 		double y = u->cpu[slot_at(ifr, k)];
 
-		s += y;
-		ss += y * y;
-		if (k > from) {
-			lag += y * py;
-			pairsum += y + py;
-		}
+		q->s[k + 1] = q->s[k] + y;
+		q->ss[k + 1] = q->ss[k] + y * y;
+		q->lag[k + 1] = q->lag[k] + (k ? y * py : 0);
+		q->pair[k + 1] = q->pair[k] + (k ? y + py : 0);
 		py = y;
 	}
-	*mean = s / n;
-	*var = fmax(0, ss / n - *mean * *mean);
-	*rho = lag1(lag, pairsum, to - from - 1, *mean, *var);
 }
 
-/* The step of u's use at position split: its t statistic in the
+/* Mean, variance and lag-1 autocorrelation of the series over positions
+ * [from, to). */
+static void
+span_stats(const struct series *q, size_t from, size_t to, double *mean,
+    double *var, double *rho)
+{
+	double n = (double)(to - from);
+
+	*mean = (q->s[to] - q->s[from]) / n;
+	*var = fmax(0, (q->ss[to] - q->ss[from]) / n - *mean * *mean);
+	*rho = lag1(q->lag[to] - q->lag[from + 1], q->pair[to] -
+	    q->pair[from + 1], to - from - 1, *mean, *var);
+}
+
+/* The step of the series at position split: its t statistic in the
  * before-span's long-run standard error (0 when the step is within three
  * long-run deviations of the before-span), the step into *step and the
  * point-biserial correlation into *r. */
 static double
-step_t(const struct interference *ifr, const struct cg *u, size_t split,
-    double *step, double *r)
+step_t(const struct series *q, size_t split, double *step, double *r)
 {
 	double m0, v0, p0, m1, v1, p1, npre = (double)split;
 	double npost = (double)(RING - split), sd, se, all;
 
-	span_stats(ifr, u, 0, split, &m0, &v0, &p0);
-	span_stats(ifr, u, split, RING, &m1, &v1, &p1);
+	span_stats(q, 0, split, &m0, &v0, &p0);
+	span_stats(q, split, RING, &m1, &v1, &p1);
 	*step = m1 - m0;
 	sd = fmax(sqrt(v0), 0.01) * sqrt((1 + p0) / (1 - p0));
 	se = sd * sqrt(1 / npost + 1 / npre);
@@ -325,12 +342,14 @@ onset_t(const struct interference *ifr, const struct cg *u, size_t split,
     double *r)
 {
 	double best = 0, t, step, rr;
+	struct series q;
 	size_t k;
 
 	*r = 0;
+	series_of(ifr, u, &q);
 	for (k = split >= 5 + ONSET_SLACK ? split - ONSET_SLACK : 5; k <= split;
 	    k++) {
-		t = step_t(ifr, u, k, &step, &rr);
+		t = step_t(&q, k, &step, &rr);
 		if (step >= 0.05 && t > best) {
 			best = t;
 			*r = rr;
@@ -417,7 +436,7 @@ window_use(const struct interference *ifr, const struct cg *c)
 }
 
 /*
- * Is held suspect u (held as h) of v contradicted now: still busy (its
+ * Is held suspect u (held as h) contradicted now: still busy (its
  * newest sample at least half its use when named), its use varied over
  * the window (a coefficient of variation of 10% at least), and its
  * partial correlation is not above the threshold?  A steady antagonist's
@@ -426,7 +445,7 @@ window_use(const struct interference *ifr, const struct cg *c)
  * bursts still correlates.
  */
 static int
-contradicted(struct interference *ifr, const struct cg *v, const struct cg *u,
+contradicted(struct interference *ifr, const struct cg *u,
     const struct held *h, const struct prep *p, const struct vsums *s)
 {
 	struct csums c;
@@ -435,7 +454,7 @@ contradicted(struct interference *ifr, const struct cg *v, const struct cg *u,
 	if (s->n < INTERFERENCE_MIN_CORRELATED ||
 	    recent_use(ifr, u) < 0.5 * h->use)
 		return 0;
-	candidate_sums(ifr, v, u, (size_t)(u - ifr->cgs), p, s, &c);
+	candidate_sums(u, (size_t)(u - ifr->cgs), p, s, &c);
 	m = c.y / (double)s->n;
 	if (c.yy / (double)s->n - m * m < 0.01 * m * m)
 		return 0;
@@ -460,7 +479,7 @@ held_merge(struct interference *ifr, const struct cg *v, size_t vi,
 			now |= best[o].cg == (size_t)(u - ifr->cgs);
 		if (u && !now && u->leaf && (size_t)(u - ifr->cgs) != vi &&
 		    window_use(ifr, u) >= 0.5 * v->held[i].use &&
-		    !contradicted(ifr, v, u, &v->held[i], p, s))
+		    !contradicted(ifr, u, &v->held[i], p, s))
 			rank_in(best, n, ifr->cfg.suspects,
 			    (size_t)(u - ifr->cgs), v->held[i].r);
 	}
@@ -506,8 +525,11 @@ suspects_forget(struct cg *c)
 static int
 own_step(const struct interference *ifr, const struct cg *v, size_t split)
 {
-	double step, r, t = step_t(ifr, v, split, &step, &r);
+	double step, r, t;
+	struct series q;
 
+	series_of(ifr, v, &q);
+	t = step_t(&q, split, &step, &r);
 	return fabs(t) > 3;
 }
 
@@ -536,7 +558,7 @@ suspects_of(struct interference *ifr, size_t v, const double *scratch,
 
 		if (!u->leaf || j == v)
 			continue;
-		candidate_sums(ifr, vc, u, j, &p, &s, &c);
+		candidate_sums(u, j, &p, &s, &c);
 		r = partial_r(&s, &c, &z, &df);
 		if (r > ifr->cfg.suspect_threshold && z > zc)
 			rank_in(best, n, ifr->cfg.suspects, j, r);
