@@ -4,13 +4,15 @@
  * request that waits for a worker, struct req, with the calls each file
  * offers the others.  Only daemon/http*.c include it.
  *
- * Each part of struct http has one owner, which alone reads or writes it
- * after http_new(): the connection table, its lock, the sweeper and the
- * held requests are http_conn.c's; the scrape counts, the render workers'
- * tasks and the caches are http_reply.c's; the auth checker is
- * http_auth.c's; the options, the daemon and the listening socket are
- * http.c's, which also makes and frees the whole (the locks and the
- * workers live as long as the server).
+ * Each part of struct http has one owner, which alone changes it after
+ * http_new(): the connection table, the sweeper, the held requests and
+ * the refusal counts are http_conn.c's (conn_lock is taken there only;
+ * the self-metrics read the counts); the scrape
+ * counts, the scrapes in flight, the render tasks and the caches are
+ * http_request.c's; the password checks go through http_auth.c (the
+ * self-metrics read its failure counts); the options, the daemon and the
+ * listening socket are http.c's.  http.c also makes and frees the whole:
+ * the locks, the caches and the workers live as long as the server.
  */
 #ifndef PMU_HTTP_INT_H
 #define PMU_HTTP_INT_H
