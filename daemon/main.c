@@ -1,5 +1,7 @@
 /*
- * main.c - pmu_exporter: flags, start-up order, signals, shutdown.
+ * main.c - pmu_exporter: start-up order, --check-config, signals,
+ * reload, shutdown.  The flags are parsed in flags.c and the config
+ * loaded in load.c (for the start and each reload alike).
  *
  * Start-up runs in dependency order: logger, limits, config, the
  * container name resolver and its thread (names/), collector (opens every
@@ -14,7 +16,6 @@
 #include "autoconf.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,8 +24,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include <time.h>
-#include <linux/perf_event.h>
-#include <microhttpd.h>
 #include <systemd/sd-daemon.h>
 
 #include "analysis/interference.h"
@@ -32,77 +31,14 @@
 #include "collectors/events/cpuinfo.h"
 #include "collectors/events/event_pfm.h"
 #include "collectors/events/event_sys.h"
-#include "collectors/perf/group.h"
 #include "config/config.h"
+#include "daemon/flags.h"
 #include "daemon/http.h"
+#include "daemon/load.h"
 #include "daemon/log.h"
 #include "daemon/webconfig.h"
 #include "names/names.h"
-#include "util/text.h"
 #include "util/clock.h"
-
-struct options {
-	const char *config_file;
-	const char *listen;
-	const char *telemetry_path;
-	const char *sysfs;
-	const char *procfs;
-	const char *rootfs;
-	int check_config;
-	int systemd_socket;
-	int list_events;
-	const char *resolve_event;
-	const char *web_config;
-	struct http_opts web;		/* the limits and exporter metrics */
-};
-
-static void
-usage(FILE *f)
-{
-	fprintf(f,
-"usage: pmu_exporter [options]\n"
-"\n"
-"Exports hardware performance counters per CPU and per cgroup to Prometheus.\n"
-"\n"
-"  --config.file=FILE          YAML config (default: the embedded one)\n"
-"  --web.listen-address=ADDR   [host]:port to listen on (default :10101)\n"
-"  --web.telemetry-path=PATH   path of the metrics (default /metrics)\n"
-"  --web.systemd-socket        use the listening socket systemd passes\n"
-"                              (socket activation) instead of binding\n"
-"  --web.config.file=FILE      TLS, basic auth and headers (the Prometheus\n"
-"                              exporter-toolkit web config format)\n"
-"  --web.max-requests=N        scrapes in flight before 503 (default 40;\n"
-"                              0: no limit)\n"
-"  --web.max-requests-per-ip=N  scrapes in flight from one client address\n"
-"                              before 429 (default 10; 0: no limit)\n"
-"  --web.max-connections=N     open connections (default 512)\n"
-"  --web.max-connections-per-ip=N  per client address (default 64; 0: none)\n"
-"  --web.read-header-timeout=D time a client has to send its whole\n"
-"                              request, e.g. 10s (default 10s; 0: none)\n"
-"  --web.max-header-bytes=N    memory for one request's headers\n"
-"                              (default 16384)\n"
-"  --web.auth-failures-per-minute=N  failed password checks allowed per\n"
-"                              client address: a burst of N, then N a\n"
-"                              minute; beyond it 429 (default 10; 0: none)\n"
-"  --web.disable-exporter-metrics  serve only the pmu_cpu_* and\n"
-"                              pmu_cgroup_* series: no pmu_exporter_*,\n"
-"                              no process_*\n"
-"  --log.level=LEVEL           debug, info, warn or error (default info)\n"
-"  --log.format=FORMAT         logfmt or json (default: the journal when\n"
-"                              stderr is connected to it, else logfmt)\n"
-"  --path.sysfs=DIR            sysfs mount point (default /sys)\n"
-"  --path.procfs=DIR           procfs mount point (default /proc)\n"
-"  --path.rootfs=DIR           the host's root, where container runtimes\n"
-"                              keep their state (default /; /host when\n"
-"                              the daemon runs in a container)\n"
-"  --check-config              validate the config, open every group once,\n"
-"                              print what would be counted, exit 0 or 1\n"
-"  --list-events               print the events this machine offers\n"
-"  --resolve-event=EVENT       print the perf_event_attr EVENT becomes\n"
-"                              (preset:topdown: what the preset opens)\n"
-"  --version                   print the version and exit\n"
-"  --help                      this text\n");
-}
 
 static struct collector *running;
 static struct interference *analysis;
@@ -112,19 +48,6 @@ static void
 offer_snapshot(void *arg, struct snapshot *s)
 {
 	interference_offer(arg, s);
-}
-
-/* Say why the interference analysis is off, once: at start, and on a
- * reload only when the reason changed. */
-static void
-log_interference(const struct interference_config *ic,
-    const struct interference_config *prev)
-{
-	if (ic->enabled || (prev && !prev->enabled && prev->why_off &&
-	    ic->why_off && strcmp(prev->why_off, ic->why_off) == 0))
-		return;
-	log_info("interference analysis is off: %s", ic->why_off ?
-	    ic->why_off : "disabled");
 }
 
 /* --check-config's line for the analysis. */
@@ -176,338 +99,6 @@ raise_nofile(void)
 	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
 		log_warn("raising RLIMIT_NOFILE to %llu: %s",
 		    (unsigned long long)rl.rlim_max, strerror(errno));
-}
-
-/* Can this machine count cycles at all?  0, or the errno that says no. */
-static int
-probe_hardware(void)
-{
-	struct perf_event_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.type = PERF_TYPE_HARDWARE;
-	attr.config = PERF_COUNT_HW_CPU_CYCLES;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	return -group_probe(&attr, 0, -1, 0);
-}
-
-/* Say what an embedded config counts: its groups and their events, and
- * the layouts whose cgroups it counts (each then says what it found). */
-static void
-log_embedded(const struct plan *p)
-{
-	char what[512], layouts[512];
-	size_t i, j, n = 0, l = 0;
-
-	what[0] = '\0';
-	for (i = 0; i < p->nr_groups && n < sizeof(what); i++) {
-		const struct plan_group *g = &p->groups[i];
-
-		/* A hybrid machine's per-PMU copies share the name. */
-		if (i > 0 && strcmp(g->name, p->groups[i - 1].name) == 0)
-			continue;
-		n += snprintf(what + n, sizeof(what) - n, "%sgroup %s = {",
-		    n ? ", " : "", g->name);
-		for (j = 0; j < g->nr_events && n < sizeof(what); j++)
-			n += snprintf(what + n, sizeof(what) - n, "%s%s",
-			    j ? ", " : "", g->events[j].name);
-		if (n < sizeof(what))
-			n += snprintf(what + n, sizeof(what) - n, "}");
-	}
-	layouts[0] = '\0';
-	for (i = 0; i < p->nr_layouts && l < sizeof(layouts); i++)
-		l += snprintf(layouts + l, sizeof(layouts) - l, "%s%s",
-		    i ? ", " : "", p->layouts[i]);
-	log_info("the embedded default counts %s on every CPU and on the "
-	    "cgroups of the layouts it knows: %s", what, layouts);
-}
-
-/* prev had the same preset copy lacking the same: said already. */
-static int
-preset_said(const struct plan *prev, const struct plan_group *g)
-{
-	size_t i;
-
-	for (i = 0; prev && i < prev->nr_groups; i++) {
-		const struct plan_group *o = &prev->groups[i];
-
-		if (o->preset && strcmp(o->name, g->name) == 0 &&
-		    (o->pmu == NULL) == (g->pmu == NULL) &&
-		    (!o->pmu || strcmp(o->pmu, g->pmu) == 0) &&
-		    o->nr_missing == g->nr_missing &&
-		    o->nr_events == g->nr_events)
-			return 1;
-	}
-	return 0;
-}
-
-/*
- * A topdown preset group that counts nothing on a PMU, or less than its
- * definition wants, says so once (a reload to the same says nothing);
- * the other groups count on.
- */
-static void
-log_presets(const struct plan *p, const struct plan *prev)
-{
-	size_t i;
-
-	for (i = 0; i < p->nr_groups; i++) {
-		const struct plan_group *g = &p->groups[i];
-
-		if (!g->preset || g->nr_missing == 0 || preset_said(prev, g))
-			continue;
-		if (g->nr_events == 0)
-			log_warn("group %s%s%s: this machine's PMU offers no "
-			    "top-down events (%s); the group counts nothing "
-			    "here and the others count as configured", g->name,
-			    g->pmu ? " on PMU " : "", g->pmu ? g->pmu : "",
-			    g->why ? g->why : "no definition");
-		else
-			log_warn("group %s on PMU %s (%s): %s; counting the "
-			    "%zu event%s it offers, top-down level %d",
-			    g->name, g->pmu, g->definition, g->why ? g->why :
-			    "events missing", g->nr_events,
-			    g->nr_events == 1 ? "" : "s", g->level);
-	}
-}
-
-static int load_plan(const struct options *opt,
-    const struct event_ctx *ectx, struct plan **cfg,
-    struct interference_config *ic);
-
-/* Load into *cfg and *ic; prev and prev_ic are what runs (NULL at
- * start). */
-static int
-load_config(const struct options *opt, const struct event_ctx *ectx,
-    struct plan **cfg, const struct plan *prev,
-    struct interference_config *ic, const struct interference_config *prev_ic)
-{
-	if (load_plan(opt, ectx, cfg, ic) < 0)
-		return -1;
-	log_presets(*cfg, prev);
-	log_interference(ic, prev_ic);
-	return 0;
-}
-
-static int
-load_plan(const struct options *opt, const struct event_ctx *ectx,
-    struct plan **cfg, struct interference_config *ic)
-{
-	char err[1024];
-	int e;
-
-	/*
-	 * A file of comments only (as packages ship it) means the embedded
-	 * default, fallback included: the file documents it, and uncommenting
-	 * anything replaces it.
-	 */
-	if (opt->config_file) {
-		e = config_load_all(ectx, opt->config_file, cfg, ic, err,
-		    sizeof(err));
-		if (e == -ENODATA) {
-			log_info("%s sets nothing (only comments): running the "
-			    "embedded default", opt->config_file);
-			goto embedded;
-		}
-		if (e < 0) {
-			log_error("%s", err);
-			return -1;
-		}
-		/* mode: bpf with bpf_fallback: refuse, where it cannot run. */
-		if (config_bpf_check(*cfg, opt->procfs, opt->sysfs, err,
-		    sizeof(err)) < 0) {
-			log_error("%s", err);
-			interference_config_fini(ic);
-			plan_free(*cfg);
-			*cfg = NULL;
-			return -1;
-		}
-		return 0;
-	}
-embedded:
-	e = probe_hardware();
-	if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV || e == EINVAL) {
-		log_warn("this machine has no hardware counters (cycles: %s); "
-		    "the embedded default counts software events instead",
-		    strerror(e));
-		if (config_parse_all(ectx, "<default>", config_fallback_yaml,
-		    strlen(config_fallback_yaml), cfg, ic, err,
-		    sizeof(err)) < 0)
-			goto bad;
-		/* The reason that matters is the machine's. */
-		free(ic->why_off);
-		ic->why_off = strdup("this machine has no hardware counters "
-		    "(the embedded default counts software events): no "
-		    "cycles and instructions to take CPI from");
-		log_embedded(*cfg);
-		return 0;
-	}
-	if (config_parse_all(ectx, "<default>", config_default_yaml,
-	    strlen(config_default_yaml), cfg, ic, err, sizeof(err)) < 0)
-		goto bad;
-	log_embedded(*cfg);
-	return 0;
-bad:
-	log_error("embedded config: %s", err);
-	return -1;
-}
-
-/* The --web.* limits, in the order of their option codes. */
-static int
-parse_web_limit(int which, const char *arg, struct http_opts *w)
-{
-	static const char *const names[] = { "web.max-requests",
-	    "web.max-connections", "web.max-connections-per-ip",
-	    "web.read-header-timeout", "web.max-header-bytes",
-	    "web.auth-failures-per-minute", "web.max-requests-per-ip" };
-	unsigned long long v;
-	uint64_t ns;
-	char *end;
-
-	if (which == 3) {
-		if (strcmp(arg, "0") == 0)
-			ns = 0;
-		else if (text_parse_duration(arg, &ns) < 0 ||
-		    ns > 3600ULL * 1000000000ULL)
-			goto bad;
-		/* Whole seconds, rounded up: 0 would switch it off. */
-		w->header_timeout_s = (unsigned)((ns + 999999999ULL) /
-		    1000000000ULL);
-		return 0;
-	}
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (errno || end == arg || *end || arg[0] == '-' || v > 1000000000ULL ||
-	    (which == 1 && v == 0) || (which == 4 && v < 1024))
-		goto bad;
-	switch (which) {
-	case 0: w->max_requests = (unsigned)v; break;
-	case 1: w->max_connections = (unsigned)v; break;
-	case 2: w->max_connections_per_ip = (unsigned)v; break;
-	case 4: w->max_header_bytes = (size_t)v; break;
-	case 5: w->auth_failures_per_minute = (unsigned)v; break;
-	default: w->max_requests_per_ip = (unsigned)v; break;
-	}
-	return 0;
-bad:
-	fprintf(stderr, "pmu_exporter: --%s: invalid value \"%s\"%s\n",
-	    names[which], arg, which == 3 ? " (a duration such as 10s)" :
-	    which == 4 ? " (a byte count, at least 1024)" :
-	    which == 1 ? " (a positive number)" : " (a number)");
-	return -1;
-}
-
-/* The flags (usage() says what each does). */
-enum {
-	O_CONFIG = 256, O_LISTEN, O_PATH, O_LEVEL, O_FORMAT, O_SYSFS,
-	O_PROCFS, O_CHECK, O_VERSION, O_HELP, O_SOCKET, O_LIST_EVENTS,
-	O_RESOLVE_EVENT, O_WEBCFG, O_MAXREQ, O_MAXCONN, O_MAXPERIP,
-	O_HDRTIMEOUT, O_HDRBYTES, O_AUTHFAIL, O_MAXREQIP, O_NOSELF, O_ROOTFS
-};
-
-static const struct option longopts[] = {
-	{ "config.file", required_argument, NULL, O_CONFIG },
-	{ "web.listen-address", required_argument, NULL, O_LISTEN },
-	{ "web.telemetry-path", required_argument, NULL, O_PATH },
-	{ "web.systemd-socket", no_argument, NULL, O_SOCKET },
-	{ "web.config.file", required_argument, NULL, O_WEBCFG },
-	{ "web.max-requests", required_argument, NULL, O_MAXREQ },
-	{ "web.max-requests-per-ip", required_argument, NULL, O_MAXREQIP },
-	{ "web.max-connections", required_argument, NULL, O_MAXCONN },
-	{ "web.max-connections-per-ip", required_argument, NULL,
-	    O_MAXPERIP },
-	{ "web.read-header-timeout", required_argument, NULL,
-	    O_HDRTIMEOUT },
-	{ "web.max-header-bytes", required_argument, NULL, O_HDRBYTES },
-	{ "web.auth-failures-per-minute", required_argument, NULL,
-	    O_AUTHFAIL },
-	{ "web.disable-exporter-metrics", no_argument, NULL, O_NOSELF },
-	{ "log.level", required_argument, NULL, O_LEVEL },
-	{ "log.format", required_argument, NULL, O_FORMAT },
-	{ "path.sysfs", required_argument, NULL, O_SYSFS },
-	{ "path.procfs", required_argument, NULL, O_PROCFS },
-	{ "path.rootfs", required_argument, NULL, O_ROOTFS },
-	{ "check-config", no_argument, NULL, O_CHECK },
-	{ "list-events", no_argument, NULL, O_LIST_EVENTS },
-	{ "resolve-event", required_argument, NULL, O_RESOLVE_EVENT },
-	{ "version", no_argument, NULL, O_VERSION },
-	{ "help", no_argument, NULL, O_HELP },
-	{ NULL, 0, NULL, 0 },
-};
-
-static int
-parse_args(int argc, char **argv, struct options *opt)
-{
-	int c, level = LOG_INFO;
-	enum log_format fmt = log_stderr_is_journal() ? LOG_FORMAT_JOURNAL :
-	    LOG_FORMAT_LOGFMT;
-
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case O_CONFIG: opt->config_file = optarg; break;
-		case O_LISTEN: opt->listen = optarg; break;
-		case O_PATH: opt->telemetry_path = optarg; break;
-		case O_SYSFS: opt->sysfs = optarg; break;
-		case O_PROCFS: opt->procfs = optarg; break;
-		case O_ROOTFS: opt->rootfs = optarg; break;
-		case O_CHECK: opt->check_config = 1; break;
-		case O_SOCKET: opt->systemd_socket = 1; break;
-		case O_LIST_EVENTS: opt->list_events = 1; break;
-		case O_RESOLVE_EVENT: opt->resolve_event = optarg; break;
-		case O_WEBCFG: opt->web_config = optarg; break;
-		case O_NOSELF: opt->web.exporter_metrics = 0; break;
-		case O_MAXREQ:
-		case O_MAXCONN:
-		case O_MAXPERIP:
-		case O_HDRTIMEOUT:
-		case O_HDRBYTES:
-		case O_AUTHFAIL:
-		case O_MAXREQIP:
-			if (parse_web_limit(c - O_MAXREQ, optarg, &opt->web) < 0)
-				return 1;
-			break;
-		case O_LEVEL:
-			if ((level = log_parse_level(optarg)) < 0) {
-				fprintf(stderr, "pmu_exporter: --log.level: "
-				    "unknown level \"%s\" (debug, info, warn, "
-				    "error)\n", optarg);
-				return 1;
-			}
-			break;
-		case O_FORMAT:
-			if (strcmp(optarg, "logfmt") == 0)
-				fmt = LOG_FORMAT_LOGFMT;
-			else if (strcmp(optarg, "json") == 0)
-				fmt = LOG_FORMAT_JSON;
-			else {
-				fprintf(stderr, "pmu_exporter: --log.format: "
-				    "unknown format \"%s\" (logfmt, json)\n",
-				    optarg);
-				return 1;
-			}
-			break;
-		case O_VERSION:
-			printf("pmu_exporter %s (revision %s, libmicrohttpd "
-			    "%s)\n", PACKAGE_VERSION, GIT_REVISION,
-			    MHD_get_version());
-			return 0;
-		case 'h':
-		case O_HELP:
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 1;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "pmu_exporter: unexpected argument \"%s\"\n",
-		    argv[optind]);
-		return 1;
-	}
-	log_init(level, fmt);
-	return -1;
 }
 
 static void
@@ -653,25 +244,6 @@ struct daemon {
 	struct collector_opts copts;
 	sigset_t sigs;			/* taken by serve() */
 	int listen_fd;			/* systemd's socket, or -1 */
-};
-
-static const struct options default_options = {
-	.listen = ":10101",
-	.telemetry_path = "/metrics",
-	.sysfs = "/sys",
-	.procfs = "/proc",
-	.rootfs = "/",
-	.web = {
-		.max_requests = HTTP_DEFAULT_MAX_REQUESTS,
-		.max_requests_per_ip = HTTP_DEFAULT_MAX_REQUESTS_PER_IP,
-		.max_connections = HTTP_DEFAULT_MAX_CONNECTIONS,
-		.max_connections_per_ip = HTTP_DEFAULT_MAX_CONNECTIONS_PER_IP,
-		.header_timeout_s = HTTP_DEFAULT_HEADER_TIMEOUT_S,
-		.max_header_bytes = HTTP_DEFAULT_MAX_HEADER_BYTES,
-		.auth_failures_per_minute =
-		    HTTP_DEFAULT_AUTH_FAILURES_PER_MINUTE,
-		.exporter_metrics = 1,
-	},
 };
 
 /* The machine's PMUs and tracefs: what event names mean here.  0, or -1
@@ -933,10 +505,10 @@ daemon_free(struct daemon *d)
 int
 main(int argc, char **argv)
 {
-	struct daemon d = { .opt = default_options, .listen_fd = -1 };
+	struct daemon d = { .opt = flags_default, .listen_fd = -1 };
 	int r, status;
 
-	if ((r = parse_args(argc, argv, &d.opt)) >= 0)
+	if ((r = flags_parse(argc, argv, &d.opt)) >= 0)
 		return r;
 	if (daemon_events(&d) < 0)
 		status = 1;

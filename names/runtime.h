@@ -1,8 +1,8 @@
 /*
  * runtime.h - what names/ shares: the readers of container runtimes'
  * on-disk state, one file each, behind one ops table (chrony's refclock
- * drivers are the model): the resolver (names.c) calls them in order and
- * has no branch for any runtime.
+ * drivers are the model): the resolver (names_resolve.c) calls them in
+ * order and has no branch for any runtime; what they share is runtime.c.
  *
  *   rt_containerd.c  containerd's CRI containers: the OCI bundle's
  *                    config.json, whose annotations the CRI plugin writes
@@ -20,9 +20,9 @@
  * container's labels and annotations (docker run --label, podman run
  * --annotation).  So a reader gives, from the record the owning runtime
  * writes itself, where the container's cgroup is (f->cgpath, in OCI
- * linux.cgroupsPath form; names.c compares it with the cgroup the id
- * came from), and sets f->sandbox and the Kubernetes names only from a
- * record only the kubelet's runtime writes.
+ * linux.cgroupsPath form; names_resolve.c compares it with the cgroup
+ * the id came from), and sets f->sandbox and the Kubernetes names only
+ * from a record only the kubelet's runtime writes.
  */
 #ifndef PMU_RUNTIME_H
 #define PMU_RUNTIME_H

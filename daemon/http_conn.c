@@ -1,0 +1,454 @@
+/*
+ * http_conn.c - who may send a request, and for how long (see http.c for
+ * the server as a whole).
+ *
+ * MHD caps connections overall and per client address, and the memory a
+ * connection may use for its headers; what it does not bound is done
+ * here, on the connection table: one entry per connection from accept
+ * until it closes (MHD's connection notifier), holding its socket, the
+ * key of its address, whether a scrape of its is in flight, and how
+ * deep its pipeline of unread answers is.  A sweeper thread walks the
+ * table four times a second and shuts down the socket of any connection
+ * whose request is not all in by the request deadline (MHD's own timeout
+ * only measures inactivity, which slowloris defeats); it also answers
+ * the throttled requests held by http_auth.c once their hold is over.
+ * The first call of each request (headers only) refuses a body and too
+ * deep a pipeline before anything is read or authenticated; a scrape
+ * claims a slot of its address under --web.max-requests-per-ip.  Every
+ * refusal is counted and logged at most once a minute.
+ *
+ * This file alone touches the table, conn_lock and conn_cond (http.c
+ * only makes and destroys the lock), the held list and the sweeper.  The
+ * lock is taken when a connection opens or closes, when a scrape starts
+ * or ends under the per-address limit, and by the sweeper: a walk of a
+ * few hundred entries.
+ */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <linux/sockios.h>
+#include <linux/tcp.h>
+#include <microhttpd.h>
+
+#include "daemon/http_int.h"
+#include "daemon/log.h"
+#include "util/clock.h"
+
+/*
+ * A connection from accept until it closes: for the request deadline, the
+ * scrapes in flight per address, and the depth of its pipeline.
+ */
+struct conn {
+	int fd;
+	atomic_int waiting;		/* its request is not all in yet */
+	atomic_uint_fast64_t since_ns;	/* waiting since */
+	atomic_uint_fast64_t rx_base;	/* bytes received by then */
+	int shut;			/* the sweeper shut it down */
+	unsigned char peer[16];		/* auth_client_key of its address */
+	int scraping;			/* a scrape in flight (conn_lock) */
+	unsigned depth;			/* answers it had not read (its thread) */
+	struct conn *next_free;
+};
+
+/*
+ * Responses a connection may leave unread while it sends more requests.
+ * A scraper sends one request and reads its answer; a client that
+ * pipelines thousands of requests and reads none would hold its scrape
+ * slot, and the kernel a send queue of megabytes, for as long as it
+ * liked.  Past this depth it is answered 429 and the connection closed.
+ */
+#define HTTP_MAX_PIPELINE 4
+
+/* Each kind of refusal is logged at most once in this long. */
+#define HTTP_SAY_NS (60 * 1000000000ULL)
+
+/*
+ * A refusal counted, and logged the first time and then at most once per
+ * HTTP_SAY_NS with the count so far: a flood of them must not flood the
+ * journal too.  n at once (the sweeper's shutdowns of one pass).
+ */
+void
+http_conn_refused(struct http *h, enum http_refusal why, uint64_t n)
+{
+	static const char *const what[EXPO_NR_REFUSALS] = {
+		[REFUSED_ADDRESS_BUSY] = "scrapes refused (429): their "
+		    "address had --web.max-requests-per-ip in flight",
+		[REFUSED_PIPELINED] = "requests refused (429, connection "
+		    "closed): sent with more answers unread than a "
+		    "connection may leave",
+		[REFUSED_BODY] = "requests refused (413, connection closed): "
+		    "they came with a body",
+		[REFUSED_DEADLINE] = "connections closed: their request was "
+		    "not all in by --web.read-header-timeout",
+	};
+	uint64_t now = mono_ns(), last, total;
+
+	total = atomic_fetch_add(&h->refused[why], n) + n;
+	last = atomic_load(&h->said_ns[why]);
+	if ((last && now - last < HTTP_SAY_NS) ||
+	    !atomic_compare_exchange_strong(&h->said_ns[why], &last, now))
+		return;
+	log_warn("%s: %llu so far (said at most once a minute)", what[why],
+	    (unsigned long long)total);
+}
+
+/* The connection's entry in the table, or NULL (the table was full). */
+static struct conn *
+conn_of(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci;
+
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return ci ? ci->socket_context : NULL;
+}
+
+/* Bytes the socket has received so far (0 if it cannot say). */
+static uint64_t
+bytes_received(int fd)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+
+	memset(&ti, 0, sizeof(ti));
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0 ||
+	    len < offsetof(struct tcp_info, tcpi_bytes_received) +
+	    sizeof(ti.tcpi_bytes_received))
+		return 0;
+	return ti.tcpi_bytes_received;
+}
+
+/* The request deadline starts over for c (accept, or an answer sent). */
+static void
+conn_clock(struct conn *c)
+{
+	atomic_store(&c->rx_base, bytes_received(c->fd));
+	atomic_store(&c->since_ns, mono_ns());
+	atomic_store(&c->waiting, 1);
+}
+
+/*
+ * A scrape slot for the connection's address, under
+ * --web.max-requests-per-ip: 1 (taken, given back when the request
+ * completes; or no limit), 0 (the address has its share in flight).
+ * The connection table is walked under its lock: a few hundred entries
+ * at most, against a scrape's render.
+ */
+int
+http_conn_claim(struct http *h, struct MHD_Connection *conn)
+{
+	struct conn *c = conn_of(conn);
+	unsigned n = 0;
+	size_t i;
+
+	if (h->o.max_requests_per_ip == 0 || c == NULL)
+		return 1;
+	pthread_mutex_lock(&h->conn_lock);
+	for (i = 0; i < h->nr_conns; i++)
+		if (h->conns[i].fd >= 0 && h->conns[i].scraping &&
+		    memcmp(h->conns[i].peer, c->peer, sizeof(c->peer)) == 0)
+			n++;
+	if (n < h->o.max_requests_per_ip)
+		c->scraping = 1;
+	pthread_mutex_unlock(&h->conn_lock);
+	return n < h->o.max_requests_per_ip;
+}
+
+/* The whole request is in: the deadline is met. */
+void
+http_conn_arrived(struct MHD_Connection *conn)
+{
+	struct conn *c = conn_of(conn);
+
+	if (c)
+		atomic_store(&c->waiting, 0);
+}
+
+/*
+ * Does the request come with a body?  Nothing here takes one, and MHD
+ * would read it, at the client's pace, before the request is complete.
+ */
+static int
+has_body(struct MHD_Connection *conn)
+{
+	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+	return MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL ||
+	    (cl != NULL && cl[strspn(cl, "0")] != '\0');
+}
+
+/*
+ * Has the connection sent this request with more than HTTP_MAX_PIPELINE
+ * answers unread?  MHD reads a request only once the answer before it is
+ * all in the kernel's send queue, so bytes still in that queue (or sent
+ * and not acknowledged) when a request arrives are an answer the client
+ * has not read yet: depth counts such requests in a row, and a request
+ * that finds the queue empty starts over.
+ */
+static int
+pipelined(struct MHD_Connection *conn)
+{
+	struct conn *c = conn_of(conn);
+	int queued = 0;
+
+	if (c == NULL || ioctl(c->fd, SIOCOUTQ, &queued) < 0 || queued == 0) {
+		if (c)
+			c->depth = 0;
+		return 0;
+	}
+	return ++c->depth > HTTP_MAX_PIPELINE;
+}
+
+/*
+ * The first call, with the headers only: a request with a body or too
+ * deep a pipeline is answered here and its connection closed, before any
+ * body is read and before authentication.  Else MHD_YES, *answered 0.
+ */
+MHD_Result
+http_conn_first_call(struct http *h, struct MHD_Connection *conn,
+    int *answered)
+{
+	*answered = 1;
+	if (has_body(conn)) {
+		http_conn_refused(h, REFUSED_BODY, 1);
+		return http_request_reply_hdr(h, conn,
+		    MHD_HTTP_CONTENT_TOO_LARGE, "text/plain",
+		    "no request here takes a body\n",
+		    MHD_HTTP_HEADER_CONNECTION, "close");
+	}
+	if (pipelined(conn)) {
+		http_conn_refused(h, REFUSED_PIPELINED, 1);
+		return http_request_reply_hdr(h, conn,
+		    MHD_HTTP_TOO_MANY_REQUESTS, "text/plain",
+		    "too many requests sent with their answers "
+		    "unread\n", MHD_HTTP_HEADER_CONNECTION, "close");
+	}
+	*answered = 0;
+	return MHD_YES;
+}
+
+/* ---- the request deadline ------------------------------------------ */
+
+void
+http_conn_notify(void *cls, struct MHD_Connection *conn,
+    void **socket_context, enum MHD_ConnectionNotificationCode toe)
+{
+	struct http *h = cls;
+	const union MHD_ConnectionInfo *ci;
+	struct conn *c;
+
+	pthread_mutex_lock(&h->conn_lock);
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		ci = MHD_get_connection_info(conn,
+		    MHD_CONNECTION_INFO_CONNECTION_FD);
+		if ((c = h->free_conns) != NULL && ci != NULL) {
+			h->free_conns = c->next_free;
+			c->fd = ci->connect_fd;
+			c->shut = 0;
+			c->scraping = 0;
+			c->depth = 0;
+			ci = MHD_get_connection_info(conn,
+			    MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+			auth_client_key(ci ? ci->client_addr : NULL, c->peer);
+			atomic_store(&c->rx_base, 0);	/* all of it counts */
+			atomic_store(&c->since_ns, mono_ns());
+			atomic_store(&c->waiting, 1);
+			*socket_context = c;
+		}
+	} else if ((c = *socket_context) != NULL) {
+		/* Closed: MHD closes the fd after this returns. */
+		c->fd = -1;
+		c->next_free = h->free_conns;
+		h->free_conns = c;
+		*socket_context = NULL;
+	}
+	pthread_mutex_unlock(&h->conn_lock);
+}
+
+/*
+ * A request is over (MHD's completion notifier): its scrape slot is given
+ * back and the request deadline starts over for the next one.
+ */
+void
+http_conn_done(struct http *h, struct MHD_Connection *conn)
+{
+	struct conn *c;
+
+	if ((c = conn_of(conn)) == NULL)
+		return;
+	if (c->scraping) {
+		pthread_mutex_lock(&h->conn_lock);
+		c->scraping = 0;
+		pthread_mutex_unlock(&h->conn_lock);
+	}
+	conn_clock(c);
+}
+
+/* Resume a list of held requests (taken off h->held, lock not held). */
+static void
+held_resume(struct req *r)
+{
+	struct req *next;
+
+	for (; r; r = next) {
+		struct MHD_Connection *conn = r->conn;
+
+		next = r->next_held;	/* r is not ours after the resume */
+		MHD_resume_connection(conn);
+	}
+}
+
+static void *
+sweeper_main(void *arg)
+{
+	struct http *h = arg;
+	uint64_t limit = (uint64_t)h->o.header_timeout_s * 1000000000ULL;
+	struct timespec until;
+	size_t i, late;
+
+	pthread_mutex_lock(&h->conn_lock);
+	while (!h->stopping) {
+		uint64_t now = mono_ns();
+		struct req *due = NULL, *last = NULL;
+
+		/* Held requests whose time is up, oldest first. */
+		while (h->held && h->held->held_until <= now) {
+			struct req *r = h->held;
+
+			if ((h->held = r->next_held) == NULL)
+				h->held_tail = NULL;
+			r->next_held = NULL;
+			if (last)
+				last->next_held = r;
+			else
+				due = r;
+			last = r;
+		}
+		if (due) {
+			pthread_mutex_unlock(&h->conn_lock);
+			held_resume(due);
+			pthread_mutex_lock(&h->conn_lock);
+		}
+		for (i = 0, late = 0; limit && i < h->nr_conns; i++) {
+			struct conn *c = &h->conns[i];
+
+			/* since may be later than now: a request completed
+			 * during this scan.  Never subtract it from now. */
+			if (c->fd < 0 || c->shut || !atomic_load(&c->waiting) ||
+			    atomic_load(&c->since_ns) + limit > now)
+				continue;
+			/* An idle keep-alive connection sent nothing since
+			 * its last answer: closed, but refused nothing. */
+			if (bytes_received(c->fd) > atomic_load(&c->rx_base))
+				late++;
+			c->shut = 1;
+			shutdown(c->fd, SHUT_RDWR);
+		}
+		if (late) {
+			pthread_mutex_unlock(&h->conn_lock);
+			http_conn_refused(h, REFUSED_DEADLINE, late);
+			pthread_mutex_lock(&h->conn_lock);
+		}
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 250000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&h->conn_cond, &h->conn_lock, &until);
+	}
+	pthread_mutex_unlock(&h->conn_lock);
+	return NULL;
+}
+
+/*
+ * The connection table: an entry for each of h->o.max_connections and 16
+ * spare, every one free.  0, or -ENOMEM (http_conn_stop() frees it).
+ */
+int
+http_conn_init(struct http *h)
+{
+	size_t i;
+
+	h->nr_conns = h->o.max_connections + 16;
+	if ((h->conns = calloc(h->nr_conns, sizeof(*h->conns))) == NULL)
+		return -ENOMEM;
+	for (i = h->nr_conns; i-- > 0;) {
+		h->conns[i].fd = -1;
+		h->conns[i].next_free = h->free_conns;
+		h->free_conns = &h->conns[i];
+	}
+	return 0;
+}
+
+/* The sweeper started: 0, or -errno. */
+int
+http_conn_start(struct http *h)
+{
+	int r;
+
+	if ((r = pthread_create(&h->sweeper, NULL, sweeper_main, h)) != 0)
+		return -r;
+	h->sweeping = 1;
+	return 0;
+}
+
+/* The sweeper stopped (if it ran) and the table freed. */
+void
+http_conn_stop(struct http *h)
+{
+	if (h->sweeping) {
+		pthread_mutex_lock(&h->conn_lock);
+		h->stopping = 1;
+		pthread_cond_signal(&h->conn_cond);
+		pthread_mutex_unlock(&h->conn_lock);
+		pthread_join(h->sweeper, NULL);
+	}
+	free(h->conns);
+	h->conns = NULL;
+}
+
+/*
+ * Hold r (suspended) until its time is up: 0, or -ESHUTDOWN when the
+ * server is stopping and holds nothing more (the caller resumes it).
+ */
+int
+http_conn_hold(struct http *h, struct req *r)
+{
+	pthread_mutex_lock(&h->conn_lock);
+	if (h->held_closed) {
+		pthread_mutex_unlock(&h->conn_lock);
+		return -ESHUTDOWN;
+	}
+	if (h->held_tail)
+		h->held_tail->next_held = r;
+	else
+		h->held = r;
+	h->held_tail = r;
+	pthread_mutex_unlock(&h->conn_lock);
+	return 0;
+}
+
+/* Stopping: every held request is resumed now, and none held again. */
+void
+http_conn_close_held(struct http *h)
+{
+	struct req *held;
+
+	pthread_mutex_lock(&h->conn_lock);
+	h->held_closed = 1;
+	held = h->held;
+	h->held = h->held_tail = NULL;
+	pthread_mutex_unlock(&h->conn_lock);
+	held_resume(held);
+}

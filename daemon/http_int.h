@@ -1,0 +1,145 @@
+/*
+ * http_int.h - what the files of the HTTP server share (see http.c for
+ * the whole design): the server's state, struct http, and the state of a
+ * request that waits for a worker, struct req, with the calls each file
+ * offers the others.  Only daemon/http*.c include it.
+ *
+ * Each part of struct http has one owner, which alone changes it after
+ * http_new(): the connection table, the sweeper, the held requests and
+ * the refusal counts are http_conn.c's (conn_lock is taken there only;
+ * the self-metrics read the counts); the scrape
+ * counts, the scrapes in flight, the render tasks and the caches are
+ * http_request.c's; the password checks go through http_auth.c (the
+ * self-metrics read its failure counts); the options, the daemon and the
+ * listening socket are http.c's.  http.c also makes and frees the whole:
+ * the locks, the caches and the workers live as long as the server.
+ */
+#ifndef PMU_HTTP_INT_H
+#define PMU_HTTP_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <microhttpd.h>
+
+#include "daemon/auth.h"
+#include "daemon/expo.h"
+#include "daemon/http.h"
+#include "daemon/scrape.h"
+
+#if MHD_VERSION < 0x00097100
+typedef int MHD_Result;
+#else
+typedef enum MHD_Result MHD_Result;
+#endif
+
+/* Requests refused before they were let in: the metric's reasons. */
+enum http_refusal {
+	REFUSED_ADDRESS_BUSY,		/* --web.max-requests-per-ip */
+	REFUSED_PIPELINED,		/* beyond HTTP_MAX_PIPELINE unread */
+	REFUSED_BODY,			/* a request with a body */
+	REFUSED_DEADLINE,		/* not all in by the request deadline */
+};
+_Static_assert(REFUSED_DEADLINE + 1 == EXPO_NR_REFUSALS,
+    "expo.c names each refusal");
+
+struct conn;
+struct render_task;
+
+struct http {
+	struct MHD_Daemon *mhd;
+	struct http_opts o;
+	struct expo_opts eo;
+	char *path;
+	int fd;
+
+	atomic_uint inflight;
+	atomic_uint_fast64_t scrapes[2][2];	/* [format][gzip] */
+	atomic_uint_fast64_t rejected;
+	atomic_uint_fast64_t refused[EXPO_NR_REFUSALS];
+	atomic_uint_fast64_t said_ns[EXPO_NR_REFUSALS];	/* logged then */
+
+	/* Header deadline: the connection table and its sweeper, which
+	 * also releases throttled requests when their hold is over. */
+	pthread_mutex_t conn_lock;
+	pthread_cond_t conn_cond;
+	struct conn *conns, *free_conns;
+	size_t nr_conns;
+	pthread_t sweeper;
+	int sweeping, stopping;
+	struct req *held, *held_tail;	/* oldest first */
+	int held_closed;		/* stopping: hold nothing more */
+
+	/* Basic auth (NULL without users), and the render workers with the
+	 * renders they have in hand. */
+	struct auth *auth;
+	struct workq *render;
+	pthread_mutex_t render_lock;	/* tasks */
+	struct render_task *tasks;
+
+	/* What was rendered for each path's newest snapshot. */
+	struct scrape_cache cache, extra_cache;
+};
+
+/*
+ * A request that waits for a worker: for its password check or for its
+ * variant's first render.  Allocated only then (a scrape answered from
+ * what is cached needs none); MHD's *req_cls points at it until the
+ * request completes.  The worker writes result and resumes the request;
+ * the access handler, called again, reads it.  Nothing else is shared.
+ */
+enum req_wait { WAIT_NONE, WAIT_AUTH, WAIT_RENDER, WAIT_HELD };
+
+struct req {
+	struct MHD_Connection *conn;
+	enum req_wait wait;
+	atomic_int result;		/* auth: 1, 0, -errno; render: 0, -errno */
+	int inflight;			/* counted in h->inflight */
+	int authed;			/* its credentials passed */
+	struct auth_check check;
+	struct scrape_reply reply;	/* WAIT_RENDER: what it will send */
+	struct req *next_waiter;	/* the render task's list */
+	uint64_t held_until;		/* WAIT_HELD: answer 429 then */
+	unsigned retry_after;		/* ... with this Retry-After */
+	struct req *next_held;		/* h->held */
+};
+
+/* http_conn.c: admission and limits (the connection table, the request
+ * deadline and its sweeper, the held requests, the refusals). */
+int http_conn_init(struct http *h);
+int http_conn_start(struct http *h);
+void http_conn_stop(struct http *h);
+void http_conn_close_held(struct http *h);
+int http_conn_hold(struct http *h, struct req *r);
+void http_conn_refused(struct http *h, enum http_refusal why, uint64_t n);
+int http_conn_claim(struct http *h, struct MHD_Connection *conn);
+void http_conn_arrived(struct MHD_Connection *conn);
+void http_conn_done(struct http *h, struct MHD_Connection *conn);
+MHD_Result http_conn_first_call(struct http *h, struct MHD_Connection *conn,
+    int *answered);
+void http_conn_notify(void *cls, struct MHD_Connection *conn,
+    void **socket_context, enum MHD_ConnectionNotificationCode toe);
+
+/* http_request.c: the access handler, fixed answers and scrapes. */
+struct req *http_request_of(void *req_cls);
+struct req *http_request_get(struct MHD_Connection *conn, void **req_cls);
+MHD_Result http_request_reply_hdr(struct http *h,
+    struct MHD_Connection *conn, unsigned status, const char *type,
+    const char *body, const char *extra_name, const char *extra_value);
+MHD_Result http_request_reply(struct http *h, struct MHD_Connection *conn,
+    unsigned status, const char *type, const char *body);
+MHD_Result http_request_reply_error(struct http *h,
+    struct MHD_Connection *conn, int err);
+MHD_Result http_request_handle(void *cls, struct MHD_Connection *conn,
+    const char *url, const char *method, const char *version,
+    const char *upload_data, size_t *upload_data_size, void **req_cls);
+void http_request_completed(void *cls, struct MHD_Connection *conn,
+    void **req_cls, enum MHD_RequestTerminationCode toe);
+
+/* http_auth.c: who may in (TLS client certificates, basic auth). */
+MHD_Result http_auth_authorize(struct http *h, struct MHD_Connection *conn,
+    void **req_cls, int *answered);
+MHD_Result http_auth_reply_throttled(struct http *h,
+    struct MHD_Connection *conn, unsigned secs);
+
+#endif
