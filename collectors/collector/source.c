@@ -1,5 +1,6 @@
 /*
- * source.c - the one file that calls through source_kinds[] (source.h).
+ * source.c - the kinds table, source_kinds[] (source.h), and the one file
+ * that calls through it.
  * Every hook call of the collector goes through a function here, which
  * skips the hooks a kind leaves NULL and hands the hook its context,
  * made for that call from the collector (ctx_of): the plan and its
@@ -17,6 +18,16 @@
 #include <stdlib.h>
 
 #include "collectors/collector/collector_int.h"
+
+/*
+ * The kinds, by id (source_kind.id is the index): perf first, as the one
+ * that takes what no other kind claims (kind_for).  A new kind is one
+ * line here and its file.
+ */
+const struct source_kind *const source_kinds[SOURCE_KINDS] = {
+	&source_perf_kind,
+	&source_bpf_kind,
+};
 
 /* What kind k's hooks see of c in one call; as: where a retry is asked
  * (NULL: the hook called asks none). */
