@@ -297,7 +297,6 @@ int inst_carry_gone(struct collector *c, const struct adopt *ad,
 
 /* target.c */
 void target_free(struct target *t);
-int target_add_label(struct target *t, const char *name, const char *value);
 struct target *target_new(const char *cgroup);
 int target_plan_cpus(struct collector *c, struct target *t,
     const struct plan_target *ct);

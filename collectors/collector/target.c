@@ -61,7 +61,7 @@ target_free(struct target *t)
 }
 
 /* Add label name=value unless the target has that label already. */
-int
+static int
 target_add_label(struct target *t, const char *name, const char *value)
 {
 	char **n, **v;
