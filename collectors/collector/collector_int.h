@@ -333,6 +333,21 @@ enum reconcile_reason {
 	RECONCILE_RETRY,
 	RECONCILE_RESCAN,
 };
+/*
+ * The one read loop: every instance in of every group tg of every opened
+ * target t of the set s, in the targets' order, with i, j, k (size_t)
+ * its indexes.  A collection (interval.c) reads them all with it and a
+ * CPU change (hotplug.c) the ones on CPUs gone, one last time, each
+ * calling what it does per instance directly, after the kinds' refresh
+ * (source_kinds_refresh).
+ */
+#define TARGETSET_FOREACH_INST(s, i, j, k, t, tg, in)			\
+	for ((i) = 0; (i) < (s)->nr; (i)++)				\
+		for ((t) = (s)->v[(i)], (j) = 0; (t)->opened &&		\
+		    (j) < (t)->nr_groups; (j)++)				\
+			for ((tg) = &(t)->groups[(j)], (k) = 0;		\
+			    (k) < (tg)->cpus.nr &&				\
+			    ((in) = &(tg)->inst[(k)]) != NULL; (k)++)
 int targetset_reconcile(struct collector *c, const struct plan *cfg,
     enum reconcile_reason why, struct asks *as);
 void targetset_enable(struct collector *c);
@@ -367,18 +382,9 @@ int source_kinds_begin(const struct collector *c,
 /* 1: room is freed for what had none, at the next collection. */
 int source_kinds_tally(const struct collector *c, size_t no_room,
     size_t refused, const char *names);
+/* What each kind gathers for its sources before they are read: a
+ * collection and a CPU change call it before their read loop. */
 void source_kinds_refresh(const struct collector *c);
-/*
- * The one read loop, which a collection (interval.c) reads every open
- * instance with and a CPU change (hotplug.c) reads the instances on CPUs
- * gone offline with, one last time: what each source kind gathers for
- * its sources first, then fn(c, t, tg, in, arg) for every instance of
- * every opened target, in the targets' order.
- */
-typedef void (*source_each_fn)(struct collector *c, struct target *t,
-    struct tgroup *tg, struct inst *in, const void *arg);
-void source_each_instance(struct collector *c, source_each_fn fn,
-    const void *arg);
 /* 1 or 0 as its kind says why t is unopened; -1 no kind says. */
 int source_check_unopened(const struct collector *c, const struct target *t,
     FILE *out);

@@ -203,24 +203,6 @@ source_kinds_refresh(const struct collector *c)
 	}
 }
 
-/* The iterator over instances: the kinds' refresh first, then fn for
- * every instance of every opened target, in the targets' order. */
-void
-source_each_instance(struct collector *c, source_each_fn fn, const void *arg)
-{
-	size_t i, j, k;
-
-	source_kinds_refresh(c);
-	for (i = 0; i < c->set.nr; i++)
-		for (j = 0; c->set.v[i]->opened &&
-		    j < c->set.v[i]->nr_groups; j++) {
-			struct tgroup *tg = &c->set.v[i]->groups[j];
-
-			for (k = 0; k < tg->cpus.nr; k++)
-				fn(c, c->set.v[i], tg, &tg->inst[k], arg);
-		}
-}
-
 /* ---- targets ----------------------------------------------------- */
 
 int
