@@ -334,20 +334,28 @@ enum reconcile_reason {
 	RECONCILE_RESCAN,
 };
 /*
- * The one read loop: every instance in of every group tg of every opened
- * target t of the set s, in the targets' order, with i, j, k (size_t)
- * its indexes.  A collection (interval.c) reads them all with it and a
- * CPU change (hotplug.c) the ones on CPUs gone, one last time, each
- * calling what it does per instance directly, after the kinds' refresh
+ * The one read loop: it->in, every instance of every group it->tg of
+ * every opened target it->t of the set s, in the targets' order.  A
+ * collection (interval.c) reads them all with it and a CPU change
+ * (hotplug.c) the ones on CPUs gone, one last time, each calling what it
+ * does per instance directly, after the kinds' refresh
  * (source_kinds_refresh).
  */
-#define TARGETSET_FOREACH_INST(s, i, j, k, t, tg, in)			\
-	for ((i) = 0; (i) < (s)->nr; (i)++)				\
-		for ((t) = (s)->v[(i)], (j) = 0; (t)->opened &&		\
-		    (j) < (t)->nr_groups; (j)++)				\
-			for ((tg) = &(t)->groups[(j)], (k) = 0;		\
-			    (k) < (tg)->cpus.nr &&				\
-			    ((in) = &(tg)->inst[(k)]) != NULL; (k)++)
+struct inst_iter {
+	size_t i, j, k;
+	struct target *t;
+	struct tgroup *tg;
+	struct inst *in;
+};
+#define TARGETSET_FOREACH_INST(s, it)					\
+	for ((it)->i = 0; (it)->i < (s)->nr; (it)->i++)			\
+		for ((it)->t = (s)->v[(it)->i], (it)->j = 0;		\
+		    (it)->t->opened && (it)->j < (it)->t->nr_groups;	\
+		    (it)->j++)						\
+			for ((it)->tg = &(it)->t->groups[(it)->j],	\
+			    (it)->k = 0; (it)->k < (it)->tg->cpus.nr &&	\
+			    ((it)->in = &(it)->tg->inst[(it)->k]) != NULL;	\
+			    (it)->k++)
 int targetset_reconcile(struct collector *c, const struct plan *cfg,
     enum reconcile_reason why, struct asks *as);
 void targetset_enable(struct collector *c);

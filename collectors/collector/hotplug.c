@@ -43,15 +43,12 @@ hotplug_open(struct collector *c)
 static void
 read_gone(struct collector *c, const struct cpumap *now)
 {
-	struct target *t;
-	struct tgroup *tg;
-	struct inst *in;
-	size_t i, j, k;
+	struct inst_iter it;
 
 	source_kinds_refresh(c);
-	TARGETSET_FOREACH_INST(&c->set, i, j, k, t, tg, in)
-		if (in->state == INST_OK && !cpumap_has(now, in->cpu))
-			(void)inst_read(in);
+	TARGETSET_FOREACH_INST(&c->set, &it)
+		if (it.in->state == INST_OK && !cpumap_has(now, it.in->cpu))
+			(void)inst_read(it.in);
 }
 
 /* Did the set of online CPUs change?  Then the instances on CPUs gone

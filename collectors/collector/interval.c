@@ -190,14 +190,11 @@ collector_collect(struct collector *c)
 	struct namemap *nm;
 	struct snapseen seen;
 	struct snapshot *s;
-	struct target *t;
-	struct tgroup *tg;
-	struct inst *in;
-	size_t i, j, k;
+	struct inst_iter it;
 
 	source_kinds_refresh(c);
-	TARGETSET_FOREACH_INST(&c->set, i, j, k, t, tg, in)
-		inst_collect(c, t, tg, in);
+	TARGETSET_FOREACH_INST(&c->set, &it)
+		inst_collect(c, it.t, it.tg, it.in);
 	c->col.seq++;
 	t1 = mono_ns();
 	nm = c->o.names ? names_map(c->o.names) : NULL;
