@@ -32,6 +32,7 @@
 #include <gnutls/gnutls.h>
 
 #include "daemon/auth.h"
+#include "daemon/testhooks.h"
 #include "util/clock.h"
 
 #define AUTH_CACHE 16			/* credentials that passed */

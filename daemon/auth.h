@@ -123,13 +123,4 @@ void auth_client_key(const struct sockaddr *sa, unsigned char key[16]);
 int auth_parse_basic(const char *header, char **user, char **pass);
 void auth_parse_free(char **user, char **pass);
 
-/*
- * The budget on its own, for the unit tests: take a token for client at
- * now_ns (0, or -EAGAIN with *retry_after_s), give one back.
- */
-int auth_budget_take(struct auth *a, const struct sockaddr *client,
-    uint64_t now_ns, unsigned *retry_after_s);
-void auth_budget_refund(struct auth *a, const struct sockaddr *client,
-    uint64_t now_ns);
-
 #endif

@@ -13,6 +13,7 @@
 
 #include "daemon/gzip.h"
 #include "daemon/scrape.h"
+#include "daemon/testhooks.h"
 
 struct scrape {
 	struct publish_ref ref;		/* util/publish.h */

@@ -63,8 +63,6 @@ struct scrape *scrape_get(struct scrape_cache *c, struct snapshot *s);
  * Accepts NULL. */
 void scrape_unref(struct scrape *sc);
 
-struct snapshot *scrape_snapshot(const struct scrape *sc);
-
 /*
  * Slot `slot` (< SCRAPE_SLOTS), rendered on first use: later calls
  * return the same blob.  render fills *out (a malloc'ed buffer, owned by

@@ -20,6 +20,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "daemon/testhooks.h"
 #include "daemon/workq.h"
 
 struct workq {

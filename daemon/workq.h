@@ -36,9 +36,6 @@ int workq_new(const char *name, unsigned threads, unsigned max_queued,
  */
 int workq_submit(struct workq *q, struct workq_job *job);
 
-/* Jobs waiting now (not running). */
-unsigned workq_queued(struct workq *q);
-
 /* Cancel queued jobs, wait for running ones, join.  Idempotent. */
 void workq_stop(struct workq *q);
 

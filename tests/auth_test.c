@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "daemon/auth.h"
+#include "daemon/testhooks.h"
 #include "daemon/webconfig.h"
 #include "daemon/workq.h"
 #include "tests/check.h"

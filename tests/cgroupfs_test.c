@@ -17,6 +17,18 @@
 
 static const char *srcdir;
 
+/* Is path in l?  The library has no need to ask. */
+static int
+list_has(const struct cgroup_list *l, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++)
+		if (strcmp(l->path[i], path) == 0)
+			return 1;
+	return 0;
+}
+
 static int
 find(const char *fixture, char *root, int *v2)
 {
@@ -166,10 +178,10 @@ test_globstar(void)
 	cgroup_list_free(&l);
 	/* The directories whose new children could match: all of them. */
 	cgroup_list_sort_unique(&dirs);
-	CHECK(cgroup_list_has(&dirs, "/kubepods.slice"));
-	CHECK(cgroup_list_has(&dirs, "/kubepods.slice/burst.slice/pod1.slice"));
+	CHECK(list_has(&dirs, "/kubepods.slice"));
+	CHECK(list_has(&dirs, "/kubepods.slice/burst.slice/pod1.slice"));
 	/* "/kubepods.slice" itself may appear later: "/" is watched too. */
-	CHECK(cgroup_list_has(&dirs, "/"));
+	CHECK(list_has(&dirs, "/"));
 	cgroup_list_free(&dirs);
 
 	CHECK(cgroupfs_expand(base, "/kubepods.slice/**/cri-containerd-*.scope",
@@ -192,7 +204,7 @@ test_globstar(void)
 	CHECK(cgroupfs_expand(base, "/later/x", 0, 0, NULL, 0, &l, &dirs, NULL) == 0);
 	CHECK(l.nr == 0);
 	cgroup_list_sort_unique(&dirs);
-	CHECK(cgroup_list_has(&dirs, "/later") && cgroup_list_has(&dirs, "/"));
+	CHECK(list_has(&dirs, "/later") && list_has(&dirs, "/"));
 	cgroup_list_free(&l);
 	cgroup_list_free(&dirs);
 
@@ -258,7 +270,7 @@ test_hostile(void)
 
 	/* No depth at all: the walk's own stack bound stops it, alone. */
 	CHECK(cgroupfs_expand(base, "/**", 0, 0, NULL, 0, &l, NULL, &sk) == 0);
-	CHECK(cgroup_list_has(&l, "/system.slice/docker-1.scope"));
+	CHECK(list_has(&l, "/system.slice/docker-1.scope"));
 	CHECK(sk.n[CGROUP_SKIP_DEPTH] >= 1 && sk.n[CGROUP_SKIP_TOO_LONG] == 1);
 	cgroup_list_free(&l);
 

@@ -16,6 +16,7 @@
 #include "daemon/expo.h"
 #include "daemon/gzip.h"
 #include "daemon/scrape.h"
+#include "daemon/testhooks.h"
 #include "util/utf8.h"
 #include "tests/check.h"
 

@@ -185,13 +185,6 @@ cgroup_list_sort_unique(struct cgroup_list *l)
 	l->nr = j;
 }
 
-int
-cgroup_list_has(const struct cgroup_list *l, const char *path)
-{
-	return l->nr && bsearch(&path, l->path, l->nr, sizeof(*l->path),
-	    cmp_str) != NULL;
-}
-
 /* Length of the first component of s (which does not start with '/'). */
 static size_t
 comp_len(const char *s)

@@ -122,9 +122,6 @@ int cgroup_list_add(struct cgroup_list *l, const char *path);
 /* Sort and drop duplicates. */
 void cgroup_list_sort_unique(struct cgroup_list *l);
 
-/* Is path in the sorted list? */
-int cgroup_list_has(const struct cgroup_list *l, const char *path);
-
 void cgroup_list_free(struct cgroup_list *l);
 
 #endif

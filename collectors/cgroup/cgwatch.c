@@ -57,12 +57,6 @@ cgwatch_fd(const struct cgwatch *w)
 	return w->fd;
 }
 
-size_t
-cgwatch_count(const struct cgwatch *w)
-{
-	return w->nr;
-}
-
 int
 cgwatch_set(struct cgwatch *w, const char *root,
     const struct cgroup_list *dirs)

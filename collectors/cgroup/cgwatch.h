@@ -29,9 +29,6 @@ int cgwatch_fd(const struct cgwatch *w);
 int cgwatch_set(struct cgwatch *w, const char *root,
     const struct cgroup_list *dirs);
 
-/* Watches held. */
-size_t cgwatch_count(const struct cgwatch *w);
-
 /*
  * Read every pending event.  Returns 1 if a directory was created,
  * removed or moved (or the queue overflowed), 0 if nothing relevant,

@@ -33,8 +33,8 @@
  *   target.c       one target: its groups, opening and enabling them
  *   instance.c     one group on one CPU: taken over across a rebuild
  *                  or opened, errors reported
- *   source_perf.c   the kinds of counter source (source.h), each with
- *                   its own state; the kinds table names them all
+ *   source.c       the kinds table (source.h) and every call through it
+ *   source_*.c     one kind of counter source each, with its own state
  *   snapbuild.c    the immutable snapshot of it all
  *   hotplug.c      the online CPUs
  *   probe.c        --check-config

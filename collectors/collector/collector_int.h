@@ -297,7 +297,6 @@ int inst_carry_gone(struct collector *c, const struct adopt *ad,
 
 /* target.c */
 void target_free(struct target *t);
-int target_add_label(struct target *t, const char *name, const char *value);
 struct target *target_new(const char *cgroup);
 int target_plan_cpus(struct collector *c, struct target *t,
     const struct plan_target *ct);
@@ -334,6 +333,29 @@ enum reconcile_reason {
 	RECONCILE_RETRY,
 	RECONCILE_RESCAN,
 };
+/*
+ * The one read loop: it->in, every instance of every group it->tg of
+ * every opened target it->t of the set s, in the targets' order.  A
+ * collection (interval.c) reads them all with it and a CPU change
+ * (hotplug.c) the ones on CPUs gone, one last time, each calling what it
+ * does per instance directly, after the kinds' refresh
+ * (source_kinds_refresh).
+ */
+struct inst_iter {
+	size_t i, j, k;
+	struct target *t;
+	struct tgroup *tg;
+	struct inst *in;
+};
+#define TARGETSET_FOREACH_INST(s, it)					\
+	for ((it)->i = 0; (it)->i < (s)->nr; (it)->i++)			\
+		for ((it)->t = (s)->v[(it)->i], (it)->j = 0;		\
+		    (it)->t->opened && (it)->j < (it)->t->nr_groups;	\
+		    (it)->j++)						\
+			for ((it)->tg = &(it)->t->groups[(it)->j],	\
+			    (it)->k = 0; (it)->k < (it)->tg->cpus.nr &&	\
+			    ((it)->in = &(it)->tg->inst[(it)->k]) != NULL;	\
+			    (it)->k++)
 int targetset_reconcile(struct collector *c, const struct plan *cfg,
     enum reconcile_reason why, struct asks *as);
 void targetset_enable(struct collector *c);
@@ -368,18 +390,9 @@ int source_kinds_begin(const struct collector *c,
 /* 1: room is freed for what had none, at the next collection. */
 int source_kinds_tally(const struct collector *c, size_t no_room,
     size_t refused, const char *names);
+/* What each kind gathers for its sources before they are read: a
+ * collection and a CPU change call it before their read loop. */
 void source_kinds_refresh(const struct collector *c);
-/*
- * The one read loop, which a collection (interval.c) reads every open
- * instance with and a CPU change (hotplug.c) reads the instances on CPUs
- * gone offline with, one last time: what each source kind gathers for
- * its sources first, then fn(c, t, tg, in, arg) for every instance of
- * every opened target, in the targets' order.
- */
-typedef void (*source_each_fn)(struct collector *c, struct target *t,
-    struct tgroup *tg, struct inst *in, const void *arg);
-void source_each_instance(struct collector *c, source_each_fn fn,
-    const void *arg);
 /* 1 or 0 as its kind says why t is unopened; -1 no kind says. */
 int source_check_unopened(const struct collector *c, const struct target *t,
     FILE *out);

@@ -33,21 +33,22 @@ hotplug_open(struct collector *c)
 }
 
 /*
- * One last reading of an open instance on a CPU gone offline (one not in
- * the map now): what it counted since the last collection goes into its
+ * One last reading of the open instances on CPUs gone offline (not in
+ * the map now), after what their kinds gather (as a collection reads):
+ * what each counted since the last collection goes into its
  * accumulators, which the rebuild carries (instance.c), instead of
  * closing with it.  A CPU offline keeps its events' counts readable,
  * frozen when it went.
  */
 static void
-read_gone(struct collector *c, struct target *t, struct tgroup *tg,
-    struct inst *in, const void *now)
+read_gone(struct collector *c, const struct cpumap *now)
 {
-	(void)c;
-	(void)t;
-	(void)tg;
-	if (in->state == INST_OK && !cpumap_has(now, in->cpu))
-		(void)inst_read(in);
+	struct inst_iter it;
+
+	source_kinds_refresh(c);
+	TARGETSET_FOREACH_INST(&c->set, &it)
+		if (it.in->state == INST_OK && !cpumap_has(now, it.in->cpu))
+			(void)inst_read(it.in);
 }
 
 /* Did the set of online CPUs change?  Then the instances on CPUs gone
@@ -71,7 +72,7 @@ hotplug_changed(struct collector *c)
 	buf[strcspn(buf, "\n")] = '\0';
 	REPORT(c, 6, NULL, NULL, NULL, -1, 0, "online CPUs are now %s: "
 	    "reopening what changed", buf);
-	source_each_instance(c, read_gone, &m);
+	read_gone(c, &m);
 	memcpy(c->online.text, buf, sizeof(buf));
 	c->online.text[strlen(buf)] = '\n';
 	c->online.text[strlen(buf) + 1] = '\0';

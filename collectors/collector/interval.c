@@ -40,13 +40,12 @@ takes_counters(const struct plan_group *g)
 /* One instance's reading in a collection: its deltas added up, or why
  * it had none. */
 static void
-inst_collect(struct collector *c, struct target *t, struct tgroup *tg,
-    struct inst *in, const void *arg)
+inst_collect(struct collector *c, const struct target *t,
+    struct tgroup *tg, struct inst *in)
 {
 	const struct plan_group *g = &c->cfg->groups[tg->gi];
 	int r;
 
-	(void)arg;
 	if (in->state != INST_OK || in->src == NULL)
 		return;
 	if ((r = inst_read(in)) == -EAGAIN || r == 1)
@@ -191,8 +190,11 @@ collector_collect(struct collector *c)
 	struct namemap *nm;
 	struct snapseen seen;
 	struct snapshot *s;
+	struct inst_iter it;
 
-	source_each_instance(c, inst_collect, NULL);
+	source_kinds_refresh(c);
+	TARGETSET_FOREACH_INST(&c->set, &it)
+		inst_collect(c, it.t, it.tg, it.in);
 	c->col.seq++;
 	t1 = mono_ns();
 	nm = c->o.names ? names_map(c->o.names) : NULL;

@@ -1,5 +1,6 @@
 /*
- * source.c - the one file that calls through source_kinds[] (source.h).
+ * source.c - the kinds table, source_kinds[] (source.h), and the one file
+ * that calls through it.
  * Every hook call of the collector goes through a function here, which
  * skips the hooks a kind leaves NULL and hands the hook its context,
  * made for that call from the collector (ctx_of): the plan and its
@@ -17,6 +18,16 @@
 #include <stdlib.h>
 
 #include "collectors/collector/collector_int.h"
+
+/*
+ * The kinds, by id (source_kind.id is the index): perf first, as the one
+ * that takes what no other kind claims (kind_for).  A new kind is one
+ * line here and its file.
+ */
+const struct source_kind *const source_kinds[SOURCE_KINDS] = {
+	&source_perf_kind,
+	&source_bpf_kind,
+};
 
 /* What kind k's hooks see of c in one call; as: where a retry is asked
  * (NULL: the hook called asks none). */
@@ -190,24 +201,6 @@ source_kinds_refresh(const struct collector *c)
 		if (source_kinds[i]->refresh)
 			source_kinds[i]->refresh(&x);
 	}
-}
-
-/* The iterator over instances: the kinds' refresh first, then fn for
- * every instance of every opened target, in the targets' order. */
-void
-source_each_instance(struct collector *c, source_each_fn fn, const void *arg)
-{
-	size_t i, j, k;
-
-	source_kinds_refresh(c);
-	for (i = 0; i < c->set.nr; i++)
-		for (j = 0; c->set.v[i]->opened &&
-		    j < c->set.v[i]->nr_groups; j++) {
-			struct tgroup *tg = &c->set.v[i]->groups[j];
-
-			for (k = 0; k < tg->cpus.nr; k++)
-				fn(c, c->set.v[i], tg, &tg->inst[k], arg);
-		}
 }
 
 /* ---- targets ----------------------------------------------------- */

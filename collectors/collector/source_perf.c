@@ -3,6 +3,11 @@
  * perf group (collectors/perf/group.h), on its CPU, system-wide or for
  * its cgroup in cgroup mode (PERF_FLAG_PID_CGROUP).  Every event of the
  * group is one fd; one read() returns them all.
+ *
+ * It is also the model for a new kind: one file that includes source.h
+ * and what it counts with (never the collector's internals: what a hook
+ * needs comes in its source_ctx), ends with its struct source_kind, and
+ * is named by one line of source_kinds[] in source.c.
  */
 #include "autoconf.h"
 
@@ -11,7 +16,9 @@
 #include <string.h>
 
 #include "collectors/cgroup/cgroupfs.h"
-#include "collectors/collector/collector_int.h"
+#include "collectors/collector/plan.h"
+#include "collectors/collector/source.h"
+#include "collectors/perf/group.h"
 
 struct source_perf {
 	struct source s;
@@ -85,9 +92,4 @@ const struct source_kind source_perf_kind = {
 	.id = 0,
 	.open = perf_open,
 	.own_fds = 1,
-};
-
-const struct source_kind *const source_kinds[SOURCE_KINDS] = {
-	&source_perf_kind,
-	&source_bpf_kind,
 };

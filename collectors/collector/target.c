@@ -61,7 +61,7 @@ target_free(struct target *t)
 }
 
 /* Add label name=value unless the target has that label already. */
-int
+static int
 target_add_label(struct target *t, const char *name, const char *value)
 {
 	char **n, **v;
@@ -312,8 +312,10 @@ target_enable(struct target *t)
  * Add group gi to t on the CPUs of cpus that are online and that its PMU
  * covers (an uncore PMU's cpumask, a hybrid core PMU's cpus: an event
  * opens only there), or widen the group's CPUs by them.  Any entry
- * asking for the per-CPU split gets it; entries asking for different
- * kinds get the default, perf mode.
+ * asking for the per-CPU split gets it.  Entries asking for different
+ * kinds get the default, perf mode, the one every group can count in:
+ * a choice the log reports (a warning, once per target and group as it
+ * is planned), since one of the entries does not get what it says.
  */
 static int
 target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
@@ -326,8 +328,14 @@ target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
 
 	if (tg) {
 		tg->per_cpu |= per_cpu;
-		if (tg->kind != kind)
+		if (tg->kind != kind) {
+			REPORT(c, 4, t->cgroup, g->name, NULL, -1, 0,
+			    "group \"%s\" for %s is asked for in mode %s "
+			    "and in mode %s by two cgroups entries: it is "
+			    "counted in mode perf", g->name, target_name(t),
+			    tg->kind->name, kind->name);
 			tg->kind = &source_perf_kind;
+		}
 	} else {
 		if (target_grow(t) < 0)
 			return -ENOMEM;

@@ -126,24 +126,6 @@ cpumap_has(const struct cpumap *m, int cpu)
 }
 
 int
-cpumap_intersect(const struct cpumap *a, const struct cpumap *b,
-    struct cpumap *out)
-{
-	size_t i, n = 0;
-	int *cpu;
-
-	cpu = malloc((a->nr ? a->nr : 1) * sizeof(int));
-	if (cpu == NULL)
-		return -ENOMEM;
-	for (i = 0; i < a->nr; i++)
-		if (cpumap_has(b, a->cpu[i]))
-			cpu[n++] = a->cpu[i];
-	out->nr = n;
-	out->cpu = cpu;
-	return 0;
-}
-
-int
 cpumap_merge(struct cpumap *dst, const struct cpumap *add,
     const struct cpumap *a, const struct cpumap *b)
 {

@@ -27,10 +27,6 @@ int cpumap_online(const char *sysfs, struct cpumap *out);
 /* Is cpu in the map? */
 int cpumap_has(const struct cpumap *m, int cpu);
 
-/* Intersection a ∩ b into out.  0 or -ENOMEM. */
-int cpumap_intersect(const struct cpumap *a, const struct cpumap *b,
-    struct cpumap *out);
-
 /*
  * Add to *dst (sorted, as every map) the CPUs of add that are also in a
  * and in b (NULL: no limit).  How many CPUs of add are in both (already
