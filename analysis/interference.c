@@ -66,7 +66,8 @@ interference_result_unref(struct interference_result *r)
 
 /* ---- state ---------------------------------------------------------- */
 
-uint64_t
+/* FNV-1a of n bytes of p, continuing from h (start: IFR_HASH0). */
+static uint64_t
 ifr_hash(uint64_t h, const char *p, size_t n)
 {
 	size_t i;
@@ -157,19 +158,6 @@ idx_grow(struct interference *ifr, size_t slots)
 	ifr->mask = slots - 1;
 	idx_fill(ifr);
 	return 0;
-}
-
-struct cg *
-ifr_find(const struct interference *ifr, uint64_t key)
-{
-	size_t j;
-
-	if (ifr->idx == NULL)
-		return NULL;
-	for (j = key & ifr->mask; ifr->idx[j]; j = (j + 1) & ifr->mask)
-		if (ifr->cgs[ifr->idx[j] - 1].key == key)
-			return &ifr->cgs[ifr->idx[j] - 1];
-	return NULL;
 }
 
 /* The cgroup of key, added when new; NULL on ENOMEM. */

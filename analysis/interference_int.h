@@ -101,11 +101,24 @@ ifr_counts(const struct interference_config *cfg, double cpu, double x)
 	return cpu >= cfg->cpu_floor && isfinite(x) && x > 0;
 }
 
-/* The cgroup of key, or NULL. */
-struct cg *ifr_find(const struct interference *ifr, uint64_t key);
-/* FNV-1a of n bytes of p, continuing from h (start: IFR_HASH0). */
+/* The cgroup of key, or NULL: the table's open-addressing index.  Here,
+ * inline, because interference.c (the table's owner) and suspects.c (a
+ * victim's held suspects, kept by key) both look up, and neither should
+ * call into the other for it. */
+static inline struct cg *
+ifr_find(const struct interference *ifr, uint64_t key)
+{
+	size_t j;
+
+	if (ifr->idx == NULL)
+		return NULL;
+	for (j = key & ifr->mask; ifr->idx[j]; j = (j + 1) & ifr->mask)
+		if (ifr->cgs[ifr->idx[j] - 1].key == key)
+			return &ifr->cgs[ifr->idx[j] - 1];
+	return NULL;
+}
+
 #define IFR_HASH0 1469598103934665603ULL
-uint64_t ifr_hash(uint64_t h, const char *p, size_t n);
 
 /* detect.c: the sample in slot of every cgroup, judged. */
 void detect_sample(struct interference *ifr, size_t slot, double *scratch);

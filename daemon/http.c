@@ -19,9 +19,11 @@
  * before MHD is stopped (MHD must not stop with a suspended connection).
  * No lock is held while a response is built or written.
  *
- * The server is four files by job, sharing struct http (http_int.h, which
+ * The server is five files by job, sharing struct http (http_int.h, which
  * says which file owns which part of it): this one makes, starts and
- * stops it; http_conn.c admits connections and bounds them (the request
+ * stops it; http_reply.c, below the others, holds a request's own state
+ * and the fixed replies every part answers with (so none calls another
+ * for a reply); http_conn.c admits connections and bounds them (the request
  * deadline and its sweeper, scrapes per address, pipelining, bodies, the
  * refusals counted and logged); http_auth.c judges who may in (the TLS
  * client certificate, basic auth, throttling); http_request.c answers

@@ -86,7 +86,7 @@ http_auth_reply_throttled(struct http *h, struct MHD_Connection *conn,
 	char retry[16];
 
 	snprintf(retry, sizeof(retry), "%u", secs);
-	return http_request_reply_hdr(h, conn, MHD_HTTP_TOO_MANY_REQUESTS,
+	return http_reply_hdr(h, conn, MHD_HTTP_TOO_MANY_REQUESTS,
 	    "text/plain", "too many failed password checks from this "
 	    "address; try again later\n", MHD_HTTP_HEADER_RETRY_AFTER, retry);
 }
@@ -98,7 +98,7 @@ hold_throttled(struct http *h, struct MHD_Connection *conn, void **req_cls,
 {
 	struct req *r;
 
-	if ((r = http_request_get(conn, req_cls)) == NULL)
+	if ((r = http_reply_get(conn, req_cls)) == NULL)
 		return http_auth_reply_throttled(h, conn, retry_s);
 	r->wait = WAIT_HELD;
 	r->retry_after = retry_s;
@@ -139,9 +139,9 @@ basic_auth(struct http *h, struct MHD_Connection *conn, void **req_cls,
 	    ci ? ci->client_addr : NULL, &retry_s);
 	auth_parse_free(&user, &pass);
 	if (v == AUTH_CHECK) {
-		if ((r = http_request_get(conn, req_cls)) == NULL) {
+		if ((r = http_reply_get(conn, req_cls)) == NULL) {
 			auth_abandon(&check);
-			return http_request_reply_error(h, conn, -ENOMEM);
+			return http_reply_error(h, conn, -ENOMEM);
 		}
 		r->check = check;
 		r->check.done = auth_done;
@@ -154,7 +154,7 @@ basic_auth(struct http *h, struct MHD_Connection *conn, void **req_cls,
 		return MHD_YES;
 	}
 	if (v == AUTH_MISSING)
-		return http_request_reply(h, conn, MHD_HTTP_UNAUTHORIZED,
+		return http_reply(h, conn, MHD_HTTP_UNAUTHORIZED,
 		    "text/plain", "Unauthorized\n");
 	if (v == AUTH_THROTTLED)
 		return hold_throttled(h, conn, req_cls, retry_s);
@@ -172,7 +172,7 @@ MHD_Result
 http_auth_authorize(struct http *h, struct MHD_Connection *conn, void **req_cls,
     int *answered)
 {
-	struct req *r = http_request_of(*req_cls);
+	struct req *r = http_reply_of(*req_cls);
 	const char *why;
 	int res;
 
@@ -181,13 +181,13 @@ http_auth_authorize(struct http *h, struct MHD_Connection *conn, void **req_cls,
 		r->wait = WAIT_NONE;
 		res = atomic_load(&r->result);
 		if (res == 0)
-			return http_request_reply(h, conn,
+			return http_reply(h, conn,
 			    MHD_HTTP_UNAUTHORIZED, "text/plain",
 			    "Unauthorized\n");
 		if (res == -EAGAIN)	/* too many checks waiting */
 			return http_auth_reply_throttled(h, conn, 1);
 		if (res < 0)
-			return http_request_reply_error(h, conn, res);
+			return http_reply_error(h, conn, res);
 		r->authed = 1;
 	}
 	if (r && r->authed) {
@@ -196,7 +196,7 @@ http_auth_authorize(struct http *h, struct MHD_Connection *conn, void **req_cls,
 	}
 	if (h->o.web && (why = check_client_cert(h, conn)) != NULL) {
 		log_debug("refusing a TLS client: %s", why);
-		return http_request_reply(h, conn, MHD_HTTP_FORBIDDEN,
+		return http_reply(h, conn, MHD_HTTP_FORBIDDEN,
 		    "text/plain", "client certificate required\n");
 	}
 	if (h->auth)

@@ -221,14 +221,14 @@ http_conn_first_call(struct http *h, struct MHD_Connection *conn,
 	*answered = 1;
 	if (has_body(conn)) {
 		http_conn_refused(h, REFUSED_BODY, 1);
-		return http_request_reply_hdr(h, conn,
+		return http_reply_hdr(h, conn,
 		    MHD_HTTP_CONTENT_TOO_LARGE, "text/plain",
 		    "no request here takes a body\n",
 		    MHD_HTTP_HEADER_CONNECTION, "close");
 	}
 	if (pipelined(conn)) {
 		http_conn_refused(h, REFUSED_PIPELINED, 1);
-		return http_request_reply_hdr(h, conn,
+		return http_reply_hdr(h, conn,
 		    MHD_HTTP_TOO_MANY_REQUESTS, "text/plain",
 		    "too many requests sent with their answers "
 		    "unread\n", MHD_HTTP_HEADER_CONNECTION, "close");

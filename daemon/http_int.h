@@ -9,7 +9,8 @@
  * the refusal counts are http_conn.c's (conn_lock is taken there only;
  * the self-metrics read the counts); the scrape
  * counts, the scrapes in flight, the render tasks and the caches are
- * http_request.c's; the password checks go through http_auth.c (the
+ * http_request.c's; a request's struct req and its markers are made and
+ * read through http_reply.c; the password checks go through http_auth.c (the
  * self-metrics read its failure counts); the options, the daemon and the
  * listening socket are http.c's.  http.c also makes and frees the whole:
  * the locks, the caches and the workers live as long as the server.
@@ -120,16 +121,22 @@ MHD_Result http_conn_first_call(struct http *h, struct MHD_Connection *conn,
 void http_conn_notify(void *cls, struct MHD_Connection *conn,
     void **socket_context, enum MHD_ConnectionNotificationCode toe);
 
-/* http_request.c: the access handler, fixed answers and scrapes. */
-struct req *http_request_of(void *req_cls);
-struct req *http_request_get(struct MHD_Connection *conn, void **req_cls);
-MHD_Result http_request_reply_hdr(struct http *h,
+/* http_reply.c: a request's state and the fixed replies. */
+struct req *http_reply_of(void *req_cls);
+struct req *http_reply_get(struct MHD_Connection *conn, void **req_cls);
+void http_reply_headers(struct http *h, struct MHD_Response *resp);
+void http_reply_seen(void **req_cls);
+void http_reply_count(void **req_cls);
+int http_reply_counted(void *req_cls);
+MHD_Result http_reply_hdr(struct http *h,
     struct MHD_Connection *conn, unsigned status, const char *type,
     const char *body, const char *extra_name, const char *extra_value);
-MHD_Result http_request_reply(struct http *h, struct MHD_Connection *conn,
+MHD_Result http_reply(struct http *h, struct MHD_Connection *conn,
     unsigned status, const char *type, const char *body);
-MHD_Result http_request_reply_error(struct http *h,
+MHD_Result http_reply_error(struct http *h,
     struct MHD_Connection *conn, int err);
+
+/* http_request.c: the access handler and scrapes. */
 MHD_Result http_request_handle(void *cls, struct MHD_Connection *conn,
     const char *url, const char *method, const char *version,
     const char *upload_data, size_t *upload_data_size, void **req_cls);

@@ -1,8 +1,8 @@
 /*
  * http_request.c - a request let in, and its answer (see http.c for the
  * server as a whole): the access handler MHD calls for each request, the
- * content negotiation, the fixed answers, and the scrapes with their
- * renders.
+ * content negotiation, and the scrapes with their renders; the fixed
+ * answers and struct req's making are http_reply.c's.
  *
  * A request reads top-down in http_request_handle(): the first call
  * (headers only) goes to http_conn.c's admission checks; the second to
@@ -16,8 +16,8 @@
  * drops the reference: no scrape copies or formats anything.
  *
  * One file for all of it because a request's state (struct req, made
- * only when it waits for a worker) is made, read and freed here, and the
- * scrape answer and the render share it.  This file alone touches the
+ * only when it waits for a worker, through http_reply.c) is read and
+ * freed here, and the scrape answer and the render share it.  This file alone touches the
  * scrape counts, the scrapes in flight, the render tasks and the caches.
  */
 #include "autoconf.h"
@@ -49,36 +49,6 @@ struct render_task {
 	struct req *waiters;
 	struct render_task *next;	/* h->tasks */
 };
-
-/* Markers for *req_cls when no struct req is needed: a request seen, and
- * a scrape counted in flight. */
-static char req_seen, req_inflight;
-
-struct req *
-http_request_of(void *req_cls)
-{
-	if (req_cls == NULL || req_cls == &req_seen ||
-	    req_cls == &req_inflight)
-		return NULL;
-	return req_cls;
-}
-
-/* The request's struct req, made from its marker on first need. */
-struct req *
-http_request_get(struct MHD_Connection *conn, void **req_cls)
-{
-	struct req *r = http_request_of(*req_cls);
-
-	if (r)
-		return r;
-	if ((r = calloc(1, sizeof(*r))) == NULL)
-		return NULL;
-	r->conn = conn;
-	r->inflight = *req_cls == &req_inflight;
-	atomic_init(&r->result, 0);
-	*req_cls = r;
-	return r;
-}
 
 static const char landing[] =
 	"<!DOCTYPE html>\n<html><head><title>pmu_exporter</title></head>\n"
@@ -175,72 +145,6 @@ http_accepts_gzip(const char *accept_encoding)
 	return gzip >= 0 ? gzip > 0 : any > 0;
 }
 
-/* ---- responses ------------------------------------------------------ */
-
-static void
-add_headers(struct http *h, struct MHD_Response *resp)
-{
-	size_t i;
-
-	for (i = 0; h->o.web && i < h->o.web->nr_headers; i++)
-		MHD_add_response_header(resp, h->o.web->headers[i].name,
-		    h->o.web->headers[i].value);
-}
-
-/*
- * A fixed reply.  extra_name/extra_value: one more header, or NULL.
- */
-MHD_Result
-http_request_reply_hdr(struct http *h, struct MHD_Connection *conn,
-    unsigned status, const char *type, const char *body,
-    const char *extra_name, const char *extra_value)
-{
-	struct MHD_Response *resp;
-	MHD_Result r;
-
-	resp = MHD_create_response_from_buffer(strlen(body), (void *)body,
-	    MHD_RESPMEM_MUST_COPY);
-	if (resp == NULL)
-		return MHD_NO;
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW,
-		    "GET, HEAD");
-	if (extra_name)
-		MHD_add_response_header(resp, extra_name, extra_value);
-	add_headers(h, resp);
-	if (status == MHD_HTTP_UNAUTHORIZED)
-		r = MHD_queue_basic_auth_fail_response(conn, "pmu_exporter",
-		    resp);
-	else
-		r = MHD_queue_response(conn, status, resp);
-	MHD_destroy_response(resp);
-	return r;
-}
-
-MHD_Result
-http_request_reply(struct http *h, struct MHD_Connection *conn, unsigned status,
-    const char *type, const char *body)
-{
-	return http_request_reply_hdr(h, conn, status, type, body, NULL, NULL);
-}
-
-/* Why a request that waited for a worker got no answer from it. */
-MHD_Result
-http_request_reply_error(struct http *h, struct MHD_Connection *conn, int err)
-{
-	if (err == -ESHUTDOWN)
-		return http_request_reply(h, conn, MHD_HTTP_SERVICE_UNAVAILABLE,
-		    "text/plain", "shutting down\n");
-	if (err == -EAGAIN)
-		return http_request_reply_hdr(h, conn,
-		    MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain",
-		    "busy, try again\n",
-		    MHD_HTTP_HEADER_RETRY_AFTER, "1");
-	return http_request_reply(h, conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
-	    "text/plain", "out of memory\n");
-}
-
 /* A response borrows the scrape's buffers and holds a reference. */
 static void
 scrape_free(void *cls)
@@ -308,7 +212,7 @@ send_metrics(struct http *h, struct MHD_Connection *conn,
 		    MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY,
 	    "Accept, Accept-Encoding");
-	add_headers(h, resp);
+	http_reply_headers(h, resp);
 	r = MHD_queue_response(conn, MHD_HTTP_OK, resp);
 	MHD_destroy_response(resp);
 	return r;
@@ -378,9 +282,9 @@ render_wait(struct http *h, struct MHD_Connection *conn, void **req_cls,
 	struct req *r;
 	int err;
 
-	if ((r = http_request_get(conn, req_cls)) == NULL) {
+	if ((r = http_reply_get(conn, req_cls)) == NULL) {
 		scrape_unref(v->sc);
-		return http_request_reply_error(h, conn, -ENOMEM);
+		return http_reply_error(h, conn, -ENOMEM);
 	}
 	r->reply = *v;
 	r->wait = WAIT_RENDER;
@@ -427,7 +331,7 @@ reply_metrics(struct http *h, struct MHD_Connection *conn, void **req_cls,
 
 	if (!http_conn_claim(h, conn)) {
 		http_conn_refused(h, REFUSED_ADDRESS_BUSY, 1);
-		return http_request_reply_hdr(h, conn,
+		return http_reply_hdr(h, conn,
 		    MHD_HTTP_TOO_MANY_REQUESTS, "text/plain",
 		    "too many scrapes in flight from this "
 		    "address (--web.max-requests-per-ip)\n",
@@ -437,16 +341,16 @@ reply_metrics(struct http *h, struct MHD_Connection *conn, void **req_cls,
 	    h->o.max_requests) {
 		atomic_fetch_sub(&h->inflight, 1);
 		atomic_fetch_add(&h->rejected, 1);
-		return http_request_reply(h, conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+		return http_reply(h, conn, MHD_HTTP_SERVICE_UNAVAILABLE,
 		    "text/plain", "too many scrapes in flight "
 		    "(--web.max-requests)\n");
 	}
 	if (h->o.max_requests) {
 		/* Released when the request completes. */
-		if ((r = http_request_of(*req_cls)) != NULL)
+		if ((r = http_reply_of(*req_cls)) != NULL)
 			r->inflight = 1;
 		else
-			*req_cls = &req_inflight;
+			http_reply_count(req_cls);
 	}
 
 	accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
@@ -457,10 +361,10 @@ reply_metrics(struct http *h, struct MHD_Connection *conn, void **req_cls,
 	gz = http_accepts_gzip(encoding);
 
 	if ((snap = source(h->o.ctx)) == NULL)
-		return http_request_reply(h, conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+		return http_reply(h, conn, MHD_HTTP_SERVICE_UNAVAILABLE,
 		    "text/plain", "no collection yet\n");
 	if ((ready = scrape_take(cache, snap, f, gz, &v)) < 0)
-		return http_request_reply_error(h, conn, ready);
+		return http_reply_error(h, conn, ready);
 	if (ready)
 		return send_metrics(h, conn, &v);
 	/* Its first scrape: a worker renders it, this request waits. */
@@ -478,7 +382,7 @@ reply_rendered(struct http *h, struct MHD_Connection *conn, struct req *r)
 	r->reply.sc = NULL;
 	if (err < 0) {
 		scrape_unref(v.sc);
-		return http_request_reply_error(h, conn, err);
+		return http_reply_error(h, conn, err);
 	}
 	return send_metrics(h, conn, &v);
 }
@@ -501,22 +405,22 @@ route(struct http *h, struct MHD_Connection *conn, const char *url,
 		char page[sizeof(landing) + 512];
 
 		snprintf(page, sizeof(page), landing, h->path);
-		return http_request_reply(h, conn, MHD_HTTP_OK,
+		return http_reply(h, conn, MHD_HTTP_OK,
 		    "text/html; charset=utf-8", page);
 	}
 	if (strcmp(url, "/-/healthy") == 0)
-		return http_request_reply(h, conn, MHD_HTTP_OK, "text/plain",
+		return http_reply(h, conn, MHD_HTTP_OK, "text/plain",
 		    "Healthy\n");
 	if (strcmp(url, "/-/ready") == 0) {
 		if ((s = h->o.snapshot(h->o.ctx)) == NULL)
-			return http_request_reply(h, conn,
+			return http_reply(h, conn,
 			    MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain",
 			    "Not ready\n");
 		snapshot_unref(s);
-		return http_request_reply(h, conn, MHD_HTTP_OK, "text/plain",
+		return http_reply(h, conn, MHD_HTTP_OK, "text/plain",
 		    "Ready\n");
 	}
-	return http_request_reply(h, conn, MHD_HTTP_NOT_FOUND, "text/plain",
+	return http_reply(h, conn, MHD_HTTP_NOT_FOUND, "text/plain",
 	    "not found\n");
 }
 
@@ -536,7 +440,7 @@ http_request_handle(void *cls, struct MHD_Connection *conn, const char *url,
 		/* First call: headers only.  Answer on the second. */
 		ret = http_conn_first_call(h, conn, &answered);
 		if (!answered)
-			*req_cls = &req_seen;
+			http_reply_seen(req_cls);
 		return ret;
 	}
 	if (*upload_data_size != 0) {
@@ -545,7 +449,7 @@ http_request_handle(void *cls, struct MHD_Connection *conn, const char *url,
 	}
 	http_conn_arrived(conn);
 	/* Called again after a worker resumed it? */
-	r = http_request_of(*req_cls);
+	r = http_reply_of(*req_cls);
 	if (r && r->wait == WAIT_RENDER)
 		return reply_rendered(h, conn, r);
 	if (r && r->wait == WAIT_HELD) {
@@ -557,7 +461,7 @@ http_request_handle(void *cls, struct MHD_Connection *conn, const char *url,
 		return ret;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 &&
 	    strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
-		return http_request_reply(h, conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+		return http_reply(h, conn, MHD_HTTP_METHOD_NOT_ALLOWED,
 		    "text/plain", "method not allowed\n");
 	return route(h, conn, url, req_cls);
 }
@@ -571,9 +475,9 @@ http_request_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
 	struct req *r;
 
 	(void)toe;
-	if (*req_cls == &req_inflight)
+	if (http_reply_counted(*req_cls))
 		atomic_fetch_sub(&h->inflight, 1);
-	else if ((r = http_request_of(*req_cls)) != NULL) {
+	else if ((r = http_reply_of(*req_cls)) != NULL) {
 		/* No worker holds it: a suspended request cannot complete,
 		 * and workers let go of it before resuming it. */
 		if (r->inflight)

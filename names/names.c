@@ -140,19 +140,6 @@ names_map(struct names *n)
 
 /* ---- the cache ---------------------------------------------------- */
 
-void
-names_centry_clear(struct centry *e)
-{
-	size_t k;
-
-	for (k = 0; k < NAMES_NR; k++) {
-		if (e->owned)
-			free(e->v[k]);
-		e->v[k] = NULL;
-	}
-	e->owned = 0;
-}
-
 /*
  * The cache's names, once in the map m just built from it, point into m
  * (whose reference the slot n->map keeps): each name is held once,
@@ -202,7 +189,7 @@ want_free(struct want *w, size_t nr)
 static void
 centry_free(struct centry *e)
 {
-	names_centry_clear(e);
+	names_resolve_clear(e);
 	free(e->src);
 	free(e->id);
 	free(e->cgroup);

@@ -87,7 +87,7 @@ struct names {
 	int logged_cap;
 };
 
-void names_centry_clear(struct centry *e);
+void names_resolve_clear(struct centry *e);
 int names_resolve_due(struct names *n, uint64_t *next_ns);
 
 #endif

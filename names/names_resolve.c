@@ -38,6 +38,21 @@
 #include "names/names_int.h"
 #include "util/clock.h"
 
+/* Empty a cache entry's names, freeing those it owns (names.c's cache
+ * and this file's lookups both empty entries). */
+void
+names_resolve_clear(struct centry *e)
+{
+	size_t k;
+
+	for (k = 0; k < NAMES_NR; k++) {
+		if (e->owned)
+			free(e->v[k]);
+		e->v[k] = NULL;
+	}
+	e->owned = 0;
+}
+
 #define ROUND_LOOKUPS 64
 #define SLOW_NS 500000000ULL		/* one lookup this long: slow */
 #define PROBE_NS 10000000000ULL		/* runtimes probed at most every 10 s */
@@ -221,7 +236,7 @@ resolve_one(struct names *n, struct centry *e, uint64_t *now,
 	}
 	if (!hit && e->found) {
 		/* Its record places it elsewhere now: unnamed. */
-		names_centry_clear(e);
+		names_resolve_clear(e);
 		e->found = e->sandbox = 0;
 		changed = 1;
 	}
@@ -242,7 +257,7 @@ resolve_one(struct names *n, struct centry *e, uint64_t *now,
 	due_by(next_ns, e->check_ns);
 	if (e->found && !names_differ(e, f))
 		return 0;	/* rewritten, same names */
-	names_centry_clear(e);
+	names_resolve_clear(e);
 	e->owned = 1;
 	for (k = 0; k < NAMES_NR; k++)
 		if (f->v[k][0] && (e->v[k] = strdup(f->v[k])) == NULL)
