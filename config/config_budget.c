@@ -31,7 +31,7 @@
 
 #define CONFIG_RULE_BYTES 4096u
 #define CONFIG_ATOM_BYTES 256u
-/* Nesting of parentheses the weight follows; deeper counts as the cap. */
+/* Nesting of parentheses the weight follows; deeper is refused. */
 #define WEIGH_DEPTH 32
 
 struct budget {
@@ -81,7 +81,9 @@ config_regex_weight(const char *re)
 	int depth = 0;
 
 	for (s = re; *s; s++) {
-		if (*s == '(' && depth < WEIGH_DEPTH) {
+		if (*s == '(') {
+			if (depth == WEIGH_DEPTH)
+				return CONFIG_MAX_BYTES;	/* refused */
 			sum[++depth] = 0;
 			last = 0;
 			continue;
@@ -89,8 +91,12 @@ config_regex_weight(const char *re)
 		if (*s == ')' && depth > 0) {
 			last = sum[depth--];
 			sum[depth] += last;
-		} else if (*s == '{' && s[1] >= '0' && s[1] <= '9') {
-			n = strtoull(s + 1, &end, 10);
+		} else if (*s == '{' && ((s[1] >= '0' && s[1] <= '9') ||
+		    (s[1] == ',' && s[2] >= '0' && s[2] <= '9'))) {
+			/* glibc reads "{,m}" as "{0,m}". */
+			n = s[1] == ',' ? 0 : strtoull(s + 1, &end, 10);
+			if (s[1] == ',')
+				end = (char *)s + 1;
 			m = *end == ',' && end[1] != '}' ?
 			    strtoull(end + 1, &end, 10) : n;
 			if (*end == ',')

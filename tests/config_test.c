@@ -696,6 +696,11 @@ test_budget(void)
 	CHECK(config_regex_weight("([0-9a-f]{64}){64}") == 4096);
 	CHECK(config_regex_weight("a{2,5}b") == 6);
 	CHECK(config_regex_weight("(ab|cd)*e?") == 5);
+	/* "{,m}" is "{0,m}" to glibc: repeated as m copies too. */
+	CHECK(config_regex_weight("(a{,64}){,64}") == 4096);
+	/* Deeper than the weighing follows: refused whole. */
+	CHECK(config_regex_weight("((((((((((((((((((((((((((((((((("
+	    "a)))))))))))))))))))))))))))))))))") >= CONFIG_MAX_BYTES);
 	CHECK(config_regex_weight("[]a]\\{x") == 3);
 	CHECK(config_regex_weight("[[:alpha:]]+") == 1);
 	CHECK(config_regex_weight("((a{1000}){1000}){1000}") >
