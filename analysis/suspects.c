@@ -540,12 +540,13 @@ suspects_of(struct interference *ifr, size_t v, const double *scratch,
 	struct prep p = prep_of(ifr, (double *)scratch);
 	struct cg *vc = &ifr->cgs[v];
 	struct vsums s;
-	size_t j, cands = 0, split = onset_split(ifr, vc);
+	size_t j, split = onset_split(ifr, vc);
+	/* Every judged cgroup but the victim (a victim is always judged):
+	 * find_leaves keeps the count of the others current. */
+	size_t cands = ifr->nr - ifr->containing - 1;
 	double zc, m;
 
 	*n = 0;
-	for (j = 0; j < ifr->nr; j++)
-		cands += ifr->cgs[j].leaf && j != v;
 	m = cands ? (double)cands : 1;
 	zc = z_upper(ifr->cfg.suspect_significance / (2 * m));
 	victim_sums(ifr, vc, &p, &s);
