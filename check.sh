@@ -21,7 +21,7 @@ set -u
 cd "$(dirname "$0")"
 . ./deps.sh
 pmu_install_deps test || exit 1
-# Under CI=true every cache the suite keeps starts empty (tests/cache.sh;
+# Under CI=true every cache the suite keeps starts empty (tests/lib/cache.sh;
 # HACKING.md, "Caches"): the package test's root goes to a new directory,
 # removed at the end, and each build tree's arm64 downloads go with the
 # `make distclean` before each pass.  So CI on a developer's machine
@@ -72,11 +72,11 @@ PMU_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print
 # ThreadSanitizer sees every thread of our code; the libraries it does not
 # instrument (libmicrohttpd, GnuTLS, libyaml, libbpf) synchronise through
 # pthread calls, which it intercepts.  A report goes to a file that fails
-# the test (tests/lib.sh); timing_logs= keeps make from running the tests
+# the test (tests/lib/lib.sh); timing_logs= keeps make from running the tests
 # that TSAN_TESTS only waits for.  The workloads whose CPU time and context
 # switches the tests compare with the daemon's counts are built without
 # it: its runtime's own work (a thread, shadow memory) would be counted.
-prebuild='tests/helpers/spin bench/pingpong CFLAGS=-O1 LDFLAGS=' \
+prebuild='tests/lib/helpers/spin bench/pingpong CFLAGS=-O1 LDFLAGS=' \
 PMU_SANITIZED=1 TSAN_OPTIONS=halt_on_error=0:second_deadlock_stack=1 \
 	run_suite tsan 'TESTS=$(TSAN_TESTS) VALGRIND_TESTS= VM_TESTS= timing_logs=' \
 	CFLAGS="-fsanitize=thread -fno-omit-frame-pointer -g -O1" LDFLAGS=-fsanitize=thread
@@ -85,8 +85,8 @@ PMU_SANITIZED=1 TSAN_OPTIONS=halt_on_error=0:second_deadlock_stack=1 \
 # guest's tests included, run by distcheck on the tarball's build.
 #
 # The Debian packages (amd64, and arm64 cross-built) under a booted
-# systemd and the multi-arch OCI image made from them (tests/package.test,
-# tests/image.test): once, on the plain build, before distcheck, whose
+# systemd and the multi-arch OCI image made from them (tests/integration/package.test,
+# tests/integration/image.test): once, on the plain build, before distcheck, whose
 # arm64 guest runs the arm64 image of the archive image.test leaves in
 # pkg/ (PMU_VM_IMAGE; tests/vm/image.vm), in the boot it makes anyway.
 echo "=== plain: configure --enable-werror; the packages and image, then the suite from the tarball (make distcheck)"

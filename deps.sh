@@ -19,12 +19,12 @@
 # clang, llvm, bpftool and libbpf-dev build mode: bpf (configure finds
 # them; without them the daemon builds without it).
 #
-# tests/kubernetes.test renders contrib/kubernetes with Debian's kubectl
+# tests/integration/kubernetes.test renders contrib/kubernetes with Debian's kubectl
 # (kubernetes-client, fetched by the test, not installed) and validates
 # the objects with npm packages it installs into its cache: nodejs, npm.
 #
-# libseccomp-dev is for a test helper only (tests/helpers/seccomp_exec:
-# the daemon under a seccomp filter, tests/privileges.test).
+# libseccomp-dev is for a test helper only (tests/lib/helpers/seccomp_exec:
+# the daemon under a seccomp filter, tests/integration/privileges.test).
 #
 # apt-get update and install reach the archive: retry.sh tries them
 # again when they fail (PMU_RETRY_TRIES, PMU_RETRY_WAIT).
@@ -62,7 +62,7 @@ pmu_install_deps() {
 		qemu-system-arm gcc-aarch64-linux-gnu cpio $PMU_ARM64_DEV
 		debhelper dpkg-dev lintian mmdebstrap systemd-container podman runc containerd
 		libseccomp-dev python3-grpcio python3-grpc-tools python3-prometheus-client nodejs"
-		# npm installs tests/kubernetes.test's schemas; a nodejs that
+		# npm installs tests/integration/kubernetes.test's schemas; a nodejs that
 		# ships its own npm (NodeSource's) conflicts with Debian's npm.
 		command -v npm >/dev/null || pkgs="$pkgs npm"
 		[ "$(dpkg --print-architecture)" = arm64 ] || foreign=arm64

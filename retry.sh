@@ -1,5 +1,5 @@
 # retry.sh - every fetch from the network, tried again when it fails.
-# Sourced by deps.sh, .ci/run, tests/lib.sh, tests/cache.sh,
+# Sourced by deps.sh, .ci/run, tests/lib/lib.sh, tests/lib/cache.sh,
 # tests/vm/rig.sh and packaging/image.sh: apt-get update, install and
 # download, and mmdebstrap, which all reach Debian's archive.
 #

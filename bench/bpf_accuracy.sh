@@ -28,7 +28,7 @@
 # runs one ping-pong per placement: the kernel's path from the program's
 # reading to perf's cgroup switch, by kind of change (LAG lines), which
 # is what moves bpf against perf mode at each switch (issue 31;
-# tests/bpf.test).
+# tests/integration/bpf.test).
 #
 # BUILDS="DIR..." compares builds (each DIR a build tree with
 # daemon/pmu_exporter), a fresh daemon of each per repetition, in

@@ -8,7 +8,7 @@
 #                     send a wrong password as fast as they are answered
 #   slowloris         200 connections from 127.0.0.2-127.0.0.5 that send
 #                     one header byte a second and never finish
-#   render            (another server, tests/helpers/fake_serve) a client
+#   render            (another server, tests/lib/helpers/fake_serve) a client
 #                     scraping a 100,000-series snapshot at /big, each new
 #                     snapshot's first scrape rendering it, while the
 #                     scraper reads the small one at /metrics
@@ -19,7 +19,7 @@
 # has it).  Then throughput: wrk on /metrics against nginx serving the
 # same bytes from a file, plain and gzip, interleaved, on the same run.
 #
-# Run as root from a built tree (make && make bench tests/helpers/fake_serve):
+# Run as root from a built tree (make && make bench tests/lib/helpers/fake_serve):
 #   bench/http_attack.sh [latency|throughput|all]
 # PROBES (400) scrapes INTERVAL_MS (20) apart per phase; ROUNDS (8) wrk
 # pairs of WRK_SECS (3) seconds, nginx and pmu_exporter first in turn, and
@@ -39,10 +39,10 @@ ROUNDS=${ROUNDS:-8}
 WRK_SECS=${WRK_SECS:-3}
 QUIET_PCT=${QUIET_PCT:-25}
 QUIET_WAIT=${QUIET_WAIT:-20}
-FAKE_SERVE=${FAKE_SERVE:-$top_builddir/tests/helpers/fake_serve}
+FAKE_SERVE=${FAKE_SERVE:-$top_builddir/tests/lib/helpers/fake_serve}
 LOAD=$BENCH_BIN/http_load
 bench_require "curl wrk htpasswd nginx base64" "pmu_exporter http_load"
-[ -x "$FAKE_SERVE" ] || bench_die "$FAKE_SERVE is not built (make tests/helpers/fake_serve)"
+[ -x "$FAKE_SERVE" ] || bench_die "$FAKE_SERVE is not built (make tests/lib/helpers/fake_serve)"
 T=$BENCH_TMP
 # An attack lasts the probe's time at its interval and 4 s more; the probe
 # stops 2 s before it ends (a server that makes each scrape wait seconds

@@ -4,7 +4,7 @@
 # at a similar series count (plain and gzip), then at 100,000 series the
 # render time per snapshot and scrape throughput in bytes/s.
 #
-# Run as root from a built tree (make && make tests/helpers/fake_serve):
+# Run as root from a built tree (make && make tests/lib/helpers/fake_serve):
 #   bench/http_bench.sh [SECONDS]
 # Every server binds 127.0.0.1; every load is bounded by SECONDS (10).
 # Each figure is printed with the command that produced it.
@@ -12,7 +12,7 @@ set -u
 cd "$(dirname "$0")/.."
 SECS=${1:-10}
 PMU=daemon/pmu_exporter
-FAKE=tests/helpers/fake_serve
+FAKE=tests/lib/helpers/fake_serve
 NE=$(command -v prometheus-node-exporter || command -v node_exporter || true)
 for t in wrk curl "$PMU" "$FAKE"; do
 	command -v "$t" >/dev/null || [ -x "$t" ] || { echo "missing $t (build first; apt-get install wrk)"; exit 1; }

@@ -6,8 +6,8 @@
  *
  *   interference_bench [-n CGROUPS] [-k ROUNDS] [-w WINDOW_S]
  *
- * No PMU is needed: perf_ops is faked by tests/fake_ipc.c, as in
- * tests/interference_test.c (every read returns the next interval's
+ * No PMU is needed: perf_ops is faked by tests/lib/fake_ipc.c, as in
+ * tests/unit/interference_test.c (every read returns the next interval's
  * counts at once), and the
  * cgroups are N empty directories under a scratch "cgroup2 mount" in
  * /tmp, removed at exit.  The collector counts group ipc = {cycles,
@@ -51,8 +51,8 @@
 #include "collectors/collector/collector.h"
 #include "collectors/perf/perf_sys.h"
 #include "config/config.h"
-#include "tests/fake_ipc.h"
-#include "tests/xorshift.h"
+#include "tests/lib/fake_ipc.h"
+#include "tests/lib/xorshift.h"
 #include "util/clock.h"
 
 static double *cg_cpu, *cg_cpi;

@@ -9,7 +9,7 @@
  * Each scenario is a node of simulated cgroups fed, one snapshot per
  * 1 s interval, to the analysis through its public API only
  * (analysis/interference.h, with the default config: group ipc, events
- * cycles and instructions), as tests/interference_test.c feeds it.  A
+ * cycles and instructions), as tests/unit/interference_test.c feeds it.  A
  * snapshot's row per cgroup holds cumulative cycles, instructions and
  * enabled time.  Every result the analysis publishes (one per sample)
  * is scored once against what the simulation knows.
@@ -55,7 +55,7 @@
  * two parts (-e 8 -a 0 is the issue's 8% taken as white noise); -q
  * (2 seeds, 'many' at 2,000 cgroups after 20 min) is for iterating.
  *
- * Every draw comes from tests/xorshift.h, seeded per (scenario, seed,
+ * Every draw comes from tests/lib/xorshift.h, seeded per (scenario, seed,
  * run), so a figure replays exactly.  Only interference_feed is timed
  * (CLOCK_THREAD_CPUTIME_ID), and only after the warm-up.
  */
@@ -70,7 +70,7 @@
 
 #include "analysis/interference.h"
 #include "collectors/collector/snapshot.h"
-#include "tests/xorshift.h"
+#include "tests/lib/xorshift.h"
 #include "util/clock.h"
 
 #define VICTIM_WINDOW_S 300	/* the default victim_window */

@@ -13,7 +13,7 @@
 # runs $PMU_EXPORTER (default: this tree's daemon/pmu_exporter, built by
 # make) as it is.
 #
-# -l churn (the default): the load of tests/churn.test:
+# -l churn (the default): the load of tests/integration/churn.test:
 #   interval 10 ms, a full cgroup rescan every second, two watched
 #   patterns (perf and bpf mode) under a parent cgroup made here;
 #   rounds of 30 cgroups created, counted for two collections, removed;
@@ -174,7 +174,7 @@ two_more() {
 }
 sum() { cat "$@" 2>/dev/null | awk '{ s += $1 } END { print s + 0 }'; }
 
-# --- the load (as in tests/churn.test) ---------------------------------
+# --- the load (as in tests/integration/churn.test) ---------------------------------
 # Scraper: until $T/stop; each scrape's *_total lines against the last's.
 scraper() {
 	local d=$T/$1 i=0

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "tests/xorshift.h"
+#include "tests/lib/xorshift.h"
 #include "util/clock.h"
 
 struct cell {

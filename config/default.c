@@ -15,7 +15,7 @@
  * named by its layout: key, which the log uses ("layout docker: 12
  * cgroups (mode bpf)").  Both defaults use the one table, with their own
  * group; docs/containers.md, "Layouts known out of the box", is its
- * documentation and tests/collector_test.c checks every row against real
+ * documentation and tests/unit/collector_test.c checks every row against real
  * paths (tests/fixtures/layouts).
  *
  * Mode, by how many cgroups a layout holds (docs/bpf.md, "Which mode when"):

@@ -1,6 +1,6 @@
 /*
  * flags.c - the command line: each flag, its value checked, and the
- * usage text (which tests/docs.test holds to the flag table of
+ * usage text (which tests/integration/docs.test holds to the flag table of
  * docs/configuration.md and to the man page).  A bad flag is said on
  * stderr and is the end: there is no logger yet, and nothing has
  * started.  The long options, their defaults and the usage text sit in

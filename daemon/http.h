@@ -31,7 +31,7 @@ struct http_opts {
 	/*
 	 * A second metrics path with a source of its own (same ctx), or
 	 * NULL: one server in front of a small and a large snapshot, for
-	 * tests/helpers/fake_serve and the benchmarks.
+	 * tests/lib/helpers/fake_serve and the benchmarks.
 	 */
 	const char *extra_path;
 	struct snapshot *(*extra_snapshot)(void *ctx);

@@ -13,7 +13,7 @@
 # Needs dpkg-dev, debhelper and the Build-Depends (deps.sh: pmu_install_deps
 # test, which installs them for amd64 and arm64).  DEB_BUILD_OPTIONS
 # passes through (nocheck skips the unit tests).
-# Run by `make deb [ARCH=arm64]` and `make image`, and by tests/package.test.
+# Run by `make deb [ARCH=arm64]` and `make image`, and by tests/integration/package.test.
 set -eu
 out=${1:?usage: deb.sh OUTDIR [ARCH]}
 build_arch=$(dpkg --print-architecture)

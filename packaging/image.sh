@@ -36,7 +36,7 @@
 # mmdebstrap's fetch is tried again when it fails (retry.sh:
 # PMU_RETRY_TRIES, PMU_RETRY_WAIT); podman fetches nothing.
 # PMU_IMAGE_SOURCE and PMU_IMAGE_LICENSES set those two labels.
-# Run by `make image` and tests/image.test.
+# Run by `make image` and tests/integration/image.test.
 set -eu
 out=$(cd "${1:?usage: image.sh OUTDIR [ARCH...]}" && pwd)
 shift

@@ -289,7 +289,7 @@ charge(struct cgc_cpu *st, int at_switch, __u64 other)
  * and loses it at each switch out, so where it is slower in one
  * direction (out of the idle task, whose CPU was halted, against into
  * it), mode: bpf and perf mode differ by the difference at each pair of
- * switches, and never by more than the path itself (tests/bpf.test).
+ * switches, and never by more than the path itself (tests/integration/bpf.test).
  * The object without BTF cannot tell the kinds apart: all its figures
  * are "between".  The event comes only where the perf_event cgroup
  * changes, once per switch; a reading older than 100 us is not this

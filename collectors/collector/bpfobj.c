@@ -169,7 +169,7 @@ bpfobj_every_switch(void)
 
 /*
  * PMU_EXPORTER_BPF_LAG=1: the lag probe beside the program (bpfcg.h,
- * BPFCG_MEASURE_LAG), for tests/bpf.test and bench/bpf_accuracy.sh,
+ * BPFCG_MEASURE_LAG), for tests/integration/bpf.test and bench/bpf_accuracy.sh,
  * which compare mode: bpf with perf mode: it costs a second program run
  * at every cgroup switch, so it is not on by default.
  */

@@ -8,7 +8,7 @@
  * It only reads: the collector and its targets are const here, the name
  * map is handed in, and what the collector acts on after (the container
  * ids to tell the resolver, the targets held out for their names) comes
- * back in a struct snapseen (snapbuild.h).  tests/layering.test keeps it
+ * back in a struct snapseen (snapbuild.h).  tests/integration/layering.test keeps it
  * so.
  */
 #include "autoconf.h"

@@ -7,7 +7,7 @@
  * Pure: it reads the plan and the expanded lists (what cgroupfs_expand
  * found, one list per entry) and touches no target, no fd, no file.
  * targetset.c opens, keeps and closes targets from what it returns;
- * tests/wanted_test.c checks it alone.
+ * tests/unit/wanted_test.c checks it alone.
  */
 #ifndef PMU_WANTED_H
 #define PMU_WANTED_H

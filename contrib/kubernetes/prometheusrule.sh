@@ -5,7 +5,7 @@
 # its groups, every line from `groups:` on as it is, indented under spec
 # (the header comment goes).  Indenting a YAML
 # document as a whole changes none of its values (block scalars
-# included), so spec.groups is that file's groups; tests/kubernetes.test
+# included), so spec.groups is that file's groups; tests/integration/kubernetes.test
 # checks it, and that the file in the tree is this script's output.
 # Run by `make` when the rules change.
 set -eu

@@ -6,7 +6,7 @@
 # changes: bpf(2) and perf_event_open(2) are allowed whatever the
 # capabilities, instead of only with CAP_SYS_ADMIN.  The kernel still
 # asks for CAP_PERFMON and CAP_BPF (or kernel.perf_event_paranoid); the
-# filter no longer asks for CAP_SYS_ADMIN on top.  tests/image.test
+# filter no longer asks for CAP_SYS_ADMIN on top.  tests/integration/image.test
 # checks the shipped file against this script and runs the image with it.
 set -eu
 jq --tab '

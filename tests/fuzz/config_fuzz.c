@@ -1,6 +1,6 @@
 /*
  * config_fuzz.c - libFuzzer target for the YAML config parser, with and
- * without the fixture PMUs that tests/fuzz.test names in PMU_FUZZ_SYSFS.
+ * without the fixture PMUs that tests/integration/fuzz.test names in PMU_FUZZ_SYSFS.
  */
 #include "autoconf.h"
 

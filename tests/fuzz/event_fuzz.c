@@ -3,7 +3,7 @@
  *
  * Each input is one event string, parsed with no context and with the
  * Intel hybrid fixture (formats, aliases, uncore) and the fixture tracefs
- * that tests/fuzz.test names in PMU_FUZZ_SYSFS and PMU_FUZZ_TRACEFS.
+ * that tests/integration/fuzz.test names in PMU_FUZZ_SYSFS and PMU_FUZZ_TRACEFS.
  */
 #include "autoconf.h"
 

@@ -16,12 +16,66 @@
 #   make mutants                       all of them
 #   tests/mutants/run.sh [NAME...]     some, from a checkout (as root)
 #   MUTANTS_DIR=/tmp/m tests/mutants/run.sh   keep the copy there
+#   tests/mutants/run.sh --check       the list alone, nothing built
+#
+# --check reads every row without building: its FILE exists, its FROM
+# occurs there exactly once, and each of its TESTS is a test the
+# Makefiles list (a *_tests or *_TESTS variable of tests/Makefile.inc or
+# packaging/Makefile.inc) whose file exists.  It names each bad row and
+# exits 1 if there is one: a row left behind when code or a test moves
+# is caught by tests/integration/layering.test, not at the next
+# `make mutants`.
 #
 # Ends with a table and "N killed, N survived, N invalid"; exits 1 unless
 # every mutant was killed.  Needs what ./check.sh needs (deps.sh test).
 set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
 list="$src/tests/mutants/mutants.tsv"
+
+# from_count FILE FROM: how many times FROM (<NL> a newline, <TAB> a tab)
+# occurs in FILE.
+from_count() {
+	FROM=$2 perl -0777 -ne '
+		(my $f = $ENV{FROM}) =~ s/<NL>/\n/g; $f =~ s/<TAB>/\t/g;
+		my $n = () = /\Q$f\E/g; print $n' "$1"
+}
+
+# The tests the Makefiles list, one a line.
+listed_tests() {
+	perl -ne '
+		$_ = $p . $_; $p = "";
+		if (s/\\\n$/ /) { $p = $_; next }
+		print "$_\n" for /^\s*\w+_(?:tests|TESTS)\s*\+?=(.*)/ ? grep { m{^tests/} } split " ", $1 : ();
+	' "$src/tests/Makefile.inc" "$src/packaging/Makefile.inc"
+}
+
+check_list() {
+	local listed name file from to tests t n why bad=0
+	listed=" $(listed_tests | tr '\n' ' ') "
+	while IFS=$'\t' read -r name file from to tests; do
+		case "$name" in ''|'#'*) continue ;; esac
+		why=
+		if [ ! -f "$src/$file" ]; then
+			why="$file does not exist"
+		else
+			n=$(from_count "$src/$file" "$from")
+			[ "$n" = 1 ] || why="FROM occurs $n times in $file"
+		fi
+		[ -n "$tests" ] || why="${why:+$why; }no TESTS"
+		for t in $tests; do
+			case "$listed" in
+			*" $t "*) [ -f "$src/$t" ] || [ -f "$src/$t.c" ] ||
+				why="${why:+$why; }$t is listed but has no file" ;;
+			*) why="${why:+$why; }$t is not a test the Makefiles list" ;;
+			esac
+		done
+		[ -z "$why" ] || { echo "mutants: $name: $why"; bad=$((bad + 1)); }
+	done < "$list"
+	[ $bad = 0 ] || { echo "mutants: $bad bad rows in tests/mutants/mutants.tsv"; return 1; }
+	echo "mutants: every row applies once and names listed tests"
+}
+[ "${1:-}" = --check ] && { check_list; exit; }
+
 work=${MUTANTS_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/pmu_mutants.XXXXXX")}
 jobs=$(nproc)
 mkdir -p "$work"

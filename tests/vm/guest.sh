@@ -13,7 +13,7 @@
 #   cycles == instructions, and per CPU cycles == time_enabled in ns.
 # - branches and the cache events are not emulated (ENOENT).
 # The test shell and the daemon stay on CPU 0; workloads run on CPU 1.
-. /pmu/tests/lib.sh
+. /pmu/tests/lib/lib.sh
 need_root
 taskset -p -c 0 $$ >/dev/null || fail "taskset"
 SPIN=$HELPERS/spin

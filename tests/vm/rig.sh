@@ -55,7 +55,7 @@ command -v "$TRIPLE-gcc" >/dev/null ||
 	rig_fail "$TRIPLE-gcc is missing: run deps.sh test (apt-get install gcc-aarch64-linux-gnu)"
 
 # ---- the kernel and busybox, as Debian ships them for arm64 ------------
-# The downloaded .debs are a cache (tests/cache.sh): one dpkg-deb cannot
+# The downloaded .debs are a cache (tests/lib/cache.sh): one dpkg-deb cannot
 # read whole is removed and fetched again, and a download is checked
 # before it takes the cache's name.  A failed download is tried again
 # (retry.sh); each failed try, and what could not be fetched, goes to
@@ -96,19 +96,20 @@ rm -rf "$B" && mkdir -p "$B"
 (cd "$B" && "$SRC/configure" -q --host=$TRIPLE --enable-werror \
     PKG_CONFIG_LIBDIR="/usr/lib/$TRIPLE/pkgconfig:/usr/share/pkgconfig" \
     CFLAGS="-O2" && make -s -j"$(nproc)" daemon/pmu_exporter \
-    tests/helpers/faults bench/pingpong && \
-    make -s tests/helpers/spin tests/helpers/mix LDFLAGS=-static) \
+    tests/lib/helpers/faults bench/pingpong && \
+    make -s tests/lib/helpers/spin tests/lib/helpers/mix LDFLAGS=-static) \
     > "$OUT/build.log" 2>&1 ||
 	rig_fail "cross build failed: $(grep -m3 -E 'error|Error' "$OUT/build.log")"
 
 # ---- the initramfs ------------------------------------------------------
 R=$OUT/initramfs
-rm -rf "$R" && mkdir -p "$R"/{bin,dev,proc,sys,tmp,run,lib/$TRIPLE,pmu/daemon,pmu/bench,pmu/tests/helpers,pmu/tests/vm}
+rm -rf "$R" && mkdir -p "$R"/{bin,dev,proc,sys,tmp,run,lib/$TRIPLE,pmu/daemon,pmu/bench,pmu/tests/lib/helpers,pmu/tests/integration,pmu/tests/vm}
 cp "$OUT/cache/root/bin/busybox" "$R/bin/"
-for f in daemon/pmu_exporter tests/helpers/spin tests/helpers/mix tests/helpers/faults bench/pingpong; do
+for f in daemon/pmu_exporter tests/lib/helpers/spin tests/lib/helpers/mix tests/lib/helpers/faults bench/pingpong; do
 	"$TRIPLE-strip" -o "$R/pmu/$f" "$B/$f" || rig_fail "strip $f"
 done
-cp "$SRC/tests/lib.sh" "$SRC"/tests/*_hw.test "$R/pmu/tests/"
+cp "$SRC/tests/lib/lib.sh" "$R/pmu/tests/lib/"
+cp "$SRC"/tests/integration/*_hw.test "$R/pmu/tests/integration/"
 cp "$SRC"/tests/vm/*.vm "$SRC/tests/vm/guest.sh" "$R/pmu/tests/vm/"
 cp "$SRC/tests/vm/guest-init" "$R/init"
 chmod 755 "$R/init"
@@ -122,7 +123,7 @@ findlib() {
 	return 1
 }
 needed() { LC_ALL=C readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
-todo="$(needed "$B/daemon/pmu_exporter") $(needed "$B/tests/helpers/faults") $(needed "$B/bench/pingpong") libpfm.so.4"
+todo="$(needed "$B/daemon/pmu_exporter") $(needed "$B/tests/lib/helpers/faults") $(needed "$B/bench/pingpong") libpfm.so.4"
 done_libs=" "
 while [ -n "${todo// /}" ]; do
 	set -- $todo; lib=$1; shift; todo="$*"

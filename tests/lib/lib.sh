@@ -1,0 +1,248 @@
+# lib.sh - shared by the integration tests: finding the daemon, a free
+# loopback port, a private cgroup parent, scraping, fetches that retry
+# (retry.sh), and cleaning up only what the test itself started or
+# created.
+
+set -u
+: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_srcdir:=$top_builddir}"
+PMU="$top_builddir/daemon/pmu_exporter"
+HELPERS="$top_builddir/tests/lib/helpers"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/pmu_test.XXXXXX")
+DAEMON_PID=
+CG_PARENT=
+PORT=
+# A test that fetches from Debian's archive does it through pmu_retry or
+# pmu_apt_download (retry.sh), so one dropped connection does not fail
+# it.  The arm64 guest fetches nothing and has no retry.sh.
+if [ -z "${PMU_GUEST:-}" ]; then
+	# shellcheck source=retry.sh
+	. "$top_srcdir/retry.sh"
+fi
+
+# A sanitizer build (check.sh sets PMU_SANITIZED): every report from any
+# program this test runs goes to a file $SAN_LOG.PID, and the test fails
+# at exit if there is one, whatever it asserted and however the program
+# ended.  ThreadSanitizer's reports do not stop the program, and a report
+# printed into a log nobody reads, or at an exit nobody checks (a daemon
+# stopped by cleanup), would otherwise pass.
+SAN_LOG=
+if [ -n "${PMU_SANITIZED:-}" ]; then
+	SAN_LOG="$TMP/sanitizer"
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$SAN_LOG"
+	UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}log_path=$SAN_LOG"
+	TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS:}log_path=$SAN_LOG"
+	export ASAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS
+fi
+
+# Tests run in parallel; one (hotplug.test) changes the whole machine by
+# taking a CPU offline.  Every test holds this lock shared; that one holds
+# it exclusively, so it runs alone.
+# (The arm64 test guest runs its tests one at a time and has no flock.)
+exec 9>"${TMPDIR:-/tmp}/pmu_exporter-tests.lock"
+if command -v flock >/dev/null 2>&1; then flock -s 9; fi
+
+skip() { echo "SKIP: $*"; exit 77; }
+# The files with sanitizer reports so far; none when not a sanitizer build.
+sanitizer_reports() { [ -n "$SAN_LOG" ] && ls "$SAN_LOG".* 2>/dev/null; }
+show_sanitizer_reports() {
+	local f
+	for f in $(sanitizer_reports); do
+		echo "$(grep -c '^SUMMARY: ' "$f") sanitizer report(s) from PID ${f##*.}; the first:"
+		head -n 80 "$f"
+		echo "... and the summary line of each:"
+		grep '^SUMMARY: ' "$f"
+	done
+}
+fail() { echo "FAIL: $*"; [ -f "$TMP/daemon.log" ] && sed 's/^/  daemon: /' "$TMP/daemon.log" | tail -20; exit 1; }
+ok() { echo "ok: $*"; }
+
+cleanup() {
+	if [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; then
+		kill "$DAEMON_PID" 2>/dev/null
+		wait "$DAEMON_PID" 2>/dev/null
+	fi
+	if [ -n "$CG_PARENT" ] && [ -d "$CG_PARENT" ]; then
+		# Move any stragglers out, then remove children before parents.
+		find "$CG_PARENT" -name cgroup.procs | while read -r f; do
+			while read -r p; do echo "$p" > "$CG_ROOT/cgroup.procs"; done < "$f"
+		done 2>/dev/null
+		find "$CG_PARENT" -depth -type d -exec rmdir {} \; 2>/dev/null
+	fi
+	if [ -n "$(sanitizer_reports)" ]; then
+		echo "FAIL: $(sanitizer_reports | wc -l) program(s) reported to the sanitizer"
+		show_sanitizer_reports
+		# PMU_KEEP_SANITIZER_LOGS=DIR keeps the whole reports.
+		[ -n "${PMU_KEEP_SANITIZER_LOGS:-}" ] &&
+			cp $(sanitizer_reports) "$PMU_KEEP_SANITIZER_LOGS/"
+		rm -rf "$TMP"
+		exit 1
+	fi
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+need_root() {
+	[ "$(id -u)" = 0 ] || skip "needs root (perf events on every CPU and cgroup creation)"
+}
+
+# Does this machine have hardware counters?  perf says, where it is
+# installed; the arm64 test guest has no perf, so there the daemon's own
+# --check-config asks perf_event_open (and a skip in the guest, which
+# always has a PMU, is a failure: tests/vm/result.sh).
+have_hw() {
+	"$HELPERS/spin" 1 >/dev/null 2>&1 || return 1
+	if command -v perf >/dev/null 2>&1; then
+		perf stat -x, -e instructions true 2>&1 | grep -qv -e 'not supported' -e '<not counted>'
+		return
+	fi
+	printf 'groups:\n  - name: hw\n    events: [instructions]\ncpus:\n  - cpus: all\n    groups: [hw]\n' \
+	    > "$TMP/have_hw.yaml"
+	"$PMU" --config.file="$TMP/have_hw.yaml" --check-config >/dev/null 2>&1
+}
+
+need_hw() {
+	have_hw || skip "no hardware counters on this machine (perf stat -e instructions: not supported); the arm64 guest runs this test: tests/vm/$(basename "$0" .test).vm"
+}
+
+# HTTP GET to stdout, failing on an HTTP error: curl, or busybox wget in
+# the test guest.
+http_get() {
+	if command -v curl >/dev/null 2>&1; then
+		curl -sf "$1"
+	else
+		wget -q -O - "$1" 2>/dev/null
+	fi
+}
+
+# The cgroup2 (or v1 perf_event) mount, from mountinfo, never assumed.
+find_cgroup_root() {
+	CG_ROOT=$(awk '$0 ~ / - cgroup / && $NF ~ /(^|,)perf_event(,|$)/ {print $5; exit}' /proc/self/mountinfo)
+	[ -n "$CG_ROOT" ] || CG_ROOT=$(awk '$0 ~ / - cgroup2 / {print $5; exit}' /proc/self/mountinfo)
+	[ -n "$CG_ROOT" ] || skip "no cgroup hierarchy with perf_event mounted"
+}
+
+# A private parent cgroup directly under the root; removed on exit.
+make_cgroup_parent() {
+	need_root
+	find_cgroup_root
+	CG_NAME="pmu_test_$$_$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')"
+	CG_PARENT="$CG_ROOT/$CG_NAME"
+	mkdir "$CG_PARENT" || fail "mkdir $CG_PARENT"
+}
+
+# Run a command inside cgroup $1 (path under the root): the shell moves
+# itself in first, then execs, so every instruction of the command counts.
+run_in_cgroup() {
+	local cg="$1"; shift
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG_ROOT$cg" "$@"
+}
+
+# Start the daemon on a free loopback port with the given arguments.
+start_daemon() {
+	local try
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		PORT=$(( 20000 + (RANDOM * 7 + $$ + try * 131) % 40000 ))
+		"$PMU" --web.listen-address="127.0.0.1:$PORT" "$@" > "$TMP/daemon.log" 2>&1 &
+		DAEMON_PID=$!
+		for _ in $(seq 1 100); do
+			if http_get "http://127.0.0.1:$PORT/-/ready" >/dev/null; then
+				return 0
+			fi
+			kill -0 "$DAEMON_PID" 2>/dev/null || break
+			sleep 0.05
+		done
+		if kill -0 "$DAEMON_PID" 2>/dev/null; then
+			fail "daemon did not become ready"
+		fi
+		wait "$DAEMON_PID" 2>/dev/null
+		DAEMON_PID=
+		grep -q "Address already in use" "$TMP/daemon.log" || fail "daemon exited at start"
+	done
+	fail "no free port found"
+}
+
+stop_daemon() {
+	kill -TERM "$DAEMON_PID" || fail "kill"
+	wait "$DAEMON_PID"
+	local rc=$?
+	DAEMON_PID=
+	return $rc
+}
+
+scrape() { http_get "http://127.0.0.1:$PORT${1:-/metrics}"; }
+# A config of N cgroups entries, the first with N relabel rules under an
+# anchor that every other entry repeats by alias (about 100 bytes an entry,
+# N * N rules): the amplification the config budget refuses.
+alias_rules_config() {
+	awk -v n="$1" 'BEGIN { print "groups:\n  - name: sw\n    events: [task-clock]\ncgroups:"
+		for (e = 0; e < n; e++) {
+			printf "  - path: /e%d\n    groups: [sw]\n", e
+			if (e) { print "    relabel: *r"; continue }
+			print "    relabel: &r"
+			for (i = 0; i < n; i++)
+				printf "      - regex: \047a%d(.*)\047\n        target_label: l%d\n", i, i
+		} }'
+}
+
+# A scrape into FILE of a snapshot published after everything so far: the
+# tail's counts (scrapes, refusals, auth failures) are as of a snapshot's
+# first scrape.
+fresh_scrape() {
+	local c0
+	scrape > "$1"
+	c0=$(value_of "$1" pmu_exporter_collections_total)
+	for _ in $(seq 1 200); do
+		scrape > "$1"
+		[ "$(value_of "$1" pmu_exporter_collections_total)" != "$c0" ] && return 0
+		sleep 0.05
+	done
+	fail "no new snapshot"
+}
+
+# The value of one series (exact label set) in a scrape file.
+value_of() {
+	awk -v s="$2" 'index($0, s" ") == 1 { print $NF; found=1 } END { if (!found) print "missing" }' "$1"
+}
+
+# Wait until the collector has published at least N more collections.
+wait_collections() {
+	local n="$1" start now
+	start=$(scrape | awk '/^pmu_exporter_collections_total /{print $2}')
+	for _ in $(seq 1 400); do
+		now=$(scrape | awk '/^pmu_exporter_collections_total /{print $2}')
+		[ -n "$now" ] && [ "$now" -ge $(( start + n )) ] && return 0
+		sleep 0.05
+	done
+	fail "collector did not advance by $n collections"
+}
+
+# How much one series grew between two scrape files: delta_of A B SERIES.
+# Fails the test when the series is missing from either.
+delta_of() {
+	local a b
+	a=$(value_of "$1" "$3") b=$(value_of "$2" "$3")
+	[ "$a" != missing ] && [ "$b" != missing ] || fail "no series $3 (in $1: $a, in $2: $b)"
+	awk -v a="$a" -v b="$b" 'BEGIN { printf "%.0f", b - a }'
+}
+
+# |a-b|/b <= pct/100, with awk's floating point.
+within() {
+	awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d / b <= p / 100) }'
+}
+
+# The PromQL of every panel query of a Grafana dashboard, one JSON object
+# {"title": ..., "refId": ..., "expr": ...} a line, with Grafana's
+# variables replaced: $__rate_interval by RATE_INTERVAL, $NAME by VALUE
+# (a whole name: name=VALUE replaces $name, not the start of $namespace):
+#   dashboard_queries FILE RATE_INTERVAL NAME=VALUE...
+dashboard_queries() {
+	local f=$1 r=$2 vars
+	shift 2
+	vars=$(for v in "$@"; do printf '%s\n' "$v"; done |
+		jq -R -s 'split("\n") | map(select(length > 0) | capture("^(?<k>[a-z_]+)=(?<v>.*)$"))')
+	jq -c --arg r "$r" --argjson vars "$vars" '.panels[] | .title as $t | (.targets // [])[]
+		| {title: $t, refId, expr: (reduce $vars[] as $x (.expr | gsub("\\$__rate_interval"; $r);
+		  gsub("\\$" + $x.k + "(?![A-Za-z0-9_])"; $x.v)))}' "$f"
+}

@@ -1,0 +1,769 @@
+/*
+ * interference_rules_test.c - each rule of the interference analysis
+ * (analysis/detect.c, analysis/suspects.c) at its edge, both sides, on
+ * generated traces (tests/lib/ifr_trace.h) whose right answer is known by
+ * construction:
+ *
+ * - the node's common mode, both ways: a change every cgroup shares makes
+ *   no victim, while it lasts or after it ends, and a lone rise right
+ *   after it is caught; a rise shared by exactly half is theirs, by more
+ *   than half the node's;
+ * - one level of the tree: a pod (or the root) whose containers are
+ *   counted is never judged nor named;
+ * - the detector: the sigma floor (a steady CPI's wobbles are no rise),
+ *   the CUSUM's reference (outlier_sigma / 2, a rise half a sigma either
+ *   side of it), the step cap (one wild sample never alarms alone),
+ *   victim_outliers exactly (alarms counted, then the rule at that count
+ *   and one more), victim_window (bursts within it and beyond it);
+ * - suspects: the victim's own use held out (a sidecar following the
+ *   victim's load is never named), significance against the number of
+ *   candidates (a decoy named among 3, not among 3,000) and against
+ *   autocorrelation, the onset (a neighbour that steps up and stays is
+ *   named, and still after its step has left the window; not when the
+ *   victim's own use stepped too), suspect_threshold and suspects with
+ *   their ranking.
+ */
+#include "autoconf.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/lib/ifr_trace.h"
+#include "tests/lib/check.h"
+
+/* Feed n until t reaches `to`, counting victims into *any. */
+static void
+run_until(struct interference *ifr, struct node *n, int *t, int to,
+    void (*step)(struct node *, int), int *any)
+{
+	struct interference_result *r;
+
+	for (; *t < to; (*t)++) {
+		step(n, *t);
+		feed(ifr, n);
+		r = interference_result(ifr);
+		if (any)
+			*any += victims(r);
+		interference_result_unref(r);
+	}
+}
+
+/* ---- the node's common mode ------------------------------------------ */
+
+static double node_rise;		/* every cgroup's factor */
+static int lone_from = 1 << 30;		/* /w0 alone rises from then */
+
+static void
+six_step(struct node *n, int t)
+{
+	size_t i;
+
+	for (i = 0; i < n->nr; i++) {
+		n->cpu[i] = 1.0;
+		n->cpi[i] = noisy(1.0 + 0.2 * (double)i) * node_rise *
+		    (i == 0 && t >= lone_from ? 1.5 : 1);
+	}
+}
+
+/*
+ * Six cgroups; a +30% every cgroup shares for 120 samples makes no
+ * victim, nor does its end; /w0 rising alone 20 samples after it ends is
+ * a victim within 15 (the old node-wide rule left every baseline
+ * inflated for about an hour after such an episode).
+ */
+static void
+test_common_mode(void)
+{
+	struct interference_config c = cfg_small();
+	struct interference *ifr = analysis(&c);
+	struct node n = { .nr = 6, .path = { "/w0", "/w1", "/w2", "/w3",
+	    "/w4", "/w5" } };
+	struct interference_result *r;
+	int t = 0, any = 0;
+
+	node_rise = 1;
+	lone_from = 1 << 30;
+	run_until(ifr, &n, &t, 100, six_step, &any);
+	node_rise = 1.3;
+	run_until(ifr, &n, &t, 220, six_step, &any);
+	node_rise = 1;
+	run_until(ifr, &n, &t, 240, six_step, &any);
+	CHECK(any == 0);
+	lone_from = 240;
+	run_until(ifr, &n, &t, 255, six_step, NULL);
+	r = interference_result(ifr);
+	CHECK(analysed(r, "/w0") && analysed(r, "/w0")->victim);
+	CHECK(victims(r) == 1);
+	interference_result_unref(r);
+	interference_free(ifr);
+}
+
+static int rising;			/* how many of four rise */
+
+static void
+four_step(struct node *n, int t)
+{
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		n->cpu[i] = 1.0;
+		n->cpi[i] = noisy(1.0) * (t >= 100 && (int)i < rising ?
+		    1.5 : 1);
+	}
+}
+
+/* Of four, exactly half rising: both are victims (the lower median is
+ * the node's); three of four: the node's, no victim. */
+static void
+test_half(void)
+{
+	struct interference_config c = cfg_small();
+	struct interference *ifr;
+	struct node n = { .nr = 4, .path = { "/h0", "/h1", "/h2", "/h3" } };
+	struct interference_result *r;
+	int t = 0, any = 0;
+
+	rising = 2;
+	ifr = analysis(&c);
+	run_until(ifr, &n, &t, 130, four_step, NULL);
+	r = interference_result(ifr);
+	CHECK(victims(r) == 2);
+	CHECK(analysed(r, "/h0") && analysed(r, "/h0")->victim);
+	CHECK(analysed(r, "/h1") && analysed(r, "/h1")->victim);
+	interference_result_unref(r);
+	interference_free(ifr);
+
+	rising = 3;
+	t = 0;
+	ifr = analysis(&c);
+	run_until(ifr, &n, &t, 130, four_step, &any);
+	CHECK(any == 0);
+	interference_free(ifr);
+}
+
+static void
+uneven_step(struct node *n, int t)
+{
+	size_t i;
+
+	for (i = 0; i < n->nr; i++) {
+		n->cpu[i] = 1.0;
+		/* From t = 200 for 400 samples, a change of the node's that
+		 * reaches each cgroup unevenly: +10% to +50%. */
+		n->cpi[i] = noisy(1.0) * (t >= 200 && t < 600 ?
+		    1.1 + 0.4 * (double)i / (double)(n->nr - 1) : 1);
+	}
+}
+
+/*
+ * A node-wide change that reaches each cgroup unevenly (+10% to +50%,
+ * the median +30%): each cgroup learns how much of the node's change it
+ * takes, and after a minute none is a victim, for as long as the change
+ * lasts.  With one factor for all, the cgroups at +50% stayed 15% above
+ * the node's for as long as the change lasted, and were victims.
+ */
+static void
+test_uneven(void)
+{
+	struct interference_config c = cfg_small();
+	struct interference *ifr = analysis(&c);
+	struct node n = { .nr = 9, .path = { "/u0", "/u1", "/u2", "/u3",
+	    "/u4", "/u5", "/u6", "/u7", "/u8" } };
+	int t = 0, any = 0;
+
+	run_until(ifr, &n, &t, 260, uneven_step, NULL);
+	run_until(ifr, &n, &t, 600, uneven_step, &any);
+	CHECK(any == 0);
+	interference_free(ifr);
+}
+
+/* ---- one level of the tree ------------------------------------------- */
+
+/*
+ * A node counted as the embedded default counts Kubernetes: the root,
+ * two pods and their containers, each pod's counts its containers' sum.
+ * The victim container's CPI follows the antagonist container's use: the
+ * antagonist container is named first, and the root and the pods are
+ * never judged nor named (the root contains every victim).
+ */
+static void
+test_levels(void)
+{
+	struct interference_config c = cfg_small();
+	struct interference *ifr = analysis(&c);
+	struct node n = { .nr = 7, .path = { "/", "/kp/pod1", "/kp/pod1/v",
+	    "/kp/pod1/s", "/kp/pod2", "/kp/pod2/a", "/kp/pod2/b" } };
+	struct interference_result *r;
+	int t, on = 0, left = 0, first = 0, seen = 0, upper = 0, i;
+
+	ifr_rng = 4242;
+	for (t = 0; t < 300; t++) {
+		if (t >= 100 && left-- <= 0) {
+			on = !on;
+			left = 5 + (int)(uniform() * 15);
+		}
+		n.cpu[2] = 1.0;
+		n.cpu[3] = 0.3 + 0.2 * uniform();
+		n.cpu[5] = on ? 1.8 : 0.05;
+		n.cpu[6] = 0.5 + uniform();
+		n.cpi[2] = noisy(1.0 + 0.3 * n.cpu[5]);
+		n.cpi[3] = noisy(1.2);
+		n.cpi[5] = noisy(2.0);
+		n.cpi[6] = noisy(0.9);
+		/* A pod's counts are its containers'; the root's all. */
+		n.cpu[1] = n.cpu[2] + n.cpu[3];
+		n.cpi[1] = (n.cpu[2] * n.cpi[2] + n.cpu[3] * n.cpi[3]) /
+		    n.cpu[1];
+		n.cpu[4] = n.cpu[5] + n.cpu[6];
+		n.cpi[4] = (n.cpu[5] * n.cpi[5] + n.cpu[6] * n.cpi[6]) /
+		    n.cpu[4];
+		n.cpu[0] = n.cpu[1] + n.cpu[4];
+		n.cpi[0] = (n.cpu[1] * n.cpi[1] + n.cpu[4] * n.cpi[4]) /
+		    n.cpu[0];
+		feed(ifr, &n);
+		r = interference_result(ifr);
+		if (analysed(r, "/kp/pod1/v") &&
+		    analysed(r, "/kp/pod1/v")->victim) {
+			seen++;
+			first += suspect(r, "/kp/pod1/v", 1) && strcmp(suspect(
+			    r, "/kp/pod1/v", 1)->row->cgroup, "/kp/pod2/a") == 0;
+		}
+		for (i = 0; i < 5; i += i == 1 ? 3 : 1) {
+			if (i == 2)
+				continue;
+			upper += analysed(r, n.path[i]) != NULL ||
+			    named(r, n.path[i]);
+		}
+		CHECK(r && (r->nr_cgroups == 0 || r->containing == 3));
+		interference_result_unref(r);
+	}
+	CHECK(seen > 20);
+	CHECK(first == seen);
+	CHECK(upper == 0);
+	interference_free(ifr);
+}
+
+/* The floor: a cgroup at it is judged, one just under it is not. */
+static void
+test_floor(void)
+{
+	static const double at[4][2] = { { 0.25, 0.25 }, { 0.2499, 0.25 },
+	    { 0.5, 0.5 }, { 0.4999, 0.5 } };
+	int i, t;
+
+	for (i = 0; i < 4; i++) {
+		struct interference_config c = cfg_small();
+		struct interference *ifr;
+		struct node n = { .nr = 1, .path = { "/f" } };
+		struct interference_result *r;
+
+		c.cpu_floor = at[i][1];
+		ifr = analysis(&c);
+		for (t = 0; t < 5; t++) {
+			n.cpu[0] = at[i][0];
+			n.cpi[0] = 1.0;
+			feed(ifr, &n);
+		}
+		r = interference_result(ifr);
+		CHECK((analysed(r, "/f") != NULL) == (i % 2 == 0));
+		interference_result_unref(r);
+		interference_free(ifr);
+	}
+}
+
+/* ---- the detector ----------------------------------------------------- */
+
+/*
+ * One cgroup, CPI exactly 1.0 for 400 samples (its variance zero, so its
+ * sigma is the floor, 1% of the mean; past 360 samples the young
+ * baseline's widening is 1 + 30/360), then `rise` (relative) for `len`
+ * samples (in bursts of `width` every `period` samples when period is not
+ * 0), then 1.0 again for `after`.  The cgroup's outliers and whether it
+ * was ever a victim.
+ */
+static void
+probe(double sigma, unsigned need, double rise, int len, int after,
+    int period, int width, double *outliers, int *victim)
+{
+	struct interference_config c = cfg_small();
+	struct interference *ifr;
+	struct node n = { .nr = 1, .path = { "/e" } };
+	struct interference_result *r;
+	const struct interference_cgroup *g;
+	int t;
+
+	c.outlier_sigma = sigma;
+	c.victim_outliers = need;
+	ifr = analysis(&c);
+	*victim = 0;
+	for (t = 0; t < 400 + len + after; t++) {
+		int in = t >= 400 && t < 400 + len;
+
+		n.cpu[0] = 1.0;
+		n.cpi[0] = 1.0;
+		if (in && (period == 0 || (t - 400) % period < width))
+			n.cpi[0] = 1.0 + rise;
+		feed(ifr, &n);
+		r = interference_result(ifr);
+		g = analysed(r, "/e");
+		*victim |= g && g->victim;
+		*outliers = g ? g->outliers : -1;
+		interference_result_unref(r);
+	}
+	interference_free(ifr);
+}
+
+/* The long-run sigma of the steady probe: the 1% floor, widened by the
+ * young baseline's 1 + 30/360. */
+#define LR (0.01 * (1 + 30.0 / 360))
+
+static void
+test_detector(void)
+{
+	double o, a;
+	int v, need;
+
+	/* The sigma floor: wobbles of 0.8% of a perfectly steady CPI
+	 * (under one floor sigma) are no rise. */
+	probe(2, 3, 0.008, 100, 0, 2, 1, &o, &v);
+	CHECK(o == 0 && v == 0);
+	/* The reference, outlier_sigma / 2: a rise half a sigma above it
+	 * alarms, half a sigma under it never. */
+	probe(2, 3, 1.5 * LR, 60, 0, 0, 0, &o, &v);
+	CHECK(o > 0 && v == 1);
+	probe(2, 3, 0.5 * LR, 200, 0, 0, 0, &o, &v);
+	CHECK(o == 0 && v == 0);
+	probe(4, 3, 2.5 * LR, 60, 0, 0, 0, &o, &v);
+	CHECK(o > 0 && v == 1);
+	probe(4, 3, 1.5 * LR, 200, 0, 0, 0, &o, &v);
+	CHECK(o == 0 && v == 0);
+	/* The step cap: one sample ten times as high never alarms alone,
+	 * nor two in a row; three in a row do. */
+	probe(2, 1, 9.0, 1, 60, 0, 0, &o, &v);
+	CHECK(o == 0 && v == 0);
+	probe(2, 1, 9.0, 2, 60, 0, 0, &o, &v);
+	CHECK(o == 0 && v == 0);
+	probe(2, 1, 9.0, 3, 60, 0, 0, &o, &v);
+	CHECK(o > 0 && v == 1);
+	/* victim_outliers exactly: a rise of 5 samples makes some alarms;
+	 * at that many it is a victim, at one more not. */
+	probe(2, 64, 9.0, 5, 60, 0, 0, &a, &v);
+	need = (int)a;
+	CHECK(need >= 2 && need < 30);
+	probe(2, (unsigned)need, 9.0, 5, 60, 0, 0, &o, &v);
+	CHECK(o == a && v == 1);
+	probe(2, (unsigned)need + 1, 9.0, 5, 60, 0, 0, &o, &v);
+	CHECK(o == a && v == 0);
+	/* victim_window (30 samples): the alarms of two such rises 10
+	 * samples apart count together, 40 apart not. */
+	probe(2, (unsigned)need + 1, 9.0, 20, 60, 15, 5, &o, &v);
+	CHECK(o == 2 * a && v == 1);
+	probe(2, (unsigned)need + 1, 9.0, 50, 60, 45, 5, &o, &v);
+	CHECK(o == 2 * a && v == 0);
+}
+
+
+/* ---- suspects --------------------------------------------------------- */
+
+/*
+ * The victim's own use held out: /v's use varies and its CPI rises with
+ * it; /side's use follows /v's (a sidecar, a client); /n is busy on its
+ * own.  /v is a victim, and neither /side nor /n is ever named.  Without
+ * the victim's own use held out, /side would be named first.
+ */
+static void
+test_own_load(void)
+{
+	struct interference_config c = cfg_small();
+	struct interference *ifr = analysis(&c);
+	struct node n = { .nr = 3, .path = { "/v", "/side", "/n" } };
+	struct interference_result *r;
+	int t, seen = 0, wrong = 0;
+
+	ifr_rng = 99;
+	for (t = 0; t < 300; t++) {
+		double load = t < 100 ? 1.0 : 1.0 + 0.8 * uniform();
+
+		n.cpu[0] = load;
+		n.cpu[1] = 0.4 * load + 0.01 * uniform();
+		n.cpu[2] = 0.5 + uniform();
+		n.cpi[0] = noisy(1.0 + 0.6 * (load - 1.0));
+		n.cpi[1] = noisy(1.0);
+		n.cpi[2] = noisy(1.0);
+		feed(ifr, &n);
+		r = interference_result(ifr);
+		seen += analysed(r, "/v") && analysed(r, "/v")->victim;
+		wrong += named(r, "/side") || named(r, "/n");
+		interference_result_unref(r);
+	}
+	CHECK(seen > 20);
+	CHECK(wrong == 0);
+	interference_free(ifr);
+}
+
+/* A victim driven by a hidden X, decoy /d whose use is X plus noise of
+ * its own (its correlation about 0.5), and `extra` cgroups of white use:
+ * is /d named at the last sample?  *r_out: its strength when named. */
+static int
+decoy_named(size_t extra, double *r_out)
+{
+	struct interference_config c = cfg_small();
+	struct interference *ifr = analysis(&c);
+	struct node *n = calloc(1, sizeof(*n));
+	struct interference_result *r;
+	const struct interference_suspect *s;
+	char (*names)[24] = calloc(extra + 2, sizeof(*names));
+	int t, named_ = 0;
+	size_t i;
+
+	*r_out = 0;
+	CHECK(n != NULL && names != NULL);
+	n->nr = extra + 2;
+	n->path[0] = "/v";
+	n->path[1] = "/d";
+	for (i = 0; i < extra; i++) {
+		snprintf(names[i], sizeof(names[i]), "/x%zu", i);
+		n->path[i + 2] = names[i];
+	}
+	ifr_rng = 2024;
+	for (t = 0; t < 121; t++) {
+		double x = t < 60 ? 0 : uniform();
+
+		n->cpu[0] = 1.0;
+		n->cpi[0] = 1.0 + 0.8 * x;
+		n->cpu[1] = x + 1.6 * uniform();
+		n->cpi[1] = 1.0;
+		for (i = 0; i < extra; i++) {
+			n->cpu[i + 2] = uniform();
+			n->cpi[i + 2] = 1.0;
+		}
+		feed(ifr, n);
+	}
+	r = interference_result(ifr);
+	CHECK(analysed(r, "/v") && analysed(r, "/v")->victim);
+	named_ = named(r, "/d");
+	for (i = 1; i <= INTERFERENCE_MAX_SUSPECTS; i++)
+		if ((s = suspect(r, "/v", (unsigned)i)) != NULL &&
+		    strcmp(s->row->cgroup, "/d") == 0)
+			*r_out = s->correlation;
+	interference_result_unref(r);
+	interference_free(ifr);
+	free(n);
+	free(names);
+	return named_;
+}
+
+/* Significance against the number of candidates: a decoy of correlation
+ * about 0.55 over 60 white samples (Fisher z about 4.5) is named among 3
+ * candidates (the bar at 2.9), not among 3,002 (at 4.6). */
+static void
+test_candidates(void)
+{
+	double r0, r1;
+
+	CHECK(decoy_named(1, &r0) == 1);
+	CHECK(r0 > 0.45 && r0 < 0.65);
+	CHECK(decoy_named(3000, &r1) == 0);
+}
+
+/*
+ * Significance against autocorrelation: the victim's CPI follows a slow
+ * random walk of its own, /d's use another, independent one; over 60
+ * samples such walks correlate strongly by chance, and /d is not named
+ * (the effective sample size is a few).  /w, white use with the same
+ * strength of correlation, would be.
+ */
+static void
+test_autocorrelation(void)
+{
+	struct interference_config c = cfg_small();
+	struct interference *ifr = analysis(&c);
+	struct node n = { .nr = 3, .path = { "/v", "/d", "/q" } };
+	struct interference_result *r;
+	double wv = 0, wd = 0.5;
+	int t, seen = 0, wrong = 0;
+
+	ifr_rng = 31337;
+	for (t = 0; t < 400; t++) {
+		wv = fmax(-0.1, fmin(0.1, wv + 0.02 * (uniform() - 0.5)));
+		wd = fmax(0, fmin(1, wd + 0.1 * (uniform() - 0.5)));
+		n.cpu[0] = 1.0;
+		n.cpi[0] = (1.0 + wv) * (t >= 100 ? 1.3 : 1);
+		n.cpu[1] = wd;
+		n.cpi[1] = 1.0;
+		n.cpu[2] = 0.5;
+		n.cpi[2] = 1.0;
+		feed(ifr, &n);
+		r = interference_result(ifr);
+		seen += analysed(r, "/v") && analysed(r, "/v")->victim;
+		wrong += named(r, "/d");
+		interference_result_unref(r);
+	}
+	CHECK(seen > 50);
+	CHECK(wrong == 0);
+	interference_free(ifr);
+}
+
+/*
+ * A held suspect contradicted: /d's use drives /v's CPI from t = 100 to
+ * 200 (named), then /v's CPI stays up for a cause of its own while /d
+ * goes on busy, its use varying as before: once its window holds only
+ * the samples after 200, its correlation is nil and it is no longer
+ * named, though /v still is a victim.
+ */
+static void
+test_contradicted(void)
+{
+	struct interference_config c = cfg_small();
+	struct interference *ifr = analysis(&c);
+	struct node n = { .nr = 3, .path = { "/v", "/d", "/q" } };
+	struct interference_result *r;
+	int t, named_then = 0;
+
+	ifr_rng = 77;
+	for (t = 0; t < 280; t++) {
+		n.cpu[0] = 1.0;
+		n.cpu[1] = t < 100 ? 1.0 : 0.5 + uniform();
+		n.cpu[2] = 0.5;
+		n.cpi[0] = noisy(t < 100 ? 1.0 : t < 200 ? 0.7 + 0.6 *
+		    n.cpu[1] : 1.5);
+		n.cpi[1] = n.cpi[2] = 1.0;
+		feed(ifr, &n);
+		r = interference_result(ifr);
+		if (t == 199)
+			named_then = named(r, "/d");
+		interference_result_unref(r);
+	}
+	r = interference_result(ifr);
+	CHECK(named_then);
+	CHECK(analysed(r, "/v") && analysed(r, "/v")->victim);
+	CHECK(!named(r, "/d"));
+	interference_result_unref(r);
+	interference_free(ifr);
+}
+
+static int steady_on = 100, steady_off = 300, own_too;
+static double steady_walk;
+
+static void
+steady_step(struct node *n, int t)
+{
+	int on = t >= steady_on && t < steady_off;
+	size_t i;
+
+	/* The victim's CPI wanders of its own (an AR(1) of its samples,
+	 * phi 0.9, about 3% wide, as real CPI does): a correlation over its
+	 * window has few degrees of freedom, and only the onset can tell. */
+	if (t == 0)
+		steady_walk = 0;
+	steady_walk = 0.9 * steady_walk + 0.05 * (uniform() - 0.5);
+	n->cpu[0] = own_too && t >= steady_on ? 1.5 : 1.0;
+	n->cpu[1] = on ? 1.5 : 0.05;
+	n->cpi[0] = (1 + steady_walk) * noisy(1.0) * (on ? 1.25 : 1);
+	n->cpi[1] = noisy(2.0);
+	for (i = 2; i < n->nr; i++) {
+		n->cpu[i] = 0.3 + uniform();
+		n->cpi[i] = noisy(1.0);
+	}
+}
+
+/* /v, /a and 200 busy neighbours /n0... */
+static struct node *
+steady_node(void)
+{
+	static char names[200][24];
+	struct node *n = calloc(1, sizeof(*n));
+	size_t i;
+
+	if (n == NULL)
+		abort();
+	n->nr = 202;
+	n->path[0] = "/v";
+	n->path[1] = "/a";
+	for (i = 0; i < 200; i++) {
+		snprintf(names[i], sizeof(names[i]), "/n%zu", i);
+		n->path[i + 2] = names[i];
+	}
+	return n;
+}
+
+/*
+ * The onset: /a steps up at t=100 and stays until 300, the victim's CPI
+ * up 25% while it does, among 200 busy neighbours: the victim is flagged
+ * some samples after the step, when a correlation over a window holding
+ * one step has too few degrees of freedom to be significant against them
+ * all, and only the onset names /a.  /a is named first soon after, and still at 250,
+ * when its step has left the 60-sample window (held through the
+ * episode); after /a stops, the victim's episode ends and nobody is
+ * named.  When the victim's own use stepped at the same time, the onset
+ * says nothing: /a is not named.
+ */
+static void
+test_onset(void)
+{
+	struct interference_config c = cfg_small();
+	struct interference *ifr = analysis(&c);
+	struct node *n = steady_node();
+	struct interference_result *r;
+	const struct interference_suspect *s;
+	int t = 0, decoys = 0;
+	size_t i;
+
+	ifr_rng = 5;
+	own_too = 0;
+	run_until(ifr, n, &t, 115, steady_step, NULL);
+	r = interference_result(ifr);
+	s = suspect(r, "/v", 1);
+	CHECK(s && strcmp(s->row->cgroup, "/a") == 0);
+	interference_result_unref(r);
+	for (; t < 250; t++) {
+		steady_step(n, t);
+		feed(ifr, n);
+		r = interference_result(ifr);
+		for (i = 2; i < n->nr; i++)
+			decoys += named(r, n->path[i]);
+		interference_result_unref(r);
+	}
+	r = interference_result(ifr);
+	s = suspect(r, "/v", 1);
+	CHECK(s && strcmp(s->row->cgroup, "/a") == 0);
+	CHECK(decoys == 0);
+	interference_result_unref(r);
+	run_until(ifr, n, &t, 400, steady_step, NULL);
+	r = interference_result(ifr);
+	CHECK(r && r->nr_suspects == 0);
+	interference_result_unref(r);
+	interference_free(ifr);
+
+	ifr = analysis(&c);
+	own_too = 1;
+	t = 0;
+	run_until(ifr, n, &t, 115, steady_step, NULL);
+	r = interference_result(ifr);
+	CHECK(analysed(r, "/v") && analysed(r, "/v")->victim);
+	CHECK(!named(r, "/a"));
+	interference_result_unref(r);
+	interference_free(ifr);
+	own_too = 0;
+	free(n);
+}
+
+/*
+ * Ranking, suspects and suspect_threshold: four neighbours, each with use
+ * of its own, and a victim /v whose CPI follows all four uses with
+ * weights 0.8, 0.6, 0.45 and 0.3 (/n1 the strongest, /n4 the weakest,
+ * tracked first: each stronger one displaces it); significance set loose
+ * so that all four pass it.  The uses step up at
+ * t = 100: the result is the one of the first sample in which /v is a
+ * victim, so that what is named comes from that sample's window alone
+ * (nothing held yet).
+ */
+static struct interference_result *
+run_ranked(double threshold, unsigned k, struct interference **ifrp)
+{
+	static const double w[5] = { 0, 0.3, 0.45, 0.6, 0.8 };
+	struct interference_config c = cfg_small();
+	struct interference *ifr;
+	struct interference_result *r = NULL;
+	struct node n = { .nr = 5, .path = { "/v", "/n4", "/n3", "/n2",
+	    "/n1" } };
+	int t, i;
+
+	c.suspect_threshold = threshold;
+	c.suspect_significance = 0.45;
+	c.suspects = k;
+	ifr = analysis(&c);
+	ifr_rng = 12345;
+	for (t = 0; t < 300; t++) {
+		double cpi = 1.0;
+
+		n.cpu[0] = 1.0;
+		for (i = 1; i <= 4; i++) {
+			n.cpu[i] = uniform() + (t < 100 ? 0 : 0.5);
+			n.cpi[i] = 1.0;
+			cpi += w[i] * n.cpu[i];
+		}
+		n.cpi[0] = noisy(cpi);
+		feed(ifr, &n);
+		interference_result_unref(r);
+		r = interference_result(ifr);
+		if (analysed(r, "/v") && analysed(r, "/v")->victim)
+			break;
+	}
+	*ifrp = ifr;
+	return r;
+}
+
+static void
+test_ranked(void)
+{
+	struct interference *ifr;
+	struct interference_result *r;
+	const struct interference_suspect *s;
+	double r3;
+	unsigned k;
+
+	/* k = 4 at threshold 0: all four, strongest first. */
+	r = run_ranked(0, 4, &ifr);
+	CHECK(analysed(r, "/v") && analysed(r, "/v")->victim);
+	for (k = 1; k <= 4; k++) {
+		s = suspect(r, "/v", k);
+		CHECK(s != NULL);
+		if (s && k > 1 && suspect(r, "/v", k - 1))
+			CHECK(suspect(r, "/v", k - 1)->correlation >=
+			    s->correlation);
+	}
+	for (k = 1; k <= 4; k++) {
+		char want[8];
+
+		snprintf(want, sizeof(want), "/n%u", k);
+		CHECK(suspect(r, "/v", k) &&
+		    strcmp(suspect(r, "/v", k)->row->cgroup, want) == 0);
+	}
+	CHECK(suspect(r, "/v", 5) == NULL);
+	interference_result_unref(r);
+	interference_free(ifr);
+
+	/* k = 3: the three best, in the same order. */
+	r = run_ranked(0, 3, &ifr);
+	CHECK(r && r->nr_suspects == 3);
+	CHECK(suspect(r, "/v", 1) &&
+	    strcmp(suspect(r, "/v", 1)->row->cgroup, "/n1") == 0);
+	CHECK(suspect(r, "/v", 4) == NULL);
+	s = suspect(r, "/v", 3);
+	r3 = s ? s->correlation : 2;
+	interference_result_unref(r);
+	interference_free(ifr);
+
+	/* The threshold at the third's strength: just under it the third
+	 * is named, at it (not above) it is not. */
+	r = run_ranked(r3 - 1e-9, 3, &ifr);
+	CHECK(r && r->nr_suspects == 3);
+	interference_result_unref(r);
+	interference_free(ifr);
+	r = run_ranked(r3, 3, &ifr);
+	CHECK(r && r->nr_suspects == 2);
+	CHECK(suspect(r, "/v", 3) == NULL);
+	interference_result_unref(r);
+	interference_free(ifr);
+}
+
+int
+main(void)
+{
+	test_common_mode();
+	test_half();
+	test_uneven();
+	test_levels();
+	test_floor();
+	test_detector();
+	test_own_load();
+	test_candidates();
+	test_autocorrelation();
+	test_onset();
+	test_contradicted();
+	test_ranked();
+	return CHECK_DONE();
+}
