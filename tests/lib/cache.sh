@@ -21,7 +21,7 @@
 # (retry.sh), each try from an empty target.
 
 # shellcheck source=retry.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../retry.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../retry.sh"
 
 # cache_tar_ok FILE: FILE is a regular file that tar reads to its end.
 cache_tar_ok() {

@@ -4,7 +4,7 @@
 # created.
 
 set -u
-: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_srcdir:=$top_builddir}"
 PMU="$top_builddir/daemon/pmu_exporter"
 HELPERS="$top_builddir/tests/lib/helpers"

@@ -62,7 +62,7 @@ command -v "$TRIPLE-gcc" >/dev/null ||
 # OUT/fetch.log with apt's errors, whose last lines a RIG FAIL quotes.
 # shellcheck source=retry.sh
 . "$(dirname "$0")/../../retry.sh"
-. "$(dirname "$0")/../cache.sh"
+. "$(dirname "$0")/../lib/cache.sh"
 fetch() {	# fetch PACKAGE: download and unpack into OUT/cache/root
 	local pkg=$1 f dl
 	for f in "$OUT/cache/$pkg"_*.deb; do
