@@ -2,8 +2,9 @@
  * yamldoc_short.h - the YAML helpers (yamldoc.h) under the short names
  * the parsers call them by: perr, scalar, expect, check_keys, lookup, for
  * a parser p whose struct holds its struct yamldoc as member y.  Included
- * by the parsers' .c files only (config.c, daemon/webconfig.c): the names
- * are too short for a header every includer sees.
+ * by the parsers' .c files only (config.c, daemon/webconfig.c and
+ * webconfig_tls.c): the names are too short for a header every includer
+ * sees.
  */
 #ifndef PMU_YAMLDOC_SHORT_H
 #define PMU_YAMLDOC_SHORT_H

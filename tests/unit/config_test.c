@@ -4,6 +4,10 @@
  * message a user can act on; what a config may cost (aliases expanded,
  * entries, relabel rules weighed by their regexes) is refused before any
  * of it is built.
+ *
+ * One file: one subject, the config's schema; each case is a YAML text
+ * and the plan or the error it must give, through the same two helpers
+ * (parse, bad), and a key's cases are found by its name in one file.
  */
 #include "autoconf.h"
 

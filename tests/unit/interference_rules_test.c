@@ -22,6 +22,11 @@
  *   named, and still after its step has left the window; not when the
  *   victim's own use stepped too), suspect_threshold and suspects with
  *   their ranking.
+ *
+ * One file: one analysis's rules, a function each, in the order listed
+ * above (detect.c's, then suspects.c's), all driven by one trace generator
+ * (tests/ifr_trace.h) through one driver (run_until): split by rule,
+ * the parts would share everything but their checks.
  */
 #include "autoconf.h"
 

@@ -9,6 +9,12 @@
  * runtime's own record, never in a delegated cgroup.  Issue 32's bounds:
  * a list read entry by entry within its limits, a broken containers.json
  * not read again until it changes.
+ *
+ * One file: one fixture tree (tests/fixtures/names/root), whose
+ * containers every case names by the ids and cgroups defined below, the
+ * readers' cases and the resolver thread's alike (test_thread's six names
+ * are the readers' six); split, those names would move to a header of
+ * the test's own that every part includes.
  */
 #include "autoconf.h"
 

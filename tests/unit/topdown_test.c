@@ -10,6 +10,12 @@
  * UMask, AnyThread, or jevents.py's encoding of the fixed counters),
  * packed into bits by this test's own reading of the fixture's format
  * files, so a wrong encoding in topdown.c cannot agree with itself.
+ *
+ * One file: one subject, the topdown preset, a case a CPU family; every
+ * case reads the same fixtures through the same independent encoder
+ * (json_encode, format_mask, add_term: perf's JSON and the sysfs format
+ * files read without topdown.c), which a split by family would have to
+ * share through a header of the test's own.
  */
 #include "autoconf.h"
 

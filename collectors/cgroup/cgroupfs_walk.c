@@ -1,0 +1,386 @@
+/*
+ * cgroupfs_walk.c - expanding a cgroup path pattern into the cgroups it
+ * names (cgroupfs_expand, see cgroupfs.h), and the directories it had to
+ * read, which are the ones to watch with inotify.
+ *
+ * Expansion walks the tree one path level at a time with readdir and
+ * fnmatch rather than glob(3): cgroup trees only need directories, d_type
+ * tells us that without a stat per entry, a vanished directory in the
+ * middle of a walk is simply skipped, glob(3) has no "**", and the walk
+ * can report every directory it had to read, which is exactly the set of
+ * directories to watch with inotify.
+ *
+ * Part of the tree may be a tenant's (a delegated user@UID.service), who
+ * can nest and name directories as the kernel allows: the walk is built
+ * so that nothing there can crash it, stop it, or blind the rest of the
+ * entry.  It keeps its directories on a bounded stack of its own rather
+ * than the C stack, opens each from its parent's fd so no path length
+ * limits it, and leaves out alone, counted, what it cannot or may not
+ * read (struct cgroup_skips).  What it finds goes into a cgroup list and
+ * exclusions are matched with cgroupfs_match (cgroupfs.c), the pure
+ * matcher a path is judged by elsewhere too; cgroupfs.c calls nothing
+ * here.
+ */
+#include "autoconf.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collectors/cgroup/cgroupfs.h"
+
+/*
+ * The walk.  Directories are opened relative to their parent's fd
+ * (openat), so no path length limits how deep it goes; the path it keeps
+ * beside them is the name it reports, bounded (CGROUPFS_PATH_MAX).  It
+ * does not recurse: the directories being read sit on an explicit stack
+ * of frames on the heap, at most WALK_FRAMES of them, whatever a tenant
+ * nests.  Each frame reads one directory for one pattern component; a
+ * literal component is opened directly, without reading its parent.
+ */
+#define WALK_FRAMES 256
+
+struct frame {
+	DIR *d;
+	size_t len;			/* of the directory's path in w->path */
+	size_t ci;			/* the pattern component it reads for */
+	unsigned depth_left;		/* levels "**" may still span */
+	int capped;			/* "**" at its depth: subdirectories
+					   are counted, not read */
+};
+
+struct walk {
+	int limited;
+	size_t max_dirs, nr_dirs;	/* directories opened, and the cap */
+	char **comp;			/* the pattern's components */
+	size_t ncomp;
+	struct cgroup_list *out, *dirs;
+	struct cgroup_skips *sk;
+	size_t room;			/* the longest path below the root */
+	char path[CGROUPFS_PATH_MAX];	/* "" or "/a/b" */
+	struct frame st[WALK_FRAMES];
+	size_t nr;
+};
+
+static const char *const skip_reason[CGROUP_SKIP_REASONS] = {
+	[CGROUP_SKIP_UNREADABLE] = "unreadable",
+	[CGROUP_SKIP_TOO_LONG] = "path_too_long",
+	[CGROUP_SKIP_DEPTH] = "depth",
+	[CGROUP_SKIP_CAP] = "entry_cap",
+};
+
+const char *
+cgroup_skip_reason(enum cgroup_skip why)
+{
+	return skip_reason[why];
+}
+
+/* The subtree at w->path (name appended at len when not NULL) is left
+ * out for why: counted, and the first one named. */
+static void
+skip(struct walk *w, enum cgroup_skip why, size_t len, const char *name)
+{
+	struct cgroup_skips *sk = w->sk;
+
+	if (sk == NULL || sk->n[why]++)
+		return;
+	snprintf(sk->first[why], sizeof(sk->first[why]), "%.*s%s%s",
+	    (int)len, w->path, name ? "/" : "", name ? name : "");
+	if (sk->first[why][0] == '\0')
+		snprintf(sk->first[why], sizeof(sk->first[why]), "/");
+}
+
+static const char *
+rel(const struct walk *w)
+{
+	return w->path[0] ? w->path : "/";
+}
+
+static int
+is_globstar(const char *comp)
+{
+	return strcmp(comp, "**") == 0;
+}
+
+/*
+ * Open name in the directory parent, as a directory, never through a
+ * link and never blocking; its path is w->path extended by name (the
+ * caller's len, set to the new length).  -1 when it is no directory, is
+ * gone, or is skipped (counted): its subtree is left out alone.
+ */
+static int
+open_child(struct walk *w, int parent, const char *name, size_t *len)
+{
+	size_t n = strlen(name);
+	struct stat st;
+	int fd;
+
+	if (*len + 1 + n > w->room) {
+		skip(w, CGROUP_SKIP_TOO_LONG, *len, name);
+		return -1;
+	}
+	if (w->max_dirs && w->nr_dirs >= w->max_dirs) {
+		skip(w, CGROUP_SKIP_CAP, *len, name);
+		return -1;
+	}
+	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		/* Not there (any more), or no directory: no cgroup. */
+		if (fd < 0 && errno != ENOENT && errno != ENOTDIR &&
+		    errno != ELOOP && errno != ENAMETOOLONG)
+			skip(w, CGROUP_SKIP_UNREADABLE, *len, name);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	w->nr_dirs++;
+	w->path[(*len)++] = '/';
+	memcpy(w->path + *len, name, n + 1);
+	*len += n;
+	return fd;
+}
+
+/*
+ * A literal prefix that does not exist (yet): its directories are still
+ * where new children could appear, as far as the pattern stays literal.
+ */
+static int
+watch_missing(struct walk *w, size_t len, size_t ci)
+{
+	size_t n;
+	int r;
+
+	for (; ci < w->ncomp && w->dirs; ci++) {
+		w->path[len] = '\0';
+		if ((r = cgroup_list_add(w->dirs, rel(w))) < 0)
+			return r;
+		n = strlen(w->comp[ci]);
+		if (strpbrk(w->comp[ci], "*?[") || len + 1 + n > w->room)
+			break;
+		w->path[len++] = '/';
+		memcpy(w->path + len, w->comp[ci], n + 1);
+		len += n;
+	}
+	return 0;
+}
+
+/* A frame to read the directory fd for component ci; fd is closed on
+ * failure.  0 or -ENOMEM. */
+static int
+push(struct walk *w, int fd, size_t len, size_t ci, unsigned depth_left,
+    int capped)
+{
+	DIR *d;
+
+	if (w->nr == WALK_FRAMES) {
+		close(fd);
+		skip(w, CGROUP_SKIP_DEPTH, len, NULL);
+		return 0;
+	}
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return -ENOMEM;
+	}
+	w->st[w->nr++] = (struct frame){ d, len, ci, depth_left, capped };
+	return 0;
+}
+
+/*
+ * The directory fd (open on w->path, len long) reached with component
+ * ci left to match: a match at the pattern's end, literal components
+ * opened at once, a wildcard's directory pushed to be read, and for
+ * "**" both its children (pushed) and the zero-level alternative (on a
+ * second fd).  fd is consumed.  0 or -ENOMEM.
+ */
+static int
+visit(struct walk *w, int fd, size_t len, size_t ci, unsigned depth_left)
+{
+	int child, r;
+
+	for (;;) {
+		w->path[len] = '\0';
+		if (ci == w->ncomp) {
+			close(fd);
+			return cgroup_list_add(w->out, rel(w));
+		}
+		/* Whatever the component, new children here could match. */
+		if (w->dirs && (r = cgroup_list_add(w->dirs, rel(w))) < 0)
+			goto fail;
+		if (is_globstar(w->comp[ci])) {
+			child = openat(fd, ".", O_RDONLY | O_DIRECTORY |
+			    O_NONBLOCK | O_CLOEXEC);
+			if ((r = push(w, fd, len, ci, depth_left,
+			    w->limited && depth_left == 0)) < 0) {
+				if (child >= 0)
+					close(child);
+				return r;
+			}
+			if ((fd = child) < 0)
+				return 0;	/* gone meanwhile */
+			ci++;
+			continue;
+		}
+		if (strpbrk(w->comp[ci], "*?["))
+			return push(w, fd, len, ci, depth_left, 0);
+		child = open_child(w, fd, w->comp[ci], &len);
+		close(fd);
+		if (child < 0)
+			return watch_missing(w, len, ci);
+		fd = child;
+		ci++;
+	}
+fail:
+	close(fd);
+	return r;
+}
+
+/* Does the entry name a subdirectory the frame's component could take? */
+static int
+candidate(const struct walk *w, const struct frame *f,
+    const struct dirent *de)
+{
+	const char *comp = w->comp[f->ci];
+
+	if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+		return 0;
+	if (de->d_name[0] == '.' && (de->d_name[1] == '\0' ||
+	    (de->d_name[1] == '.' && de->d_name[2] == '\0')))
+		return 0;
+	if (is_globstar(comp))
+		return de->d_name[0] != '.';
+	return fnmatch(comp, de->d_name, FNM_PERIOD) == 0;
+}
+
+/* The next entry of the top frame: a child visited, or the frame done.
+ * 0 or -ENOMEM. */
+static int
+step(struct walk *w)
+{
+	struct frame *f = &w->st[w->nr - 1];
+	struct dirent *de;
+	size_t len = f->len;
+	int fd, glob;
+
+	errno = 0;
+	if ((de = readdir(f->d)) == NULL) {
+		if (errno && errno != ENOENT)
+			skip(w, CGROUP_SKIP_UNREADABLE, f->len, NULL);
+		closedir(f->d);
+		w->nr--;
+		return 0;
+	}
+	if (!candidate(w, f, de))
+		return 0;
+	if (f->capped) {
+		/* A subdirectory below what "**" may span: one skip for the
+		 * whole subtree, and nothing more read here. */
+		skip(w, CGROUP_SKIP_DEPTH, f->len, NULL);
+		closedir(f->d);
+		w->nr--;
+		return 0;
+	}
+	w->path[len] = '\0';
+	if ((fd = open_child(w, dirfd(f->d), de->d_name, &len)) < 0)
+		return 0;
+	glob = is_globstar(w->comp[f->ci]);
+	return visit(w, fd, len, glob ? f->ci : f->ci + 1,
+	    glob ? f->depth_left - 1 : f->depth_left);
+}
+
+/* The pattern split into its components (in *buf, to be freed). */
+static int
+split(struct walk *w, const char *pattern, char **buf)
+{
+	char *p, *save = NULL;
+	size_t n = 1;
+
+	for (p = (char *)pattern; *p; p++)
+		n += *p == '/';
+	if ((*buf = strdup(pattern)) == NULL ||
+	    (w->comp = calloc(n, sizeof(*w->comp))) == NULL)
+		return -ENOMEM;
+	for (p = strtok_r(*buf, "/", &save); p; p = strtok_r(NULL, "/", &save))
+		w->comp[w->ncomp++] = p;
+	return 0;
+}
+
+/* Every match of w's pattern below root into w->out.  0 or -errno. */
+static int
+walk(struct walk *w, const char *root, unsigned max_depth)
+{
+	int fd, r;
+
+	w->room = sizeof(w->path) - 1;
+	if (strlen(root) < w->room)
+		w->room -= strlen(root);
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+	r = visit(w, fd, 0, 0, max_depth);
+	while (r == 0 && w->nr)
+		r = step(w);
+	while (w->nr)
+		closedir(w->st[--w->nr].d);
+	return r;
+}
+
+/* Leave out of l what matches one of the exclude patterns. */
+static void
+exclude_matches(struct cgroup_list *l, char *const *exclude,
+    size_t nr_exclude)
+{
+	size_t i, j, k;
+
+	for (i = 0, k = 0; i < l->nr; i++) {
+		for (j = 0; j < nr_exclude; j++)
+			if (cgroupfs_match(exclude[j], l->path[i], 0))
+				break;
+		if (j < nr_exclude)
+			free(l->path[i]);
+		else
+			l->path[k++] = l->path[i];
+	}
+	l->nr = k;
+}
+
+int
+cgroupfs_expand(const char *root, const char *pattern, unsigned max_depth,
+    size_t max_dirs, char *const *exclude, size_t nr_exclude,
+    struct cgroup_list *out, struct cgroup_list *dirs,
+    struct cgroup_skips *sk)
+{
+	struct cgroup_list l = { 0, 0, NULL };
+	struct walk *w;
+	char *buf = NULL;
+	int r;
+
+	if (sk)
+		memset(sk, 0, sizeof(*sk));
+	if ((w = calloc(1, sizeof(*w))) == NULL)
+		return -ENOMEM;
+	w->limited = max_depth != 0;
+	w->max_dirs = max_dirs;
+	w->out = &l;
+	w->dirs = dirs;
+	w->sk = sk;
+	if ((r = split(w, pattern, &buf)) == 0)
+		r = walk(w, root, max_depth);
+	free(w->comp);
+	free(w);
+	free(buf);
+	if (r < 0) {
+		cgroup_list_free(&l);
+		return r;
+	}
+	cgroup_list_sort_unique(&l);
+	exclude_matches(&l, exclude, nr_exclude);
+	*out = l;
+	return 0;
+}
