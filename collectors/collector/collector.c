@@ -3,14 +3,8 @@
  * thread (a timerfd loop that collects, beats a heartbeat and takes
  * reloads), and the public API of collector.h.
  *
- * Shape of the data:
- *
- *   collector
- *     target[]            system-wide (cgroup == NULL) or one cgroup
- *       tgroup[]          one config group counted on this target
- *         inst[]          the group on one CPU: its source (a perf
- *                         group, or what another kind gives it,
- *                         source.h) and its accumulators
+ * The shape of its data is drawn once, in collector_int.h (struct
+ * collector's header).
  *
  * The thread wakes on a timerfd, reads every instance's source, adds the
  * scaled deltas to monotonic accumulators, and builds a snapshot
@@ -20,8 +14,9 @@
  * reload's note; collector_stop) and read only published snapshots.
  *
  * The rest lives beside it, one job a file, all on the collector thread
- * and sharing collector_int.h.  Top to bottom (each calls only those
- * below it):
+ * and sharing collector_int.h and the objects' own headers (target.h,
+ * instance.h, targetset.h, interval.h, ...).  Top to bottom (each calls
+ * only those below it):
  *
  *   interval.c     one collection: hotplug, retries and rescans due,
  *                  every instance read and scaled, the snapshot published
@@ -50,6 +45,10 @@
 #include <unistd.h>
 
 #include "collectors/collector/collector_int.h"
+#include "collectors/collector/discovery.h"
+#include "collectors/collector/hotplug.h"
+#include "collectors/collector/interval.h"
+#include "collectors/collector/targetset.h"
 
 static void
 nolog(int prio, const struct log_fields *f, const char *fmt, ...)

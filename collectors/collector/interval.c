@@ -1,5 +1,5 @@
 /*
- * interval.c - one collection (see collector_int.h): every open instance
+ * interval.c - one collection (see interval.h): every open instance
  * read with one read(), each interval's deltas scaled by its own
  * enabled/running deltas and added to monotonic accumulators, then a
  * snapshot built and published, and the name resolver told the container
@@ -11,7 +11,7 @@
  * collector_tend rebuilds the target set (a CPU change), reopens what
  * failed (a retry, soon or at the rescan interval) or rescans the
  * cgroups, as due.  The passes that open are handed the schedule's
- * struct asks (collector_int.h) as an argument and set there what they
+ * struct asks (interval.h) as an argument and set there what they
  * found; none of them reads the schedule.
  */
 #include "autoconf.h"
@@ -20,7 +20,13 @@
 #include <string.h>
 
 #include "collectors/collector/collector_int.h"
+#include "collectors/collector/hotplug.h"
+#include "collectors/collector/instance.h"
+#include "collectors/collector/interval.h"
 #include "collectors/collector/snapbuild.h"
+#include "collectors/collector/target.h"
+#include "collectors/collector/targetset.h"
+#include "collectors/perf/group.h"
 #include "names/names.h"
 
 /* ---- reading ------------------------------------------------------ */

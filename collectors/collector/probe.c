@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "collectors/collector/collector_int.h"
+#include "collectors/perf/group.h"
 
 #define PROBE_MAX 32		/* counters probed for at most */
 

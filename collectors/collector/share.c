@@ -1,6 +1,6 @@
 /*
  * share.c - each delegated subtree's share of what a pass opens (see
- * collector_int.h).  A delegated subtree is one systemd or a runtime
+ * share.h).  A delegated subtree is one systemd or a runtime
  * handed to a user (a user@UID.service, chowned to the user): its owner
  * can make as many cgroups there as the kernel allows, with no privilege,
  * and without a share it would take the fd budget and a source kind's slots first
@@ -23,6 +23,8 @@
 
 #include "collectors/cgroup/cgroupfs.h"
 #include "collectors/collector/collector_int.h"
+#include "collectors/collector/share.h"
+#include "collectors/collector/target.h"
 
 static struct share *
 share_find(const struct shares *sh, const char *path, size_t len)

@@ -19,7 +19,10 @@
 #include <string.h>
 
 #include "collectors/collector/collector_int.h"
+#include "collectors/collector/instance.h"
 #include "collectors/collector/snapbuild.h"
+#include "collectors/collector/target.h"
+#include "collectors/collector/targetset.h"
 #include "names/names.h"
 
 /* The value of t's label name, or NULL. */

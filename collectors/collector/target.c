@@ -1,6 +1,6 @@
 /*
  * target.c - one target: the system-wide CPUs or one cgroup, with the
- * groups it counts (see collector_int.h).  Its groups by config group (an
+ * groups it counts (see target.h).  Its groups by config group (an
  * open-addressing table), its relabelled labels, opening itself within
  * the fd budget it is given (its cgroup's directory, what its kinds
  * attach, every instance: instance.c), enabling, and its last read
@@ -16,6 +16,10 @@
 
 #include "collectors/cgroup/cgroupfs.h"
 #include "collectors/collector/collector_int.h"
+#include "collectors/collector/hotplug.h"
+#include "collectors/collector/instance.h"
+#include "collectors/collector/interval.h"
+#include "collectors/collector/target.h"
 
 /* ---- targets ------------------------------------------------------ */
 

@@ -1,6 +1,6 @@
 /*
  * targetset.c - the target set (struct targetset) and the one pass that
- * changes it, targetset_reconcile (collector_int.h), whatever the
+ * changes it, targetset_reconcile (targetset.h), whatever the
  * reason: start, a reload, a CPU change, a retry of what failed, a
  * rescan of the cgroups.
  *
@@ -39,7 +39,12 @@
 #include <sys/resource.h>
 
 #include "collectors/cgroup/cgroupfs.h"
+#include "collectors/collector/cgnews.h"
 #include "collectors/collector/collector_int.h"
+#include "collectors/collector/discovery.h"
+#include "collectors/collector/share.h"
+#include "collectors/collector/target.h"
+#include "collectors/collector/targetset.h"
 #include "collectors/collector/wanted.h"
 #include "util/utf8.h"
 
@@ -550,7 +555,7 @@ pass_build(struct collector *c, struct pass *p, struct cgroup_list *lists)
 	return open_next(c, p);
 }
 
-/* The one way the target set changes (see collector_int.h). */
+/* The one way the target set changes (see targetset.h). */
 int
 targetset_reconcile(struct collector *c, const struct plan *cfg,
     enum reconcile_reason why, struct asks *as)
