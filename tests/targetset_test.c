@@ -132,7 +132,7 @@ whole(const struct collector *c, size_t n)
 		if (c->set.v[i]->cgroup == NULL)
 			continue;
 		cgroups++;
-		if (!c->set.v[i]->opened)
+		if (!target_is_open(c->set.v[i]))
 			return 0;
 	}
 	return cgroups == n && c->set.nr == n + 1;

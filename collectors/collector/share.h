@@ -29,9 +29,9 @@ struct shares {
 /*
  * shares_begin: every cgroup target of v (the next set) looked up once
  * (is it delegated, and where), its subtree's counted ones counted, its
- * share_refused cleared; 0 or -ENOMEM.  shares_admit: 1 when t may be
+ * TARGET_SHARE_REFUSED undone; 0 or -ENOMEM.  shares_admit: 1 when t may be
  * opened, 0 when its subtree has its share or it gave its room up in
- * this pass (t->share_refused).  shares_opened: t was.  shares_evict:
+ * this pass (TARGET_SHARE_REFUSED).  shares_opened: t was.  shares_evict:
  * the last opened delegated target of v closed for for_whom, which found
  * no room; 1 with the perf fds it held in *fds, 0 when there is none.
  * shares_end: the pass's shares become the set's, the changes said.

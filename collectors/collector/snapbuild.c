@@ -283,7 +283,7 @@ count_rows(const struct collector *c, size_t *rows, size_t *values,
 		for (j = 0; j < c->set.v[i]->nr_groups; j++) {
 			struct tgroup *tg = &c->set.v[i]->groups[j];
 
-			if (c->set.v[i]->opened) {
+			if (target_is_open(c->set.v[i])) {
 				n = (c->set.v[i]->cgroup == NULL ||
 				    tg->per_cpu) ? tg->cpus.nr : 1;
 				*rows += n;
@@ -365,7 +365,7 @@ health_target(struct build *b, const struct target *t)
 	int no_perf = 0;
 
 	s->nr_cgroups += t->cgroup != NULL;
-	s->cgroups_opened += t->cgroup != NULL && t->opened;
+	s->cgroups_opened += t->cgroup != NULL && target_is_open(t);
 	for (j = 0; j < t->nr_groups; j++) {
 		const struct tgroup *tg = &t->groups[j];
 		struct snap_group_health *h = &s->health[tg->gi];
@@ -373,7 +373,8 @@ health_target(struct build *b, const struct target *t)
 		for (k = 0; k < tg->cpus.nr && tg->inst; k++) {
 			const struct inst *in = &tg->inst[k];
 
-			for (n = 0; t->opened && n < c->online.map.nr; n++)
+			for (n = 0; target_is_open(t) &&
+			    n < c->online.map.nr; n++)
 				if (c->online.map.cpu[n] == in->cpu) {
 					b->cov[n] = 1;
 					b->cpus[n] |= t->cgroup == NULL;
@@ -633,7 +634,7 @@ snapbuild(const struct collector *c, struct namemap *nm, double duration_s,
 		const struct namemap_entry *nent;
 
 		health_target(&b, t);
-		if (!t->opened)
+		if (!target_is_open(t))
 			continue;
 		mark_support(&b, t);
 		nent = target_names(t, i, nm, seen, &hold, &hidden);

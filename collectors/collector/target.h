@@ -44,6 +44,31 @@ struct tgroup {
 	int unscheduled;		/* reported as never scheduled */
 };
 
+/*
+ * Where a target stands, one state at a time: planned and not opened, or
+ * opened, or left out by the last open for one reason.  A pass
+ * (targetset.c) tries every target not open again, but those its
+ * delegated subtree's share refuses (share.c).
+ */
+enum target_state {
+	TARGET_UNOPENED,		/* new, closed, or its open failed */
+	TARGET_OPEN,			/* instances exist */
+	TARGET_SKIPPED,			/* over the fd budget */
+	TARGET_NO_ROOM,			/* a source kind had no room for it */
+	TARGET_SHARE_REFUSED,		/* its subtree had its share, or it
+					   gave its room to a cgroup not
+					   delegated (share.c) */
+};
+
+/* What the kinds of the cgroups entries matching a target answered: the
+ * strongest refusal of them (source.h's SOURCE_SKIPPED, SOURCE_REFUSED). */
+enum target_declined {
+	TARGET_TAKEN,			/* no entry declined it */
+	TARGET_SKIP_ASKED,		/* ... skips: not counted, as asked */
+	TARGET_REFUSED,			/* an entry's kind cannot run and its
+					   fallback refuses (source.h) */
+};
+
 struct target {
 	char *cgroup;			/* NULL: system-wide */
 	size_t nr_groups, cap_groups;
@@ -54,22 +79,22 @@ struct target {
 	size_t at_mask;
 	size_t nr_labels;		/* from relabel rules */
 	char **lname, **lvalue;
-	int seen;			/* rescan mark */
-	int opened;			/* instances exist */
-	int skipped;			/* over the fd budget */
-	int no_room;			/* a source kind had no room for it */
-	int refused;			/* an entry's kind cannot run and its
-					   fallback refuses (source.h) */
+	enum target_state state;	/* where its last open left it */
+	enum target_declined declined;	/* what its entries' kinds said,
+					   from its planning on: apart from
+					   state, as a target another entry
+					   gives groups is opened all the
+					   same (targetset.c) */
+	int seen;			/* a pass's mark (in the next set),
+					   not the target's own state */
 	int names_held;			/* held out of a snapshot once, for
-					   its container's names (snapbuild.c) */
-	int skip_asked;			/* ... skips: not counted, as asked */
+					   its container's names (snapbuild.c):
+					   the snapshot's mark, whatever the
+					   state */
 	size_t deleg;			/* the length of the prefix of cgroup
 					   naming its delegated subtree
 					   (cgroupfs_delegated), 0: none */
 	int deleg_known;		/* deleg was looked up */
-	int share_refused;		/* its subtree had its share, or it
-					   gave its room to a cgroup not
-					   delegated (targetset.c) */
 	struct source_hold *attached[SOURCE_KINDS];	/* what each kind's
 					   attach left (source.h) */
 };
@@ -107,6 +132,12 @@ target_find(struct target *const *v, size_t n, const char *cgroup)
 
 	f = n ? bsearch(&kp, v, n, sizeof(*v), target_cmp) : NULL;
 	return f ? *f : NULL;
+}
+
+static inline int
+target_is_open(const struct target *t)
+{
+	return t->state == TARGET_OPEN;
 }
 
 static inline const char *

@@ -309,7 +309,7 @@ plan_next(struct collector *c, struct pass *p)
 		t->seen = 1;
 		p->v[p->n++] = t;
 		for (j = i; j < nm && strcmp(m[j].path, m[i].path) == 0; j++)
-			if (!t->opened && target_plan_entry(c, t,
+			if (!target_is_open(t) && target_plan_entry(c, t,
 			    &c->cfg->targets[m[j].entry], p->e.kind[m[j].entry],
 			    p->e.answer[m[j].entry]) < 0)
 				return -ENOMEM;
@@ -335,14 +335,14 @@ open_one(struct collector *c, struct pass *p, struct target *t)
 
 	/* Every entry matching it has a kind that cannot run, and refuses
 	 * or skips: left unopened. */
-	if (t->cgroup && t->nr_groups == 0 && (t->refused || t->skip_asked))
+	if (t->cgroup && t->nr_groups == 0 && t->declined != TARGET_TAKEN)
 		return 0;
 	r = target_open(c, t, p->rebuild ? &p->ad : NULL, p->as,
 	    t->cgroup ? left : SIZE_MAX, p->enable);
 	if (r == -ENOMEM)
 		return -ENOMEM;
 	/* Over the budget, no room in its kind: again at the next rescan. */
-	if (r == -E2BIG || (r == -ENOSPC && t->no_room))
+	if (r == -E2BIG || (r == -ENOSPC && t->state == TARGET_NO_ROOM))
 		return 0;
 	if (r < 0)
 		return t->cgroup ? -ENOENT : 0;	/* vanished meanwhile */
@@ -351,7 +351,7 @@ open_one(struct collector *c, struct pass *p, struct target *t)
 	    NULL;
 	/* Out of memory to gather it: the pass fails, as at any other
 	 * allocation (a rescan changes nothing). */
-	if (t->cgroup && (o == NULL || !o->opened))
+	if (t->cgroup && (o == NULL || !target_is_open(o)))
 		return cgnews_add(c, &p->news, t, 1);
 	return 0;
 }
@@ -370,16 +370,16 @@ open_fair(struct collector *c, struct pass *p, struct target *t)
 	if (!shares_admit(c, &p->sh, t))
 		return 0;
 	r = open_one(c, p, t);
-	while (r == 0 && t->cgroup && t->deleg == 0 && !t->opened &&
-	    (t->skipped || t->no_room) &&
+	while (r == 0 && t->cgroup && t->deleg == 0 &&
+	    (t->state == TARGET_SKIPPED || t->state == TARGET_NO_ROOM) &&
 	    shares_evict(c, &p->sh, p->v, p->n, t, &freed)) {
 		p->fds_in_use -= freed;
-		if (!t->skipped)
+		if (t->state != TARGET_SKIPPED)
 			break;	/* a kind's slot is free after its refresh:
 				   this cgroup has it at the next pass */
 		r = open_one(c, p, t);
 	}
-	if (r == 0 && t->opened)
+	if (r == 0 && target_is_open(t))
 		shares_opened(&p->sh, t);
 	return r;
 }
@@ -406,7 +406,8 @@ open_next(struct collector *c, struct pass *p)
 	for (round = 0; round < 2 && r != -ENOMEM; round++)
 		for (i = 0; i < p->n && r != -ENOMEM; i++) {
 			t = p->v[i];
-			if (t->opened || (t->cgroup && t->deleg) != round)
+			if (target_is_open(t) ||
+			    (t->cgroup && t->deleg) != round)
 				continue;
 			if ((r = open_fair(c, p, t)) == -ENOENT)
 				t->seen = 0;	/* dropped at the swap */
@@ -435,7 +436,7 @@ swap_in(struct collector *c, struct pass *p, const struct plan *old_cfg,
 		t = c->set.v[i];
 		if (t->seen)
 			continue;
-		if (t->opened && t->cgroup && target_find(p->v, p->n,
+		if (target_is_open(t) && t->cgroup && target_find(p->v, p->n,
 		    t->cgroup) == NULL)
 			(void)cgnews_add(c, &p->news, t, 0);	/* said */
 		target_retire(t);
@@ -471,14 +472,14 @@ report_tally(struct collector *c, size_t fds_in_use)
 		if (x->cgroup == NULL)
 			continue;
 		t.matched++;
-		t.counted += x->opened;
-		if (x->opened || x->share_refused)
+		t.counted += target_is_open(x);
+		if (target_is_open(x) || x->state == TARGET_SHARE_REFUSED)
 			continue;
-		if (x->nr_groups == 0 && (x->refused || x->skip_asked))
+		if (x->nr_groups == 0 && x->declined != TARGET_TAKEN)
 			t.refused++;
-		else if (x->skipped && ++t.skipped)
+		else if (x->state == TARGET_SKIPPED && ++t.skipped)
 			namelist_add(&t.skip, x->cgroup);
-		else if (x->no_room && ++t.no_room)
+		else if (x->state == TARGET_NO_ROOM && ++t.no_room)
 			namelist_add(&t.full, x->cgroup);
 	}
 	c->set.matched = t.matched;

@@ -95,7 +95,7 @@ struct inst_iter {
 #define TARGETSET_FOREACH_INST(s, it)					\
 	for ((it)->i = 0; (it)->i < (s)->nr; (it)->i++)			\
 		for ((it)->t = (s)->v[(it)->i], (it)->j = 0;		\
-		    (it)->t->opened && (it)->j < (it)->t->nr_groups;	\
+		    target_is_open((it)->t) && (it)->j < (it)->t->nr_groups;	\
 		    (it)->j++)						\
 			for ((it)->tg = &(it)->t->groups[(it)->j],	\
 			    (it)->k = 0; (it)->k < (it)->tg->cpus.nr &&	\
