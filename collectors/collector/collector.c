@@ -73,8 +73,21 @@ timer_arm(struct collector *c)
 static void
 tick(struct collector *c)
 {
-	collector_tend(c);
-	collector_collect(c);
+	interval_tend(c);
+	interval_collect(c);
+}
+
+/* The thread's two calls, for tests and benchmarks (collector.h). */
+void
+collector_tend(struct collector *c)
+{
+	interval_tend(c);
+}
+
+void
+collector_collect(struct collector *c)
+{
+	interval_collect(c);
 }
 
 /*

@@ -8,7 +8,7 @@
  * its last reader), since readers may hold the previous one.
  *
  * It owns the schedule too (struct schedule): before a collection,
- * collector_tend rebuilds the target set (a CPU change), reopens what
+ * interval_tend rebuilds the target set (a CPU change), reopens what
  * failed (a retry, soon or at the rescan interval) or rescans the
  * cgroups, as due.  The passes that open are handed the schedule's
  * struct asks (interval.h) as an argument and set there what they
@@ -46,7 +46,7 @@ takes_counters(const struct plan_group *g)
 /* One instance's reading in a collection: its deltas added up, or why
  * it had none. */
 static void
-inst_collect(struct collector *c, const struct target *t,
+collect_one(struct collector *c, const struct target *t,
     struct tgroup *tg, struct inst *in)
 {
 	const struct plan_group *g = &c->cfg->groups[tg->gi];
@@ -141,7 +141,7 @@ due(struct collector *c, enum reconcile_reason *why)
 }
 
 void
-collector_tend(struct collector *c)
+interval_tend(struct collector *c)
 {
 	static const char *const what[] = {
 		[RECONCILE_CPU_CHANGE] = "reopening after a CPU change",
@@ -164,7 +164,7 @@ collector_tend(struct collector *c)
  * counted now and their cgroups, when the set changed.
  */
 static void
-names_tell(struct collector *c, const struct snapseen *seen)
+act_on_seen(struct collector *c, const struct snapseen *seen)
 {
 	uint64_t h = 1469598103934665603ULL;
 	size_t i;
@@ -190,7 +190,7 @@ names_tell(struct collector *c, const struct snapseen *seen)
 }
 
 void
-collector_collect(struct collector *c)
+interval_collect(struct collector *c)
 {
 	uint64_t t0 = mono_ns(), t1;
 	struct namemap *nm;
@@ -200,7 +200,7 @@ collector_collect(struct collector *c)
 
 	source_kinds_refresh(c);
 	TARGETSET_FOREACH_INST(&c->set, &it)
-		inst_collect(c, it.t, it.tg, it.in);
+		collect_one(c, it.t, it.tg, it.in);
 	c->col.seq++;
 	t1 = mono_ns();
 	nm = c->o.names ? names_map(c->o.names) : NULL;
@@ -210,7 +210,7 @@ collector_collect(struct collector *c)
 		    "building a snapshot: %s", strerror(ENOMEM));
 	else {
 		if (nm)
-			names_tell(c, &seen);
+			act_on_seen(c, &seen);
 		snapshot_publish(&c->slot, s);
 		if (c->o.published)
 			c->o.published(c->o.published_arg, s);

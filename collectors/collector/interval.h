@@ -52,4 +52,14 @@ struct collection {
 /* A cgroup came or went (inotify): rescan at the next collection. */
 void interval_cgroups_changed(struct collector *c);
 
+/*
+ * One tick, the two calls the thread makes every interval (collector.h's
+ * collector_tend and collector_collect are these, for tests and
+ * benchmarks): interval_tend does what is due first (a rebuild after a
+ * CPU change, reopening what failed, a cgroup rescan); interval_collect
+ * reads every open instance and publishes the snapshot.
+ */
+void interval_tend(struct collector *c);
+void interval_collect(struct collector *c);
+
 #endif

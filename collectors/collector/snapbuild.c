@@ -27,7 +27,7 @@
 
 /* The value of t's label name, or NULL. */
 static const char *
-target_label(const struct target *t, const char *name)
+label_value(const struct target *t, const char *name)
 {
 	size_t i;
 
@@ -55,7 +55,7 @@ row_model(struct snapshot *s, const struct target *t,
 	*m = (struct snap_row){ .cgroup = NULL, .hidden = hidden };
 	for (e = 0; e < NAMES_NR; e++)
 		nn += take[e] = ne && ne->v[e] != NULL &&
-		    target_label(t, names_label_name[e]) == NULL;
+		    label_value(t, names_label_name[e]) == NULL;
 	if (t->cgroup && (m->cgroup = snapshot_strdup(s, t->cgroup)) == NULL)
 		return -ENOMEM;
 	if (t->nr_labels + nn == 0)
@@ -91,7 +91,7 @@ row_model(struct snapshot *s, const struct target *t,
  * seen->cgs, the set the resolver is told.
  */
 static const struct namemap_entry *
-target_names(const struct target *t, size_t ti, const struct namemap *nm,
+container_names(const struct target *t, size_t ti, const struct namemap *nm,
     struct snapseen *seen, int *hold, int *hidden)
 {
 	const struct namemap_entry *ne;
@@ -99,7 +99,7 @@ target_names(const struct target *t, size_t ti, const struct namemap *nm,
 
 	*hold = *hidden = 0;
 	if (nm == NULL || t->cgroup == NULL ||
-	    (id = target_label(t, NAMES_ID_LABEL)) == NULL ||
+	    (id = label_value(t, NAMES_ID_LABEL)) == NULL ||
 	    !names_id_valid(id))
 		return NULL;
 	seen->ids[seen->nr_ids] = id;
@@ -448,7 +448,7 @@ row_set(struct build *b, struct snap_row *r, const struct plan_group *pg,
 
 /* The rows of one opened target: per CPU, or summed over its CPUs. */
 static int
-target_rows(struct build *b, const struct target *t,
+build_rows(struct build *b, const struct target *t,
     const struct namemap_entry *nent, int hidden)
 {
 	const struct plan *cfg = b->c->cfg;
@@ -637,8 +637,8 @@ snapbuild(const struct collector *c, struct namemap *nm, double duration_s,
 		if (!target_is_open(t))
 			continue;
 		mark_support(&b, t);
-		nent = target_names(t, i, nm, seen, &hold, &hidden);
-		if (!hold && target_rows(&b, t, nent, hidden) < 0)
+		nent = container_names(t, i, nm, seen, &hold, &hidden);
+		if (!hold && build_rows(&b, t, nent, hidden) < 0)
 			goto fail;
 	}
 	b.s->nr_rows = b.row;

@@ -186,7 +186,8 @@ said_swap(struct planstate *a, struct planstate *b)
  * plan's tables go in *old, freed when the pass is done.
  */
 static int
-plan_take(struct collector *c, const struct plan *cfg, struct planstate *old)
+planstate_take(struct collector *c, const struct plan *cfg,
+    struct planstate *old)
 {
 	struct planstate ps = { 0 };
 	int r = planstate_init(&ps, cfg);
@@ -204,16 +205,17 @@ plan_take(struct collector *c, const struct plan *cfg, struct planstate *old)
 	return 0;
 }
 
-/* A rebuild that failed before it took anything over: plan_take undone,
- * the old plan's tables back in c, the new ones in *old to be freed. */
+/* A rebuild that failed before it took anything over: planstate_take
+ * undone, the old plan's tables back in c, the new ones in *old to be
+ * freed. */
 static void
-plan_give_back(struct collector *c, const struct plan *old_cfg,
+planstate_give_back(struct collector *c, const struct plan *old_cfg,
     struct planstate *old)
 {
 	struct planstate ps = c->ps;
 
 	if (old_cfg == c->cfg)
-		said_swap(&ps, old);	/* as plan_take swapped it */
+		said_swap(&ps, old);	/* as planstate_take swapped it */
 	c->ps = *old;
 	*old = ps;
 	c->cfg = old_cfg;
@@ -243,7 +245,7 @@ targetset_fds(const struct collector *c)
 
 /* The system-wide target anew: the union of every cpus: entry. */
 static int
-plan_cpus(struct collector *c, struct target **out)
+pass_systemwide(struct collector *c, struct target **out)
 {
 	const struct plan *cfg = c->cfg;
 	struct target *t = NULL;
@@ -282,14 +284,14 @@ entries_alloc(struct source_entries *e, size_t n)
  * entries' labels and groups.  0 or -ENOMEM.
  */
 static int
-plan_next(struct collector *c, struct pass *p)
+pass_plan(struct collector *c, struct pass *p)
 {
 	const struct match *m = p->w.m;
 	struct target *t = NULL;
 	size_t i, j, nm = p->w.nm;
 
 	if (p->rebuild) {
-		if (plan_cpus(c, &t) < 0)
+		if (pass_systemwide(c, &t) < 0)
 			return -ENOMEM;
 		if (t)
 			p->fresh[p->nfresh++] = t;
@@ -551,7 +553,7 @@ pass_build(struct collector *c, struct pass *p, struct cgroup_list *lists)
 		return -ENOMEM;
 	p->v = malloc((p->w.nm + 2) * sizeof(*p->v));
 	p->fresh = malloc((p->w.nm + 2) * sizeof(*p->fresh));
-	if (p->v == NULL || p->fresh == NULL || plan_next(c, p) < 0)
+	if (p->v == NULL || p->fresh == NULL || pass_plan(c, p) < 0)
 		return -ENOMEM;
 	return open_next(c, p);
 }
@@ -571,11 +573,11 @@ targetset_reconcile(struct collector *c, const struct plan *cfg,
 	int r;
 
 	for (i = 0; i < c->set.nr; i++)
-		c->set.v[i]->seen = 0;	/* kept: marked by plan_next */
+		c->set.v[i]->seen = 0;	/* kept: marked by pass_plan */
 	if (p.rebuild) {
 		/* Every cgroup is rescanned from here. */
 		c->sched.last_rescan_ns = mono_ns();
-		if (plan_take(c, cfg, &old_ps) < 0)
+		if (planstate_take(c, cfg, &old_ps) < 0)
 			return old_cfg ? -ECANCELED : -ENOMEM;
 		p.ad = (struct adopt){ c->set.v, c->set.nr, old_cfg };
 	}
@@ -590,7 +592,7 @@ targetset_reconcile(struct collector *c, const struct plan *cfg,
 		swap_in(c, &p, old_cfg, &old_ps);
 	else if (old_cfg != NULL) {
 		if (p.rebuild) {
-			plan_give_back(c, old_cfg, &old_ps);
+			planstate_give_back(c, old_cfg, &old_ps);
 			planstate_fini(cfg, &old_ps);	/* the new plan's */
 		}
 		r = -ECANCELED;		/* nothing changed */
