@@ -327,6 +327,8 @@ check_scaled(struct collector *c, double truth_c, double truth_i)
 	CHECK_CONTAINS(text, "pmu_exporter_event_supported{group=\"ipc\","
 	    "event=\"bus-cycles\",pmu=\"cpu\"} 0\n");
 	CHECK_CONTAINS(text, "pmu_exporter_collection_interval_seconds 1\n");
+	/* Its time, stamped by the collection (interval.c). */
+	CHECK(s->interval_s == 1 && s->began_ns > 0 && s->duration_s >= 0);
 	free(text);
 	snapshot_unref(s);
 }

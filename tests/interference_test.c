@@ -13,7 +13,8 @@
  * sanitizers); and each threshold on both sides of its edge: the floor,
  * outlier_sigma, victim_outliers within victim_window, suspect_threshold,
  * and the number of suspects with their ranking.  Then the exposition of
- * a result and the config block.
+ * a result, the time a sample spans (the snapshots' own), and the config
+ * block.
  */
 #include "autoconf.h"
 
@@ -211,6 +212,73 @@ test_expo(void)
 	snapshot_unref(s);
 }
 
+/* ---- time ------------------------------------------------------------ */
+
+/* Feed n's next interval stamped at t_ns with interval_s; 1 when its
+ * cgroup was analysed (over the CPU floor) in the result after it. */
+static int
+feed_at(struct interference *ifr, struct node *n, uint64_t t_ns,
+    double interval_s)
+{
+	struct snapshot *s = node_step(n);
+	struct interference_result *r;
+	int seen;
+
+	s->began_ns = t_ns;
+	s->interval_s = interval_s;
+	interference_feed(ifr, s);
+	snapshot_unref(s);
+	r = interference_result(ifr);
+	seen = analysed(r, "/x") != NULL;
+	interference_result_unref(r);
+	return seen;
+}
+
+/*
+ * A sample's CPU use is what a cgroup ran over the time that really
+ * elapsed between the snapshots (their began_ns), not their count times
+ * the interval: the same 0.4 s of CPU a snapshot is over the floor (0.25)
+ * when they are 1 s apart, under it when they are 2 s apart though each
+ * says its interval is 1 s (every collection late).  And an interval
+ * that changes at every collection (an adaptive one) changes the
+ * sample's geometry but keeps what was analysed.
+ */
+static void
+test_elapsed(void)
+{
+	static struct node n;
+	struct interference_config c = cfg_small();
+	struct interference *ifr;
+	uint64_t apart;
+	int t, seen;
+
+	for (apart = 1; apart <= 2; apart++) {
+		memset(&n, 0, sizeof(n));
+		n.nr = 1;
+		n.path[0] = "/x";
+		ifr = analysis(&c);
+		for (t = 1, seen = 0; t <= 5; t++) {
+			n.cpu[0] = 0.4;
+			n.cpi[0] = 1.0;
+			seen += feed_at(ifr, &n, t * apart * 1000000000ULL, 1);
+		}
+		CHECK(apart == 1 ? seen == 4 : seen == 0);
+		interference_free(ifr);
+	}
+	memset(&n, 0, sizeof(n));
+	n.nr = 1;
+	n.path[0] = "/x";
+	ifr = analysis(&c);
+	for (t = 1, seen = 0; t <= 5; t++) {
+		n.cpu[0] = 0.4;
+		n.cpi[0] = 1.0;
+		seen += feed_at(ifr, &n, t * 1000000000ULL,
+		    t % 2 ? 1.0 : 1.001);
+	}
+	CHECK(seen == 4);
+	interference_free(ifr);
+}
+
 /* ---- config ---------------------------------------------------------- */
 
 static int
@@ -361,9 +429,14 @@ cg_index(const char *name)
 	return -1;
 }
 
+/* Each collection fed to the analysis as it is published.  The fake
+ * kernel's time is one interval (1 s) a collection, however fast the
+ * test makes them, and the analysis divides by the time the snapshots
+ * say elapsed: so they are stamped with the fake kernel's clock. */
 static void
 hook(void *arg, struct snapshot *s)
 {
+	s->began_ns = s->seq * 1000000000ULL;
 	interference_feed(arg, s);
 }
 
@@ -529,6 +602,7 @@ main(void)
 	test_antagonist();
 	test_thread();
 	test_expo();
+	test_elapsed();
 	test_config();
 	test_config_geometry();
 

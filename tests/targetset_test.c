@@ -41,6 +41,7 @@ void *__wrap_realloc(void *p, size_t n);
 static long countdown;		/* >0: the nth allocation from now fails */
 static size_t canceled;		/* passes that failed changing nothing */
 static int failed;		/* ... and it did */
+static struct asks asks;	/* what the passes ask of a schedule */
 
 static int
 fail_now(void)
@@ -159,8 +160,7 @@ fail_each(struct collector *c, const struct plan *cfg,
 		look(c, &before);
 		failed = 0;
 		countdown = (long)n;
-		r = targetset_reconcile(c, cfg ? cfg : c->cfg, why,
-		    &c->sched.asks);
+		r = targetset_reconcile(c, cfg ? cfg : c->cfg, why, &asks);
 		countdown = 0;
 		if (!failed) {
 			CHECK(r == 0);
@@ -252,8 +252,7 @@ usable_set(const struct collector *c, const struct seen *before)
 	(void)before;
 	for (i = 1; i < c->set.nr; i++)
 		CHECK(target_cmp(&c->set.v[i - 1], &c->set.v[i]) < 0);
-	CHECK(targetset_reconcile(w, c->cfg, RECONCILE_RESCAN,
-	    &w->sched.asks) == 0);
+	CHECK(targetset_reconcile(w, c->cfg, RECONCILE_RESCAN, &asks) == 0);
 	CHECK(whole(c, CHILDREN));
 	CHECK(fds_open() == fds_beside + targetset_fds(c));
 }

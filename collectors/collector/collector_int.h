@@ -40,7 +40,7 @@
 struct thread {
 	pthread_t id;
 	int started;
-	int stopfd, timerfd;
+	int stopfd;
 	int reqfd;			/* eventfd: a request is pending */
 	pthread_mutex_t lock;		/* guards req and its reply */
 	pthread_cond_t done;

@@ -18,6 +18,8 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 
 #include "collectors/collector/collector_int.h"
 #include "collectors/collector/hotplug.h"
@@ -95,7 +97,96 @@ collect_one(struct collector *c, const struct target *t,
 	}
 }
 
+/* ---- the timer --------------------------------------------------- */
+
+void
+interval_init(struct collector *c)
+{
+	c->sched = (struct schedule){ .timerfd = -1 };
+}
+
+void
+interval_fini(struct collector *c)
+{
+	if (c->sched.timerfd >= 0)
+		close(c->sched.timerfd);
+	c->sched.timerfd = -1;
+}
+
+static struct timespec
+timespec_of(uint64_t ns)
+{
+	return (struct timespec){ (time_t)(ns / 1000000000ULL),
+	    (long)(ns % 1000000000ULL) };
+}
+
+/* Absolute expiries (first, first + interval, ...), so that each one's
+ * time is known here exactly, not guessed from the wake-up. */
+int
+interval_arm(struct collector *c)
+{
+	struct schedule *sc = &c->sched;
+	uint64_t iv = c->cfg->interval_ns, first;
+	struct itimerspec its;
+
+	if (sc->timerfd < 0 && (sc->timerfd = timerfd_create(CLOCK_MONOTONIC,
+	    TFD_CLOEXEC | TFD_NONBLOCK)) < 0)
+		return -errno;
+	first = mono_ns() + iv;
+	its.it_interval = timespec_of(iv);
+	its.it_value = timespec_of(first);
+	if (timerfd_settime(sc->timerfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+		return -errno;
+	sc->interval_ns = iv;
+	sc->next_ns = first;
+	return 0;
+}
+
+int
+interval_timer_fd(const struct collector *c)
+{
+	return c->sched.timerfd;
+}
+
+int
+interval_expired(struct collector *c)
+{
+	struct schedule *sc = &c->sched;
+	uint64_t n;
+
+	if (read(sc->timerfd, &n, sizeof(n)) != (ssize_t)sizeof(n) || n == 0)
+		return 0;
+	/* n expiries since the last read: this collection is the last's. */
+	sc->began_ns = sc->next_ns + (n - 1) * sc->interval_ns;
+	sc->next_ns = sc->began_ns + sc->interval_ns;
+	return 1;
+}
+
+/* The interval in effect: the timer's, or before it runs the plan's, at
+ * which it will. */
+static uint64_t
+effective_ns(const struct collector *c)
+{
+	return c->sched.interval_ns ? c->sched.interval_ns :
+	    c->cfg->interval_ns;
+}
+
 /* ---- the schedule ------------------------------------------------ */
+
+int
+interval_replan(struct collector *c, const struct plan *cfg,
+    enum reconcile_reason why)
+{
+	struct schedule *sc = &c->sched;
+	int r, t;
+
+	r = targetset_reconcile(c, cfg, why, &sc->asks);
+	if (r != -ECANCELED && sc->interval_ns &&
+	    c->cfg->interval_ns != sc->interval_ns &&
+	    (t = interval_arm(c)) < 0 && r == 0)
+		r = t;
+	return r;
+}
 
 void
 interval_cgroups_changed(struct collector *c)
@@ -118,6 +209,10 @@ due(struct collector *c, enum reconcile_reason *why)
 	struct asks *as = &sc->asks;
 	uint64_t t0 = mono_ns();
 
+	if (as->rebuilt_ns) {
+		sc->last_rescan_ns = as->rebuilt_ns;
+		as->rebuilt_ns = 0;
+	}
 	if (hotplug_changed(c)) {
 		sc->soon_tries = 0;
 		as->retry_soon = 0;
@@ -128,7 +223,7 @@ due(struct collector *c, enum reconcile_reason *why)
 		/* The full rescan reopens what failed, keeping the rest. */
 		REPORT(c, 6, NULL, NULL, NULL, -1, 0, "reopening group "
 		    "instances that stopped counting");
-		*as = (struct asks){ 0, 0, 0 };
+		*as = (struct asks){ 0 };
 		*why = RECONCILE_RETRY;
 	} else if (as->rescan_soon || t0 - sc->last_rescan_ns >=
 	    c->cfg->rescan_ns) {
@@ -150,6 +245,8 @@ interval_tend(struct collector *c)
 	};
 	enum reconcile_reason why;
 
+	if (c->sched.began_ns == 0)
+		c->sched.began_ns = mono_ns();
 	if (due(c, &why) &&
 	    targetset_reconcile(c, c->cfg, why, &c->sched.asks) < 0)
 		REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM, "%s: %s", what[why],
@@ -192,23 +289,27 @@ act_on_seen(struct collector *c, const struct snapseen *seen)
 void
 interval_collect(struct collector *c)
 {
-	uint64_t t0 = mono_ns(), t1;
+	uint64_t began = c->sched.began_ns ? c->sched.began_ns : mono_ns();
 	struct namemap *nm;
 	struct snapseen seen;
 	struct snapshot *s;
 	struct inst_iter it;
 
+	c->sched.began_ns = 0;
 	source_kinds_refresh(c);
 	TARGETSET_FOREACH_INST(&c->set, &it)
 		collect_one(c, it.t, it.tg, it.in);
 	c->col.seq++;
-	t1 = mono_ns();
 	nm = c->o.names ? names_map(c->o.names) : NULL;
-	s = snapbuild(c, nm, (double)(t1 - t0) / 1e9, &seen);
+	s = snapbuild(c, nm, &seen);
 	if (s == NULL)
 		REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 		    "building a snapshot: %s", strerror(ENOMEM));
 	else {
+		/* Its time, as this file alone knows it. */
+		s->interval_s = (double)effective_ns(c) / 1e9;
+		s->began_ns = began;
+		s->duration_s = (double)(mono_ns() - began) / 1e9;
 		if (nm)
 			act_on_seen(c, &seen);
 		snapshot_publish(&c->slot, s);

@@ -554,18 +554,17 @@ own_stats(const struct collector *c, struct snapshot *s)
 	return 0;
 }
 
-/* The collector's own figures: times, fds, cgroups, the kinds' parts.
+/* The collector's own figures: the wall-clock time, fds, cgroups, the
+ * kinds' parts (the collection's times are interval.c's).
  * 0 or -ENOMEM. */
 static int
-build_status(struct build *b, double duration_s)
+build_status(struct build *b)
 {
 	const struct collector *c = b->c;
 	struct snapshot *s = b->s;
 	size_t i;
 
 	s->timestamp_s = wall_s();
-	s->duration_s = duration_s;
-	s->interval_s = (double)c->cfg->interval_ns / 1e9;
 	s->seq = c->col.seq;
 	s->open_fds = targetset_fds(c);
 	s->cgroups_matched = c->set.matched;
@@ -596,7 +595,7 @@ build_status(struct build *b, double duration_s)
  * (after one that sizes the arrays), then the status.  NULL on ENOMEM.
  */
 struct snapshot *
-snapbuild(const struct collector *c, struct namemap *nm, double duration_s,
+snapbuild(const struct collector *c, struct namemap *nm,
     struct snapseen *seen)
 {
 	struct build b = { .c = c, .s = snapshot_new() };
@@ -646,7 +645,7 @@ snapbuild(const struct collector *c, struct namemap *nm, double duration_s,
 		b.s->nr_cpus += b.cpus[i];
 		b.s->cpus_covered += b.cov[i];
 	}
-	if (build_status(&b, duration_s) < 0)
+	if (build_status(&b) < 0)
 		goto fail;
 	free(b.oe_at);
 	free(b.sum);

@@ -575,8 +575,9 @@ targetset_reconcile(struct collector *c, const struct plan *cfg,
 	for (i = 0; i < c->set.nr; i++)
 		c->set.v[i]->seen = 0;	/* kept: marked by pass_plan */
 	if (p.rebuild) {
-		/* Every cgroup is rescanned from here. */
-		c->sched.last_rescan_ns = mono_ns();
+		/* Every cgroup is rescanned from here: the schedule's
+		 * rescan interval starts again now. */
+		as->rebuilt_ns = mono_ns();
 		if (planstate_take(c, cfg, &old_ps) < 0)
 			return old_cfg ? -ECANCELED : -ENOMEM;
 		p.ad = (struct adopt){ c->set.v, c->set.nr, old_cfg };
