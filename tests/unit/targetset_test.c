@@ -12,6 +12,10 @@
  * armed.  It reads the collector's internals (collector_int.h): the pass
  * and the set are what it checks.  Skips (77) without root or without a
  * cgroup hierarchy.
+ *
+ * First, on the scripted PMU of tests/fake_pmu.h (no root needed), a
+ * cgroup that vanishes between discovery and perf_event_open: the pass
+ * drops it with one debug line, nothing louder, and no series.
  */
 #include "autoconf.h"
 
@@ -27,6 +31,8 @@
 #include "collectors/collector/collector_int.h"
 #include "config/config.h"
 #include "tests/check.h"
+#include "tests/fake_pmu.h"
+#include "tests/scratch.h"
 
 #define CHILDREN 4
 #define MAX_NTH 2000		/* more allocations than a pass makes */
@@ -313,6 +319,56 @@ tree(int make)
 	}
 }
 
+/*
+ * A cgroup removed between discovery and perf_event_open: one debug line,
+ * nothing louder, and no series.  The cgroup "mount" is a scratch dir.
+ */
+static void
+test_vanished(const char *dir)
+{
+	char mi[8400], cg[4200], yaml[512];
+	struct plan *cfg = NULL;
+	struct collector *c;
+	struct snapshot *s;
+
+	snprintf(cg, sizeof(cg), "mkdir -p %s/cg/x", dir);
+	CHECK(system(cg) == 0);
+	fake_mount(dir, "cg", mi, sizeof(mi));
+	snprintf(yaml, sizeof(yaml), "groups:\n  - name: sw\n"
+	    "    events: [cycles]\ncgroups:\n  - path: /*\n"
+	    "    groups: [sw]\n");
+	fake.log[0] = '\0';
+	fake.max_prio = 99;
+	fake.vanish = 1;
+	c = fake_make(yaml, &cfg, dir);
+	fake.vanish = 0;
+	collector_enable(c);
+	fake_tick(c);
+	s = collector_snapshot(c);
+	CHECK(s && s->nr_rows == 0 && s->cgroups_counted == 0);
+	snapshot_unref(s);
+	CHECK(fake.max_prio == 7);
+	CHECK(count_of(fake.log, "vanished") == 1);
+	CHECK(fake_open_fds() == 0);
+	collector_free(c);
+	plan_free(cfg);
+
+	/* Present: counted (the fake PMU takes any cgroup fd). */
+	fake.log[0] = '\0';
+	c = fake_make(yaml, &cfg, dir);
+	collector_enable(c);
+	fake_tick(c);
+	s = collector_snapshot(c);
+	CHECK(s && s->nr_rows == 1 && s->cgroups_counted == 1);
+	CHECK(s && s->rows[0].cgroup && strcmp(s->rows[0].cgroup, "/x") == 0);
+	snapshot_unref(s);
+	collector_free(c);
+	plan_free(cfg);
+	CHECK(fake_open_fds() == 0);
+	fake.mountinfo = "/nonexistent";
+}
+
+
 int
 main(void)
 {
@@ -320,16 +376,26 @@ main(void)
 	struct collector *c = NULL;
 	struct plan *cfg, *next = NULL;
 	char err[512], gone[300];
+	char dir[] = "/tmp/targetset_test.XXXXXX";
 	int v2;
 
+	perf_ops = &fake_ops;
+	CHECK(mkdtemp(dir) != NULL);
+	scratch_put(dir, "devices/system/cpu/online", "0-1\n");
+	test_vanished(dir);
+	snprintf(err, sizeof(err), "rm -r %s", dir);
+	CHECK(system(err) == 0);
+	CHECK(fake.broken == 0);
+	perf_ops = &perf_ops_kernel;
+	/* What needs root is skipped; what ran must have passed. */
 	if (geteuid() != 0) {
 		printf("SKIP: cgroups need root\n");
-		return 77;
+		return check_failures ? 1 : 77;
 	}
 	if (cgroupfs_find("/proc/self/mountinfo", root, sizeof(root),
 	    &v2) < 0) {
 		printf("SKIP: no cgroup hierarchy with perf_event\n");
-		return 77;
+		return check_failures ? 1 : 77;
 	}
 	snprintf(parent, sizeof(parent), "/pmu_targetset_test.%d",
 	    (int)getpid());

@@ -1,0 +1,73 @@
+/*
+ * fake_pmu.h - a scripted PMU for the collector's tests: perf_ops pointed
+ * at fake_ops (collectors/perf/perf_sys.h) answers perf_event_open, the
+ * group ioctls and reads from a table, so that the arithmetic and the
+ * error handling can be checked exactly without hardware.  What a test
+ * sets (multiplexing, a missing event, a cgroup that vanishes or has no
+ * perf_event state, a refusal, too few counters, a short or reordered
+ * read) are the knobs of fake; tests/collector_test.c and the unit tests
+ * of target, instance and target set (tests/unit/) share it.
+ */
+#ifndef PMU_TEST_FAKE_PMU_H
+#define PMU_TEST_FAKE_PMU_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "collectors/collector/collector.h"
+#include "collectors/perf/perf_sys.h"
+
+#define FAKE_MAXFD 512
+#define FAKE_FD(i) (1000 + (i))
+
+struct fake_fd {
+	int used, closed, leader, cpu, enabled;
+	unsigned long long config;
+	uint64_t value, time_enabled, time_running;
+};
+
+struct fake_pmu {
+	struct fake_fd fds[FAKE_MAXFD];
+	uint64_t step_enabled, step_running;	/* next read's increments */
+	double rate;			/* events per ns running */
+	int zero_read_cpu;		/* this CPU's reads return 0 */
+	unsigned long long missing;	/* this config is ENOENT */
+	int vanish;			/* cgroup opens fail EBADF */
+	int no_perf_cgroup;		/* cgroup opens fail ENOENT */
+	int deny;			/* >0: opens fail with it */
+	int counters;			/* >0: bigger groups never run */
+	int read_reversed;		/* members in reverse order */
+	int read_short;			/* one word short */
+	int max_prio;			/* the most urgent line logged */
+	char log[65536];		/* what fake_capture logged */
+	const char *mountinfo;		/* for fake_make ("/nonexistent") */
+	const char *procfs;		/* ... NULL: /proc */
+	int broken;			/* what it expected and did not get:
+					   a test's main checks it is 0 */
+};
+
+extern struct fake_pmu fake;
+extern const struct perf_ops fake_ops;
+
+/* The collector's log hook: each line appended to fake.log. */
+void fake_capture(int prio, const struct log_fields *lf, const char *fmt,
+    ...) __attribute__((format(printf, 3, 4)));
+/* The system-wide row of cpu in s, or NULL. */
+const struct snap_row *fake_row(const struct snapshot *s, int cpu);
+/* The fake fds open now. */
+int fake_open_fds(void);
+/* A collector from yaml (its plan in *cfg) on the sysfs given, reading
+ * fake.mountinfo and fake.procfs, logging to fake_capture. */
+struct collector *fake_make(const char *yaml, struct plan **cfg,
+    const char *sysfs);
+/* dir/name as the cgroup2 mount: a mountinfo naming it written to mi
+ * (len bytes), and fake.mountinfo pointed at it. */
+void fake_mount(const char *dir, const char *name, char *mi, size_t len);
+/* One tick of the collector thread: what is due, then a collection. */
+void fake_tick(struct collector *c);
+/* Whether the real kernel lets this process count a software event
+ * system-wide, for the tests that need a real fd (perf_ops_kernel):
+ * 1, or 0 with why in why. */
+int fake_kernel_counts(char *why, size_t len);
+
+#endif
