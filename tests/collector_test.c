@@ -675,11 +675,9 @@ test_names_sandbox(const char *dir)
 int
 main(void)
 {
-	char dir[] = "/tmp/collector_test.XXXXXX", path[4200];
+	char dir[] = "/tmp/collector_test.XXXXXX";
 
-	perf_ops = &fake_ops;
-	CHECK(mkdtemp(dir) != NULL);
-	scratch_put(dir, "devices/system/cpu/online", "0-1\n");
+	CHECK(fake_begin(dir) == 0);
 
 	test_group_read();
 	test_counting(dir);
@@ -689,9 +687,7 @@ main(void)
 	test_layouts(dir);
 	test_names_sandbox(dir);
 
-	snprintf(path, sizeof(path), "rm -r %s", dir);
-	CHECK(system(path) == 0);
-	CHECK(fake.broken == 0);
+	CHECK(fake_end(dir) == 0);
 	if (check_failures)
 		fprintf(stderr, "log was:\n%s", fake.log);
 	return CHECK_DONE();

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -255,8 +256,10 @@ fake_mount(const char *dir, const char *name, char *mi, size_t len)
 }
 
 
-int
-fake_kernel_counts(char *why, size_t len)
+/* Whether the real kernel lets this process count a software event
+ * system-wide: 1, or 0 with why in why. */
+static int
+kernel_counts(char *why, size_t len)
 {
 	struct perf_event_attr a;
 	int fd;
@@ -275,4 +278,68 @@ fake_kernel_counts(char *why, size_t len)
 	}
 	close(fd);
 	return 1;
+}
+
+int
+fake_free(struct collector *c, struct plan *cfg)
+{
+	collector_free(c);
+	plan_free(cfg);
+	fake.mountinfo = "/nonexistent";
+	return fake_open_fds();
+}
+
+struct collector *
+fake_kernel_make(const char *yaml, struct plan **cfg)
+{
+	char why[256];
+
+	*cfg = NULL;
+	if (!kernel_counts(why, sizeof(why))) {
+		printf("real fds not checked: %s\n", why);
+		return NULL;
+	}
+	perf_ops = &perf_ops_kernel;
+	return fake_make(yaml, cfg, "/sys");
+}
+
+void
+fake_kernel_free(struct collector *c, struct plan *cfg)
+{
+	collector_free(c);
+	plan_free(cfg);
+	perf_ops = &fake_ops;
+}
+
+int
+fake_begin(char *dir)
+{
+	char path[4200];
+	FILE *f;
+
+	perf_ops = &fake_ops;
+	if (mkdtemp(dir) == NULL)
+		return -1;
+	snprintf(path, sizeof(path), "%s/devices", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/devices/system", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/devices/system/cpu", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/online", dir);
+	if ((f = fopen(path, "w")) == NULL)
+		return -1;
+	fputs("0-1\n", f);
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+int
+fake_end(const char *dir)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "rm -r %s", dir);
+	if (system(path) != 0 || fake.broken)
+		return -1;
+	return 0;
 }

@@ -60,14 +60,29 @@ int fake_open_fds(void);
  * fake.mountinfo and fake.procfs, logging to fake_capture. */
 struct collector *fake_make(const char *yaml, struct plan **cfg,
     const char *sysfs);
+/* c and cfg freed, fake.mountinfo back at "/nonexistent": the fake fds
+ * still open (0 unless something leaked). */
+int fake_free(struct collector *c, struct plan *cfg);
 /* dir/name as the cgroup2 mount: a mountinfo naming it written to mi
  * (len bytes), and fake.mountinfo pointed at it. */
 void fake_mount(const char *dir, const char *name, char *mi, size_t len);
 /* One tick of the collector thread: what is due, then a collection. */
 void fake_tick(struct collector *c);
-/* Whether the real kernel lets this process count a software event
- * system-wide, for the tests that need a real fd (perf_ops_kernel):
- * 1, or 0 with why in why. */
-int fake_kernel_counts(char *why, size_t len);
+/*
+ * The tests that need a real fd: a collector from yaml on the real
+ * kernel (perf_ops_kernel, the real sysfs), or NULL (*cfg too) with why
+ * printed when it does not let this process count a software event
+ * system-wide.  fake_kernel_free frees both and puts the fake back.
+ */
+struct collector *fake_kernel_make(const char *yaml, struct plan **cfg);
+void fake_kernel_free(struct collector *c, struct plan *cfg);
+/*
+ * A test's start and end: perf_ops at the fake and a scratch sysfs made
+ * in dir (a mkdtemp template) with CPUs 0-1 online, 0 or -1; then dir
+ * removed, 0, or -1 when it was not or the fake saw something a kernel
+ * would refuse (fake.broken).
+ */
+int fake_begin(char *dir);
+int fake_end(const char *dir);
 
 #endif

@@ -214,23 +214,38 @@ test_expo(void)
 
 /* ---- time ------------------------------------------------------------ */
 
-/* Feed n's next interval stamped at t_ns with interval_s; 1 when its
- * cgroup was analysed (over the CPU floor) in the result after it. */
+/*
+ * Five snapshots of one cgroup running 0.4 s of CPU in each, the t-th
+ * stamped at t x apart seconds, saying an interval of 1 s (jitter: 1.001
+ * s every other one, as an adaptive interval would); the results after
+ * them in which it was analysed (over the CPU floor).
+ */
 static int
-feed_at(struct interference *ifr, struct node *n, uint64_t t_ns,
-    double interval_s)
+analysed_of(uint64_t apart, int jitter)
 {
-	struct snapshot *s = node_step(n);
+	static struct node n;
+	struct interference_config c = cfg_small();
+	struct interference *ifr = analysis(&c);
 	struct interference_result *r;
-	int seen;
+	struct snapshot *s;
+	int t, seen = 0;
 
-	s->began_ns = t_ns;
-	s->interval_s = interval_s;
-	interference_feed(ifr, s);
-	snapshot_unref(s);
-	r = interference_result(ifr);
-	seen = analysed(r, "/x") != NULL;
-	interference_result_unref(r);
+	memset(&n, 0, sizeof(n));
+	n.nr = 1;
+	n.path[0] = "/x";
+	for (t = 1; t <= 5; t++) {
+		n.cpu[0] = 0.4;
+		n.cpi[0] = 1.0;
+		s = node_step(&n);
+		s->began_ns = (uint64_t)t * apart * 1000000000ULL;
+		s->interval_s = jitter && t % 2 == 0 ? 1.001 : 1.0;
+		interference_feed(ifr, s);
+		snapshot_unref(s);
+		r = interference_result(ifr);
+		seen += analysed(r, "/x") != NULL;
+		interference_result_unref(r);
+	}
+	interference_free(ifr);
 	return seen;
 }
 
@@ -240,43 +255,15 @@ feed_at(struct interference *ifr, struct node *n, uint64_t t_ns,
  * the interval: the same 0.4 s of CPU a snapshot is over the floor (0.25)
  * when they are 1 s apart, under it when they are 2 s apart though each
  * says its interval is 1 s (every collection late).  And an interval
- * that changes at every collection (an adaptive one) changes the
- * sample's geometry but keeps what was analysed.
+ * that changes at every collection changes the sample's geometry but
+ * keeps what was analysed.  The first snapshot only starts the count.
  */
 static void
 test_elapsed(void)
 {
-	static struct node n;
-	struct interference_config c = cfg_small();
-	struct interference *ifr;
-	uint64_t apart;
-	int t, seen;
-
-	for (apart = 1; apart <= 2; apart++) {
-		memset(&n, 0, sizeof(n));
-		n.nr = 1;
-		n.path[0] = "/x";
-		ifr = analysis(&c);
-		for (t = 1, seen = 0; t <= 5; t++) {
-			n.cpu[0] = 0.4;
-			n.cpi[0] = 1.0;
-			seen += feed_at(ifr, &n, t * apart * 1000000000ULL, 1);
-		}
-		CHECK(apart == 1 ? seen == 4 : seen == 0);
-		interference_free(ifr);
-	}
-	memset(&n, 0, sizeof(n));
-	n.nr = 1;
-	n.path[0] = "/x";
-	ifr = analysis(&c);
-	for (t = 1, seen = 0; t <= 5; t++) {
-		n.cpu[0] = 0.4;
-		n.cpi[0] = 1.0;
-		seen += feed_at(ifr, &n, t * 1000000000ULL,
-		    t % 2 ? 1.0 : 1.001);
-	}
-	CHECK(seen == 4);
-	interference_free(ifr);
+	CHECK(analysed_of(1, 0) == 4);
+	CHECK(analysed_of(2, 0) == 0);
+	CHECK(analysed_of(1, 1) == 4);
 }
 
 /* ---- config ---------------------------------------------------------- */

@@ -38,17 +38,11 @@ test_read_real(void)
 	struct inst *in;
 	uint64_t en;
 	double v;
-	char why[256];
 
-	if (!fake_kernel_counts(why, sizeof(why))) {
-		printf("real fds not checked: %s\n", why);
-		return;
-	}
-	perf_ops = &perf_ops_kernel;
-	c = fake_make("groups:\n  - name: sw\n    events: [cpu-clock]\n"
-	    "cpus:\n  - cpus: all\n    groups: [sw]\n", &cfg, "/sys");
+	c = fake_kernel_make("groups:\n  - name: sw\n    events: [cpu-clock]\n"
+	    "cpus:\n  - cpus: all\n    groups: [sw]\n", &cfg);
 	if (c == NULL)
-		goto out;
+		return;
 	collector_enable(c);
 	in = &c->set.v[0]->groups[0].inst[0];
 	CHECK(in->state == INST_OK && in->src != NULL);
@@ -62,10 +56,7 @@ test_read_real(void)
 	inst_close(in, INST_BROKEN);
 	CHECK(in->state == INST_BROKEN && in->src == NULL);
 	CHECK(inst_read(in) == -EAGAIN);
-	collector_free(c);
-out:
-	plan_free(cfg);
-	perf_ops = &fake_ops;
+	fake_kernel_free(c, cfg);
 }
 
 /*
@@ -244,27 +235,20 @@ test_no_perf_cgroup(const char *dir)
 	snapshot_unref(s);
 	CHECK(strstr(fake.log, "cannot be counted on cpu") != NULL);
 	CHECK(strstr(fake.log, "subtree_control") == NULL);
-	collector_free(c);
-	plan_free(cfg);
-	CHECK(fake_open_fds() == 0);
-	fake.mountinfo = "/nonexistent";
+	CHECK(fake_free(c, cfg) == 0);
 }
 
 int
 main(void)
 {
-	char dir[] = "/tmp/instance_test.XXXXXX", path[4200];
+	char dir[] = "/tmp/instance_test.XXXXXX";
 
-	perf_ops = &fake_ops;
-	CHECK(mkdtemp(dir) != NULL);
-	scratch_put(dir, "devices/system/cpu/online", "0-1\n");
+	CHECK(fake_begin(dir) == 0);
 	test_read_real();
 	test_retry(dir);
 	test_denied(dir);
 	test_no_perf_cgroup(dir);
-	snprintf(path, sizeof(path), "rm -r %s", dir);
-	CHECK(system(path) == 0);
-	CHECK(fake.broken == 0);
+	CHECK(fake_end(dir) == 0);
 	if (check_failures)
 		fprintf(stderr, "log was:\n%s", fake.log);
 	return CHECK_DONE();

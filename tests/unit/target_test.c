@@ -67,18 +67,12 @@ test_open_budget(void)
 	struct target *t;
 	struct asks as = { 0 };
 	size_t need;
-	char why[256];
 
-	if (!fake_kernel_counts(why, sizeof(why))) {
-		printf("real fds not checked: %s\n", why);
-		return;
-	}
-	perf_ops = &perf_ops_kernel;
-	c = fake_make("groups:\n  - name: sw\n"
+	c = fake_kernel_make("groups:\n  - name: sw\n"
 	    "    events: [cpu-clock, context-switches]\n"
-	    "cpus:\n  - cpus: all\n    groups: [sw]\n", &cfg, "/sys");
+	    "cpus:\n  - cpus: all\n    groups: [sw]\n", &cfg);
 	if (c == NULL)
-		goto out;
+		return;
 	need = 2 * c->online.map.nr;
 	CHECK((t = target_new(NULL)) != NULL);
 	CHECK(target_plan_cpus(c, t, &c->cfg->targets[0]) == 0);
@@ -92,10 +86,7 @@ test_open_budget(void)
 	CHECK(t->state == TARGET_UNOPENED && target_fds(t) == 0);
 	CHECK(target_open(c, t, NULL, &as, need, 0) == (long)need);
 	target_free(t);
-	collector_free(c);
-out:
-	plan_free(cfg);
-	perf_ops = &fake_ops;
+	fake_kernel_free(c, cfg);
 }
 
 /*
@@ -281,7 +272,7 @@ test_pmu_offline(const char *dir)
 	struct plan *cfg = NULL;
 	struct collector *c = NULL;
 	struct snapshot *s;
-	char sysfs[4200], cmd[8800], mi[8400], err[1024], *text;
+	char sysfs[4096], cmd[8800], mi[8400], err[1024], *text;
 	size_t len;
 	FILE *out;
 	static const char yaml[] =
@@ -334,19 +325,15 @@ test_pmu_offline(const char *dir)
 int
 main(void)
 {
-	char dir[] = "/tmp/target_test.XXXXXX", path[4200];
+	char dir[] = "/tmp/target_test.XXXXXX";
 
-	perf_ops = &fake_ops;
-	CHECK(mkdtemp(dir) != NULL);
-	scratch_put(dir, "devices/system/cpu/online", "0-1\n");
+	CHECK(fake_begin(dir) == 0);
 	test_order();
 	test_open_budget();
 	test_union(dir);
 	test_pmus();
 	test_pmu_offline(dir);
-	snprintf(path, sizeof(path), "rm -r %s", dir);
-	CHECK(system(path) == 0);
-	CHECK(fake.broken == 0);
+	CHECK(fake_end(dir) == 0);
 	if (check_failures)
 		fprintf(stderr, "log was:\n%s", fake.log);
 	return CHECK_DONE();

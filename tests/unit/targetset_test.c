@@ -362,10 +362,7 @@ test_vanished(const char *dir)
 	CHECK(s && s->nr_rows == 1 && s->cgroups_counted == 1);
 	CHECK(s && s->rows[0].cgroup && strcmp(s->rows[0].cgroup, "/x") == 0);
 	snapshot_unref(s);
-	collector_free(c);
-	plan_free(cfg);
-	CHECK(fake_open_fds() == 0);
-	fake.mountinfo = "/nonexistent";
+	CHECK(fake_free(c, cfg) == 0);
 }
 
 
@@ -379,13 +376,9 @@ main(void)
 	char dir[] = "/tmp/targetset_test.XXXXXX";
 	int v2;
 
-	perf_ops = &fake_ops;
-	CHECK(mkdtemp(dir) != NULL);
-	scratch_put(dir, "devices/system/cpu/online", "0-1\n");
+	CHECK(fake_begin(dir) == 0);
 	test_vanished(dir);
-	snprintf(err, sizeof(err), "rm -r %s", dir);
-	CHECK(system(err) == 0);
-	CHECK(fake.broken == 0);
+	CHECK(fake_end(dir) == 0);
 	perf_ops = &perf_ops_kernel;
 	/* What needs root is skipped; what ran must have passed. */
 	if (geteuid() != 0) {
