@@ -1,8 +1,8 @@
 /*
  * discovery.h - the cgroup side of a pass over the target set
- * (discovery.c): the hierarchy with the perf_event controller, found when
- * a plan first names cgroups, the inotify watch on where matches appear, and every
- * cgroups: entry's matches.  Collector thread only.
+ * (discovery.c): the hierarchy with the perf_event controller, found
+ * when a plan first names cgroups, the inotify watch on where matches
+ * appear, and every cgroups: entry's matches.  Collector thread only.
  */
 #ifndef PMU_COLLECTOR_DISCOVERY_H
 #define PMU_COLLECTOR_DISCOVERY_H
