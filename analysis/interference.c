@@ -127,6 +127,7 @@ state_reset(struct interference *ifr)
 	ifr->have_seq = 0;
 	ifr->interval_s = 0;
 	ifr->pending_intervals = 0;
+	ifr->pending_s = 0;
 	ifr->sample = 0;
 	ifr->containing = 0;
 }
@@ -394,7 +395,7 @@ static void
 close_sample(struct interference *ifr, struct snapshot *s)
 {
 	const struct interference_config *cfg = &ifr->cfg;
-	double elapsed = ifr->pending_intervals * ifr->interval_s;
+	double elapsed = ifr->pending_s;
 	size_t slot = ifr->sample % INTERFERENCE_RING, i;
 	struct interference_result *res;
 
@@ -429,6 +430,7 @@ close_sample(struct interference *ifr, struct snapshot *s)
 	}
 	ifr->sample++;
 	ifr->pending_intervals = 0;
+	ifr->pending_s = 0;
 	if ((res = build_result(ifr, s)) != NULL)
 		publish(ifr, res);
 }
@@ -447,10 +449,12 @@ event_at(const struct snap_row *r, const char *name)
 	return -1;
 }
 
+/* A sample spans about window / INTERFERENCE_RING whatever the interval,
+ * so a new interval (the collector's, as its snapshots say) changes how
+ * many collections make one, not what the ring holds: the state stays. */
 static void
 set_geometry(struct interference *ifr, double interval_s)
 {
-	state_reset(ifr);
 	ifr->interval_s = interval_s;
 	interference_geometry(&ifr->cfg, (uint64_t)llround(interval_s * 1e9),
 	    &ifr->geo);
@@ -497,8 +501,14 @@ interference_feed(struct interference *ifr, struct snapshot *s)
 	if (ifr->have_seq && s->seq <= ifr->last_seq)
 		return;			/* seen already */
 	dseq = ifr->have_seq ? (unsigned)(s->seq - ifr->last_seq) : 0;
+	/* What really elapsed since the last snapshot analysed, however
+	 * many collections and whatever their intervals. */
+	if (dseq > 0 && s->began_ns > ifr->last_began_ns)
+		ifr->pending_s += (double)(s->began_ns - ifr->last_began_ns) /
+		    1e9;
 	ifr->have_seq = 1;
 	ifr->last_seq = s->seq;
+	ifr->last_began_ns = s->began_ns;
 	gen = ++ifr->gen;
 
 	/* This snapshot's sums per cgroup: rows of the group, over CPUs

@@ -90,6 +90,9 @@ struct interference {
 	int have_seq;
 	double interval_s;		/* the geometry's */
 	unsigned pending_intervals;	/* in the sample being filled */
+	double pending_s;		/* ... and the time they took, as the
+					   snapshots' began_ns tell it */
+	uint64_t last_began_ns;		/* the last snapshot's */
 	uint64_t sample;		/* samples closed */
 	size_t containing;		/* tracked cgroups with one below */
 };

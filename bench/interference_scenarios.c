@@ -143,6 +143,7 @@ feed(struct sim *m, struct interference *ifr, struct score *s)
 	}
 	snap->seq = (uint64_t)m->t;
 	snap->interval_s = 1;
+	snap->began_ns = (uint64_t)m->t * 1000000000ULL;	/* 1 s apart */
 	for (i = 0; i < m->nr; i++) {
 		struct snap_row *r = &snap->rows[snap->nr_rows++];
 

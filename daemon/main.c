@@ -16,6 +16,7 @@
 #include "autoconf.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -115,7 +116,8 @@ notify_status(const char *state)
 /*
  * The watchdog: ping only while the collector's heartbeat moves.  It
  * beats once per interval, so it is hung when it has not beaten for two
- * intervals and a second.
+ * intervals and a second: the interval in effect, as the last snapshot
+ * says it (the collector's timer owns it, not the config).
  */
 struct watchdog {
 	uint64_t usec;			/* 0: no watchdog */
@@ -123,10 +125,26 @@ struct watchdog {
 	int withheld;
 };
 
+/* The staleness the last snapshot allows; as before if there is none. */
+static uint64_t
+watchdog_stale_ns(uint64_t was)
+{
+	struct snapshot *s = collector_snapshot(running);
+	uint64_t ns = was;
+
+	if (s != NULL) {
+		ns = 2 * (uint64_t)llround(s->interval_s * 1e9) + 1000000000ULL;
+		snapshot_unref(s);
+	}
+	return ns;
+}
+
 static void
 watchdog_tick(struct watchdog *w)
 {
 	uint64_t beat = collector_heartbeat(running), now = mono_ns();
+
+	w->stale_ns = watchdog_stale_ns(w->stale_ns);
 
 	if (beat != w->last_beat) {
 		w->last_beat = beat;
@@ -447,7 +465,6 @@ serve(struct daemon *d)
 	int sig;
 
 	if (sd_watchdog_enabled(0, &wd.usec) > 0 && wd.usec > 0) {
-		wd.stale_ns = 2 * d->cfg->interval_ns + 1000000000ULL;
 		wd.last_change_ns = mono_ns();
 		wd.last_beat = collector_heartbeat(running);
 		log_info("watchdog enabled: pinging every %.3fs while the "
@@ -476,10 +493,8 @@ serve(struct daemon *d)
 			sd_notify(0, "STOPPING=1\nSTATUS=shutting down");
 			return 0;
 		}
-		if (sig == SIGHUP) {
+		if (sig == SIGHUP)
 			reload(&d->opt, &d->es.ctx, &d->cfg, &d->icfg);
-			wd.stale_ns = 2 * d->cfg->interval_ns + 1000000000ULL;
-		}
 		if (wd.usec)
 			watchdog_tick(&wd);
 	}

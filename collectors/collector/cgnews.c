@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collectors/collector/cgnews.h"
 #include "collectors/collector/collector_int.h"
+#include "collectors/collector/target.h"
 
 /* One subtree's news in this pass, and its first change, to be said by
  * name when it stays the only one. */

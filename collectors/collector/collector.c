@@ -3,14 +3,8 @@
  * thread (a timerfd loop that collects, beats a heartbeat and takes
  * reloads), and the public API of collector.h.
  *
- * Shape of the data:
- *
- *   collector
- *     target[]            system-wide (cgroup == NULL) or one cgroup
- *       tgroup[]          one config group counted on this target
- *         inst[]          the group on one CPU: its source (a perf
- *                         group, or what another kind gives it,
- *                         source.h) and its accumulators
+ * The shape of its data is drawn once, in collector_int.h (struct
+ * collector's header).
  *
  * The thread wakes on a timerfd, reads every instance's source, adds the
  * scaled deltas to monotonic accumulators, and builds a snapshot
@@ -20,8 +14,9 @@
  * reload's note; collector_stop) and read only published snapshots.
  *
  * The rest lives beside it, one job a file, all on the collector thread
- * and sharing collector_int.h.  Top to bottom (each calls only those
- * below it):
+ * and sharing collector_int.h and the objects' own headers (target.h,
+ * instance.h, targetset.h, interval.h, ...).  Top to bottom (each calls
+ * only those below it):
  *
  *   interval.c     one collection: hotplug, retries and rescans due,
  *                  every instance read and scaled, the snapshot published
@@ -46,10 +41,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "collectors/collector/collector_int.h"
+#include "collectors/collector/discovery.h"
+#include "collectors/collector/hotplug.h"
+#include "collectors/collector/interval.h"
+#include "collectors/collector/targetset.h"
 
 static void
 nolog(int prio, const struct log_fields *f, const char *fmt, ...)
@@ -59,28 +57,31 @@ nolog(int prio, const struct log_fields *f, const char *fmt, ...)
 	(void)fmt;
 }
 
-static int
-timer_arm(struct collector *c)
-{
-	struct itimerspec its;
-
-	its.it_interval.tv_sec = (time_t)(c->cfg->interval_ns / 1000000000ULL);
-	its.it_interval.tv_nsec = (long)(c->cfg->interval_ns % 1000000000ULL);
-	its.it_value = its.it_interval;
-	return timerfd_settime(c->th.timerfd, 0, &its, NULL) < 0 ? -errno : 0;
-}
-
 /* What is due (interval.c's schedule), then a collection. */
 static void
 tick(struct collector *c)
 {
-	collector_tend(c);
-	collector_collect(c);
+	interval_tend(c);
+	interval_collect(c);
+}
+
+/* The thread's two calls, for tests and benchmarks (collector.h). */
+void
+collector_tend(struct collector *c)
+{
+	interval_tend(c);
+}
+
+void
+collector_collect(struct collector *c)
+{
+	interval_collect(c);
 }
 
 /*
  * A request carried out, by the thread (or, before it starts, the
- * caller): the new plan applied, its interval armed, and the self-metrics
+ * caller): the new plan applied, its interval armed (as interval.c
+ * decides), and the self-metrics
  * told how the reload went.  0; -ECANCELED when memory ran out before
  * anything changed (the running plan is kept); -ENOMEM when it ran out
  * after (the new plan runs, what did not open waits for the next rescan).
@@ -88,16 +89,10 @@ tick(struct collector *c)
 static int
 carry_out(struct collector *c, const struct collector_req *q)
 {
-	uint64_t old_interval = c->cfg->interval_ns;
-	int r = 0, t;
+	int r = 0;
 
-	if (q->cfg) {
-		r = targetset_reconcile(c, q->cfg, RECONCILE_RELOAD,
-		    &c->sched.asks);
-		if (r != -ECANCELED && c->cfg->interval_ns != old_interval &&
-		    c->th.started && (t = timer_arm(c)) < 0 && r == 0)
-			r = t;
-	}
+	if (q->cfg)
+		r = interval_replan(c, q->cfg, RECONCILE_RELOAD);
 	c->th.reload_ok = q->ok && r == 0;
 	if (c->th.reload_ok)
 		c->th.reload_success_s = q->when;
@@ -138,9 +133,9 @@ collector_main(void *arg)
 {
 	struct collector *c = arg;
 	struct pollfd pfd[4];
-	uint64_t expirations;
 
-	pfd[0] = (struct pollfd){ .fd = c->th.timerfd, .events = POLLIN };
+	pfd[0] = (struct pollfd){ .fd = interval_timer_fd(c),
+	    .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = c->th.stopfd, .events = POLLIN };
 	pfd[2] = (struct pollfd){ .fd = c->th.reqfd, .events = POLLIN };
 	for (;;) {
@@ -160,9 +155,7 @@ collector_main(void *arg)
 			serve_request(c);
 		if (pfd[3].revents && c->cg.watch)
 			interval_cgroups_changed(c);
-		if (pfd[0].revents &&
-		    read(c->th.timerfd, &expirations, sizeof(expirations)) ==
-		    (ssize_t)sizeof(expirations) &&
+		if (pfd[0].revents && interval_expired(c) &&
 		    !(c->o.hang_after && c->col.seq >= c->o.hang_after))
 			tick(c);
 	}
@@ -190,7 +183,8 @@ collector_new(const struct plan *cfg, const struct collector_opts *o,
 		c->o.mountinfo = "/proc/self/mountinfo";
 	if (c->o.procfs == NULL)
 		c->o.procfs = "/proc";
-	c->th.stopfd = c->th.timerfd = c->th.reqfd = -1;
+	c->th.stopfd = c->th.reqfd = -1;
+	interval_init(c);
 	snapshot_slot_init(&c->slot);
 	atomic_init(&c->col.heartbeat, 0);
 	pthread_mutex_init(&c->th.lock, NULL);
@@ -207,8 +201,7 @@ collector_new(const struct plan *cfg, const struct collector_opts *o,
 	hotplug_open(c);
 	if (source_kinds_init(c->kstate) < 0)
 		goto nomem;
-	if ((r = targetset_reconcile(c, cfg, RECONCILE_START,
-	    &c->sched.asks)) < 0)
+	if ((r = interval_replan(c, cfg, RECONCILE_START)) < 0)
 		goto nomem;
 	*out = c;
 	return 0;
@@ -241,10 +234,7 @@ collector_start(struct collector *c)
 	if (c->th.reqfd < 0 &&
 	    (c->th.reqfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
 		return -errno;
-	if (c->th.timerfd < 0 && (c->th.timerfd = timerfd_create(CLOCK_MONOTONIC,
-	    TFD_CLOEXEC | TFD_NONBLOCK)) < 0)
-		return -errno;
-	if ((r = timer_arm(c)) < 0)
+	if ((r = interval_arm(c)) < 0)
 		return r;
 	/* From here on the thread owns every target, instance and fd. */
 	if ((r = pthread_create(&c->th.id, NULL, collector_main, c)) != 0)
@@ -349,8 +339,7 @@ collector_free(struct collector *c)
 		close(c->th.stopfd);
 	if (c->th.reqfd >= 0)
 		close(c->th.reqfd);
-	if (c->th.timerfd >= 0)
-		close(c->th.timerfd);
+	interval_fini(c);
 	free(c);
 }
 

@@ -16,6 +16,7 @@
 
 #include "collectors/cgroup/cgroupfs.h"
 #include "collectors/collector/collector_int.h"
+#include "collectors/collector/discovery.h"
 #include "collectors/collector/wanted.h"
 
 /* The subtrees a pass's walks left out (cgroupfs_expand), by reason,
@@ -178,7 +179,7 @@ ensure(struct collector *c, int new_plan)
 	return c->cg.found;
 }
 
-/* See collector_int.h. */
+/* See discovery.h. */
 int
 discovery_expand(struct collector *c, int new_plan,
     struct cgroup_list *lists, struct wanted *w)

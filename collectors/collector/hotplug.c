@@ -16,6 +16,9 @@
 #include <unistd.h>
 
 #include "collectors/collector/collector_int.h"
+#include "collectors/collector/hotplug.h"
+#include "collectors/collector/instance.h"
+#include "collectors/collector/targetset.h"
 
 /* Keep the online-CPUs file open: one pread per interval tells changes. */
 void

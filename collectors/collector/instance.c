@@ -1,6 +1,6 @@
 /*
  * instance.c - group instances: one config group on one CPU for one
- * target (see collector_int.h).  Opening one, reporting why it could
+ * target (see instance.h).  Opening one, reporting why it could
  * not be (an event the CPU lacks, a cgroup without perf_event state, no
  * fds or no privilege), adopting an unchanged one across a reload and
  * inheriting a failed one's counts when it is reopened.
@@ -14,6 +14,9 @@
 
 #include "collectors/cgroup/cgroupfs.h"
 #include "collectors/collector/collector_int.h"
+#include "collectors/collector/instance.h"
+#include "collectors/collector/interval.h"
+#include "collectors/collector/target.h"
 
 /* ---- instances ---------------------------------------------------- */
 

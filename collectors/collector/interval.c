@@ -1,26 +1,43 @@
 /*
- * interval.c - one collection (see collector_int.h): every open instance
- * read with one read(), each interval's deltas scaled by its own
- * enabled/running deltas and added to monotonic accumulators, then a
- * snapshot built and published, and the name resolver told the container
- * ids the snapshot saw (snapbuild only reads; the collector acts).  Reading allocates nothing and takes no
- * lock; the snapshot is new memory every interval (one arena, freed by
- * its last reader), since readers may hold the previous one.
+ * interval.c - the collector's time (see interval.h), in one file so
+ * that an interval that adapts, or a collection that overruns, changes
+ * this file alone.
  *
- * It owns the schedule too (struct schedule): before a collection,
- * collector_tend rebuilds the target set (a CPU change), reopens what
- * failed (a retry, soon or at the rescan interval) or rescans the
- * cgroups, as due.  The passes that open are handed the schedule's
- * struct asks (collector_int.h) as an argument and set there what they
- * found; none of them reads the schedule.
+ * The timer: armed here (absolute expiries, each one's time known
+ * exactly), re-armed when a reload changes the interval, read here; each
+ * snapshot is stamped with the interval in effect, when its collection
+ * began (the expiry) and how long it really took, and whoever needs time
+ * (the watchdog, the interference analysis) reads it from there.
+ *
+ * The schedule (struct schedule): before a collection, interval_tend
+ * rebuilds the target set (a CPU change), reopens what failed (a retry,
+ * soon or at the rescan interval) or rescans the cgroups, as due.  The
+ * passes that open are handed the schedule's struct asks as an argument
+ * and set there what they found; none of them reads the schedule.
+ *
+ * One collection: every open instance read with one read(), each
+ * interval's deltas scaled by its own enabled/running deltas and added
+ * to monotonic accumulators, then a snapshot built and published, and
+ * the name resolver told the container ids the snapshot saw (snapbuild
+ * only reads; the collector acts).  Reading allocates nothing and takes
+ * no lock; the snapshot is new memory every interval (one arena, freed
+ * by its last reader), since readers may hold the previous one.
  */
 #include "autoconf.h"
 
 #include <errno.h>
 #include <string.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 
 #include "collectors/collector/collector_int.h"
+#include "collectors/collector/hotplug.h"
+#include "collectors/collector/instance.h"
+#include "collectors/collector/interval.h"
 #include "collectors/collector/snapbuild.h"
+#include "collectors/collector/target.h"
+#include "collectors/collector/targetset.h"
+#include "collectors/perf/group.h"
 #include "names/names.h"
 
 /* ---- reading ------------------------------------------------------ */
@@ -40,7 +57,7 @@ takes_counters(const struct plan_group *g)
 /* One instance's reading in a collection: its deltas added up, or why
  * it had none. */
 static void
-inst_collect(struct collector *c, const struct target *t,
+collect_one(struct collector *c, const struct target *t,
     struct tgroup *tg, struct inst *in)
 {
 	const struct plan_group *g = &c->cfg->groups[tg->gi];
@@ -89,7 +106,96 @@ inst_collect(struct collector *c, const struct target *t,
 	}
 }
 
+/* ---- the timer --------------------------------------------------- */
+
+void
+interval_init(struct collector *c)
+{
+	c->sched = (struct schedule){ .timerfd = -1 };
+}
+
+void
+interval_fini(struct collector *c)
+{
+	if (c->sched.timerfd >= 0)
+		close(c->sched.timerfd);
+	c->sched.timerfd = -1;
+}
+
+static struct timespec
+timespec_of(uint64_t ns)
+{
+	return (struct timespec){ (time_t)(ns / 1000000000ULL),
+	    (long)(ns % 1000000000ULL) };
+}
+
+/* Absolute expiries (first, first + interval, ...), so that each one's
+ * time is known here exactly, not guessed from the wake-up. */
+int
+interval_arm(struct collector *c)
+{
+	struct schedule *sc = &c->sched;
+	uint64_t iv = c->cfg->interval_ns, first;
+	struct itimerspec its;
+
+	if (sc->timerfd < 0 && (sc->timerfd = timerfd_create(CLOCK_MONOTONIC,
+	    TFD_CLOEXEC | TFD_NONBLOCK)) < 0)
+		return -errno;
+	first = mono_ns() + iv;
+	its.it_interval = timespec_of(iv);
+	its.it_value = timespec_of(first);
+	if (timerfd_settime(sc->timerfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+		return -errno;
+	sc->interval_ns = iv;
+	sc->next_ns = first;
+	return 0;
+}
+
+int
+interval_timer_fd(const struct collector *c)
+{
+	return c->sched.timerfd;
+}
+
+int
+interval_expired(struct collector *c)
+{
+	struct schedule *sc = &c->sched;
+	uint64_t n;
+
+	if (read(sc->timerfd, &n, sizeof(n)) != (ssize_t)sizeof(n) || n == 0)
+		return 0;
+	/* n expiries since the last read: this collection is the last's. */
+	sc->began_ns = sc->next_ns + (n - 1) * sc->interval_ns;
+	sc->next_ns = sc->began_ns + sc->interval_ns;
+	return 1;
+}
+
+/* The interval in effect: the timer's, or before it runs the plan's, at
+ * which it will. */
+static uint64_t
+effective_ns(const struct collector *c)
+{
+	return c->sched.interval_ns ? c->sched.interval_ns :
+	    c->cfg->interval_ns;
+}
+
 /* ---- the schedule ------------------------------------------------ */
+
+int
+interval_replan(struct collector *c, const struct plan *cfg,
+    enum reconcile_reason why)
+{
+	struct schedule *sc = &c->sched;
+	int r, t;
+
+	r = targetset_reconcile(c, cfg, why, &sc->asks);
+	if (r != -ECANCELED && sc->interval_ns &&
+	    c->cfg->interval_ns != sc->interval_ns &&
+	    (t = interval_arm(c)) < 0 && r == 0)
+		r = t;
+	return r;
+}
 
 void
 interval_cgroups_changed(struct collector *c)
@@ -112,6 +218,10 @@ due(struct collector *c, enum reconcile_reason *why)
 	struct asks *as = &sc->asks;
 	uint64_t t0 = mono_ns();
 
+	if (as->rebuilt_ns) {
+		sc->last_rescan_ns = as->rebuilt_ns;
+		as->rebuilt_ns = 0;
+	}
 	if (hotplug_changed(c)) {
 		sc->soon_tries = 0;
 		as->retry_soon = 0;
@@ -122,7 +232,7 @@ due(struct collector *c, enum reconcile_reason *why)
 		/* The full rescan reopens what failed, keeping the rest. */
 		REPORT(c, 6, NULL, NULL, NULL, -1, 0, "reopening group "
 		    "instances that stopped counting");
-		*as = (struct asks){ 0, 0, 0 };
+		*as = (struct asks){ 0 };
 		*why = RECONCILE_RETRY;
 	} else if (as->rescan_soon || t0 - sc->last_rescan_ns >=
 	    c->cfg->rescan_ns) {
@@ -135,7 +245,7 @@ due(struct collector *c, enum reconcile_reason *why)
 }
 
 void
-collector_tend(struct collector *c)
+interval_tend(struct collector *c)
 {
 	static const char *const what[] = {
 		[RECONCILE_CPU_CHANGE] = "reopening after a CPU change",
@@ -144,6 +254,8 @@ collector_tend(struct collector *c)
 	};
 	enum reconcile_reason why;
 
+	if (c->sched.began_ns == 0)
+		c->sched.began_ns = mono_ns();
 	if (due(c, &why) &&
 	    targetset_reconcile(c, c->cfg, why, &c->sched.asks) < 0)
 		REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM, "%s: %s", what[why],
@@ -158,7 +270,7 @@ collector_tend(struct collector *c)
  * counted now and their cgroups, when the set changed.
  */
 static void
-names_tell(struct collector *c, const struct snapseen *seen)
+act_on_seen(struct collector *c, const struct snapseen *seen)
 {
 	uint64_t h = 1469598103934665603ULL;
 	size_t i;
@@ -184,27 +296,31 @@ names_tell(struct collector *c, const struct snapseen *seen)
 }
 
 void
-collector_collect(struct collector *c)
+interval_collect(struct collector *c)
 {
-	uint64_t t0 = mono_ns(), t1;
+	uint64_t began = c->sched.began_ns ? c->sched.began_ns : mono_ns();
 	struct namemap *nm;
 	struct snapseen seen;
 	struct snapshot *s;
 	struct inst_iter it;
 
+	c->sched.began_ns = 0;
 	source_kinds_refresh(c);
 	TARGETSET_FOREACH_INST(&c->set, &it)
-		inst_collect(c, it.t, it.tg, it.in);
+		collect_one(c, it.t, it.tg, it.in);
 	c->col.seq++;
-	t1 = mono_ns();
 	nm = c->o.names ? names_map(c->o.names) : NULL;
-	s = snapbuild(c, nm, (double)(t1 - t0) / 1e9, &seen);
+	s = snapbuild(c, nm, &seen);
 	if (s == NULL)
 		REPORT(c, 3, NULL, NULL, NULL, -1, ENOMEM,
 		    "building a snapshot: %s", strerror(ENOMEM));
 	else {
+		/* Its time, as this file alone knows it. */
+		s->interval_s = (double)effective_ns(c) / 1e9;
+		s->began_ns = began;
+		s->duration_s = (double)(mono_ns() - began) / 1e9;
 		if (nm)
-			names_tell(c, &seen);
+			act_on_seen(c, &seen);
 		snapshot_publish(&c->slot, s);
 		if (c->o.published)
 			c->o.published(c->o.published_arg, s);

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "collectors/collector/collector_int.h"
+#include "collectors/perf/group.h"
 
 #define PROBE_MAX 32		/* counters probed for at most */
 
@@ -222,7 +223,7 @@ collector_check(struct collector *c, FILE *out, unsigned wait_ms)
 	for (i = 0; i < c->set.nr; i++) {
 		struct target *t = c->set.v[i];
 
-		if (!t->opened) {
+		if (!target_is_open(t)) {
 			problems += check_unopened(c, t, out);
 			continue;
 		}

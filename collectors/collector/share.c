@@ -1,6 +1,6 @@
 /*
  * share.c - each delegated subtree's share of what a pass opens (see
- * collector_int.h).  A delegated subtree is one systemd or a runtime
+ * share.h).  A delegated subtree is one systemd or a runtime
  * handed to a user (a user@UID.service, chowned to the user): its owner
  * can make as many cgroups there as the kernel allows, with no privilege,
  * and without a share it would take the fd budget and a source kind's slots first
@@ -23,6 +23,8 @@
 
 #include "collectors/cgroup/cgroupfs.h"
 #include "collectors/collector/collector_int.h"
+#include "collectors/collector/share.h"
+#include "collectors/collector/target.h"
 
 static struct share *
 share_find(const struct shares *sh, const char *path, size_t len)
@@ -68,7 +70,8 @@ shares_begin(const struct collector *c, struct target *const *v, size_t n,
 
 		if (t->cgroup == NULL)
 			continue;
-		t->share_refused = 0;
+		if (t->state == TARGET_SHARE_REFUSED)
+			t->state = TARGET_UNOPENED;
 		/* Gone meanwhile: not delegated, and its open fails. */
 		if (!t->deleg_known && cgroupfs_delegated(c->cg.path,
 		    t->cgroup, &t->deleg) < 0)
@@ -78,7 +81,7 @@ shares_begin(const struct collector *c, struct target *const *v, size_t n,
 			continue;
 		if ((s = share_of(sh, t)) == NULL)
 			return -ENOMEM;
-		s->counted += t->opened;
+		s->counted += target_is_open(t);
 	}
 	return 0;
 }
@@ -88,13 +91,13 @@ shares_admit(const struct collector *c, struct shares *sh, struct target *t)
 {
 	struct share *s;
 
-	if (t->share_refused)
+	if (t->state == TARGET_SHARE_REFUSED)
 		return 0;		/* it gave its room up in this pass */
 	if (t->cgroup == NULL || t->deleg == 0)
 		return 1;
 	s = share_find(sh, t->cgroup, t->deleg);
 	if (s && s->counted >= c->cfg->delegated_max) {
-		t->share_refused = 1;
+		t->state = TARGET_SHARE_REFUSED;
 		return 0;
 	}
 	return 1;
@@ -123,12 +126,12 @@ shares_evict(const struct collector *c, struct shares *sh,
 	 * which it has counted longest, stay. */
 	for (i = n; i-- > 0;) {
 		t = v[i];
-		if (!t->opened || t->cgroup == NULL || t->deleg == 0 ||
+		if (!target_is_open(t) || t->cgroup == NULL || t->deleg == 0 ||
 		    (s = share_find(sh, t->cgroup, t->deleg)) == NULL)
 			continue;
 		*fds = target_fds(t);
 		target_close(t);
-		t->share_refused = 1;
+		t->state = TARGET_SHARE_REFUSED;
 		s->counted--;
 		REPORT(c, 7, t->cgroup, NULL, NULL, -1, 0, "cgroup %s, of the "
 		    "delegated subtree %s, is not counted any more: its room "
@@ -174,11 +177,11 @@ shares_tally(struct collector *c, struct shares *sh)
 	for (i = 0; i < c->set.nr; i++) {
 		const struct target *t = c->set.v[i];
 
-		if (t->cgroup == NULL || t->deleg == 0 || t->opened ||
+		if (t->cgroup == NULL || t->deleg == 0 || target_is_open(t) ||
 		    (s = share_find(sh, t->cgroup, t->deleg)) == NULL)
 			continue;
 		s->refused++;
-		c->set.share_refused += t->share_refused != 0;
+		c->set.share_refused += t->state == TARGET_SHARE_REFUSED;
 	}
 }
 

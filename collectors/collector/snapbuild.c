@@ -19,12 +19,15 @@
 #include <string.h>
 
 #include "collectors/collector/collector_int.h"
+#include "collectors/collector/instance.h"
 #include "collectors/collector/snapbuild.h"
+#include "collectors/collector/target.h"
+#include "collectors/collector/targetset.h"
 #include "names/names.h"
 
 /* The value of t's label name, or NULL. */
 static const char *
-target_label(const struct target *t, const char *name)
+label_value(const struct target *t, const char *name)
 {
 	size_t i;
 
@@ -52,7 +55,7 @@ row_model(struct snapshot *s, const struct target *t,
 	*m = (struct snap_row){ .cgroup = NULL, .hidden = hidden };
 	for (e = 0; e < NAMES_NR; e++)
 		nn += take[e] = ne && ne->v[e] != NULL &&
-		    target_label(t, names_label_name[e]) == NULL;
+		    label_value(t, names_label_name[e]) == NULL;
 	if (t->cgroup && (m->cgroup = snapshot_strdup(s, t->cgroup)) == NULL)
 		return -ENOMEM;
 	if (t->nr_labels + nn == 0)
@@ -88,7 +91,7 @@ row_model(struct snapshot *s, const struct target *t,
  * seen->cgs, the set the resolver is told.
  */
 static const struct namemap_entry *
-target_names(const struct target *t, size_t ti, const struct namemap *nm,
+container_names(const struct target *t, size_t ti, const struct namemap *nm,
     struct snapseen *seen, int *hold, int *hidden)
 {
 	const struct namemap_entry *ne;
@@ -96,7 +99,7 @@ target_names(const struct target *t, size_t ti, const struct namemap *nm,
 
 	*hold = *hidden = 0;
 	if (nm == NULL || t->cgroup == NULL ||
-	    (id = target_label(t, NAMES_ID_LABEL)) == NULL ||
+	    (id = label_value(t, NAMES_ID_LABEL)) == NULL ||
 	    !names_id_valid(id))
 		return NULL;
 	seen->ids[seen->nr_ids] = id;
@@ -280,7 +283,7 @@ count_rows(const struct collector *c, size_t *rows, size_t *values,
 		for (j = 0; j < c->set.v[i]->nr_groups; j++) {
 			struct tgroup *tg = &c->set.v[i]->groups[j];
 
-			if (c->set.v[i]->opened) {
+			if (target_is_open(c->set.v[i])) {
 				n = (c->set.v[i]->cgroup == NULL ||
 				    tg->per_cpu) ? tg->cpus.nr : 1;
 				*rows += n;
@@ -362,7 +365,7 @@ health_target(struct build *b, const struct target *t)
 	int no_perf = 0;
 
 	s->nr_cgroups += t->cgroup != NULL;
-	s->cgroups_opened += t->cgroup != NULL && t->opened;
+	s->cgroups_opened += t->cgroup != NULL && target_is_open(t);
 	for (j = 0; j < t->nr_groups; j++) {
 		const struct tgroup *tg = &t->groups[j];
 		struct snap_group_health *h = &s->health[tg->gi];
@@ -370,7 +373,8 @@ health_target(struct build *b, const struct target *t)
 		for (k = 0; k < tg->cpus.nr && tg->inst; k++) {
 			const struct inst *in = &tg->inst[k];
 
-			for (n = 0; t->opened && n < c->online.map.nr; n++)
+			for (n = 0; target_is_open(t) &&
+			    n < c->online.map.nr; n++)
 				if (c->online.map.cpu[n] == in->cpu) {
 					b->cov[n] = 1;
 					b->cpus[n] |= t->cgroup == NULL;
@@ -444,7 +448,7 @@ row_set(struct build *b, struct snap_row *r, const struct plan_group *pg,
 
 /* The rows of one opened target: per CPU, or summed over its CPUs. */
 static int
-target_rows(struct build *b, const struct target *t,
+build_rows(struct build *b, const struct target *t,
     const struct namemap_entry *nent, int hidden)
 {
 	const struct plan *cfg = b->c->cfg;
@@ -550,18 +554,17 @@ own_stats(const struct collector *c, struct snapshot *s)
 	return 0;
 }
 
-/* The collector's own figures: times, fds, cgroups, the kinds' parts.
+/* The collector's own figures: the wall-clock time, fds, cgroups, the
+ * kinds' parts (the collection's times are interval.c's).
  * 0 or -ENOMEM. */
 static int
-build_status(struct build *b, double duration_s)
+build_status(struct build *b)
 {
 	const struct collector *c = b->c;
 	struct snapshot *s = b->s;
 	size_t i;
 
 	s->timestamp_s = wall_s();
-	s->duration_s = duration_s;
-	s->interval_s = (double)c->cfg->interval_ns / 1e9;
 	s->seq = c->col.seq;
 	s->open_fds = targetset_fds(c);
 	s->cgroups_matched = c->set.matched;
@@ -592,7 +595,7 @@ build_status(struct build *b, double duration_s)
  * (after one that sizes the arrays), then the status.  NULL on ENOMEM.
  */
 struct snapshot *
-snapbuild(const struct collector *c, struct namemap *nm, double duration_s,
+snapbuild(const struct collector *c, struct namemap *nm,
     struct snapseen *seen)
 {
 	struct build b = { .c = c, .s = snapshot_new() };
@@ -630,11 +633,11 @@ snapbuild(const struct collector *c, struct namemap *nm, double duration_s,
 		const struct namemap_entry *nent;
 
 		health_target(&b, t);
-		if (!t->opened)
+		if (!target_is_open(t))
 			continue;
 		mark_support(&b, t);
-		nent = target_names(t, i, nm, seen, &hold, &hidden);
-		if (!hold && target_rows(&b, t, nent, hidden) < 0)
+		nent = container_names(t, i, nm, seen, &hold, &hidden);
+		if (!hold && build_rows(&b, t, nent, hidden) < 0)
 			goto fail;
 	}
 	b.s->nr_rows = b.row;
@@ -642,7 +645,7 @@ snapbuild(const struct collector *c, struct namemap *nm, double duration_s,
 		b.s->nr_cpus += b.cpus[i];
 		b.s->cpus_covered += b.cov[i];
 	}
-	if (build_status(&b, duration_s) < 0)
+	if (build_status(&b) < 0)
 		goto fail;
 	free(b.oe_at);
 	free(b.sum);

@@ -28,10 +28,12 @@ struct snapseen {
  * (NULL: no resolver), whose reference the snapshot takes over (freed
  * with it, or at once on failure), and in
  * *seen what it saw (NULLs and 0s when nm is NULL; snapseen_free it).
- * NULL on ENOMEM, *seen then empty.
+ * Its times (interval_s, began_ns, duration_s) are the collection's to
+ * fill (interval.c), which alone knows them.  NULL on ENOMEM, *seen then
+ * empty.
  */
 struct snapshot *snapbuild(const struct collector *c, struct namemap *nm,
-    double duration_s, struct snapseen *seen);
+    struct snapseen *seen);
 void snapseen_free(struct snapseen *seen);
 
 #endif

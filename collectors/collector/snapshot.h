@@ -111,8 +111,14 @@ struct snapshot {
 	struct publish_ref ref;		/* util/publish.h */
 	uint64_t seq;			/* collections so far */
 	double timestamp_s;		/* wall clock when taken */
-	double duration_s;		/* how long the collection took */
-	double interval_s;		/* the configured interval */
+	/* Its time, from the one owner of the interval (interval.c): */
+	double interval_s;		/* the interval in effect */
+	uint64_t began_ns;		/* when its collection began, its
+					   timer's expiry (CLOCK_MONOTONIC):
+					   what elapsed between two snapshots
+					   is the difference */
+	double duration_s;		/* its collection's real length,
+					   from began_ns to this snapshot */
 	size_t open_fds;		/* perf fds held */
 	size_t cgroups_matched;		/* cgroups the config names now */
 	size_t cgroups_counted;		/* ... and counted */

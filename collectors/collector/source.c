@@ -209,9 +209,10 @@ int
 source_check_unopened(const struct collector *c, const struct target *t,
     FILE *out)
 {
-	enum source_status st = t->no_room ? SOURCE_NO_ROOM : t->refused ?
-	    SOURCE_NOT_TAKEN_REFUSED : t->skip_asked ?
-	    SOURCE_NOT_TAKEN_SKIPPED : SOURCE_COUNTED;
+	enum source_status st = t->state == TARGET_NO_ROOM ? SOURCE_NO_ROOM :
+	    t->declined == TARGET_REFUSED ? SOURCE_NOT_TAKEN_REFUSED :
+	    t->declined == TARGET_SKIP_ASKED ? SOURCE_NOT_TAKEN_SKIPPED :
+	    SOURCE_COUNTED;
 	size_t k;
 	int r;
 
@@ -243,7 +244,6 @@ source_attach(const struct collector *c, struct target *t, int cgfd)
 		if (i < t->nr_groups &&
 		    (r = kind->attach(&x, t->cgroup, cgfd,
 		    &t->attached[k])) < 0) {
-			t->no_room = r == -ENOSPC;
 			return r;
 		}
 	}

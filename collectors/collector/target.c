@@ -1,6 +1,6 @@
 /*
  * target.c - one target: the system-wide CPUs or one cgroup, with the
- * groups it counts (see collector_int.h).  Its groups by config group (an
+ * groups it counts (see target.h).  Its groups by config group (an
  * open-addressing table), its relabelled labels, opening itself within
  * the fd budget it is given (its cgroup's directory, what its kinds
  * attach, every instance: instance.c), enabling, and its last read
@@ -16,6 +16,10 @@
 
 #include "collectors/cgroup/cgroupfs.h"
 #include "collectors/collector/collector_int.h"
+#include "collectors/collector/hotplug.h"
+#include "collectors/collector/instance.h"
+#include "collectors/collector/interval.h"
+#include "collectors/collector/target.h"
 
 /* ---- targets ------------------------------------------------------ */
 
@@ -229,7 +233,8 @@ target_open_groups(struct collector *c, struct target *t,
  * Open t if the perf fds it needs fit in budget: its cgroup's directory,
  * what its kinds attach (a kind may give it a slot), every instance;
  * enabled if enable is set.  The perf fds it holds now; -E2BIG over the
- * budget (t->skipped), -ENOSPC no room in its kind (t->no_room), another
+ * budget (TARGET_SKIPPED), -ENOSPC no room in its kind (TARGET_NO_ROOM),
+ * another
  * -errno when the cgroup vanished, -ENOMEM.
  */
 long
@@ -245,13 +250,18 @@ target_open(struct collector *c, struct target *t, const struct adopt *ad,
 		if (t->groups[i].kind->own_fds)
 			need += c->cfg->groups[t->groups[i].gi].nr_events *
 			    t->groups[i].cpus.nr;
-	if ((t->skipped = need > budget))
+	if (need > budget) {
+		t->state = TARGET_SKIPPED;
 		return -E2BIG;
-	t->no_room = 0;
+	}
+	t->state = TARGET_UNOPENED;
 	if (t->cgroup && (cgfd = target_dir(c, t)) < 0)
 		return cgfd;
-	if (t->cgroup && (r = source_attach(c, t, cgfd)) < 0)
+	if (t->cgroup && (r = source_attach(c, t, cgfd)) < 0) {
+		if (r == -ENOSPC)
+			t->state = TARGET_NO_ROOM;
 		goto out;
+	}
 	if ((r = target_open_groups(c, t, ad, cgfd, as, enable, &fds)) < 0) {
 		/* A target that did not open holds nothing: the next pass
 		 * opens it whole. */
@@ -259,7 +269,7 @@ target_open(struct collector *c, struct target *t, const struct adopt *ad,
 			insts_free(&t->groups[i]);
 		goto out;
 	}
-	t->opened = 1;
+	t->state = TARGET_OPEN;
 out:
 	if (cgfd >= 0)
 		close(cgfd);
@@ -279,7 +289,7 @@ target_close(struct target *t)
 	for (i = 0; i < t->nr_groups; i++)
 		insts_free(&t->groups[i]);
 	source_detach(t);
-	t->opened = 0;
+	t->state = TARGET_UNOPENED;
 }
 
 /* Perf fds t holds. */
@@ -288,7 +298,7 @@ target_fds(const struct target *t)
 {
 	size_t i, k, n = 0;
 
-	for (i = 0; t->opened && i < t->nr_groups; i++)
+	for (i = 0; target_is_open(t) && i < t->nr_groups; i++)
 		for (k = 0; k < t->groups[i].cpus.nr && t->groups[i].inst; k++)
 			n += t->groups[i].inst[k].src ?
 			    t->groups[i].inst[k].src->fds : 0;
@@ -300,7 +310,7 @@ target_enable(struct target *t)
 {
 	size_t i, j;
 
-	if (!t->opened)
+	if (!target_is_open(t))
 		return;
 	for (i = 0; i < t->nr_groups; i++)
 		for (j = 0; j < t->groups[i].cpus.nr; j++)
@@ -376,7 +386,7 @@ target_retire(struct target *t)
 {
 	size_t i, k;
 
-	for (i = 0; t->opened && i < t->nr_groups; i++)
+	for (i = 0; target_is_open(t) && i < t->nr_groups; i++)
 		for (k = 0; k < t->groups[i].cpus.nr; k++) {
 			struct inst *in = &t->groups[i].inst[k];
 
@@ -428,9 +438,9 @@ target_plan_entry(struct collector *c, struct target *t,
 
 	/* Its kind cannot run, and its fallback is no other kind. */
 	if (a == SOURCE_REFUSED)
-		t->refused = 1;
-	else if (a == SOURCE_SKIPPED)
-		t->skip_asked = 1;
+		t->declined = TARGET_REFUSED;
+	else if (a == SOURCE_SKIPPED && t->declined == TARGET_TAKEN)
+		t->declined = TARGET_SKIP_ASKED;
 	for (k = 0; k < ct->nr_relabel; k++)
 		if (plan_relabel_apply(&ct->relabel[k], t->cgroup, value,
 		    sizeof(value)) && value[0] && target_add_label(t,

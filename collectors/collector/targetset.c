@@ -1,6 +1,6 @@
 /*
  * targetset.c - the target set (struct targetset) and the one pass that
- * changes it, targetset_reconcile (collector_int.h), whatever the
+ * changes it, targetset_reconcile (targetset.h), whatever the
  * reason: start, a reload, a CPU change, a retry of what failed, a
  * rescan of the cgroups.
  *
@@ -39,7 +39,12 @@
 #include <sys/resource.h>
 
 #include "collectors/cgroup/cgroupfs.h"
+#include "collectors/collector/cgnews.h"
 #include "collectors/collector/collector_int.h"
+#include "collectors/collector/discovery.h"
+#include "collectors/collector/share.h"
+#include "collectors/collector/target.h"
+#include "collectors/collector/targetset.h"
 #include "collectors/collector/wanted.h"
 #include "util/utf8.h"
 
@@ -181,7 +186,8 @@ said_swap(struct planstate *a, struct planstate *b)
  * plan's tables go in *old, freed when the pass is done.
  */
 static int
-plan_take(struct collector *c, const struct plan *cfg, struct planstate *old)
+planstate_take(struct collector *c, const struct plan *cfg,
+    struct planstate *old)
 {
 	struct planstate ps = { 0 };
 	int r = planstate_init(&ps, cfg);
@@ -199,16 +205,17 @@ plan_take(struct collector *c, const struct plan *cfg, struct planstate *old)
 	return 0;
 }
 
-/* A rebuild that failed before it took anything over: plan_take undone,
- * the old plan's tables back in c, the new ones in *old to be freed. */
+/* A rebuild that failed before it took anything over: planstate_take
+ * undone, the old plan's tables back in c, the new ones in *old to be
+ * freed. */
 static void
-plan_give_back(struct collector *c, const struct plan *old_cfg,
+planstate_give_back(struct collector *c, const struct plan *old_cfg,
     struct planstate *old)
 {
 	struct planstate ps = c->ps;
 
 	if (old_cfg == c->cfg)
-		said_swap(&ps, old);	/* as plan_take swapped it */
+		said_swap(&ps, old);	/* as planstate_take swapped it */
 	c->ps = *old;
 	*old = ps;
 	c->cfg = old_cfg;
@@ -238,7 +245,7 @@ targetset_fds(const struct collector *c)
 
 /* The system-wide target anew: the union of every cpus: entry. */
 static int
-plan_cpus(struct collector *c, struct target **out)
+pass_systemwide(struct collector *c, struct target **out)
 {
 	const struct plan *cfg = c->cfg;
 	struct target *t = NULL;
@@ -277,14 +284,14 @@ entries_alloc(struct source_entries *e, size_t n)
  * entries' labels and groups.  0 or -ENOMEM.
  */
 static int
-plan_next(struct collector *c, struct pass *p)
+pass_plan(struct collector *c, struct pass *p)
 {
 	const struct match *m = p->w.m;
 	struct target *t = NULL;
 	size_t i, j, nm = p->w.nm;
 
 	if (p->rebuild) {
-		if (plan_cpus(c, &t) < 0)
+		if (pass_systemwide(c, &t) < 0)
 			return -ENOMEM;
 		if (t)
 			p->fresh[p->nfresh++] = t;
@@ -304,7 +311,7 @@ plan_next(struct collector *c, struct pass *p)
 		t->seen = 1;
 		p->v[p->n++] = t;
 		for (j = i; j < nm && strcmp(m[j].path, m[i].path) == 0; j++)
-			if (!t->opened && target_plan_entry(c, t,
+			if (!target_is_open(t) && target_plan_entry(c, t,
 			    &c->cfg->targets[m[j].entry], p->e.kind[m[j].entry],
 			    p->e.answer[m[j].entry]) < 0)
 				return -ENOMEM;
@@ -330,14 +337,14 @@ open_one(struct collector *c, struct pass *p, struct target *t)
 
 	/* Every entry matching it has a kind that cannot run, and refuses
 	 * or skips: left unopened. */
-	if (t->cgroup && t->nr_groups == 0 && (t->refused || t->skip_asked))
+	if (t->cgroup && t->nr_groups == 0 && t->declined != TARGET_TAKEN)
 		return 0;
 	r = target_open(c, t, p->rebuild ? &p->ad : NULL, p->as,
 	    t->cgroup ? left : SIZE_MAX, p->enable);
 	if (r == -ENOMEM)
 		return -ENOMEM;
 	/* Over the budget, no room in its kind: again at the next rescan. */
-	if (r == -E2BIG || (r == -ENOSPC && t->no_room))
+	if (r == -E2BIG || (r == -ENOSPC && t->state == TARGET_NO_ROOM))
 		return 0;
 	if (r < 0)
 		return t->cgroup ? -ENOENT : 0;	/* vanished meanwhile */
@@ -346,7 +353,7 @@ open_one(struct collector *c, struct pass *p, struct target *t)
 	    NULL;
 	/* Out of memory to gather it: the pass fails, as at any other
 	 * allocation (a rescan changes nothing). */
-	if (t->cgroup && (o == NULL || !o->opened))
+	if (t->cgroup && (o == NULL || !target_is_open(o)))
 		return cgnews_add(c, &p->news, t, 1);
 	return 0;
 }
@@ -365,16 +372,16 @@ open_fair(struct collector *c, struct pass *p, struct target *t)
 	if (!shares_admit(c, &p->sh, t))
 		return 0;
 	r = open_one(c, p, t);
-	while (r == 0 && t->cgroup && t->deleg == 0 && !t->opened &&
-	    (t->skipped || t->no_room) &&
+	while (r == 0 && t->cgroup && t->deleg == 0 &&
+	    (t->state == TARGET_SKIPPED || t->state == TARGET_NO_ROOM) &&
 	    shares_evict(c, &p->sh, p->v, p->n, t, &freed)) {
 		p->fds_in_use -= freed;
-		if (!t->skipped)
+		if (t->state != TARGET_SKIPPED)
 			break;	/* a kind's slot is free after its refresh:
 				   this cgroup has it at the next pass */
 		r = open_one(c, p, t);
 	}
-	if (r == 0 && t->opened)
+	if (r == 0 && target_is_open(t))
 		shares_opened(&p->sh, t);
 	return r;
 }
@@ -401,7 +408,8 @@ open_next(struct collector *c, struct pass *p)
 	for (round = 0; round < 2 && r != -ENOMEM; round++)
 		for (i = 0; i < p->n && r != -ENOMEM; i++) {
 			t = p->v[i];
-			if (t->opened || (t->cgroup && t->deleg) != round)
+			if (target_is_open(t) ||
+			    (t->cgroup && t->deleg) != round)
 				continue;
 			if ((r = open_fair(c, p, t)) == -ENOENT)
 				t->seen = 0;	/* dropped at the swap */
@@ -430,7 +438,7 @@ swap_in(struct collector *c, struct pass *p, const struct plan *old_cfg,
 		t = c->set.v[i];
 		if (t->seen)
 			continue;
-		if (t->opened && t->cgroup && target_find(p->v, p->n,
+		if (target_is_open(t) && t->cgroup && target_find(p->v, p->n,
 		    t->cgroup) == NULL)
 			(void)cgnews_add(c, &p->news, t, 0);	/* said */
 		target_retire(t);
@@ -466,14 +474,14 @@ report_tally(struct collector *c, size_t fds_in_use)
 		if (x->cgroup == NULL)
 			continue;
 		t.matched++;
-		t.counted += x->opened;
-		if (x->opened || x->share_refused)
+		t.counted += target_is_open(x);
+		if (target_is_open(x) || x->state == TARGET_SHARE_REFUSED)
 			continue;
-		if (x->nr_groups == 0 && (x->refused || x->skip_asked))
+		if (x->nr_groups == 0 && x->declined != TARGET_TAKEN)
 			t.refused++;
-		else if (x->skipped && ++t.skipped)
+		else if (x->state == TARGET_SKIPPED && ++t.skipped)
 			namelist_add(&t.skip, x->cgroup);
-		else if (x->no_room && ++t.no_room)
+		else if (x->state == TARGET_NO_ROOM && ++t.no_room)
 			namelist_add(&t.full, x->cgroup);
 	}
 	c->set.matched = t.matched;
@@ -545,12 +553,12 @@ pass_build(struct collector *c, struct pass *p, struct cgroup_list *lists)
 		return -ENOMEM;
 	p->v = malloc((p->w.nm + 2) * sizeof(*p->v));
 	p->fresh = malloc((p->w.nm + 2) * sizeof(*p->fresh));
-	if (p->v == NULL || p->fresh == NULL || plan_next(c, p) < 0)
+	if (p->v == NULL || p->fresh == NULL || pass_plan(c, p) < 0)
 		return -ENOMEM;
 	return open_next(c, p);
 }
 
-/* The one way the target set changes (see collector_int.h). */
+/* The one way the target set changes (see targetset.h). */
 int
 targetset_reconcile(struct collector *c, const struct plan *cfg,
     enum reconcile_reason why, struct asks *as)
@@ -565,11 +573,12 @@ targetset_reconcile(struct collector *c, const struct plan *cfg,
 	int r;
 
 	for (i = 0; i < c->set.nr; i++)
-		c->set.v[i]->seen = 0;	/* kept: marked by plan_next */
+		c->set.v[i]->seen = 0;	/* kept: marked by pass_plan */
 	if (p.rebuild) {
-		/* Every cgroup is rescanned from here. */
-		c->sched.last_rescan_ns = mono_ns();
-		if (plan_take(c, cfg, &old_ps) < 0)
+		/* Every cgroup is rescanned from here: the schedule's
+		 * rescan interval starts again now. */
+		as->rebuilt_ns = mono_ns();
+		if (planstate_take(c, cfg, &old_ps) < 0)
 			return old_cfg ? -ECANCELED : -ENOMEM;
 		p.ad = (struct adopt){ c->set.v, c->set.nr, old_cfg };
 	}
@@ -584,7 +593,7 @@ targetset_reconcile(struct collector *c, const struct plan *cfg,
 		swap_in(c, &p, old_cfg, &old_ps);
 	else if (old_cfg != NULL) {
 		if (p.rebuild) {
-			plan_give_back(c, old_cfg, &old_ps);
+			planstate_give_back(c, old_cfg, &old_ps);
 			planstate_fini(cfg, &old_ps);	/* the new plan's */
 		}
 		r = -ECANCELED;		/* nothing changed */

@@ -36,6 +36,7 @@ node_step(struct node *n)
 	n->seq++;
 	s->seq = n->seq;
 	s->interval_s = 1;
+	s->began_ns = n->seq * 1000000000ULL;	/* 1 s apart */
 	s->rows = snapshot_alloc(s, n->nr * sizeof(*s->rows));
 	for (i = 0; i < n->nr; i++) {
 		struct snap_row *r = &s->rows[s->nr_rows++];

@@ -25,7 +25,7 @@
  *
  * One file: one analysis's rules, a function each, in the order listed
  * above (detect.c's, then suspects.c's), all driven by one trace generator
- * (tests/ifr_trace.h) through one driver (run_until): split by rule,
+ * (tests/lib/ifr_trace.h) through one driver (run_until): split by rule,
  * the parts would share everything but their checks.
  */
 #include "autoconf.h"

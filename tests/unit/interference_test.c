@@ -13,7 +13,8 @@
  * sanitizers); and each threshold on both sides of its edge: the floor,
  * outlier_sigma, victim_outliers within victim_window, suspect_threshold,
  * and the number of suspects with their ranking.  Then the exposition of
- * a result and the config block.
+ * a result, the time a sample spans (the snapshots' own), and the config
+ * block.
  */
 #include "autoconf.h"
 
@@ -211,6 +212,60 @@ test_expo(void)
 	snapshot_unref(s);
 }
 
+/* ---- time ------------------------------------------------------------ */
+
+/*
+ * Five snapshots of one cgroup running 0.4 s of CPU in each, the t-th
+ * stamped at t x apart seconds, saying an interval of 1 s (jitter: 1.001
+ * s every other one, as an adaptive interval would); the results after
+ * them in which it was analysed (over the CPU floor).
+ */
+static int
+analysed_of(uint64_t apart, int jitter)
+{
+	static struct node n;
+	struct interference_config c = cfg_small();
+	struct interference *ifr = analysis(&c);
+	struct interference_result *r;
+	struct snapshot *s;
+	int t, seen = 0;
+
+	memset(&n, 0, sizeof(n));
+	n.nr = 1;
+	n.path[0] = "/x";
+	for (t = 1; t <= 5; t++) {
+		n.cpu[0] = 0.4;
+		n.cpi[0] = 1.0;
+		s = node_step(&n);
+		s->began_ns = (uint64_t)t * apart * 1000000000ULL;
+		s->interval_s = jitter && t % 2 == 0 ? 1.001 : 1.0;
+		interference_feed(ifr, s);
+		snapshot_unref(s);
+		r = interference_result(ifr);
+		seen += analysed(r, "/x") != NULL;
+		interference_result_unref(r);
+	}
+	interference_free(ifr);
+	return seen;
+}
+
+/*
+ * A sample's CPU use is what a cgroup ran over the time that really
+ * elapsed between the snapshots (their began_ns), not their count times
+ * the interval: the same 0.4 s of CPU a snapshot is over the floor (0.25)
+ * when they are 1 s apart, under it when they are 2 s apart though each
+ * says its interval is 1 s (every collection late).  And an interval
+ * that changes at every collection changes the sample's geometry but
+ * keeps what was analysed.  The first snapshot only starts the count.
+ */
+static void
+test_elapsed(void)
+{
+	CHECK(analysed_of(1, 0) == 4);
+	CHECK(analysed_of(2, 0) == 0);
+	CHECK(analysed_of(1, 1) == 4);
+}
+
 /* ---- config ---------------------------------------------------------- */
 
 static int
@@ -361,9 +416,14 @@ cg_index(const char *name)
 	return -1;
 }
 
+/* Each collection fed to the analysis as it is published.  The fake
+ * kernel's time is one interval (1 s) a collection, however fast the
+ * test makes them, and the analysis divides by the time the snapshots
+ * say elapsed: so they are stamped with the fake kernel's clock. */
 static void
 hook(void *arg, struct snapshot *s)
 {
+	s->began_ns = s->seq * 1000000000ULL;
 	interference_feed(arg, s);
 }
 
@@ -529,6 +589,7 @@ main(void)
 	test_antagonist();
 	test_thread();
 	test_expo();
+	test_elapsed();
 	test_config();
 	test_config_geometry();
 

@@ -12,6 +12,10 @@
  * armed.  It reads the collector's internals (collector_int.h): the pass
  * and the set are what it checks.  Skips (77) without root or without a
  * cgroup hierarchy.
+ *
+ * First, on the scripted PMU of tests/lib/fake_pmu.h (no root needed), a
+ * cgroup that vanishes between discovery and perf_event_open: the pass
+ * drops it with one debug line, nothing louder, and no series.
  */
 #include "autoconf.h"
 
@@ -27,6 +31,8 @@
 #include "collectors/collector/collector_int.h"
 #include "config/config.h"
 #include "tests/lib/check.h"
+#include "tests/lib/fake_pmu.h"
+#include "tests/lib/scratch.h"
 
 #define CHILDREN 4
 #define MAX_NTH 2000		/* more allocations than a pass makes */
@@ -41,6 +47,7 @@ void *__wrap_realloc(void *p, size_t n);
 static long countdown;		/* >0: the nth allocation from now fails */
 static size_t canceled;		/* passes that failed changing nothing */
 static int failed;		/* ... and it did */
+static struct asks asks;	/* what the passes ask of a schedule */
 
 static int
 fail_now(void)
@@ -132,7 +139,7 @@ whole(const struct collector *c, size_t n)
 		if (c->set.v[i]->cgroup == NULL)
 			continue;
 		cgroups++;
-		if (!c->set.v[i]->opened)
+		if (!target_is_open(c->set.v[i]))
 			return 0;
 	}
 	return cgroups == n && c->set.nr == n + 1;
@@ -159,8 +166,7 @@ fail_each(struct collector *c, const struct plan *cfg,
 		look(c, &before);
 		failed = 0;
 		countdown = (long)n;
-		r = targetset_reconcile(c, cfg ? cfg : c->cfg, why,
-		    &c->sched.asks);
+		r = targetset_reconcile(c, cfg ? cfg : c->cfg, why, &asks);
 		countdown = 0;
 		if (!failed) {
 			CHECK(r == 0);
@@ -252,8 +258,7 @@ usable_set(const struct collector *c, const struct seen *before)
 	(void)before;
 	for (i = 1; i < c->set.nr; i++)
 		CHECK(target_cmp(&c->set.v[i - 1], &c->set.v[i]) < 0);
-	CHECK(targetset_reconcile(w, c->cfg, RECONCILE_RESCAN,
-	    &w->sched.asks) == 0);
+	CHECK(targetset_reconcile(w, c->cfg, RECONCILE_RESCAN, &asks) == 0);
 	CHECK(whole(c, CHILDREN));
 	CHECK(fds_open() == fds_beside + targetset_fds(c));
 }
@@ -314,6 +319,53 @@ tree(int make)
 	}
 }
 
+/*
+ * A cgroup removed between discovery and perf_event_open: one debug line,
+ * nothing louder, and no series.  The cgroup "mount" is a scratch dir.
+ */
+static void
+test_vanished(const char *dir)
+{
+	char mi[8400], cg[4200], yaml[512];
+	struct plan *cfg = NULL;
+	struct collector *c;
+	struct snapshot *s;
+
+	snprintf(cg, sizeof(cg), "mkdir -p %s/cg/x", dir);
+	CHECK(system(cg) == 0);
+	fake_mount(dir, "cg", mi, sizeof(mi));
+	snprintf(yaml, sizeof(yaml), "groups:\n  - name: sw\n"
+	    "    events: [cycles]\ncgroups:\n  - path: /*\n"
+	    "    groups: [sw]\n");
+	fake.log[0] = '\0';
+	fake.max_prio = 99;
+	fake.vanish = 1;
+	c = fake_make(yaml, &cfg, dir);
+	fake.vanish = 0;
+	collector_enable(c);
+	fake_tick(c);
+	s = collector_snapshot(c);
+	CHECK(s && s->nr_rows == 0 && s->cgroups_counted == 0);
+	snapshot_unref(s);
+	CHECK(fake.max_prio == 7);
+	CHECK(count_of(fake.log, "vanished") == 1);
+	CHECK(fake_open_fds() == 0);
+	collector_free(c);
+	plan_free(cfg);
+
+	/* Present: counted (the fake PMU takes any cgroup fd). */
+	fake.log[0] = '\0';
+	c = fake_make(yaml, &cfg, dir);
+	collector_enable(c);
+	fake_tick(c);
+	s = collector_snapshot(c);
+	CHECK(s && s->nr_rows == 1 && s->cgroups_counted == 1);
+	CHECK(s && s->rows[0].cgroup && strcmp(s->rows[0].cgroup, "/x") == 0);
+	snapshot_unref(s);
+	CHECK(fake_free(c, cfg) == 0);
+}
+
+
 int
 main(void)
 {
@@ -321,16 +373,22 @@ main(void)
 	struct collector *c = NULL;
 	struct plan *cfg, *next = NULL;
 	char err[512], gone[300];
+	char dir[] = "/tmp/targetset_test.XXXXXX";
 	int v2;
 
+	CHECK(fake_begin(dir) == 0);
+	test_vanished(dir);
+	CHECK(fake_end(dir) == 0);
+	perf_ops = &perf_ops_kernel;
+	/* What needs root is skipped; what ran must have passed. */
 	if (geteuid() != 0) {
 		printf("SKIP: cgroups need root\n");
-		return 77;
+		return check_failures ? 1 : 77;
 	}
 	if (cgroupfs_find("/proc/self/mountinfo", root, sizeof(root),
 	    &v2) < 0) {
 		printf("SKIP: no cgroup hierarchy with perf_event\n");
-		return 77;
+		return check_failures ? 1 : 77;
 	}
 	snprintf(parent, sizeof(parent), "/pmu_targetset_test.%d",
 	    (int)getpid());

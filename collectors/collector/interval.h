@@ -1,0 +1,105 @@
+/*
+ * interval.h - the collector's time (interval.c): the schedule of what
+ * is due before a collection (a rebuild, a retry, a rescan) and what the
+ * passes that open ask of it (struct asks), the timer that wakes the
+ * thread, the collections so far, and the calls a tick makes.  The
+ * schedule is interval.c's alone: other files reach it only through the
+ * functions here, and the passes set what they found in the struct asks
+ * they are handed as an argument.  So the interval in effect and how
+ * long each collection really took are known in one place, and go out
+ * in each snapshot (snapshot.h: interval_s, began_ns, duration_s) for
+ * whoever needs time (the watchdog, the interference analysis).
+ * Collector thread only, but the heartbeat.
+ */
+#ifndef PMU_COLLECTOR_INTERVAL_H
+#define PMU_COLLECTOR_INTERVAL_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collectors/collector/targetset.h"
+
+struct collector;
+struct plan;
+
+/*
+ * What the passes that open (a build or a rescan of the target set) and
+ * the reads found for the schedule to do.  The schedule hands its own to
+ * each pass as an argument; only those passes, the reads (interval.c)
+ * and a kind's hook (source_retry_soon) set a field, and only the
+ * schedule reads or clears one.
+ */
+struct asks {
+	int retry;			/* instances failed: reopen them at
+					   the next rescan */
+	int retry_soon;			/* ... on a CPU just online (ENODEV):
+					   at the next collection */
+	int rescan_soon;		/* a cgroup came or went, a kind has
+					   room again: rescan at the next
+					   collection */
+	uint64_t rebuilt_ns;		/* a rebuild began then, which
+					   rescans every cgroup: the rescan
+					   interval starts again (0: none) */
+};
+
+/* When the next collection rebuilds, retries or rescans; the timer. */
+struct schedule {
+	uint64_t last_rescan_ns;
+	struct asks asks;
+	unsigned soon_tries;		/* retries soon since the CPU change */
+	int timerfd;			/* -1 until armed */
+	uint64_t interval_ns;		/* armed at; 0: not armed */
+	uint64_t next_ns;		/* its next expiry (CLOCK_MONOTONIC) */
+	uint64_t began_ns;		/* when the collection under way
+					   began: its timer's expiry, or its
+					   tend's start; 0: none under way */
+};
+
+/* Collections so far. */
+struct collection {
+	uint64_t seq;
+	atomic_uint_fast64_t heartbeat;
+	uint64_t names_told;		/* a hash of the container ids last
+					   told the name resolver */
+	size_t names_told_nr;
+};
+
+/* interval_init: nothing armed; interval_fini closes the timer. */
+void interval_init(struct collector *c);
+void interval_fini(struct collector *c);
+
+/*
+ * The timer: interval_arm makes it (once) and arms it at the plan's
+ * interval, expiring every interval from now; 0 or -errno.
+ * interval_timer_fd: the fd to poll, -1 before.  interval_expired reads
+ * it: 1 when it expired, the collection that follows timed from its
+ * expiry; 0 when not.
+ */
+int interval_arm(struct collector *c);
+int interval_timer_fd(const struct collector *c);
+int interval_expired(struct collector *c);
+
+/*
+ * A pass of the target set for a new plan, cfg (RECONCILE_START, or
+ * RECONCILE_RELOAD), with the schedule's asks; a reload re-arms the
+ * timer (when armed) if cfg's interval is not the one in effect.  As
+ * targetset_reconcile, or the timer's -errno when only that failed.
+ */
+int interval_replan(struct collector *c, const struct plan *cfg,
+    enum reconcile_reason why);
+
+/* A cgroup came or went (inotify): rescan at the next collection. */
+void interval_cgroups_changed(struct collector *c);
+
+/*
+ * One tick, the two calls the thread makes every interval (collector.h's
+ * collector_tend and collector_collect are these, for tests and
+ * benchmarks): interval_tend does what is due first (a rebuild after a
+ * CPU change, reopening what failed, a cgroup rescan); interval_collect
+ * reads every open instance and publishes the snapshot.
+ */
+void interval_tend(struct collector *c);
+void interval_collect(struct collector *c);
+
+#endif

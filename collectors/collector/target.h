@@ -1,0 +1,172 @@
+/*
+ * target.h - one target (target.c): the system-wide CPUs (cgroup NULL) or
+ * one cgroup, the plan groups it counts on it (struct tgroup, each with
+ * its instances, instance.h), its relabelled labels, and what its source
+ * kinds attached.  Its own header, like libperf's internal/evlist.h, so
+ * that what reads a target's fields says so by its includes; the order
+ * of targets (target_cmp) and the look-up by cgroup are here too, as
+ * every sorted array of targets (the set, a rebuild's old ones) uses
+ * them.  Collector thread only.
+ */
+#ifndef PMU_COLLECTOR_TARGET_H
+#define PMU_COLLECTOR_TARGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectors/collector/source.h"
+#include "collectors/perf/cpumap.h"
+#include "collectors/perf/scale.h"
+
+struct asks;
+struct collector;
+struct inst;
+struct plan;
+struct plan_target;
+
+/* One plan group counted on a target, on its CPUs. */
+struct tgroup {
+	size_t gi;			/* index into cfg->groups */
+	int per_cpu;
+	const struct source_kind *kind;	/* how its instances count */
+	struct cpumap cpus;
+	struct inst *inst;		/* [cpus.nr] */
+	struct scaled *gone;		/* [nr_events] summed cgroup series:
+					   the counts of CPUs gone offline */
+	uint64_t gone_enabled_ns, gone_running_ns;
+	struct inst *off;		/* [nr_off] per-CPU series: closed
+					   instances keeping the counts of
+					   CPUs gone offline, taken over when
+					   they come back (instance.c) */
+	size_t nr_off;
+	int unscheduled;		/* reported as never scheduled */
+};
+
+/*
+ * Where a target stands, one state at a time: planned and not opened, or
+ * opened, or left out by the last open for one reason.  A pass
+ * (targetset.c) tries every target not open again, but those its
+ * delegated subtree's share refuses (share.c).
+ */
+enum target_state {
+	TARGET_UNOPENED,		/* new, closed, or its open failed */
+	TARGET_OPEN,			/* instances exist */
+	TARGET_SKIPPED,			/* over the fd budget */
+	TARGET_NO_ROOM,			/* a source kind had no room for it */
+	TARGET_SHARE_REFUSED,		/* its subtree had its share, or it
+					   gave its room to a cgroup not
+					   delegated (share.c) */
+};
+
+/* What the kinds of the cgroups entries matching a target answered: the
+ * strongest refusal of them (source.h's SOURCE_SKIPPED, SOURCE_REFUSED). */
+enum target_declined {
+	TARGET_TAKEN,			/* no entry declined it */
+	TARGET_SKIP_ASKED,		/* ... skips: not counted, as asked */
+	TARGET_REFUSED,			/* an entry's kind cannot run and its
+					   fallback refuses (source.h) */
+};
+
+struct target {
+	char *cgroup;			/* NULL: system-wide */
+	size_t nr_groups, cap_groups;
+	struct tgroup *groups;
+	uint32_t *at;			/* [at_mask + 1]: position + 1 in
+					   groups of each gi, 0 empty; NULL
+					   for a few groups (target.c) */
+	size_t at_mask;
+	size_t nr_labels;		/* from relabel rules */
+	char **lname, **lvalue;
+	enum target_state state;	/* where its last open left it */
+	enum target_declined declined;	/* what its entries' kinds said,
+					   from its planning on: apart from
+					   state, as a target another entry
+					   gives groups is opened all the
+					   same (targetset.c) */
+	int seen;			/* a pass's mark (in the next set),
+					   not the target's own state */
+	int names_held;			/* held out of a snapshot once, for
+					   its container's names (snapbuild.c):
+					   the snapshot's mark, whatever the
+					   state */
+	size_t deleg;			/* the length of the prefix of cgroup
+					   naming its delegated subtree
+					   (cgroupfs_delegated), 0: none */
+	int deleg_known;		/* deleg was looked up */
+	struct source_hold *attached[SOURCE_KINDS];	/* what each kind's
+					   attach left (source.h) */
+};
+
+/*
+ * A rebuild's old targets, whose instances the new ones adopt (targetset.c
+ * makes it, target.c and instance.c read it): handed down the calls that
+ * open the new set, never kept.  NULL where no rebuild is under way.
+ */
+struct adopt {
+	struct target **old;		/* sorted (target_cmp) */
+	size_t nr;
+	const struct plan *cfg;		/* the plan they were built from */
+};
+
+/* Order: the system-wide target first, then cgroups by path. */
+static inline int
+target_cmp(const void *a, const void *b)
+{
+	const struct target *x = *(struct target *const *)a;
+	const struct target *y = *(struct target *const *)b;
+
+	if (x->cgroup == NULL || y->cgroup == NULL)
+		return (x->cgroup != NULL) - (y->cgroup != NULL);
+	return strcmp(x->cgroup, y->cgroup);
+}
+
+/* The target for cgroup (NULL: system-wide) in v, sorted (target_cmp),
+ * by binary search; NULL if none. */
+static inline struct target *
+target_find(struct target *const *v, size_t n, const char *cgroup)
+{
+	struct target key = { .cgroup = (char *)cgroup }, *kp = &key;
+	struct target *const *f;
+
+	f = n ? bsearch(&kp, v, n, sizeof(*v), target_cmp) : NULL;
+	return f ? *f : NULL;
+}
+
+static inline int
+target_is_open(const struct target *t)
+{
+	return t->state == TARGET_OPEN;
+}
+
+static inline const char *
+target_name(const struct target *t)
+{
+	return t->cgroup ? t->cgroup : "system-wide";
+}
+
+/*
+ * target_new: an empty target (NULL: out of memory); target_free closes
+ * and frees it (NULL accepted).  target_plan_cpus, target_plan_entry: its
+ * groups from a cpus: entry or a cgroups: one counted by kind as its
+ * answer a says (source.h); 0 or -ENOMEM.  target_open: its instances
+ * opened (or adopted from ad) within budget fds, failures asked to be
+ * retried in as; the fds it took, or -errno.  target_retire: read one
+ * last time, then freed.
+ */
+void target_free(struct target *t);
+struct target *target_new(const char *cgroup);
+int target_plan_cpus(struct collector *c, struct target *t,
+    const struct plan_target *ct);
+int target_plan_entry(struct collector *c, struct target *t,
+    const struct plan_target *ct, const struct source_kind *kind,
+    enum source_answer a);
+long target_open(struct collector *c, struct target *t,
+    const struct adopt *ad, struct asks *as, size_t budget, int enable);
+size_t target_fds(const struct target *t);	/* perf fds it holds */
+void target_enable(struct target *t);
+void target_close(struct target *t);
+void target_retire(struct target *t);
+
+#endif

@@ -1,0 +1,105 @@
+/*
+ * targetset.h - the target set (targetset.c): every target counted,
+ * sorted (target_cmp), with what its last pass found, and the one pass
+ * that changes it, whatever the reason; what is made for each plan
+ * (struct planstate); and the one loop over every instance of the set.
+ * Its own header so that the files which only read the set (the
+ * collection, the snapshot builder, a CPU change) and the one that
+ * changes it (tests/layering.test rule 8) are seen by their includes.
+ * Collector thread only.
+ */
+#ifndef PMU_COLLECTOR_TARGETSET_H
+#define PMU_COLLECTOR_TARGETSET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collectors/collector/instance.h"
+#include "collectors/collector/share.h"
+#include "collectors/collector/target.h"
+
+struct asks;
+struct collector;
+struct perf_event_attr;
+struct plan;
+
+/* What the log last said of a layout. */
+struct layout_said {
+	size_t cgroups;
+	const char *mode;		/* static text; NULL: never said */
+};
+
+/* What is made for each plan: its attrs, and what was said of it. */
+struct planstate {
+	struct perf_event_attr **attrs;	/* [group][event] */
+	int **ev_logged;		/* [group][event]: reported unsupported */
+	int *pattern_empty;		/* [cfg target]: reported matching none */
+	struct layout_said *layout_said;	/* [cfg layout]: as last said */
+};
+
+/* The target set, sorted (target_cmp), and what its last pass found. */
+struct targetset {
+	struct target **v;
+	size_t nr;
+	uint64_t max_fds;		/* the fd budget */
+	size_t matched, counted, skipped;
+	size_t skipped_logged;		/* ... as last reported */
+	struct shares shares;		/* the delegated subtrees the last
+					   pass met (share.h) */
+	size_t share_refused;		/* ... their cgroups it refused for
+					   the share alone */
+};
+
+/*
+ * The one way the target set changes, one pass whatever the reason:
+ *   START       the first set (nothing to adopt, nothing enabled);
+ *   RELOAD      a new plan, cfg (adopting what stays);
+ *   CPU_CHANGE  the CPUs changed, cfg is the current plan;
+ *   RETRY       instances that stopped counting reopened, the rest kept;
+ *   RESCAN      the cgroups changed: new ones opened, gone ones closed.
+ * Every reason but RESCAN rebuilds every target (adopting the instances
+ * that stay) and restarts the rescan interval.  What to retry or rescan
+ * next goes in as, for the schedule (interval.h).  0; out of memory,
+ * -ECANCELED when nothing changed (the running plan and set kept: a
+ * rescan, or a rebuild that had taken no instance over yet), -ENOMEM
+ * when a rebuild's new set runs (usable: what did not open waits for the
+ * next rescan, which also plans the cgroups not yet in it).
+ */
+enum reconcile_reason {
+	RECONCILE_START,
+	RECONCILE_RELOAD,
+	RECONCILE_CPU_CHANGE,
+	RECONCILE_RETRY,
+	RECONCILE_RESCAN,
+};
+int targetset_reconcile(struct collector *c, const struct plan *cfg,
+    enum reconcile_reason why, struct asks *as);
+void targetset_enable(struct collector *c);
+size_t targetset_fds(const struct collector *c);	/* perf fds held */
+void planstate_fini(const struct plan *cfg, struct planstate *ps);
+
+/*
+ * The one read loop: it->in, every instance of every group it->tg of
+ * every opened target it->t of the set s, in the targets' order.  A
+ * collection (interval.c) reads them all with it and a CPU change
+ * (hotplug.c) the ones on CPUs gone, one last time, each calling what it
+ * does per instance directly, after the kinds' refresh
+ * (source_kinds_refresh).
+ */
+struct inst_iter {
+	size_t i, j, k;
+	struct target *t;
+	struct tgroup *tg;
+	struct inst *in;
+};
+#define TARGETSET_FOREACH_INST(s, it)					\
+	for ((it)->i = 0; (it)->i < (s)->nr; (it)->i++)			\
+		for ((it)->t = (s)->v[(it)->i], (it)->j = 0;		\
+		    target_is_open((it)->t) && (it)->j < (it)->t->nr_groups;	\
+		    (it)->j++)						\
+			for ((it)->tg = &(it)->t->groups[(it)->j],	\
+			    (it)->k = 0; (it)->k < (it)->tg->cpus.nr &&	\
+			    ((it)->in = &(it)->tg->inst[(it)->k]) != NULL;	\
+			    (it)->k++)
+
+#endif
