@@ -8,7 +8,7 @@
  * half-applied because the caller only ever gets a complete config.
  *
  * Every check that relates one entry to the others (a duplicate group or
- * event name, a group named by a target, the events of the bpf-mode
+ * event name, a group named by a target, the events of one mode's
  * groups) is a lookup in an index or a mark, not a scan of the entries
  * before it: a config of 20,000 groups is checked in linear time.
  *
@@ -28,7 +28,6 @@
 #include <strings.h>
 #include <yaml.h>
 
-#include "collectors/bpf/bpfcg.h"
 #include "collectors/events/event.h"
 #include "collectors/events/topdown.h"
 #include "config/config.h"
@@ -42,10 +41,12 @@ struct parse {
 	struct plan *cfg;
 	size_t cap_groups;		/* cfg->groups has room for */
 	struct nameidx group_idx;	/* name -> its first plan group */
-	unsigned char *in_bpf;		/* [nr_groups]: a bpf-mode entry has it */
-	size_t bpf_events;		/* events of the groups in_bpf */
+	/* Per kind (plan_kind_at), where it limits its events: [nr_groups]
+	 * an entry of the kind has it, and the events of those groups. */
+	unsigned char *in_kind[PLAN_KINDS_MAX];
+	size_t kind_events[PLAN_KINDS_MAX];
 	yaml_node_t *preset_listed;	/* the target being parsed names this
-					   preset group (bpf mode refuses) */
+					   preset group (a kind may refuse) */
 	struct interference_config ifr;	/* the interference: block */
 };
 
@@ -852,86 +853,184 @@ check_pattern(struct parse *p, yaml_node_t *n, const char *what)
 	return 0;
 }
 
+/* The kinds this build has (plan_kind_at), those that fall back only
+ * when fb: "perf, bpf or null", for a message. */
+static const char *
+kind_list(char *buf, size_t len, int fb)
+{
+	const struct plan_kind *k;
+	size_t i, n = 0, o = 0;
+
+	for (i = 0; (k = plan_kind_at(i)) != NULL; i++)
+		n += !fb || k->falls_back;
+	buf[0] = '\0';
+	for (i = 0; (k = plan_kind_at(i)) != NULL; i++) {
+		if (fb && !k->falls_back)
+			continue;
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", o == 0 ? "" :
+		    --n == 1 ? " or " : ", ", k->name);
+		if (o >= len)
+			break;
+	}
+	return buf;
+}
+
 /*
- * mode: perf (one perf event per event, CPU and cgroup) or bpf (the
- * groups opened once per CPU, cgroups charged by a BPF program), and what
- * bpf mode does when the machine cannot run it: bpf_fallback: perf (the
- * default: count in perf mode, logged and shown in pmu_exporter_bpf_active),
- * refuse (the config is refused) or skip (these cgroups are not counted:
- * an aggregate worth counting only where it costs a map entry).  The bpf-mode groups of every entry
- * share one set of counters per CPU: at most BPFCG_MAX_EVENTS events.
+ * check_keys, allowing too the older spellings the kinds keep
+ * (plan_kind): their options' at the top level (entry 0), fallback:'s
+ * in a cgroups entry (entry 1).
+ */
+static int
+check_keys_kinds(struct parse *p, yaml_node_t *n, const char *const *keys,
+    int entry, const char *where)
+{
+	const char *all[64];
+	const struct plan_kind *k;
+	size_t i, j, nr = 0, cap = sizeof(all) / sizeof(*all) - 1;
+
+	while (keys[nr] && nr < cap) {
+		all[nr] = keys[nr];
+		nr++;
+	}
+	for (i = 0; (k = plan_kind_at(i)) != NULL; i++) {
+		if (entry && k->old_fallback && nr < cap)
+			all[nr++] = k->old_fallback;
+		for (j = 0; !entry && j < k->nr_options && nr < cap; j++)
+			if (k->options[j].old_key)
+				all[nr++] = k->options[j].old_key;
+	}
+	all[nr] = NULL;
+	return yamldoc_check_keys(&p->y, n, all, where);
+}
+
+/*
+ * An entry's fallback: (or a kind's older spelling of it, bpf_fallback):
+ * what its cgroups get where its mode k (NULL: the default) cannot run:
+ * perf (the default: counted in perf mode, logged), refuse (the config
+ * is refused where the machine tells at load, else the cgroups are not
+ * counted, a problem) or skip (not counted: an aggregate worth counting
+ * only where it is cheap).  Only a kind that falls back takes it.
+ */
+static int
+parse_fallback(struct parse *p, yaml_node_t *n, const struct plan_kind *k,
+    struct plan_target *t)
+{
+	yaml_node_t *fb = lookup(p, n, "fallback"), *o;
+	const struct plan_kind *d, *owner = NULL;
+	const char *key = "fallback";
+	char modes[128];
+	size_t i;
+	int r;
+
+	for (i = 0; (d = plan_kind_at(i)) != NULL; i++)
+		if (d->old_fallback &&
+		    (o = lookup(p, n, d->old_fallback)) != NULL) {
+			if (fb != NULL)
+				return perr(p, o, "%s is fallback's older "
+				    "name: give one of them", d->old_fallback);
+			fb = o, key = d->old_fallback, owner = d;
+		}
+	if (fb == NULL)
+		return 0;
+	if (owner)
+		snprintf(modes, sizeof(modes), "%s", owner->name);
+	else
+		kind_list(modes, sizeof(modes), 1);
+	if (k == NULL)
+		return perr(p, fb, "%s applies to mode: %s, and this entry "
+		    "has no mode", key, modes);
+	if (!k->falls_back || (owner && owner != k))
+		return perr(p, fb, "%s applies to mode: %s, not mode: %s",
+		    key, modes, k->name);
+	if ((r = expect(p, fb, YAML_SCALAR_NODE, key)) < 0)
+		return r;
+	if (strcmp(scalar(fb), "refuse") == 0)
+		t->fallback = PLAN_FALLBACK_REFUSE;
+	else if (strcmp(scalar(fb), "skip") == 0)
+		t->fallback = PLAN_FALLBACK_SKIP;
+	else if (strcmp(scalar(fb), "perf") != 0)
+		return perr(p, fb, "%s must be perf, refuse or skip, not "
+		    "\"%s\"", key, scalar(fb));
+	return 0;
+}
+
+/*
+ * The events of the groups of kind ki's entries, each group once: the
+ * union so far, this entry's groups marked and those new to it counted
+ * (a kind whose entries share one set of counters per CPU limits it).
+ */
+static int
+kind_events(struct parse *p, size_t ki, const struct plan_target *t,
+    size_t *events)
+{
+	size_t i;
+
+	if (p->in_kind[ki] == NULL &&
+	    (p->in_kind[ki] = calloc(p->cfg->nr_groups, 1)) == NULL)
+		return -ENOMEM;
+	for (i = 0; i < t->nr_groups; i++)
+		if (!p->in_kind[ki][t->groups[i]]) {
+			p->in_kind[ki][t->groups[i]] = 1;
+			p->kind_events[ki] +=
+			    p->cfg->groups[t->groups[i]].nr_events;
+		}
+	*events = p->kind_events[ki];
+	return 0;
+}
+
+/*
+ * mode: the kind that counts the entry's cgroups, by name: perf (the
+ * default: one perf event per event, CPU and cgroup) or another kind of
+ * this build (plan_kind_at: bpf, the groups opened once per CPU and
+ * cgroups charged by a BPF program), checked against what the kind
+ * says of itself (plan.h): built, its preset groups, its events.
  */
 static int
 parse_mode(struct parse *p, yaml_node_t *n, struct plan_target *t)
 {
-	yaml_node_t *md = lookup(p, n, "mode"), *fb = lookup(p, n,
-	    "bpf_fallback");
-	size_t i;
+	yaml_node_t *md = lookup(p, n, "mode");
+	const struct plan_kind *k = NULL;
+	const char *why;
+	char modes[128];
+	size_t ki, events;
 	int r;
 
-	if (md == NULL) {
-		if (fb != NULL)
-			return perr(p, fb, "bpf_fallback applies to mode: bpf, "
-			    "and this entry has no mode");
-		return 0;
+	if (md != NULL) {
+		if ((r = expect(p, md, YAML_SCALAR_NODE, "mode")) < 0)
+			return r;
+		for (ki = 0; (k = plan_kind_at(ki)) != NULL; ki++)
+			if (strcmp(k->name, scalar(md)) == 0)
+				break;
+		if (k == NULL)
+			return perr(p, md, "mode must be %s, not \"%s\"",
+			    kind_list(modes, sizeof(modes), 0), scalar(md));
 	}
-	if ((r = expect(p, md, YAML_SCALAR_NODE, "mode")) < 0)
+	if (k == NULL || ki == 0)	/* the default: t->mode stays NULL */
+		return parse_fallback(p, n, k, t);
+	if (k->unbuilt && (why = k->unbuilt()) != NULL)
+		return perr(p, md, "mode: %s: %s; use mode: %s", k->name, why,
+		    plan_kind_at(0)->name);
+	if (k->no_preset && p->preset_listed != NULL)
+		return perr(p, p->preset_listed, "mode: %s cannot count group "
+		    "\"%s\" (preset: topdown): %s; count it in a cgroups "
+		    "entry with mode: %s", k->name, scalar(p->preset_listed),
+		    k->no_preset, plan_kind_at(0)->name);
+	if ((r = parse_fallback(p, n, k, t)) < 0)
 		return r;
-	if (strcmp(scalar(md), "perf") == 0) {
-		if (fb != NULL)
-			return perr(p, fb, "bpf_fallback applies to mode: bpf, "
-			    "not mode: perf");
-		return 0;
-	}
-	if (strcmp(scalar(md), "bpf") != 0)
-		return perr(p, md, "mode must be perf or bpf, not \"%s\"",
-		    scalar(md));
-	if (!bpfcg_built())
-		return perr(p, md, "mode: bpf: this pmu_exporter was built "
-		    "without BPF support (configure --enable-bpf, which needs "
-		    "clang, bpftool and libbpf-dev); use mode: perf");
-	/* perf-metrics are read through their leader, as one group
-	 * (tools/perf/Documentation/topdown.txt); bpf mode reads each
-	 * counter alone.  Refused everywhere, so a config means the same
-	 * on every machine. */
-	if (p->preset_listed != NULL)
-		return perr(p, p->preset_listed, "mode: bpf cannot count group "
-		    "\"%s\" (preset: topdown): on Intel perf-metrics the "
-		    "topdown-* counts exist only as fractions of slots read "
-		    "through the group leader as one group, and bpf mode "
-		    "reads each counter alone (bpf_perf_event_read_value); "
-		    "count it in a cgroups entry with mode: perf",
-		    scalar(p->preset_listed));
-	if ((t->mode = strdup("bpf")) == NULL)
+	if ((t->mode = strdup(k->name)) == NULL)
 		return -ENOMEM;
 	t->mode_line = (int)md->start_mark.line + 1;
 	t->mode_col = (int)md->start_mark.column + 1;
-	if (fb != NULL) {
-		if ((r = expect(p, fb, YAML_SCALAR_NODE, "bpf_fallback")) < 0)
-			return r;
-		if (strcmp(scalar(fb), "refuse") == 0)
-			t->fallback = PLAN_FALLBACK_REFUSE;
-		else if (strcmp(scalar(fb), "skip") == 0)
-			t->fallback = PLAN_FALLBACK_SKIP;
-		else if (strcmp(scalar(fb), "perf") != 0)
-			return perr(p, fb, "bpf_fallback must be perf, refuse "
-			    "or skip, not \"%s\"", scalar(fb));
-	}
-	/* The union of the groups of the bpf-mode entries so far: this
-	 * entry's groups are marked, and those new to it counted. */
-	if (p->in_bpf == NULL &&
-	    (p->in_bpf = calloc(p->cfg->nr_groups, 1)) == NULL)
-		return -ENOMEM;
-	for (i = 0; i < t->nr_groups; i++)
-		if (!p->in_bpf[t->groups[i]]) {
-			p->in_bpf[t->groups[i]] = 1;
-			p->bpf_events += p->cfg->groups[t->groups[i]].nr_events;
-		}
-	if (p->bpf_events > BPFCG_MAX_EVENTS)
-		return perr(p, md, "mode: bpf: the groups of the bpf-mode "
-		    "entries have %zu events in all, and bpf mode counts at "
-		    "most %d per CPU; use fewer, or mode: perf for some",
-		    p->bpf_events, BPFCG_MAX_EVENTS);
+	if (k->max_events == 0)
+		return 0;
+	if ((r = kind_events(p, ki, t, &events)) < 0)
+		return r;
+	if (events > k->max_events)
+		return perr(p, md, "mode: %s: the groups of the %s-mode "
+		    "entries have %zu events in all, and %s mode counts at "
+		    "most %zu per CPU; use fewer, or mode: %s for some",
+		    k->name, k->name, events, k->name, k->max_events,
+		    plan_kind_at(0)->name);
 	return 0;
 }
 
@@ -1086,14 +1185,14 @@ parse_cgroup_target(struct parse *p, yaml_node_t *n, struct plan_target *t)
 {
 	static const char *const keys[] = { "layout", "path", "groups",
 	    "per_cpu", "exclude", "depth", "max_cgroups", "relabel", "mode",
-	    "bpf_fallback", NULL };
+	    "fallback", NULL };
 	yaml_node_t *path, *pc, *ex, *rl, *ly;
 	int r;
 
 	t->kind = PLAN_TARGET_CGROUP;
 	if ((r = expect(p, n, YAML_MAPPING_NODE, "a cgroups entry")) < 0)
 		return r;
-	if ((r = check_keys(p, n, keys, "a cgroups entry")) < 0)
+	if ((r = check_keys_kinds(p, n, keys, 1, "a cgroups entry")) < 0)
 		return r;
 	t->line = (int)n->start_mark.line + 1;
 	t->col = (int)n->start_mark.column + 1;
@@ -1128,8 +1227,7 @@ parse_cgroup_target(struct parse *p, yaml_node_t *n, struct plan_target *t)
 	return parse_mode(p, n, t);
 }
 
-/* Record a top-level key that belongs to one mode (bpf_max_cgroups:
- * mode bpf's max_cgroups).  0 or -ENOMEM. */
+/* Record mode's option key, value (plan_mode_option).  0 or -ENOMEM. */
 static int
 mode_option(struct plan *cfg, const char *mode, const char *key,
     uint64_t value)
@@ -1149,12 +1247,110 @@ mode_option(struct plan *cfg, const char *mode, const char *key,
 	return o->mode && o->key ? 0 : -ENOMEM;
 }
 
-/* max_fds, bpf_max_cgroups and delegated_max_cgroups. */
+/* Option o's value in scalar v, written as key: a whole number in its
+ * range.  0 or -EINVAL. */
+static int
+option_value(struct parse *p, yaml_node_t *v, const char *key,
+    const struct plan_kind_option *o, uint64_t *out)
+{
+	unsigned long long x;
+	char *end;
+	int r;
+
+	if ((r = expect(p, v, YAML_SCALAR_NODE, key)) < 0)
+		return r;
+	errno = 0;
+	x = strtoull(scalar(v), &end, 10);
+	if (errno || *end || end == scalar(v) || x < o->min || x > o->max ||
+	    scalar(v)[0] == '-')
+		return perr(p, v, "%s must be a whole number from %llu to "
+		    "%llu, not \"%s\"", key, (unsigned long long)o->min,
+		    (unsigned long long)o->max, scalar(v));
+	*out = x;
+	return 0;
+}
+
+/* Kind k's options: under modes.<kind> (km, NULL: none), or at the top
+ * level by an older name; the default where neither says. */
+static int
+kind_options(struct parse *p, yaml_node_t *root, yaml_node_t *km,
+    const struct plan_kind *k)
+{
+	const struct plan_kind_option *o;
+	yaml_node_t *v, *old;
+	uint64_t value;
+	size_t i;
+	int r;
+
+	for (i = 0; i < k->nr_options; i++) {
+		o = &k->options[i];
+		v = km ? lookup(p, km, o->key) : NULL;
+		old = o->old_key ? lookup(p, root, o->old_key) : NULL;
+		if (v && old)
+			return perr(p, old, "%s is modes.%s.%s's older name: "
+			    "give one of them", o->old_key, k->name, o->key);
+		value = o->dflt;
+		if ((v || old) && (r = option_value(p, v ? v : old, v ?
+		    o->key : o->old_key, o, &value)) < 0)
+			return r;
+		if ((r = mode_option(p->cfg, k->name, o->key, value)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+/*
+ * modes: per mode of this build, its options (plan_kind.options), as
+ * {bpf: {max_cgroups: 2048}}.  A mode the build lacks is an error that
+ * names those it has.
+ */
+static int
+root_modes(struct parse *p, yaml_node_t *root)
+{
+	yaml_node_t *m = lookup(p, root, "modes"), *km;
+	const struct plan_kind *k;
+	const char *keys[16];
+	yaml_node_pair_t *a;
+	char modes[128], where[80];
+	size_t i, j;
+	int r;
+
+	if (m && (r = expect(p, m, YAML_MAPPING_NODE, "modes")) < 0)
+		return r;
+	for (a = m ? m->data.mapping.pairs.start : NULL; m &&
+	    a < m->data.mapping.pairs.top; a++) {
+		yaml_node_t *key = yaml_document_get_node(p->y.doc, a->key);
+
+		if (key->type == YAML_SCALAR_NODE &&
+		    plan_kind_named(scalar(key)) == NULL)
+			return perr(p, key, "modes: no mode \"%s\" in this "
+			    "build, which has %s", scalar(key),
+			    kind_list(modes, sizeof(modes), 0));
+	}
+	for (i = 0; (k = plan_kind_at(i)) != NULL; i++) {
+		km = m ? lookup(p, m, k->name) : NULL;
+		if (km) {
+			snprintf(where, sizeof(where), "modes.%s", k->name);
+			if ((r = expect(p, km, YAML_MAPPING_NODE, where)) < 0)
+				return r;
+			for (j = 0; j < k->nr_options && j < 15; j++)
+				keys[j] = k->options[j].key;
+			keys[j] = NULL;
+			if ((r = yamldoc_check_keys(&p->y, km, keys,
+			    where)) < 0)
+				return r;
+		}
+		if ((r = kind_options(p, root, km, k)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* max_fds and delegated_max_cgroups. */
 static int
 root_limits(struct parse *p, yaml_node_t *root)
 {
 	struct plan *cfg = p->cfg;
-	uint64_t max_cgroups;
 	yaml_node_t *n;
 	int r;
 
@@ -1172,21 +1368,6 @@ root_limits(struct parse *p, yaml_node_t *root)
 			    "number, not \"%s\"", scalar(n));
 		cfg->max_fds = v;
 	}
-	max_cgroups = 1024;
-	if ((n = lookup(p, root, "bpf_max_cgroups")) != NULL) {
-		char *end;
-		unsigned long long v;
-
-		if ((r = expect(p, n, YAML_SCALAR_NODE, "bpf_max_cgroups")) < 0)
-			return r;
-		errno = 0;
-		v = strtoull(scalar(n), &end, 10);
-		if (errno || *end || end == scalar(n) || v < 1 ||
-		    v > 1000000 || scalar(n)[0] == '-')
-			return perr(p, n, "bpf_max_cgroups must be a whole "
-			    "number from 1 to 1000000, not \"%s\"", scalar(n));
-		max_cgroups = v;
-	}
 	cfg->delegated_max = PLAN_DEFAULT_DELEGATED_MAX;
 	if ((n = lookup(p, root, "delegated_max_cgroups")) != NULL) {
 		long v;
@@ -1196,7 +1377,7 @@ root_limits(struct parse *p, yaml_node_t *root)
 			return r;
 		cfg->delegated_max = (size_t)v;
 	}
-	return mode_option(cfg, "bpf", "max_cgroups", max_cgroups);
+	return 0;
 }
 
 /* The groups, in order. */
@@ -1273,8 +1454,8 @@ parse_root(struct parse *p, yaml_node_t *root)
 {
 	static const char *const keys[] = {
 		"interval", "groups", "cpus", "cgroups",
-		"cgroup_rescan_interval", "max_fds", "bpf_max_cgroups",
-		"delegated_max_cgroups", "interference", NULL
+		"cgroup_rescan_interval", "max_fds", "delegated_max_cgroups",
+		"modes", "interference", NULL
 	};
 	struct plan *cfg = p->cfg;
 	yaml_node_t *n;
@@ -1282,7 +1463,7 @@ parse_root(struct parse *p, yaml_node_t *root)
 
 	if ((r = expect(p, root, YAML_MAPPING_NODE, "the config")) < 0)
 		return r;
-	if ((r = check_keys(p, root, keys, "the config")) < 0)
+	if ((r = check_keys_kinds(p, root, keys, 0, "the config")) < 0)
 		return r;
 	cfg->interval_ns = 1000000000ULL;
 	cfg->rescan_ns = 60000000000ULL;
@@ -1295,6 +1476,7 @@ parse_root(struct parse *p, yaml_node_t *root)
 	    100000000ULL)) < 0)
 		return r;
 	if ((r = root_limits(p, root)) < 0 ||
+	    (r = root_modes(p, root)) < 0 ||
 	    (r = root_groups(p, root)) < 0)
 		return r;
 	return root_targets(p, root);
@@ -1332,6 +1514,7 @@ config_parse_all(const struct event_ctx *events, const char *source,
 	yaml_document_t doc;
 	struct parse p = { .y = { source, &doc, err, errlen },
 	    .events = events };
+	size_t i;
 	int r;
 
 	if ((p.cfg = calloc(1, sizeof(*p.cfg))) == NULL)
@@ -1342,7 +1525,8 @@ config_parse_all(const struct event_ctx *events, const char *source,
 	}
 	r = yamldoc_parse(&p.y, text, len, parse_doc, &p);
 	nameidx_free(&p.group_idx);
-	free(p.in_bpf);
+	for (i = 0; i < PLAN_KINDS_MAX; i++)
+		free(p.in_kind[i]);
 	if (r < 0) {
 		interference_config_fini(&p.ifr);
 		plan_free(p.cfg);

@@ -430,6 +430,40 @@ test_bpf_event_budget(void)
 	plan_free(cfg);
 }
 
+/* The generic spellings a kind's description gives (plan.h): modes.KIND
+ * for its options, fallback: for bpf_fallback; and each only once. */
+static void
+test_kind_spellings(void)
+{
+	struct plan *cfg;
+
+	cfg = parse(GROUPS "modes:\n  bpf:\n    max_cgroups: 7\ncgroups:\n"
+	    "  - path: /a\n    groups: [ipc]\n    mode: bpf\n"
+	    "    fallback: skip\n");
+	CHECK(cfg != NULL && plan_mode_option(cfg, "bpf", "max_cgroups",
+	    0) == 7 && cfg->targets[0].fallback == PLAN_FALLBACK_SKIP);
+	plan_free(cfg);
+	bad(GROUPS "modes:\n  bpf:\n    max_cgroups: 7\nbpf_max_cgroups: 8\n"
+	    "cgroups:\n  - path: /a\n    groups: [ipc]\n",
+	    "t.yaml:7:18: bpf_max_cgroups is modes.bpf.max_cgroups's older "
+	    "name: give one of them");
+	bad(GROUPS "modes:\n  bpf:\n    max_cgroup: 7\ncgroups:\n"
+	    "  - path: /a\n    groups: [ipc]\n",
+	    "t.yaml:6:5: unknown key \"max_cgroup\" in modes.bpf "
+	    "(did you mean \"max_cgroups\"?)");
+	bad(GROUPS "modes:\n  bfp: {}\ncgroups:\n"
+	    "  - path: /a\n    groups: [ipc]\n",
+	    "t.yaml:5:3: modes: no mode \"bfp\" in this build, which has "
+	    "perf or bpf");
+	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    mode: bpf\n"
+	    "    fallback: skip\n    bpf_fallback: skip\n",
+	    "t.yaml:9:19: bpf_fallback is fallback's older name: give one of "
+	    "them");
+	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    mode: perf\n"
+	    "    fallback: skip\n",
+	    "t.yaml:8:15: fallback applies to mode: bpf, not mode: perf");
+}
+
 /* mode: bpf and its keys; without a BPF build, mode: bpf is an error. */
 static void
 test_bpf_keys(void)
@@ -482,6 +516,7 @@ test_bpf_keys(void)
 	bad(GROUPS "bpf_max_cgroups: 0\ncgroups:\n  - path: /a\n    groups: [ipc]\n",
 	    "t.yaml:4:18: bpf_max_cgroups must be a whole number from 1 to 1000000, not \"0\"");
 	test_bpf_event_budget();
+	test_kind_spellings();
 }
 
 

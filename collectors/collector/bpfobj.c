@@ -59,7 +59,7 @@ bpfobj_unref(struct bpfobj *b)
 size_t
 bpfobj_max_cgroups(const struct plan *cfg)
 {
-	uint64_t v = plan_mode_option(cfg, source_bpf_kind.name,
+	uint64_t v = plan_mode_option(cfg, source_bpf_kind.desc->name,
 	    "max_cgroups", 1024);
 
 	return v ? (size_t)v : 1024;

@@ -371,7 +371,7 @@ int source_kinds_init(void **kstate);		/* 0 or -ENOMEM */
 void source_kinds_fini(void *const *kstate);
 size_t source_kinds_fds(const struct collector *c);
 int source_kinds_stats(const struct collector *c, struct snapshot *s,
-    struct snap_source *out);			/* out[SOURCE_KINDS] */
+    struct snap_source *out);	/* out[SOURCE_KINDS]: how many filled */
 int source_kinds_check_config(const struct collector *c, FILE *out);
 /* The entries a pass plans from (source_kinds_begin): for each cgroups
  * entry of the plan, the kind that counts it, its answer, and how it

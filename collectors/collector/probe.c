@@ -158,7 +158,7 @@ check_group(const struct collector *c, const struct target *t,
 	    sizeof(cpus)), ok_inst, tg->cpus.nr);
 	/* The default kind goes unsaid. */
 	if (tg->kind != &source_perf_kind)
-		fprintf(out, " (mode: %s)", tg->kind->name);
+		fprintf(out, " (mode: %s)", tg->kind->desc->name);
 	fputc('\n', out);
 	problems += ok_inst < tg->cpus.nr;
 	if (unsched) {

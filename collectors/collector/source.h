@@ -32,6 +32,7 @@
 #include <stdio.h>
 
 #include "collectors/collector/collector.h"
+#include "collectors/collector/plan.h"
 #include "collectors/perf/scale.h"
 
 struct cpumap;
@@ -225,9 +226,10 @@ struct source_state {
  * and a kind that does one does both.
  */
 struct source_kind {
-	const char *name;		/* "perf", "bpf" */
-	unsigned id;			/* index in source_kinds[] */
-	/* Bytes of its state (c->kstate[id], reached as source_ctx.state),
+	/* Its name and what a plan may say of it (plan.h): the mode
+	 * names, fallback: and the options config/ knows come from here. */
+	const struct plan_kind *desc;
+	/* Bytes of its state (c->kstate[k], reached as source_ctx.state),
 	 * which begins with a struct source_state; 0: none.  The
 	 * collector holds it for the kind and never looks past the
 	 * head. */
@@ -287,9 +289,21 @@ struct source_kind {
 	void (*fini)(void *state);
 };
 
-#define SOURCE_KINDS 2
+/*
+ * The kinds table (source.c): the product's kinds, then those added
+ * before anything reads it (source_kind_add); NULL in the slots left.
+ */
+#define SOURCE_KINDS PLAN_KINDS_MAX
 extern const struct source_kind source_perf_kind;	/* source_perf.c */
 extern const struct source_kind source_bpf_kind;	/* source_bpf.c */
-extern const struct source_kind *const source_kinds[SOURCE_KINDS];
+extern const struct source_kind *source_kinds[SOURCE_KINDS];
+
+/*
+ * Add kind k after the product's: a kind built beside the product, as a
+ * test's (tests/unit/source_null.c), named by this one call before any
+ * config is parsed or collector made, on the thread that makes them.
+ * 0; -ENOSPC when the table is full; -EEXIST when its name is taken.
+ */
+int source_kind_add(const struct source_kind *k);
 
 #endif

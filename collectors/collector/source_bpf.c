@@ -75,7 +75,7 @@ bst(const struct source_ctx *x)
 static int
 mine(const struct plan_target *t)
 {
-	return plan_target_mode_is(t, source_bpf_kind.name);
+	return plan_target_mode_is(t, source_bpf_kind.desc->name);
 }
 
 /* The plan groups bpf-mode entries count: want[gi] = 1.  How many. */
@@ -686,9 +686,40 @@ bpf_open(const struct source_ctx *x, const struct source_at *at, int cgfd,
 	return 0;
 }
 
-const struct source_kind source_bpf_kind = {
+/* Why a build without BPF cannot run it; NULL in a build with. */
+static const char *
+bpf_unbuilt(void)
+{
+	return bpfcg_built() ? NULL : "this pmu_exporter was built without "
+	    "BPF support (configure --enable-bpf, which needs clang, "
+	    "bpftool and libbpf-dev)";
+}
+
+/* What a plan may say of mode: bpf (plan.h): its slots, its fallback
+ * (under its older names too), and the groups it cannot count. */
+static const struct plan_kind_option bpf_options[] = {
+	{ "max_cgroups", "bpf_max_cgroups", 1, 1000000, 1024 },
+};
+
+static const struct plan_kind bpf_desc = {
 	.name = "bpf",
-	.id = 1,
+	.falls_back = 1,
+	.old_fallback = "bpf_fallback",
+	.nr_options = 1,
+	.options = bpf_options,
+	.max_events = BPFCG_MAX_EVENTS,
+	/* perf-metrics are read through their leader, as one group
+	 * (tools/perf/Documentation/topdown.txt); bpf mode reads each
+	 * counter alone. */
+	.no_preset = "on Intel perf-metrics the topdown-* counts exist "
+	    "only as fractions of slots read through the group leader as one "
+	    "group, and bpf mode reads each counter alone "
+	    "(bpf_perf_event_read_value)",
+	.unbuilt = bpf_unbuilt,
+};
+
+const struct source_kind source_bpf_kind = {
+	.desc = &bpf_desc,
 	.state_size = sizeof(struct bpfstate),
 	.takes = bpf_takes,
 	.rescan = bpf_rescan,

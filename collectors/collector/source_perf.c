@@ -87,9 +87,13 @@ perf_open(const struct source_ctx *x, const struct source_at *at, int cgfd,
 	return 0;
 }
 
-const struct source_kind source_perf_kind = {
+/* The default mode: it runs wherever perf does, on any group. */
+static const struct plan_kind perf_desc = {
 	.name = "perf",
-	.id = 0,
+};
+
+const struct source_kind source_perf_kind = {
+	.desc = &perf_desc,
 	.open = perf_open,
 	.own_fds = 1,
 };
