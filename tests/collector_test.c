@@ -454,7 +454,7 @@ test_unscheduled_software(const char *sysfs)
 		tick(c);
 	CHECK(count_of(logbuf, "has not been scheduled") == 0);
 	out = open_memstream(&text, &len);
-	CHECK(collector_check(c, out, 1) == 0);
+	CHECK(probe_check_config(c, out, 1) == 0);
 	fclose(out);
 	CHECK(strstr(text, "never scheduled") == NULL);
 	free(text);
@@ -483,7 +483,7 @@ test_check_counters(const char *sysfs)
 	c = make("groups:\n  - name: big\n"
 	    "    events: [cycles, instructions, branches, branch-misses]\n"
 	    "cpus:\n  - cpus: \"0\"\n    groups: [big]\n", &cfg, sysfs);
-	CHECK(collector_check(c, out, 1) >= 1);
+	CHECK(probe_check_config(c, out, 1) >= 1);
 	fclose(out);
 	CHECK_CONTAINS(text, "never scheduled on 1 CPUs: the group has 4 "
 	    "hardware events and the PMU showed 3 counters for them (cpu 0): "
@@ -531,7 +531,7 @@ test_union(const char *sysfs)
 	c = make(yaml, &cfg, sysfs);
 	/* g0-g9 on CPU 0, g10-g19 on both, g20-g39 on CPU 1. */
 	CHECK(open_fds() == 50);
-	CHECK(collector_check(c, out, 1) == 0);
+	CHECK(probe_check_config(c, out, 1) == 0);
 	fclose(out);
 	for (at = text, i = 0; i < 40; i++) {
 		size_t g = i < 20 ? 19 - i : i;
@@ -958,7 +958,7 @@ test_pmu_offline(const char *dir)
 		text = NULL;
 		len = 0;
 		out = open_memstream(&text, &len);
-		CHECK(collector_check(c, out, 1) == 0);
+		CHECK(probe_check_config(c, out, 1) == 0);
 		fclose(out);
 		CHECK_CONTAINS(text, "/x group ipc pmu cpu_core on CPUs 0-7: "
 		    "8 of 8 instances open");

@@ -396,6 +396,10 @@ void source_kinds_refresh(const struct collector *c);
 /* 1 or 0 as its kind says why t is unopened; -1 no kind says. */
 int source_check_unopened(const struct collector *c, const struct target *t,
     FILE *out);
+/* Its kind's guess why tg never ran on unsched CPUs (cpu one): 1 a
+ * problem (said), 0 nothing to say. */
+int source_check_unscheduled(const struct collector *c, const struct tgroup *tg,
+    size_t unsched, int cpu, FILE *out);
 int source_attach(const struct collector *c, struct target *t, int cgfd);
 void source_detach(struct target *t);
 int source_open(const struct collector *c, struct target *t,

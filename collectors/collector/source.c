@@ -163,9 +163,8 @@ source_kinds_check_config(const struct collector *c, FILE *out)
 	for (i = 0; i < nkinds(); i++) {
 		struct source_ctx x = ctx_of(c, i, NULL);
 
-		if (source_kinds[i]->check)
-			problems += source_kinds[i]->check(&x, NULL,
-			    SOURCE_COUNTED, out);
+		if (source_kinds[i]->check && source_kinds[i]->check->line)
+			problems += source_kinds[i]->check->line(&x, out);
 	}
 	return problems;
 }
@@ -272,11 +271,24 @@ source_check_unopened(const struct collector *c, const struct target *t,
 	for (k = 0; k < nkinds(); k++) {
 		struct source_ctx x = ctx_of(c, k, NULL);
 
-		if (source_kinds[k]->check && (r = source_kinds[k]->check(&x,
-		    target_name(t), st, out)) >= 0)
+		if (source_kinds[k]->check && source_kinds[k]->check->unopened &&
+		    (r = source_kinds[k]->check->unopened(&x, target_name(t),
+		    st, out)) >= 0)
 			return r;
 	}
 	return -1;
+}
+
+int
+source_check_unscheduled(const struct collector *c, const struct tgroup *tg,
+    size_t unsched, int cpu, FILE *out)
+{
+	const struct source_kind *kind = tg->kind;
+	struct source_ctx x = ctx_of(c, kind_index(kind), NULL);
+
+	if (kind->check == NULL || kind->check->unscheduled == NULL)
+		return 0;
+	return kind->check->unscheduled(&x, tg->gi, unsched, cpu, out);
 }
 
 int

@@ -201,7 +201,28 @@ struct source_state {
 };
 
 /*
- * How the groups of a target are counted: eight hooks, each for one
+ * What --check-config (probe.c, through source.c) asks a kind, in a
+ * table of its own: a kind that says nothing there leaves it out, and
+ * what only one kind knows (a perf group's counters) stays that kind's.
+ * Each may be NULL: nothing to say.
+ */
+struct source_check_ops {
+	/* The kind's own line: 1 when it tells of a problem, else 0. */
+	int (*line)(const struct source_ctx *x, FILE *out);
+	/* Why the target named name, unopened, is not counted, from what
+	 * the collector knows of it (st), when it is this kind's doing: 1
+	 * a problem, 0 as the config asks; -1 not its. */
+	int (*unopened)(const struct source_ctx *x, const char *name,
+	    enum source_status st, FILE *out);
+	/* Group gi's instances were enabled and never ran on unsched
+	 * CPUs (cpu one of them): why, at a guess.  1 when that is a
+	 * problem (said), 0 when nothing waited for a counter. */
+	int (*unscheduled)(const struct source_ctx *x, size_t gi,
+	    size_t unsched, int cpu, FILE *out);
+};
+
+/*
+ * How the groups of a target are counted: seven hooks, each for one
  * thing the kind does at one moment of the collector's life; NULL hooks
  * do nothing.
  *
@@ -214,7 +235,6 @@ struct source_state {
  *             reading an adopted source; release)
  *   open      an instance: its source, with its own ops (source_ops)
  *   stats     the snapshot: its part of the exporter's own metrics
- *   check     --check-config: its line, and why a target is left out
  *   fini      the collector goes: what the state holds
  *
  * Lifetimes sit with their objects, not in this table: a source closes
@@ -237,6 +257,9 @@ struct source_kind {
 	/* Its instances open a perf group each, one fd per event (the fd
 	 * budget counts them before they open); else they hold none. */
 	int own_fds;
+	/* What it says in --check-config (source_check_ops); NULL:
+	 * nothing. */
+	const struct source_check_ops *check;
 	/*
 	 * Which kind counts a cgroups entry: the kinds are asked from the
 	 * last to the first, and the first answer other than
@@ -276,15 +299,6 @@ struct source_kind {
 	 * filled from s's arena (snapshot.h).  0 or -ENOMEM. */
 	int (*stats)(const void *state, struct snapshot *s,
 	    struct snap_source *out);
-	/*
-	 * Its lines in --check-config.  name NULL: the kind's own line, if
-	 * it has one; 1 when that line tells of a problem, else 0.  Else
-	 * why the target named name, unopened, is not counted, from what
-	 * the collector knows of it (st), when it is this kind's doing: 1
-	 * a problem, 0 as the config asks; -1 not its.
-	 */
-	int (*check)(const struct source_ctx *x, const char *name,
-	    enum source_status st, FILE *out);
 	/* Give back what the state holds; source.c frees the state. */
 	void (*fini)(void *state);
 };

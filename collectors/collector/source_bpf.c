@@ -428,10 +428,11 @@ bpfmode_stats(const void *state, struct snapshot *s, struct snap_source *out)
 	return 0;
 }
 
+/* --check-config: the kind's line. */
 static int
-bpfmode_check_config(const void *state, FILE *out)
+bpfmode_line(const struct source_ctx *x, FILE *out)
 {
-	const struct bpfmode_state *bs = state;
+	const struct bpfmode_state *bs = x->state;
 
 	if (!bs->wanted)
 		return 0;
@@ -481,14 +482,11 @@ bpfmode_takes(const struct source_ctx *x, const struct plan_target *ct,
 	return SOURCE_NOT_MINE;		/* bpf_fallback: perf */
 }
 
-/* --check-config: the kind's line (name NULL); a cgroup without a slot,
- * or refused or skipped. */
+/* --check-config: a cgroup without a slot, or refused or skipped. */
 static int
-bpfmode_check(const struct source_ctx *x, const char *name,
+bpfmode_unopened(const struct source_ctx *x, const char *name,
     enum source_status st, FILE *out)
 {
-	if (name == NULL)
-		return bpfmode_check_config(x->state, out);
 	if (st == SOURCE_NO_ROOM)
 		fprintf(out, "%s: not counted (mode: bpf tracks "
 		    "bpf_max_cgroups = %zu cgroups already)\n", name,
@@ -505,6 +503,11 @@ bpfmode_check(const struct source_ctx *x, const char *name,
 		return -1;
 	return 1;
 }
+
+static const struct source_check_ops bpfmode_check_ops = {
+	.line = bpfmode_line,
+	.unopened = bpfmode_unopened,
+};
 
 /* Slots freed this interval are reusable after the next refresh. */
 static int
@@ -619,6 +622,6 @@ const struct source_kind source_bpf_kind = {
 	.attach = bpfmode_attach,
 	.open = bpfmode_open,
 	.stats = bpfmode_stats,
-	.check = bpfmode_check,
+	.check = &bpfmode_check_ops,
 	.fini = bpfmode_fini,
 };
