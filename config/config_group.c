@@ -85,7 +85,7 @@ fill_group(const char *name, yaml_node_t *n, struct plan_group *g,
 		if (e->kind != EVENT_SOFTWARE && e->p)
 			pp = e->p;
 		g->nr_events++;
-		ce->attr = e->attr;
+		ce->perf.attr = e->attr;
 		ce->scale = e->scale;
 		ce->line = (int)evnodes[i]->start_mark.line + 1;
 		ce->col = (int)evnodes[i]->start_mark.column + 1;
@@ -200,7 +200,7 @@ fill_preset(struct parse *p, yaml_node_t *n, yaml_node_t *pr,
 			return perr(p, pr, "preset topdown: %s's event %s "
 			    "(\"%s\"): %s", pp->name, set->ev[i].name,
 			    set->ev[i].spec, eerr);
-		ce->attr = ev[0].attr;
+		ce->perf.attr = ev[0].attr;
 		ce->scale = ev[0].scale;
 		ce->line = (int)pr->start_mark.line + 1;
 		ce->col = (int)pr->start_mark.column + 1;

@@ -80,7 +80,7 @@ test_valid(void)
 	CHECK_STR(cfg->groups[0].name, "ipc");
 	CHECK(cfg->groups[0].nr_events == 2);
 	CHECK_STR(cfg->groups[0].events[1].name, "instructions:u");
-	CHECK(cfg->groups[0].events[1].attr.exclude_kernel);
+	CHECK(cfg->groups[0].events[1].perf.attr.exclude_kernel);
 	CHECK(cfg->groups[0].events[1].line == 5);
 	CHECK(cfg->groups[0].events[1].col == 22);
 	CHECK(cfg->groups[1].nr_events == 2);
@@ -123,7 +123,7 @@ test_embedded(void)
 	cfg = NULL;
 	CHECK(config_parse(NULL, "<default>", config_fallback_yaml,
 	    strlen(config_fallback_yaml), &cfg, err, sizeof(err)) == 0);
-	CHECK(cfg && cfg->groups[0].events[0].attr.type == PERF_TYPE_SOFTWARE);
+	CHECK(cfg && cfg->groups[0].events[0].perf.attr.type == PERF_TYPE_SOFTWARE);
 	plan_free(cfg);
 }
 
@@ -635,13 +635,13 @@ test_pmus(void)
 		CHECK_STR(cfg->groups[0].pmu, "cpu_atom");
 		CHECK(cfg->groups[0].hybrid && cfg->groups[0].pmu_cpus &&
 		    cfg->groups[0].cpus.nr == 8 && cfg->groups[0].cpus.cpu[0] == 8);
-		CHECK(cfg->groups[0].events[0].attr.config == 10ULL << 32);
+		CHECK(cfg->groups[0].events[0].perf.attr.config == 10ULL << 32);
 		CHECK_STR(cfg->groups[0].events[2].pmu, "software");
 		CHECK_STR(cfg->groups[1].pmu, "cpu_core");
-		CHECK(cfg->groups[1].events[1].attr.config == (4ULL << 32 | 1));
+		CHECK(cfg->groups[1].events[1].perf.attr.config == (4ULL << 32 | 1));
 		CHECK(!cfg->groups[2].hybrid);
 		CHECK_STR(cfg->groups[2].pmu, "cpu_core");
-		CHECK(cfg->groups[2].events[1].attr.config == 4ULL << 32);
+		CHECK(cfg->groups[2].events[1].perf.attr.config == 4ULL << 32);
 		CHECK(cfg->targets[0].nr_groups == 3);
 	}
 	plan_free(cfg);

@@ -222,7 +222,7 @@ bpfobj_build(const struct source_ctx *x, const unsigned char *want,
 		if (!g->id.name || !g->id.events)
 			goto nomem;
 		for (e = 0; e < pg->nr_events; e++) {
-			g->id.events[e].attr = pg->events[e].attr;
+			g->id.events[e].perf.attr = pg->events[e].perf.attr;
 			if ((g->id.events[e].name = strdup(pg->events[e].name)) ==
 			    NULL)
 				goto nomem;

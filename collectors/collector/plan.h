@@ -16,12 +16,27 @@
 
 #include "collectors/perf/cpumap.h"
 
+/*
+ * One event of a group.  What every kind reads: its name (label event=),
+ * the PMU it belongs to, its scale, where it is written.  What counts it
+ * is a kind's own part: the kinds that open perf events (perf, and the
+ * one that charges counters to cgroups) read perf, the event parser's
+ * resolution of the name; a kind that counts something else (a resctrl
+ * reader, say) reads the name and pmu and never perf.  Above the kinds
+ * the collector compares and copies perf only to hand it to them
+ * (source_ctx.attrs).  config/ resolves every name through the event
+ * parser today, so such a kind's events must be names it knows too.
+ */
+struct plan_event_perf {
+	struct perf_event_attr attr;
+};
+
 struct plan_event {
 	char *name;			/* as written, becomes label event= */
-	struct perf_event_attr attr;
 	char *pmu;			/* "cpu", "software", "power"... */
 	double scale;			/* sysfs .scale (RAPL: to joules), else 1 */
 	int line, col;
+	struct plan_event_perf perf;	/* the perf kinds' part */
 };
 
 /*

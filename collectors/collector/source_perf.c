@@ -151,7 +151,7 @@ perf_unscheduled(const struct source_ctx *x, size_t gi, size_t unsched,
 	int n = -1;
 
 	for (e = 0; e < g->nr_events; e++)
-		if (group_uses_counter(&g->events[e].attr)) {
+		if (group_uses_counter(&g->events[e].perf.attr)) {
 			nhw++;
 			if (hw == NULL)
 				hw = &x->attrs[gi][e];
