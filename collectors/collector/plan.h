@@ -169,6 +169,13 @@ struct plan_kind {
 	/* Why this build cannot run it at all; NULL: it can.  NULL hook:
 	 * always built. */
 	const char *(*unbuilt)(void);
+	/* Can it run on this machine, read from procfs and sysfs (they
+	 * may be elsewhere than /proc and /sys)?  0, or -errno with the
+	 * reason in why.  Asked at load where an entry's fallback:
+	 * refuses (config_machine_check), so the config is refused rather
+	 * than its cgroups silently not counted.  NULL: it always can. */
+	int (*runs_here)(const char *procfs, const char *sysfs, char *why,
+	    size_t len);
 };
 
 /* The kinds a plan may name: the descriptions of the kinds table's

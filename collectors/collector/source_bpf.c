@@ -590,6 +590,41 @@ bpfmode_unbuilt(void)
 	    "bpftool and libbpf-dev)";
 }
 
+/*
+ * Can mode: bpf run here (plan_kind.runs_here)?  Its program is loaded
+ * and attached once, on one CPU, then closed; the cgroups must be
+ * cgroup2's, which is all the program sees.
+ */
+static int
+bpfmode_runs_here(const char *procfs, const char *sysfs, char *why,
+    size_t len)
+{
+	struct bpfcg *b = NULL;
+	struct cpumap online, one;
+	char root[4096], path[4096];
+	int r, v2 = 1;
+
+	snprintf(path, sizeof(path), "%s/self/mountinfo", procfs);
+	if (cgroupfs_find(path, root, sizeof(root), &v2) == 0 && !v2) {
+		snprintf(why, len, "the cgroups are counted in the cgroup v1 "
+		    "perf_event hierarchy at %.300s, and the BPF program sees "
+		    "cgroup2 ids only", root);
+		return -EOPNOTSUPP;
+	}
+	if ((r = cpumap_online(sysfs, &online)) < 0) {
+		snprintf(why, len, "%s/devices/system/cpu/online: %s", sysfs,
+		    strerror(-r));
+		return r;
+	}
+	one.nr = online.nr ? 1 : 0;
+	one.cpu = online.cpu;
+	if ((r = bpfcg_open(1, 1, 0, &b, why, len)) == 0)
+		r = bpfcg_attach(b, &one, why, len);
+	bpfcg_close(b);
+	cpumap_free(&online);
+	return r;
+}
+
 /* What a plan may say of mode: bpf (plan.h): its slots, its fallback
  * (under its older names too), and the groups it cannot count. */
 static const struct plan_kind_option bpfmode_options[] = {
@@ -611,6 +646,7 @@ static const struct plan_kind bpfmode_desc = {
 	    "group, and bpf mode reads each counter alone "
 	    "(bpf_perf_event_read_value)",
 	.unbuilt = bpfmode_unbuilt,
+	.runs_here = bpfmode_runs_here,
 };
 
 const struct source_kind source_bpf_kind = {
