@@ -104,7 +104,7 @@ attrs_of(const struct plan *cfg)
 			return NULL;
 		}
 		for (e = 0; e < cfg->groups[i].nr_events; e++)
-			attrs[i][e] = cfg->groups[i].events[e].attr;
+			attrs[i][e] = cfg->groups[i].events[e].perf.attr;
 	}
 	return attrs;
 }
@@ -280,7 +280,7 @@ rawset_warm(struct rawset *rs, const struct plan *cfg,
 	if ((attrs = calloc(n, sizeof(*attrs))) == NULL)
 		return -ENOMEM;
 	for (e = 0; e < n; e++)
-		attrs[e] = cfg->groups[0].events[e].attr;
+		attrs[e] = cfg->groups[0].events[e].perf.attr;
 	r = rawset_add(rs, attrs, n, -1, online->cpu[0], 0);
 	if (r == 0 && cgroot &&
 	    (cgfd = open(cgroot, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {

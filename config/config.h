@@ -86,14 +86,14 @@ int text_parse_duration(const char *s, uint64_t *ns);
 int config_label_reserved(const char *name);
 
 /*
- * Can the plan run as it asks?  Where a cgroups entry asks for mode: bpf
- * with bpf_fallback: refuse, the BPF program is loaded and attached once
- * (on one CPU, then closed), reading the cgroup mount from
- * <procfs>/self/mountinfo and the CPUs from sysfs: 0, or -1 with
- * "source:line:col: why" in err.  Needs what mode: bpf needs (root, or
- * CAP_BPF and CAP_PERFMON).
+ * Can the plan run as it asks?  Where a cgroups entry's fallback:
+ * refuses, its kind is asked whether it can run on this machine (struct
+ * plan_kind's runs_here: mode: bpf loads and attaches its program once,
+ * reading the cgroup mount from <procfs>/self/mountinfo and the CPUs
+ * from sysfs, and needs root, or CAP_BPF and CAP_PERFMON):
+ * 0, or -1 with "source:line:col: why" in err (config_machine.c).
  */
-int config_bpf_check(const struct plan *cfg, const char *procfs,
+int config_machine_check(const struct plan *cfg, const char *procfs,
     const char *sysfs, char *err, size_t len);
 
 

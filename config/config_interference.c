@@ -109,8 +109,8 @@ static int
 is_event(const struct plan_event *e, unsigned long long hw,
     const char *const *names)
 {
-	if (e->attr.type == PERF_TYPE_HARDWARE &&
-	    (e->attr.config & 0xffffffffULL) == hw)
+	if (e->perf.attr.type == PERF_TYPE_HARDWARE &&
+	    (e->perf.attr.config & 0xffffffffULL) == hw)
 		return 1;
 	for (; *names; names++)
 		if (strcasecmp(e->name, *names) == 0)

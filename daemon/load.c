@@ -166,8 +166,8 @@ load_plan(const struct options *opt, const struct event_ctx *ectx,
 			log_error("%s", err);
 			return -1;
 		}
-		/* mode: bpf with bpf_fallback: refuse, where it cannot run. */
-		if (config_bpf_check(*cfg, opt->procfs, opt->sysfs, err,
+		/* A mode with fallback: refuse, where it cannot run. */
+		if (config_machine_check(*cfg, opt->procfs, opt->sysfs, err,
 		    sizeof(err)) < 0) {
 			log_error("%s", err);
 			interference_config_fini(ic);

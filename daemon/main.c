@@ -405,7 +405,7 @@ static int
 check_config(const struct daemon *d)
 {
 	/* A refusal was reported, with its reason, as it happened. */
-	int r = collector_check(running, stdout, 200);
+	int r = probe_check_config(running, stdout, 200);
 
 	print_interference(&d->icfg);
 	printf("%s: %s\n", d->cfg->source, r ? "problems found" :

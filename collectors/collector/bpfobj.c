@@ -2,8 +2,12 @@
  * bpfobj.c - mode: bpf's object (bpfobj.h): building it for the plan's
  * bpf-mode groups (the program loaded, the counters opened on every
  * online CPU and put in its map, the program attached), checking it
- * still fits a new plan, and freeing it when its last reference goes.
- * What is done with it, slots, statistics and fallback, is its source
+ * still fits a new plan, and freeing it when its last reference goes;
+ * and what hangs off it: a target's slot in its map (a struct
+ * source_hold) and the sources that read one slot's counts for a group
+ * on a CPU.  Those two are views of the object, sharing it by
+ * reference, so they live with it; when the kind asks for them and what
+ * it shows of them (statistics, fallback, --check-config) is the source
  * kind's (source_bpf.c).
  */
 #include "autoconf.h"
@@ -59,7 +63,7 @@ bpfobj_unref(struct bpfobj *b)
 size_t
 bpfobj_max_cgroups(const struct plan *cfg)
 {
-	uint64_t v = plan_mode_option(cfg, source_bpf_kind.name,
+	uint64_t v = plan_mode_option(cfg, source_bpf_kind.desc->name,
 	    "max_cgroups", 1024);
 
 	return v ? (size_t)v : 1024;
@@ -218,7 +222,7 @@ bpfobj_build(const struct source_ctx *x, const unsigned char *want,
 		if (!g->id.name || !g->id.events)
 			goto nomem;
 		for (e = 0; e < pg->nr_events; e++) {
-			g->id.events[e].attr = pg->events[e].attr;
+			g->id.events[e].perf.attr = pg->events[e].perf.attr;
 			if ((g->id.events[e].name = strdup(pg->events[e].name)) ==
 			    NULL)
 				goto nomem;
@@ -273,4 +277,132 @@ bpfobj_group(const struct bpfobj *b, size_t gi)
 		if (b->g[i].gi == gi)
 			return &b->g[i];
 	return NULL;
+}
+
+/* ---- a cgroup's slot, and the sources that read it --------------- */
+
+/* What attaching a target leaves: its cgroup's slot in an object. */
+struct bpfobj_hold {
+	struct source_hold h;
+	struct bpfobj *b;
+	uint32_t slot;
+	int existing;			/* the slot had counts already */
+};
+
+/* One instance: a slot's counts for one group on one CPU. */
+struct bpfobj_reader {
+	struct source s;
+	struct bpfobj *b;		/* a reference */
+	const struct bgroup *g;
+	uint32_t slot;
+	int cpu;
+};
+
+static int
+reader_read(struct source *s, struct count *out)
+{
+	struct bpfobj_reader *p = (struct bpfobj_reader *)s;
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		if (bpfcg_read(p->b->cg, p->slot, p->g->base + s->evidx[i],
+		    p->cpu, &out[s->evidx[i]]) < 0)
+			return -EAGAIN;	/* no reading this interval */
+	return 0;
+}
+
+static void
+reader_close(struct source *s)
+{
+	struct bpfobj_reader *p = (struct bpfobj_reader *)s;
+
+	bpfobj_unref(p->b);
+	free(p);
+}
+
+static const struct source_ops reader_ops = {
+	.read = reader_read,
+	.close = reader_close,
+};
+
+/* An instance adopted across a reload keeps its source while it reads
+ * the same object's same slot. */
+static int
+hold_current(const struct source_hold *h, const struct source *s)
+{
+	const struct bpfobj_hold *tr = (const struct bpfobj_hold *)h;
+	const struct bpfobj_reader *p = (const struct bpfobj_reader *)s;
+
+	return s && p->b == tr->b && p->slot == tr->slot;
+}
+
+/* The target goes: its slot is freed (reusable after the next
+ * refresh), and its reference on the object dropped. */
+static void
+hold_release(struct source_hold *h)
+{
+	struct bpfobj_hold *tr = (struct bpfobj_hold *)h;
+
+	bpfcg_untrack(tr->b->cg, tr->slot);
+	bpfobj_unref(tr->b);
+	free(tr);
+}
+
+static const struct source_hold_ops hold_ops = {
+	.current = hold_current,
+	.release = hold_release,
+};
+
+int
+bpfobj_hold(struct bpfobj *b, uint64_t id, struct source_hold **out)
+{
+	struct bpfobj_hold *tr;
+	int r;
+
+	if ((tr = calloc(1, sizeof(*tr))) == NULL)
+		return -ENOMEM;
+	if ((r = bpfcg_track(b->cg, id, &tr->slot)) < 0) {
+		free(tr);
+		return r;
+	}
+	tr->h.ops = &hold_ops;
+	tr->existing = r == 1;
+	tr->b = bpfobj_ref(b);
+	*out = &tr->h;
+	return 0;
+}
+
+int
+bpfobj_slot_open(const struct source_at *at, size_t ne,
+    struct source_opened *o, struct source **out)
+{
+	const struct bpfobj_hold *tr = (const struct bpfobj_hold *)at->held;
+	const struct perf_group *pg = NULL;
+	struct bpfobj_reader *p;
+	size_t k;
+
+	if (tr == NULL)
+		return -ENOENT;
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return -ENOMEM;
+	p->g = bpfobj_group(tr->b, at->gi);
+	for (k = 0; p->g && k < tr->b->cpus.nr; k++)
+		if (tr->b->cpus.cpu[k] == at->cpu && p->g->pg[k].nr)
+			pg = &p->g->pg[k];
+	/* What the counters on this CPU could not open. */
+	if (pg)
+		memcpy(o->err, pg->err, ne * sizeof(*o->err));
+	else
+		memset(o->err, 0, ne * sizeof(*o->err));
+	p->s.ops = &reader_ops;
+	p->s.nr = pg ? pg->nr : 0;	/* none opened here: reads nothing */
+	p->s.evidx = pg ? pg->evidx : NULL;
+	p->s.fds = 0;			/* the object's are counted once */
+	/* A slot that had counts: they are not this instance's. */
+	p->s.baseline = tr->existing;
+	p->b = bpfobj_ref(tr->b);
+	p->slot = tr->slot;
+	p->cpu = at->cpu;
+	*out = &p->s;
+	return 0;
 }

@@ -9,13 +9,18 @@
 #define PMU_BPFOBJ_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "collectors/collector/plan.h"
 #include "collectors/perf/cpumap.h"
 #include "collectors/perf/group.h"
 
 struct bpfcg;
+struct source;
+struct source_at;
 struct source_ctx;
+struct source_hold;
+struct source_opened;
 
 /* One bpf-mode group: a copy of what identifies it, and its counters. */
 struct bgroup {
@@ -55,5 +60,15 @@ void bpfobj_unref(struct bpfobj *b);	/* NULL: nothing */
 size_t bpfobj_counters(const struct bpfobj *b);
 /* b's group for plan group gi, or NULL. */
 const struct bgroup *bpfobj_group(const struct bpfobj *b, size_t gi);
+
+/* A slot in b for the cgroup of id id: 0 with what the target holds in
+ * *out (a reference on b; released by its ops, which free the slot);
+ * -ENOSPC when b's slots are all taken; another -errno. */
+int bpfobj_hold(struct bpfobj *b, uint64_t id, struct source_hold **out);
+/* The source of an instance at at, reading the slot its target holds
+ * (at->held, from bpfobj_hold) for its group's ne events: 0 or -errno
+ * (-ENOENT: nothing held).  Fills o->err. */
+int bpfobj_slot_open(const struct source_at *at, size_t ne,
+    struct source_opened *o, struct source **out);
 
 #endif

@@ -116,7 +116,7 @@ uint64_t collector_heartbeat(struct collector *c);
  * target, group and event (supported or errno text, never scheduled).
  * Returns the number of problems found.
  */
-int collector_check(struct collector *c, FILE *out, unsigned wait_ms);
+int probe_check_config(struct collector *c, FILE *out, unsigned wait_ms);
 
 /*
  * Before collector_start only (after it, the thread owns this and the

@@ -92,7 +92,7 @@ int source_kinds_init(void **kstate);		/* 0 or -ENOMEM */
 void source_kinds_fini(void *const *kstate);
 size_t source_kinds_fds(const struct collector *c);
 int source_kinds_stats(const struct collector *c, struct snapshot *s,
-    struct snap_source *out);			/* out[SOURCE_KINDS] */
+    struct snap_source *out);	/* out[SOURCE_KINDS]: how many filled */
 int source_kinds_check_config(const struct collector *c, FILE *out);
 /* The entries a pass plans from (source_kinds_begin): for each cgroups
  * entry of the plan, the kind that counts it, its answer, and how it
@@ -117,6 +117,10 @@ void source_kinds_refresh(const struct collector *c);
 /* 1 or 0 as its kind says why t is unopened; -1 no kind says. */
 int source_check_unopened(const struct collector *c, const struct target *t,
     FILE *out);
+/* Its kind's guess why tg never ran on unsched CPUs (cpu one): 1 a
+ * problem (said), 0 nothing to say. */
+int source_check_unscheduled(const struct collector *c, const struct tgroup *tg,
+    size_t unsched, int cpu, FILE *out);
 int source_attach(const struct collector *c, struct target *t, int cgfd);
 void source_detach(struct target *t);
 int source_open(const struct collector *c, struct target *t,

@@ -289,8 +289,8 @@ old_event(struct collector *c, const struct adopt *ad,
 
 	for (i = 0; i < had->nr_events; i++)
 		if (strcmp(had->events[i].name, ev->name) == 0 &&
-		    memcmp(&had->events[i].attr, &ev->attr,
-		    sizeof(ev->attr)) == 0)
+		    memcmp(&had->events[i].perf.attr, &ev->perf.attr,
+		    sizeof(ev->perf.attr)) == 0)
 			return (int)i;
 	return -1;
 }

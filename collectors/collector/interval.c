@@ -49,7 +49,7 @@ takes_counters(const struct plan_group *g)
 	size_t e;
 
 	for (e = 0; e < g->nr_events; e++)
-		if (group_uses_counter(&g->events[e].attr))
+		if (group_uses_counter(&g->events[e].perf.attr))
 			return 1;
 	return 0;
 }

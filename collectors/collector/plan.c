@@ -176,8 +176,8 @@ plan_group_same(const struct plan_group *a, const struct plan_group *b)
 		return 0;
 	for (i = 0; i < a->nr_events; i++)
 		if (strcmp(a->events[i].name, b->events[i].name) != 0 ||
-		    memcmp(&a->events[i].attr, &b->events[i].attr,
-		    sizeof(a->events[i].attr)) != 0)
+		    memcmp(&a->events[i].perf.attr, &b->events[i].perf.attr,
+		    sizeof(a->events[i].perf.attr)) != 0)
 			return 0;
 	return 1;
 }

@@ -16,12 +16,27 @@
 
 #include "collectors/perf/cpumap.h"
 
+/*
+ * One event of a group.  What every kind reads: its name (label event=),
+ * the PMU it belongs to, its scale, where it is written.  What counts it
+ * is a kind's own part: the kinds that open perf events (perf, and the
+ * one that charges counters to cgroups) read perf, the event parser's
+ * resolution of the name; a kind that counts something else (a resctrl
+ * reader, say) reads the name and pmu and never perf.  Above the kinds
+ * the collector compares and copies perf only to hand it to them
+ * (source_ctx.attrs).  config/ resolves every name through the event
+ * parser today, so such a kind's events must be names it knows too.
+ */
+struct plan_event_perf {
+	struct perf_event_attr attr;
+};
+
 struct plan_event {
 	char *name;			/* as written, becomes label event= */
-	struct perf_event_attr attr;
 	char *pmu;			/* "cpu", "software", "power"... */
 	double scale;			/* sysfs .scale (RAPL: to joules), else 1 */
 	int line, col;
+	struct plan_event_perf perf;	/* the perf kinds' part */
 };
 
 /*
@@ -122,6 +137,57 @@ struct plan_mode_option {
 	char *key;			/* "max_cgroups"... */
 	uint64_t value;
 };
+
+/*
+ * What a plan may say of a source kind, as the kind describes itself
+ * (its struct source_kind points here, source.h): config/ reads these
+ * descriptions, never the kinds table, so it learns the mode names, which
+ * modes take a fallback:, and each mode's options, and checks what the
+ * text alone can tell, without knowing any kind.
+ */
+struct plan_kind_option {
+	const char *key;		/* under modes.<kind>: "max_cgroups" */
+	const char *old_key;		/* the same at the top level, an
+					   older spelling kept; NULL: none */
+	uint64_t min, max, dflt;	/* a whole number in [min, max] */
+};
+
+struct plan_kind {
+	const char *name;		/* mode: NAME, and the kind's name */
+	/* It may not run everywhere: its entries take fallback: (perf,
+	 * refuse or skip), spelled old_fallback too when that is set. */
+	int falls_back;
+	const char *old_fallback;	/* an older name; NULL: none */
+	size_t nr_options;
+	const struct plan_kind_option *options;
+	/* The most events the groups of its entries may have in all (they
+	 * share one set of counters per CPU); 0: no limit. */
+	size_t max_events;
+	/* Why it cannot count a preset group (one read through its
+	 * leader); NULL: it can. */
+	const char *no_preset;
+	/* Why this build cannot run it at all; NULL: it can.  NULL hook:
+	 * always built. */
+	const char *(*unbuilt)(void);
+	/* Can it run on this machine, read from procfs and sysfs (they
+	 * may be elsewhere than /proc and /sys)?  0, or -errno with the
+	 * reason in why.  Asked at load where an entry's fallback:
+	 * refuses (config_machine_check), so the config is refused rather
+	 * than its cgroups silently not counted.  NULL: it always can. */
+	int (*runs_here)(const char *procfs, const char *sysfs, char *why,
+	    size_t len);
+};
+
+/* The kinds a plan may name: the descriptions of the kinds table's
+ * entries, the default kind (perf) first; NULL past the last.  Defined
+ * with the table (source.c). */
+const struct plan_kind *plan_kind_at(size_t i);
+
+/* The kind named name, or NULL. */
+const struct plan_kind *plan_kind_named(const char *name);
+
+/* At most this many kinds in a build (the table's slots). */
+#define PLAN_KINDS_MAX 4
 
 struct plan {
 	char *source;			/* file name, or "<default>" */

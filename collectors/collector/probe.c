@@ -1,9 +1,11 @@
 /*
- * probe.c - --check-config (see collector.h): open every group once on
- * this machine, say per event whether it can be counted, note a cgroup
- * counted together with its descendant, and for a group the kernel never
- * schedules find how many counters the PMU really has by opening ever
- * larger groups of its first hardware event.
+ * probe.c - --check-config (probe_check_config, collector.h): with every
+ * group opened once on this machine, say per target and group how many
+ * instances opened and per event whether it can be counted, note a
+ * cgroup counted together with its descendant, and ask each kind what
+ * only it can tell (source_check_ops, through source.c): its own line,
+ * why a target is not counted, why a group never ran (perf's answer
+ * opens ever larger groups to find how many counters the PMU has).
  */
 #include "autoconf.h"
 
@@ -13,47 +15,6 @@
 
 #include "collectors/collector/collector_int.h"
 #include "collectors/perf/group.h"
-
-#define PROBE_MAX 32		/* counters probed for at most */
-
-/*
- * How many copies of attr the PMU schedules at once on cpu: open groups of
- * 1, 2, ... copies and keep the largest one that gets running time (or that
- * the kernel accepts at all: some PMUs refuse an impossible group at open).
- * sysfs does not tell the number of counters, so this asks the PMU itself.
- * Returns the count, or -1 if not even one copy could be measured.
- */
-static int
-probe_counters(const struct perf_event_attr *attr, int cpu)
-{
-	struct perf_event_attr copies[PROBE_MAX];
-	struct timespec ts = { 0, 20000000 };
-	struct perf_group pg;
-	struct count cur[PROBE_MAX];
-	int k, fits = -1;
-	size_t i;
-
-	for (i = 0; i < PROBE_MAX; i++)
-		copies[i] = *attr;
-	for (k = 1; k <= PROBE_MAX; k++) {
-		if (group_init(&pg, (size_t)k) < 0)
-			break;
-		if (group_open(&pg, copies, -1, cpu, 0) < 0 ||
-		    pg.nr != (size_t)k) {
-			group_fini(&pg);
-			break;
-		}
-		group_enable(&pg, 1);
-		nanosleep(&ts, NULL);
-		if (group_read(&pg, cur) < 0 || cur[0].running == 0) {
-			group_fini(&pg);
-			break;
-		}
-		group_fini(&pg);
-		fits = k;
-	}
-	return fits;
-}
 
 /* Why target t opened nothing (its kind's reason, else the fd
  * budget); 1 when that is a problem. */
@@ -91,61 +52,25 @@ check_descendants(const struct collector *c, size_t i, FILE *out)
 	}
 }
 
-/* A group counted but never scheduled on some CPUs: why, at a guess. */
-static void
-check_unscheduled(const struct collector *c, const struct tgroup *tg,
-    size_t unsched, int ucpu, FILE *out)
-{
-	const struct plan_group *g = &c->cfg->groups[tg->gi];
-	const struct perf_event_attr *hw = NULL;
-	size_t e, nhw = 0;
-	int n = -1;
-
-	for (e = 0; e < g->nr_events; e++)
-		if (group_uses_counter(&g->events[e].attr)) {
-			nhw++;
-			if (hw == NULL)
-				hw = &c->ps.attrs[tg->gi][e];
-		}
-	if (hw)
-		n = probe_counters(hw, ucpu);
-	if (n >= 0 && (size_t)n < nhw)
-		fprintf(out, "  never scheduled on %zu CPUs: the group has %zu "
-		    "hardware events and the PMU showed %d counters for them "
-		    "(cpu %d): split the group\n", unsched, nhw, n, ucpu);
-	else
-		fprintf(out, "  never scheduled on %zu CPUs: the PMU showed %d "
-		    "counters for its %zu hardware events (cpu %d), so it is "
-		    "busy: pinned events or another user hold them\n",
-		    unsched, n, nhw, ucpu);
-}
-
 /* One group on an opened target: its instances and events.  Problems. */
 static int
 check_group(const struct collector *c, const struct target *t,
     const struct tgroup *tg, FILE *out)
 {
 	const struct plan_group *g = &c->cfg->groups[tg->gi];
-	size_t k, e, ok_inst = 0, unsched = 0, nhw = 0;
+	size_t k, e, ok_inst = 0, unsched = 0;
 	char cpus[256];
 	int ucpu = -1, problems = 0;
 
-	/*
-	 * Only a group with an event that takes a counter can wait for one.
-	 * A software group of a cgroup can show enabled time and no running
-	 * time on a CPU where the cgroup did not run since it was opened
-	 * (seen for an idle service on Linux 6.18): nothing to explain.
-	 */
-	for (e = 0; e < g->nr_events; e++)
-		nhw += group_uses_counter(&g->events[e].attr) != 0;
-
+	/* Enabled and never running: whether that is a problem, and why,
+	 * is the kind's to say (source_check_ops.unscheduled). */
 	for (k = 0; k < tg->cpus.nr; k++) {
 		struct inst *in = &tg->inst[k];
 
 		if (in->state != INST_OK)
 			continue;
 		ok_inst++;
-		if (nhw && in->src && in->src->nr &&
+		if (in->src && in->src->nr &&
 		    source_read(in->src, in->cur) == 0 &&
 		    in->cur[in->src->evidx[0]].enabled > 0 &&
 		    in->cur[in->src->evidx[0]].running == 0) {
@@ -159,13 +84,11 @@ check_group(const struct collector *c, const struct target *t,
 	    sizeof(cpus)), ok_inst, tg->cpus.nr);
 	/* The default kind goes unsaid. */
 	if (tg->kind != &source_perf_kind)
-		fprintf(out, " (mode: %s)", tg->kind->name);
+		fprintf(out, " (mode: %s)", tg->kind->desc->name);
 	fputc('\n', out);
 	problems += ok_inst < tg->cpus.nr;
-	if (unsched) {
-		check_unscheduled(c, tg, unsched, ucpu, out);
-		problems++;
-	}
+	if (unsched)
+		problems += source_check_unscheduled(c, tg, unsched, ucpu, out);
 	for (e = 0; e < g->nr_events; e++) {
 		int errnum = 0;
 
@@ -210,7 +133,7 @@ check_presets(const struct plan *cfg, FILE *out)
 }
 
 int
-collector_check(struct collector *c, FILE *out, unsigned wait_ms)
+probe_check_config(struct collector *c, FILE *out, unsigned wait_ms)
 {
 	struct timespec ts = { wait_ms / 1000,
 	    (long)(wait_ms % 1000) * 1000000L };

@@ -563,6 +563,7 @@ build_status(struct build *b)
 	const struct collector *c = b->c;
 	struct snapshot *s = b->s;
 	size_t i;
+	int r;
 
 	s->timestamp_s = wall_s();
 	s->seq = c->col.seq;
@@ -577,9 +578,9 @@ build_status(struct build *b)
 	    sizeof(*s->sources))) == NULL)
 		return -ENOMEM;
 	memset(s->sources, 0, SOURCE_KINDS * sizeof(*s->sources));
-	s->nr_sources = SOURCE_KINDS;
-	if (source_kinds_stats(c, s, s->sources) < 0)
+	if ((r = source_kinds_stats(c, s, s->sources)) < 0)
 		return -ENOMEM;
+	s->nr_sources = (size_t)r;
 	s->reload_ok = c->th.reload_ok;
 	s->reload_success_s = c->th.reload_success_s;
 	s->nr_groups = c->cfg->nr_groups;

@@ -16,18 +16,72 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "collectors/collector/collector_int.h"
 
 /*
- * The kinds, by id (source_kind.id is the index): perf first, as the one
- * that takes what no other kind claims (kind_for).  A new kind is one
- * line here and its file.
+ * The kinds, by index (c->kstate[k], t->attached[k]): perf first, as the
+ * one that takes what no other kind claims (kind_for).  A new kind of
+ * the product is one line here and its file; a kind built beside it (a
+ * test's) is added by source_kind_add, into the slots left.
  */
-const struct source_kind *const source_kinds[SOURCE_KINDS] = {
+const struct source_kind *source_kinds[SOURCE_KINDS] = {
 	&source_perf_kind,
 	&source_bpf_kind,
 };
+
+/* The kinds in the table: they fill it from the first slot. */
+static size_t
+nkinds(void)
+{
+	size_t n = 0;
+
+	while (n < SOURCE_KINDS && source_kinds[n])
+		n++;
+	return n;
+}
+
+int
+source_kind_add(const struct source_kind *k)
+{
+	size_t n = nkinds();
+
+	if (plan_kind_named(k->desc->name) != NULL)
+		return -EEXIST;
+	if (n == SOURCE_KINDS)
+		return -ENOSPC;
+	source_kinds[n] = k;
+	return 0;
+}
+
+/* Kind k's index in the table; it is there (a group's kind is). */
+static size_t
+kind_index(const struct source_kind *k)
+{
+	size_t i = 0;
+
+	while (source_kinds[i] != k)
+		i++;
+	return i;
+}
+
+const struct plan_kind *
+plan_kind_at(size_t i)
+{
+	return i < nkinds() ? source_kinds[i]->desc : NULL;
+}
+
+const struct plan_kind *
+plan_kind_named(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < nkinds(); i++)
+		if (strcmp(source_kinds[i]->desc->name, name) == 0)
+			return source_kinds[i]->desc;
+	return NULL;
+}
 
 /* What kind k's hooks see of c in one call; as: where a retry is asked
  * (NULL: the hook called asks none). */
@@ -54,7 +108,7 @@ source_kinds_init(void **kstate)
 {
 	size_t i;
 
-	for (i = 0; i < SOURCE_KINDS; i++)
+	for (i = 0; i < nkinds(); i++)
 		if (source_kinds[i]->state_size && (kstate[i] = calloc(1,
 		    source_kinds[i]->state_size)) == NULL)
 			return -ENOMEM;
@@ -67,7 +121,7 @@ source_kinds_fini(void *const *kstate)
 {
 	size_t i;
 
-	for (i = 0; i < SOURCE_KINDS; i++) {
+	for (i = 0; i < nkinds(); i++) {
 		if (kstate[i] && source_kinds[i]->fini)
 			source_kinds[i]->fini(kstate[i]);
 		free(kstate[i]);
@@ -79,7 +133,7 @@ source_kinds_fds(const struct collector *c)
 {
 	size_t i, n = 0;
 
-	for (i = 0; i < SOURCE_KINDS; i++)
+	for (i = 0; i < nkinds(); i++)
 		if (c->kstate[i])
 			n += ((const struct source_state *)c->kstate[i])->fds;
 	return n;
@@ -91,13 +145,13 @@ source_kinds_stats(const struct collector *c, struct snapshot *s,
 {
 	size_t i;
 
-	for (i = 0; i < SOURCE_KINDS; i++) {
-		out[i].kind = source_kinds[i]->name;
+	for (i = 0; i < nkinds(); i++) {
+		out[i].kind = source_kinds[i]->desc->name;
 		if (source_kinds[i]->stats &&
 		    source_kinds[i]->stats(c->kstate[i], s, &out[i]) < 0)
 			return -ENOMEM;
 	}
-	return 0;
+	return (int)i;
 }
 
 int
@@ -106,12 +160,11 @@ source_kinds_check_config(const struct collector *c, FILE *out)
 	size_t i;
 	int problems = 0;
 
-	for (i = 0; i < SOURCE_KINDS; i++) {
+	for (i = 0; i < nkinds(); i++) {
 		struct source_ctx x = ctx_of(c, i, NULL);
 
-		if (source_kinds[i]->check)
-			problems += source_kinds[i]->check(&x, NULL,
-			    SOURCE_COUNTED, out);
+		if (source_kinds[i]->check && source_kinds[i]->check->line)
+			problems += source_kinds[i]->check->line(&x, out);
 	}
 	return problems;
 }
@@ -130,7 +183,7 @@ kind_for(const struct collector *c, const struct plan_target *ct,
 
 	*a = SOURCE_NOT_MINE;
 	*mode = NULL;
-	for (k = SOURCE_KINDS; k-- > 0 && *a == SOURCE_NOT_MINE; ) {
+	for (k = nkinds(); k-- > 0 && *a == SOURCE_NOT_MINE; ) {
 		struct source_ctx x = ctx_of(c, k, NULL);
 
 		kind = source_kinds[k];
@@ -154,7 +207,7 @@ source_kinds_begin(const struct collector *c,
 	size_t i;
 	int r;
 
-	for (i = 0; i < SOURCE_KINDS; i++) {
+	for (i = 0; i < nkinds(); i++) {
 		struct source_ctx x = ctx_of(c, i, as);
 
 		if (source_kinds[i]->rescan &&
@@ -181,7 +234,7 @@ source_kinds_tally(const struct collector *c, size_t no_room,
 	size_t i;
 	int soon = 0;
 
-	for (i = 0; i < SOURCE_KINDS; i++) {
+	for (i = 0; i < nkinds(); i++) {
 		struct source_ctx x = ctx_of(c, i, NULL);
 
 		if (source_kinds[i]->rescan)
@@ -195,7 +248,7 @@ source_kinds_refresh(const struct collector *c)
 {
 	size_t i;
 
-	for (i = 0; i < SOURCE_KINDS; i++) {
+	for (i = 0; i < nkinds(); i++) {
 		struct source_ctx x = ctx_of(c, i, NULL);
 
 		if (source_kinds[i]->refresh)
@@ -216,14 +269,27 @@ source_check_unopened(const struct collector *c, const struct target *t,
 	size_t k;
 	int r;
 
-	for (k = 0; k < SOURCE_KINDS; k++) {
+	for (k = 0; k < nkinds(); k++) {
 		struct source_ctx x = ctx_of(c, k, NULL);
 
-		if (source_kinds[k]->check && (r = source_kinds[k]->check(&x,
-		    target_name(t), st, out)) >= 0)
+		if (source_kinds[k]->check && source_kinds[k]->check->unopened &&
+		    (r = source_kinds[k]->check->unopened(&x, target_name(t),
+		    st, out)) >= 0)
 			return r;
 	}
 	return -1;
+}
+
+int
+source_check_unscheduled(const struct collector *c, const struct tgroup *tg,
+    size_t unsched, int cpu, FILE *out)
+{
+	const struct source_kind *kind = tg->kind;
+	struct source_ctx x = ctx_of(c, kind_index(kind), NULL);
+
+	if (kind->check == NULL || kind->check->unscheduled == NULL)
+		return 0;
+	return kind->check->unscheduled(&x, tg->gi, unsched, cpu, out);
 }
 
 int
@@ -232,7 +298,7 @@ source_attach(const struct collector *c, struct target *t, int cgfd)
 	size_t i, k;
 	int r;
 
-	for (k = 0; k < SOURCE_KINDS; k++) {
+	for (k = 0; k < nkinds(); k++) {
 		const struct source_kind *kind = source_kinds[k];
 		struct source_ctx x = ctx_of(c, k, NULL);
 
@@ -256,7 +322,7 @@ source_detach(struct target *t)
 {
 	size_t i;
 
-	for (i = 0; i < SOURCE_KINDS; i++)
+	for (i = 0; i < nkinds(); i++)
 		if (t->attached[i]) {
 			t->attached[i]->ops->release(t->attached[i]);
 			t->attached[i] = NULL;
@@ -269,7 +335,7 @@ int
 source_open(const struct collector *c, struct target *t, struct tgroup *tg,
     struct inst *in, int cgfd, struct source **out)
 {
-	unsigned k = tg->kind->id;
+	size_t k = kind_index(tg->kind);
 	struct source_ctx x = ctx_of(c, k, NULL);
 	struct source_at at = { t->cgroup, tg->gi, in->cpu, t->attached[k] };
 	struct source_opened o = { in->err, 0 };
@@ -286,7 +352,7 @@ int
 source_current(const struct target *t, const struct tgroup *tg,
     const struct source *s)
 {
-	const struct source_hold *h = t->attached[tg->kind->id];
+	const struct source_hold *h = t->attached[kind_index(tg->kind)];
 
 	if (tg->kind->attach == NULL)
 		return 1;

@@ -32,6 +32,7 @@
 #include <stdio.h>
 
 #include "collectors/collector/collector.h"
+#include "collectors/collector/plan.h"
 #include "collectors/perf/scale.h"
 
 struct cpumap;
@@ -200,7 +201,28 @@ struct source_state {
 };
 
 /*
- * How the groups of a target are counted: eight hooks, each for one
+ * What --check-config (probe.c, through source.c) asks a kind, in a
+ * table of its own: a kind that says nothing there leaves it out, and
+ * what only one kind knows (a perf group's counters) stays that kind's.
+ * Each may be NULL: nothing to say.
+ */
+struct source_check_ops {
+	/* The kind's own line: 1 when it tells of a problem, else 0. */
+	int (*line)(const struct source_ctx *x, FILE *out);
+	/* Why the target named name, unopened, is not counted, from what
+	 * the collector knows of it (st), when it is this kind's doing: 1
+	 * a problem, 0 as the config asks; -1 not its. */
+	int (*unopened)(const struct source_ctx *x, const char *name,
+	    enum source_status st, FILE *out);
+	/* Group gi's instances were enabled and never ran on unsched
+	 * CPUs (cpu one of them): why, at a guess.  1 when that is a
+	 * problem (said), 0 when nothing waited for a counter. */
+	int (*unscheduled)(const struct source_ctx *x, size_t gi,
+	    size_t unsched, int cpu, FILE *out);
+};
+
+/*
+ * How the groups of a target are counted: seven hooks, each for one
  * thing the kind does at one moment of the collector's life; NULL hooks
  * do nothing.
  *
@@ -213,7 +235,6 @@ struct source_state {
  *             reading an adopted source; release)
  *   open      an instance: its source, with its own ops (source_ops)
  *   stats     the snapshot: its part of the exporter's own metrics
- *   check     --check-config: its line, and why a target is left out
  *   fini      the collector goes: what the state holds
  *
  * Lifetimes sit with their objects, not in this table: a source closes
@@ -225,9 +246,10 @@ struct source_state {
  * and a kind that does one does both.
  */
 struct source_kind {
-	const char *name;		/* "perf", "bpf" */
-	unsigned id;			/* index in source_kinds[] */
-	/* Bytes of its state (c->kstate[id], reached as source_ctx.state),
+	/* Its name and what a plan may say of it (plan.h): the mode
+	 * names, fallback: and the options config/ knows come from here. */
+	const struct plan_kind *desc;
+	/* Bytes of its state (c->kstate[k], reached as source_ctx.state),
 	 * which begins with a struct source_state; 0: none.  The
 	 * collector holds it for the kind and never looks past the
 	 * head. */
@@ -235,6 +257,9 @@ struct source_kind {
 	/* Its instances open a perf group each, one fd per event (the fd
 	 * budget counts them before they open); else they hold none. */
 	int own_fds;
+	/* What it says in --check-config (source_check_ops); NULL:
+	 * nothing. */
+	const struct source_check_ops *check;
 	/*
 	 * Which kind counts a cgroups entry: the kinds are asked from the
 	 * last to the first, and the first answer other than
@@ -274,22 +299,25 @@ struct source_kind {
 	 * filled from s's arena (snapshot.h).  0 or -ENOMEM. */
 	int (*stats)(const void *state, struct snapshot *s,
 	    struct snap_source *out);
-	/*
-	 * Its lines in --check-config.  name NULL: the kind's own line, if
-	 * it has one; 1 when that line tells of a problem, else 0.  Else
-	 * why the target named name, unopened, is not counted, from what
-	 * the collector knows of it (st), when it is this kind's doing: 1
-	 * a problem, 0 as the config asks; -1 not its.
-	 */
-	int (*check)(const struct source_ctx *x, const char *name,
-	    enum source_status st, FILE *out);
 	/* Give back what the state holds; source.c frees the state. */
 	void (*fini)(void *state);
 };
 
-#define SOURCE_KINDS 2
+/*
+ * The kinds table (source.c): the product's kinds, then those added
+ * before anything reads it (source_kind_add); NULL in the slots left.
+ */
+#define SOURCE_KINDS PLAN_KINDS_MAX
 extern const struct source_kind source_perf_kind;	/* source_perf.c */
 extern const struct source_kind source_bpf_kind;	/* source_bpf.c */
-extern const struct source_kind *const source_kinds[SOURCE_KINDS];
+extern const struct source_kind *source_kinds[SOURCE_KINDS];
+
+/*
+ * Add kind k after the product's: a kind built beside the product, as a
+ * test's (tests/unit/source_null.c), named by this one call before any
+ * config is parsed or collector made, on the thread that makes them.
+ * 0; -ENOSPC when the table is full; -EEXIST when its name is taken.
+ */
+int source_kind_add(const struct source_kind *k);
 
 #endif

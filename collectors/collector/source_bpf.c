@@ -15,6 +15,10 @@
  * It is a source kind (source.h): attaching a target gives its cgroup a
  * slot (a reference on the object), and the source of an instance reads
  * the slot's counts for its group on its CPU, holding no fds of its own.
+ * The slot and the sources that read it are views of the object and live
+ * with it (bpfobj.c); this file is the kind: its state, when the object
+ * is built or kept, which entries it takes, what it shows.  Its names
+ * begin bpfmode_ (mode: bpf's), apart from libbpf's bpf_ and bpfcg's.
  * An instance adopted across a reload keeps its source while the object
  * and slot are the same; when the object was rebuilt it gets a new
  * source and keeps the counts it had.
@@ -29,7 +33,7 @@
  * The entries it counts are those whose mode names it (plan.h), and what
  * it shows of itself, the pmu_exporter_bpf_* metrics and its reasons in
  * pmu_exporter_cgroups_skipped, it describes whole in its part of the
- * snapshot (bpf_stats): the HTTP side renders it without knowing the kind.
+ * snapshot (bpfmode_stats): the HTTP side renders it without knowing the kind.
  */
 #include "autoconf.h"
 
@@ -52,7 +56,7 @@
  * object in use, and what the snapshot and --check-config say of it.
  */
 #define BPF_WHY 512
-struct bpfstate {
+struct bpfmode_state {
 	struct source_state head;	/* fds: cur's: its program's and
 					   its counters */
 	struct bpfobj *cur;		/* NULL: none asked for, or failed */
@@ -65,8 +69,8 @@ struct bpfstate {
 	size_t full_logged;		/* full, as the log last said */
 };
 
-static struct bpfstate *
-bst(const struct source_ctx *x)
+static struct bpfmode_state *
+bpfmode_st(const struct source_ctx *x)
 {
 	return x->state;
 }
@@ -75,7 +79,7 @@ bst(const struct source_ctx *x)
 static int
 mine(const struct plan_target *t)
 {
-	return plan_target_mode_is(t, source_bpf_kind.name);
+	return plan_target_mode_is(t, source_bpf_kind.desc->name);
 }
 
 /* The plan groups bpf-mode entries count: want[gi] = 1.  How many. */
@@ -127,7 +131,7 @@ stats_add(struct bpfcg_stats *dst, const struct bpfcg_stats *src)
  * instance.c) then see what it charged since the last collection.
  */
 static void
-retire(struct bpfstate *bs)
+retire(struct bpfmode_state *bs)
 {
 	struct bpfcg_stats st;
 
@@ -143,7 +147,7 @@ retire(struct bpfstate *bs)
 
 /* Does some bpf-mode entry match a cgroup? */
 static int
-bpf_matched(const struct plan *cfg, const struct cgroup_list *matched)
+bpfmode_matched(const struct plan *cfg, const struct cgroup_list *matched)
 {
 	size_t i;
 
@@ -158,7 +162,7 @@ bpf_matched(const struct plan *cfg, const struct cgroup_list *matched)
  * every rescan; kept in bs->why until the next rebuild.
  */
 static void
-say_unavailable(const struct source_ctx *x, struct bpfstate *bs,
+say_unavailable(const struct source_ctx *x, struct bpfmode_state *bs,
     const char *why, int r)
 {
 	const struct plan *cfg = x->cfg;
@@ -222,7 +226,7 @@ bpfmode_setup(const struct source_ctx *x, const struct cgroup_list *matched,
     int rebuild)
 {
 	const struct plan *cfg = x->cfg;
-	struct bpfstate *bs = bst(x);
+	struct bpfmode_state *bs = bpfmode_st(x);
 	unsigned char *want;
 	struct bpfobj *b = NULL;
 	char why[BPF_WHY];
@@ -231,7 +235,7 @@ bpfmode_setup(const struct source_ctx *x, const struct cgroup_list *matched,
 
 	if ((want = calloc(cfg->nr_groups + 1, 1)) == NULL)
 		return -ENOMEM;
-	nwant = x->cgroot != NULL && bpf_matched(cfg, matched) ?
+	nwant = x->cgroot != NULL && bpfmode_matched(cfg, matched) ?
 	    wanted_groups(x, want) : 0;
 	if (nwant == 0) {
 		if (rebuild) {
@@ -281,15 +285,15 @@ bpfmode_refresh(const struct source_ctx *x)
 {
 	int r;
 
-	if (bst(x)->cur == NULL)
+	if (bpfmode_st(x)->cur == NULL)
 		return;
-	if ((r = bpfcg_refresh(bst(x)->cur->cg)) < 0)
+	if ((r = bpfcg_refresh(bpfmode_st(x)->cur->cg)) < 0)
 		SREPORT(x, 4, NULL, NULL, NULL, -1, -r, "reading the BPF "
 		    "program's counts: %s", strerror(-r));
 }
 
 /*
- * What mode: bpf shows of itself (bpf_stats), in this order: whether the
+ * What mode: bpf shows of itself (bpfmode_stats), in this order: whether the
  * program runs, its trigger (only while it runs), its map, and what it
  * did.  The values are filled in from the program's statistics.
  */
@@ -307,7 +311,7 @@ static const char *const changes[] = { "between", "into_root",
 static const char *const trigger_change[] = { "cgroup_change" };
 static const char *const trigger_every[] = { "every_switch" };
 
-static const struct snap_metric bpf_metrics[M_NR] = {
+static const struct snap_metric bpfmode_metrics[M_NR] = {
 	[M_ACTIVE] = { "pmu_exporter_bpf_active", "gauge",
 	    "1 while the BPF program counts the mode: bpf cgroups; 0 when "
 	    "it could not be loaded (the log says why) and they are counted "
@@ -358,14 +362,14 @@ static const struct snap_metric bpf_metrics[M_NR] = {
 
 /*
  * The kind's part of the snapshot, while some entry asks for it: the
- * cgroups it left out (no slot; refused) and bpf_metrics.  The counters
+ * cgroups it left out (no slot; refused) and bpfmode_metrics.  The counters
  * go on across objects (base); entries, capacity and trigger are the
  * current object's own.
  */
 static int
-bpf_stats(const void *state, struct snapshot *s, struct snap_source *out)
+bpfmode_stats(const void *state, struct snapshot *s, struct snap_source *out)
 {
-	const struct bpfstate *bs = state;
+	const struct bpfmode_state *bs = state;
 	struct bpfcg_stats st = bs->base, now;
 	double *v;
 	size_t i;
@@ -413,7 +417,7 @@ bpf_stats(const void *state, struct snapshot *s, struct snap_source *out)
 			continue;
 		if ((i == M_LAG || i == M_LAG_N) && !st.lag)
 			continue;
-		*m = bpf_metrics[i];
+		*m = bpfmode_metrics[i];
 		m->values = &v[M_VALUES * i];
 		if (i == M_TRIGGER)
 			m->label_values = st.trigger !=
@@ -424,10 +428,11 @@ bpf_stats(const void *state, struct snapshot *s, struct snap_source *out)
 	return 0;
 }
 
+/* --check-config: the kind's line. */
 static int
-bpf_check_config(const void *state, FILE *out)
+bpfmode_line(const struct source_ctx *x, FILE *out)
 {
-	const struct bpfstate *bs = state;
+	const struct bpfmode_state *bs = x->state;
 
 	if (!bs->wanted)
 		return 0;
@@ -448,21 +453,21 @@ bpf_check_config(const void *state, FILE *out)
 
 /* The state's object; source.c frees the state. */
 static void
-bpf_fini(void *state)
+bpfmode_fini(void *state)
 {
-	struct bpfstate *bs = state;
+	struct bpfmode_state *bs = state;
 
 	bpfobj_unref(bs->cur);
 }
 
 /* mode: bpf entries are this kind's while the program runs. */
 static enum source_answer
-bpf_takes(const struct source_ctx *x, const struct plan_target *ct,
+bpfmode_takes(const struct source_ctx *x, const struct plan_target *ct,
     const char **mode)
 {
 	if (!mine(ct))
 		return SOURCE_NOT_MINE;
-	if (bst(x)->cur != NULL) {
+	if (bpfmode_st(x)->cur != NULL) {
 		*mode = "mode bpf";
 		return SOURCE_MINE;
 	}
@@ -477,14 +482,11 @@ bpf_takes(const struct source_ctx *x, const struct plan_target *ct,
 	return SOURCE_NOT_MINE;		/* bpf_fallback: perf */
 }
 
-/* --check-config: the kind's line (name NULL); a cgroup without a slot,
- * or refused or skipped. */
+/* --check-config: a cgroup without a slot, or refused or skipped. */
 static int
-bpf_check(const struct source_ctx *x, const char *name,
+bpfmode_unopened(const struct source_ctx *x, const char *name,
     enum source_status st, FILE *out)
 {
-	if (name == NULL)
-		return bpf_check_config(x->state, out);
 	if (st == SOURCE_NO_ROOM)
 		fprintf(out, "%s: not counted (mode: bpf tracks "
 		    "bpf_max_cgroups = %zu cgroups already)\n", name,
@@ -502,9 +504,14 @@ bpf_check(const struct source_ctx *x, const char *name,
 	return 1;
 }
 
+static const struct source_check_ops bpfmode_check_ops = {
+	.line = bpfmode_line,
+	.unopened = bpfmode_unopened,
+};
+
 /* Slots freed this interval are reusable after the next refresh. */
 static int
-room_soon(const struct bpfstate *bs)
+room_soon(const struct bpfmode_state *bs)
 {
 	return bs->cur && bpfcg_pending(bs->cur->cg) > 0;
 }
@@ -515,10 +522,10 @@ room_soon(const struct bpfstate *bs)
  * 1 when some were left out and a slot is freed for the next collection.
  */
 static int
-bpf_tally(const struct source_ctx *x, size_t full, size_t refused,
+bpfmode_tally(const struct source_ctx *x, size_t full, size_t refused,
     const char *full_names)
 {
-	struct bpfstate *bs = bst(x);
+	struct bpfmode_state *bs = bpfmode_st(x);
 
 	bs->full = full;
 	bs->refused = refused;
@@ -537,95 +544,20 @@ bpf_tally(const struct source_ctx *x, size_t full, size_t refused,
 /* A rescan: the object set up at its start, what it left out at its
  * end (source_rescan). */
 static int
-bpf_rescan(const struct source_ctx *x, const struct source_rescan *r)
+bpfmode_rescan(const struct source_ctx *x, const struct source_rescan *r)
 {
 	if (!r->done)
 		return bpfmode_setup(x, r->matched, r->rebuild);
-	return bpf_tally(x, r->no_room, r->refused, r->names);
+	return bpfmode_tally(x, r->no_room, r->refused, r->names);
 }
-
-/* ---- the source kind ---------------------------------------------- */
-
-/* What attaching a target leaves: its cgroup's slot in an object. */
-struct bpf_track {
-	struct source_hold h;
-	struct bpfobj *b;
-	uint32_t slot;
-	int existing;			/* the slot had counts already */
-};
-
-/* One instance: a slot's counts for one group on one CPU. */
-struct source_bpf {
-	struct source s;
-	struct bpfobj *b;		/* a reference */
-	const struct bgroup *g;
-	uint32_t slot;
-	int cpu;
-};
-
-static int
-bsrc_read(struct source *s, struct count *out)
-{
-	struct source_bpf *p = (struct source_bpf *)s;
-	size_t i;
-
-	for (i = 0; i < s->nr; i++)
-		if (bpfcg_read(p->b->cg, p->slot, p->g->base + s->evidx[i],
-		    p->cpu, &out[s->evidx[i]]) < 0)
-			return -EAGAIN;	/* no reading this interval */
-	return 0;
-}
-
-static void
-bsrc_close(struct source *s)
-{
-	struct source_bpf *p = (struct source_bpf *)s;
-
-	bpfobj_unref(p->b);
-	free(p);
-}
-
-static const struct source_ops bsrc_ops = {
-	.read = bsrc_read,
-	.close = bsrc_close,
-};
-
-/* An instance adopted across a reload keeps its source while it reads
- * the same object's same slot. */
-static int
-track_current(const struct source_hold *h, const struct source *s)
-{
-	const struct bpf_track *tr = (const struct bpf_track *)h;
-	const struct source_bpf *p = (const struct source_bpf *)s;
-
-	return s && p->b == tr->b && p->slot == tr->slot;
-}
-
-/* The target goes: its slot is freed (reusable after the next
- * refresh), and its reference on the object dropped. */
-static void
-track_release(struct source_hold *h)
-{
-	struct bpf_track *tr = (struct bpf_track *)h;
-
-	bpfcg_untrack(tr->b->cg, tr->slot);
-	bpfobj_unref(tr->b);
-	free(tr);
-}
-
-static const struct source_hold_ops track_ops = {
-	.current = track_current,
-	.release = track_release,
-};
 
 /* Give the target's cgroup a slot: charged from now on.  -ENOSPC when
  * bpf_max_cgroups are tracked (the rescan says so and tries again). */
 static int
-bpf_attach(const struct source_ctx *x, const char *cgroup, int cgfd,
+bpfmode_attach(const struct source_ctx *x, const char *cgroup, int cgfd,
     struct source_hold **out)
 {
-	struct bpfstate *bs = bst(x);
-	struct bpf_track *tr;
+	struct bpfmode_state *bs = bpfmode_st(x);
 	uint64_t id;
 	int r;
 
@@ -637,65 +569,95 @@ bpf_attach(const struct source_ctx *x, const char *cgroup, int cgfd,
 		    strerror(-r));
 		return r;
 	}
-	if ((tr = calloc(1, sizeof(*tr))) == NULL)
-		return -ENOMEM;
-	if ((r = bpfcg_track(bs->cur->cg, id, &tr->slot)) < 0) {
-		free(tr);
+	return bpfobj_hold(bs->cur, id, out);
+}
+
+/* The instance's source reads the slot its target holds. */
+static int
+bpfmode_open(const struct source_ctx *x, const struct source_at *at,
+    int cgfd, struct source_opened *o, struct source **out)
+{
+	(void)cgfd;
+	return bpfobj_slot_open(at, x->cfg->groups[at->gi].nr_events, o, out);
+}
+
+/* Why a build without BPF cannot run it; NULL in a build with. */
+static const char *
+bpfmode_unbuilt(void)
+{
+	return bpfcg_built() ? NULL : "this pmu_exporter was built without "
+	    "BPF support (configure --enable-bpf, which needs clang, "
+	    "bpftool and libbpf-dev)";
+}
+
+/*
+ * Can mode: bpf run here (plan_kind.runs_here)?  Its program is loaded
+ * and attached once, on one CPU, then closed; the cgroups must be
+ * cgroup2's, which is all the program sees.
+ */
+static int
+bpfmode_runs_here(const char *procfs, const char *sysfs, char *why,
+    size_t len)
+{
+	struct bpfcg *b = NULL;
+	struct cpumap online, one;
+	char root[4096], path[4096];
+	int r, v2 = 1;
+
+	snprintf(path, sizeof(path), "%s/self/mountinfo", procfs);
+	if (cgroupfs_find(path, root, sizeof(root), &v2) == 0 && !v2) {
+		snprintf(why, len, "the cgroups are counted in the cgroup v1 "
+		    "perf_event hierarchy at %.300s, and the BPF program sees "
+		    "cgroup2 ids only", root);
+		return -EOPNOTSUPP;
+	}
+	if ((r = cpumap_online(sysfs, &online)) < 0) {
+		snprintf(why, len, "%s/devices/system/cpu/online: %s", sysfs,
+		    strerror(-r));
 		return r;
 	}
-	tr->h.ops = &track_ops;
-	tr->existing = r == 1;
-	tr->b = bpfobj_ref(bs->cur);
-	*out = &tr->h;
-	return 0;
+	one.nr = online.nr ? 1 : 0;
+	one.cpu = online.cpu;
+	if ((r = bpfcg_open(1, 1, 0, &b, why, len)) == 0)
+		r = bpfcg_attach(b, &one, why, len);
+	bpfcg_close(b);
+	cpumap_free(&online);
+	return r;
 }
 
-static int
-bpf_open(const struct source_ctx *x, const struct source_at *at, int cgfd,
-    struct source_opened *o, struct source **out)
-{
-	const struct bpf_track *tr = (const struct bpf_track *)at->held;
-	size_t ne = x->cfg->groups[at->gi].nr_events, k;
-	const struct perf_group *pg = NULL;
-	struct source_bpf *p;
+/* What a plan may say of mode: bpf (plan.h): its slots, its fallback
+ * (under its older names too), and the groups it cannot count. */
+static const struct plan_kind_option bpfmode_options[] = {
+	{ "max_cgroups", "bpf_max_cgroups", 1, 1000000, 1024 },
+};
 
-	(void)cgfd;
-	if (tr == NULL)
-		return -ENOENT;
-	if ((p = calloc(1, sizeof(*p))) == NULL)
-		return -ENOMEM;
-	p->g = bpfobj_group(tr->b, at->gi);
-	for (k = 0; p->g && k < tr->b->cpus.nr; k++)
-		if (tr->b->cpus.cpu[k] == at->cpu && p->g->pg[k].nr)
-			pg = &p->g->pg[k];
-	/* What the counters on this CPU could not open. */
-	if (pg)
-		memcpy(o->err, pg->err, ne * sizeof(*o->err));
-	else
-		memset(o->err, 0, ne * sizeof(*o->err));
-	p->s.ops = &bsrc_ops;
-	p->s.nr = pg ? pg->nr : 0;	/* none opened here: reads nothing */
-	p->s.evidx = pg ? pg->evidx : NULL;
-	p->s.fds = 0;			/* the object's are counted once */
-	/* A slot that had counts: they are not this instance's. */
-	p->s.baseline = tr->existing;
-	p->b = bpfobj_ref(tr->b);
-	p->slot = tr->slot;
-	p->cpu = at->cpu;
-	*out = &p->s;
-	return 0;
-}
+static const struct plan_kind bpfmode_desc = {
+	.name = "bpf",
+	.falls_back = 1,
+	.old_fallback = "bpf_fallback",
+	.nr_options = 1,
+	.options = bpfmode_options,
+	.max_events = BPFCG_MAX_EVENTS,
+	/* perf-metrics are read through their leader, as one group
+	 * (tools/perf/Documentation/topdown.txt); bpf mode reads each
+	 * counter alone. */
+	.no_preset = "on Intel perf-metrics the topdown-* counts exist "
+	    "only as fractions of slots read through the group leader as one "
+	    "group, and bpf mode reads each counter alone "
+	    "(bpf_perf_event_read_value)",
+	.unbuilt = bpfmode_unbuilt,
+	.runs_here = bpfmode_runs_here,
+};
 
 const struct source_kind source_bpf_kind = {
-	.name = "bpf",
-	.id = 1,
-	.state_size = sizeof(struct bpfstate),
-	.takes = bpf_takes,
-	.rescan = bpf_rescan,
+	.desc = &bpfmode_desc,
+	.state_size = sizeof(struct bpfmode_state),
+	.takes = bpfmode_takes,
+	.rescan = bpfmode_rescan,
 	.refresh = bpfmode_refresh,
-	.attach = bpf_attach,
-	.open = bpf_open,
-	.stats = bpf_stats,
-	.check = bpf_check,
-	.fini = bpf_fini,
+	.attach = bpfmode_attach,
+	.open = bpfmode_open,
+	.stats = bpfmode_stats,
+	.check = &bpfmode_check_ops,
+	.fini = bpfmode_fini,
 };

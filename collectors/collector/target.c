@@ -343,7 +343,7 @@ target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
 			    "group \"%s\" for %s is asked for in mode %s "
 			    "and in mode %s by two cgroups entries: it is "
 			    "counted in mode perf", g->name, target_name(t),
-			    tg->kind->name, kind->name);
+			    tg->kind->desc->name, kind->desc->name);
 			tg->kind = &source_perf_kind;
 		}
 	} else {

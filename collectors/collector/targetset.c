@@ -127,7 +127,7 @@ planstate_init(struct planstate *ps, const struct plan *cfg)
 		if (!ps->attrs[i] || !ps->ev_logged[i])
 			return -ENOMEM;
 		for (e = 0; e < ne; e++)
-			ps->attrs[i][e] = cfg->groups[i].events[e].attr;
+			ps->attrs[i][e] = cfg->groups[i].events[e].perf.attr;
 	}
 	return 0;
 }

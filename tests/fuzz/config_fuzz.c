@@ -7,21 +7,47 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "collectors/bpf/bpfcg.h"
+#include <string.h>
+
 #include "collectors/events/pmu.h"
 #include "config/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /*
- * The parser asks whether mode: bpf was built; the fuzzer links the
- * parser alone, without libbpf, and says yes so that the whole of the
- * mode: bpf checks is fuzzed.
+ * The kinds a plan may name come from the collector's kinds table
+ * (source.c), which the fuzzer, linking the parser alone, has not: these
+ * stand for perf and bpf as their descriptions say of themselves, every
+ * field set, so that every check config_mode.c makes is fuzzed (bpf
+ * built, as a build with libbpf has it).
  */
-int
-bpfcg_built(void)
+static const struct plan_kind_option fuzz_options[] = {
+	{ "max_cgroups", "bpf_max_cgroups", 1, 1000000, 1024 },
+};
+
+static const struct plan_kind fuzz_kinds[] = {
+	{ .name = "perf" },
+	{ .name = "bpf", .falls_back = 1, .old_fallback = "bpf_fallback",
+	    .nr_options = 1, .options = fuzz_options, .max_events = 32,
+	    .no_preset = "it reads each counter alone" },
+};
+
+const struct plan_kind *
+plan_kind_at(size_t i)
 {
-	return 1;
+	return i < sizeof(fuzz_kinds) / sizeof(*fuzz_kinds) ?
+	    &fuzz_kinds[i] : NULL;
+}
+
+const struct plan_kind *
+plan_kind_named(const char *name)
+{
+	size_t i;
+
+	for (i = 0; plan_kind_at(i); i++)
+		if (strcmp(fuzz_kinds[i].name, name) == 0)
+			return &fuzz_kinds[i];
+	return NULL;
 }
 
 static struct pmu_list pmus;

@@ -235,7 +235,7 @@ test_unscheduled_software(const char *sysfs)
 		fake_tick(c);
 	CHECK(count_of(fake.log, "has not been scheduled") == 0);
 	out = open_memstream(&text, &len);
-	CHECK(collector_check(c, out, 1) == 0);
+	CHECK(probe_check_config(c, out, 1) == 0);
 	fclose(out);
 	CHECK(strstr(text, "never scheduled") == NULL);
 	free(text);
@@ -264,7 +264,7 @@ test_check_counters(const char *sysfs)
 	c = fake_make("groups:\n  - name: big\n"
 	    "    events: [cycles, instructions, branches, branch-misses]\n"
 	    "cpus:\n  - cpus: \"0\"\n    groups: [big]\n", &cfg, sysfs);
-	CHECK(collector_check(c, out, 1) >= 1);
+	CHECK(probe_check_config(c, out, 1) >= 1);
 	fclose(out);
 	CHECK_CONTAINS(text, "never scheduled on 1 CPUs: the group has 4 "
 	    "hardware events and the PMU showed 3 counters for them (cpu 0): "

@@ -84,7 +84,7 @@ test_valid(void)
 	CHECK_STR(cfg->groups[0].name, "ipc");
 	CHECK(cfg->groups[0].nr_events == 2);
 	CHECK_STR(cfg->groups[0].events[1].name, "instructions:u");
-	CHECK(cfg->groups[0].events[1].attr.exclude_kernel);
+	CHECK(cfg->groups[0].events[1].perf.attr.exclude_kernel);
 	CHECK(cfg->groups[0].events[1].line == 5);
 	CHECK(cfg->groups[0].events[1].col == 22);
 	CHECK(cfg->groups[1].nr_events == 2);
@@ -127,7 +127,7 @@ test_embedded(void)
 	cfg = NULL;
 	CHECK(config_parse(NULL, "<default>", config_fallback_yaml,
 	    strlen(config_fallback_yaml), &cfg, err, sizeof(err)) == 0);
-	CHECK(cfg && cfg->groups[0].events[0].attr.type == PERF_TYPE_SOFTWARE);
+	CHECK(cfg && cfg->groups[0].events[0].perf.attr.type == PERF_TYPE_SOFTWARE);
 	plan_free(cfg);
 }
 
@@ -434,6 +434,40 @@ test_bpf_event_budget(void)
 	plan_free(cfg);
 }
 
+/* The generic spellings a kind's description gives (plan.h): modes.KIND
+ * for its options, fallback: for bpf_fallback; and each only once. */
+static void
+test_kind_spellings(void)
+{
+	struct plan *cfg;
+
+	cfg = parse(GROUPS "modes:\n  bpf:\n    max_cgroups: 7\ncgroups:\n"
+	    "  - path: /a\n    groups: [ipc]\n    mode: bpf\n"
+	    "    fallback: skip\n");
+	CHECK(cfg != NULL && plan_mode_option(cfg, "bpf", "max_cgroups",
+	    0) == 7 && cfg->targets[0].fallback == PLAN_FALLBACK_SKIP);
+	plan_free(cfg);
+	bad(GROUPS "modes:\n  bpf:\n    max_cgroups: 7\nbpf_max_cgroups: 8\n"
+	    "cgroups:\n  - path: /a\n    groups: [ipc]\n",
+	    "t.yaml:7:18: bpf_max_cgroups is modes.bpf.max_cgroups's older "
+	    "name: give one of them");
+	bad(GROUPS "modes:\n  bpf:\n    max_cgroup: 7\ncgroups:\n"
+	    "  - path: /a\n    groups: [ipc]\n",
+	    "t.yaml:6:5: unknown key \"max_cgroup\" in modes.bpf "
+	    "(did you mean \"max_cgroups\"?)");
+	bad(GROUPS "modes:\n  bfp: {}\ncgroups:\n"
+	    "  - path: /a\n    groups: [ipc]\n",
+	    "t.yaml:5:3: modes: no mode \"bfp\" in this build, which has "
+	    "perf or bpf");
+	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    mode: bpf\n"
+	    "    fallback: skip\n    bpf_fallback: skip\n",
+	    "t.yaml:9:19: bpf_fallback is fallback's older name: give one of "
+	    "them");
+	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    mode: perf\n"
+	    "    fallback: skip\n",
+	    "t.yaml:8:15: fallback applies to mode: bpf, not mode: perf");
+}
+
 /* mode: bpf and its keys; without a BPF build, mode: bpf is an error. */
 static void
 test_bpf_keys(void)
@@ -486,6 +520,7 @@ test_bpf_keys(void)
 	bad(GROUPS "bpf_max_cgroups: 0\ncgroups:\n  - path: /a\n    groups: [ipc]\n",
 	    "t.yaml:4:18: bpf_max_cgroups must be a whole number from 1 to 1000000, not \"0\"");
 	test_bpf_event_budget();
+	test_kind_spellings();
 }
 
 
@@ -604,13 +639,13 @@ test_pmus(void)
 		CHECK_STR(cfg->groups[0].pmu, "cpu_atom");
 		CHECK(cfg->groups[0].hybrid && cfg->groups[0].pmu_cpus &&
 		    cfg->groups[0].cpus.nr == 8 && cfg->groups[0].cpus.cpu[0] == 8);
-		CHECK(cfg->groups[0].events[0].attr.config == 10ULL << 32);
+		CHECK(cfg->groups[0].events[0].perf.attr.config == 10ULL << 32);
 		CHECK_STR(cfg->groups[0].events[2].pmu, "software");
 		CHECK_STR(cfg->groups[1].pmu, "cpu_core");
-		CHECK(cfg->groups[1].events[1].attr.config == (4ULL << 32 | 1));
+		CHECK(cfg->groups[1].events[1].perf.attr.config == (4ULL << 32 | 1));
 		CHECK(!cfg->groups[2].hybrid);
 		CHECK_STR(cfg->groups[2].pmu, "cpu_core");
-		CHECK(cfg->groups[2].events[1].attr.config == 4ULL << 32);
+		CHECK(cfg->groups[2].events[1].perf.attr.config == 4ULL << 32);
 		CHECK(cfg->targets[0].nr_groups == 3);
 	}
 	plan_free(cfg);

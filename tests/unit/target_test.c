@@ -125,7 +125,7 @@ test_union(const char *sysfs)
 	c = fake_make(yaml, &cfg, sysfs);
 	/* g0-g9 on CPU 0, g10-g19 on both, g20-g39 on CPU 1. */
 	CHECK(fake_open_fds() == 50);
-	CHECK(collector_check(c, out, 1) == 0);
+	CHECK(probe_check_config(c, out, 1) == 0);
 	fclose(out);
 	for (at = text, i = 0; i < 40; i++) {
 		size_t g = i < 20 ? 19 - i : i;
@@ -308,7 +308,7 @@ test_pmu_offline(const char *dir)
 		text = NULL;
 		len = 0;
 		out = open_memstream(&text, &len);
-		CHECK(collector_check(c, out, 1) == 0);
+		CHECK(probe_check_config(c, out, 1) == 0);
 		fclose(out);
 		CHECK_CONTAINS(text, "/x group ipc pmu cpu_core on CPUs 0-7: "
 		    "8 of 8 instances open");

@@ -347,7 +347,7 @@ check_events(const struct want *w, const struct plan *p,
 	CHECK(g->nr_events == n);
 	for (e = 0; e < n && e < g->nr_events; e++) {
 		struct json_object *j = json_entry(w->json, names[e]);
-		const struct perf_event_attr *a = &g->events[e].attr;
+		const struct perf_event_attr *a = &g->events[e].perf.attr;
 
 		CHECK_STR(g->events[e].name, names[e]);
 		CHECK(j != NULL);
