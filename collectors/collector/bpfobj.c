@@ -59,28 +59,18 @@ bpfobj_unref(struct bpfobj *b)
 		bpfobj_free(b);
 }
 
-/* bpf_max_cgroups: slots in the program's map. */
-size_t
-bpfobj_max_cgroups(const struct plan *cfg)
-{
-	uint64_t v = plan_mode_option(cfg, source_bpf_kind.desc->name,
-	    "max_cgroups", 1024);
-
-	return v ? (size_t)v : 1024;
-}
-
 /*
  * Can b serve the plan as it is?  Then its groups are pointed at the
  * plan's indices.
  */
 int
 bpfobj_fits(const struct source_ctx *x, struct bpfobj *b,
-    const unsigned char *want, size_t nwant)
+    const unsigned char *want, size_t nwant, size_t max_cgroups)
 {
 	const struct plan *cfg = x->cfg;
 	size_t i, k, found = 0;
 
-	if (b->incomplete || b->max_cgroups != bpfobj_max_cgroups(cfg) ||
+	if (b->incomplete || b->max_cgroups != max_cgroups ||
 	    b->nr_groups != nwant ||
 	    b->cpus.nr != x->online->nr || memcmp(b->cpus.cpu, x->online->cpu,
 	    b->cpus.nr * sizeof(int)) != 0)
@@ -188,7 +178,8 @@ lag_probe(void)
 /* A new object for the plan's bpf-mode groups; the reason in why. */
 int
 bpfobj_build(const struct source_ctx *x, const unsigned char *want,
-    size_t nwant, struct bpfobj **out, char *why, size_t len)
+    size_t nwant, size_t max_cgroups, struct bpfobj **out, char *why,
+    size_t len)
 {
 	const struct plan *cfg = x->cfg;
 	struct bpfobj *b;
@@ -203,7 +194,7 @@ bpfobj_build(const struct source_ctx *x, const unsigned char *want,
 		return -ENOMEM;
 	}
 	b->refs = 1;
-	b->max_cgroups = bpfobj_max_cgroups(cfg);
+	b->max_cgroups = max_cgroups;
 	memcpy(b->cpus.cpu, x->online->cpu, x->online->nr * sizeof(int));
 	b->cpus.nr = x->online->nr;
 	for (i = 0; i < cfg->nr_groups; i++) {

@@ -40,17 +40,17 @@ struct bpfobj {
 	int incomplete;			/* a CPU said ENODEV: build again */
 };
 
-/* bpf_max_cgroups: slots in the program's map. */
-size_t bpfobj_max_cgroups(const struct plan *cfg);
 /* A new object for the plan's groups where want[gi] (nwant of them),
- * on x's online CPUs, one reference held; 0, or -errno with the reason
- * in why.  A CPU not ready for perf yet asks a retry soon (x). */
+ * on x's online CPUs, with max_cgroups slots in its map (the kind's
+ * option), one reference held; 0, or -errno with the reason in why.  A
+ * CPU not ready for perf yet asks a retry soon (x). */
 int bpfobj_build(const struct source_ctx *x, const unsigned char *want,
-    size_t nwant, struct bpfobj **out, char *why, size_t len);
-/* Can b serve x's plan as it is (groups, CPUs, slots)?  Then its groups
- * are pointed at the plan's indices.  1 or 0. */
+    size_t nwant, size_t max_cgroups, struct bpfobj **out, char *why,
+    size_t len);
+/* Can b serve x's plan as it is (groups, CPUs, max_cgroups slots)?
+ * Then its groups are pointed at the plan's indices.  1 or 0. */
 int bpfobj_fits(const struct source_ctx *x, struct bpfobj *b,
-    const unsigned char *want, size_t nwant);
+    const unsigned char *want, size_t nwant, size_t max_cgroups);
 /* PMU_EXPORTER_BPF_TRIGGER=every_switch asks the program that runs at
  * every context switch. */
 int bpfobj_every_switch(void);

@@ -15,24 +15,39 @@
  *
  * The rest lives beside it, one job a file, all on the collector thread
  * and sharing collector_int.h and the objects' own headers (target.h,
- * instance.h, targetset.h, interval.h, ...).  Top to bottom (each calls
- * only those below it):
+ * instance.h, targetset.h, interval.h, ...).  Top to bottom, each file
+ * calling (or naming) only files on the rows below its own, as the
+ * built objects show (tests/integration/map.test reads their symbols
+ * and this list, and docs/architecture.md's table keeps its order):
  *
- *   interval.c     one collection: hotplug, retries and rescans due,
- *                  every instance read and scaled, the snapshot published
+ *   probe.c        --check-config: each kind's lines, the targets left
+ *                  unopened and why, the groups never scheduled
+ *   collector.c    the collector's life, its thread and requests
+ *   interval.c     its time: the timer, the schedule, one collection
+ *                  (what is due, every instance read and scaled, the
+ *                  snapshot published)
+ *   snapbuild.c    the immutable snapshot of the target set, read only
+ *   hotplug.c      the online CPUs, and the last reads of those gone
  *   targetset.c    the target set and the one pass that changes it
  *                  (start, reload, CPU change, retry, rescan): planned
  *                  beside the running set, opened, swapped in whole
+ *   share.c        each delegated subtree's share of a pass
  *   discovery.c    the cgroup side of a pass: the hierarchy, every
  *                  entry's matches, the inotify watch set
+ *   wanted.c       the wanted set, a pure function of plan and cgroups
+ *   cgnews.c       what a pass says of the cgroups come and gone
  *   target.c       one target: its groups, opening and enabling them
  *   instance.c     one group on one CPU: taken over across a rebuild
  *                  or opened, errors reported
  *   source.c       the kinds table (source.h) and every call through it
  *   source_*.c     one kind of counter source each, with its own state
- *   snapbuild.c    the immutable snapshot of it all
- *   hotplug.c      the online CPUs
- *   probe.c        --check-config
+ *   bpfobj.c       a kind's object (source_bpf.c's): program, map, slots
+ *   plan.c         the plan: groups, targets, the kinds' descriptions
+ *   snapshot.c     a snapshot's arena and its references
+ *
+ * Two calls go through pointers, which no object shows: down, to a
+ * kind's hooks (source.c only); up, once a collection, to the daemon's
+ * collector_opts.published (the analysis's feed), and to its log.
  */
 #include "autoconf.h"
 

@@ -38,7 +38,6 @@
 struct cpumap;
 struct perf_event_attr;
 struct plan_target;
-struct asks;
 struct snapshot;
 struct snap_source;
 struct cgroup_list;
@@ -104,7 +103,7 @@ struct source_ctx {
 	int cgroot_v2;
 	void *state;			/* the kind's own (state_size) */
 	collector_log_fn log;
-	struct asks *asks;		/* the caller's (source_retry_soon);
+	int *retry_soon;		/* the caller's ask (source_retry_soon);
 					   NULL but at a rescan's start */
 };
 
@@ -157,8 +156,13 @@ enum source_status {
 };
 
 /* A hook's ask, at a rescan's start: again at the next collection (a
- * CPU just online).  source.c. */
-void source_retry_soon(const struct source_ctx *x);
+ * CPU just online).  Set in the caller's asks through the context, so a
+ * kind calls nothing above it to ask. */
+static inline void
+source_retry_soon(const struct source_ctx *x)
+{
+	*x->retry_soon = 1;
+}
 
 /* A kind's answer to a cgroups entry (source_kind.takes). */
 enum source_answer {
@@ -271,8 +275,8 @@ struct source_kind {
 	    const struct plan_target *ct, const char **mode);
 	/*
 	 * At every cgroup rescan (struct source_rescan).  At its start:
-	 * 0 or -ENOMEM; x->asks is the pass's (source_retry_soon).  At its
-	 * end: the kind reports the change; 1 when it had no room for
+	 * 0 or -ENOMEM; x->retry_soon is the pass's ask
+	 * (source_retry_soon).  At its end: the kind reports the change; 1 when it had no room for
 	 * some and room is freed that the next collection can give (a
 	 * rescan then, not a rescan interval later); else 0.
 	 */

@@ -82,6 +82,16 @@ mine(const struct plan_target *t)
 	return plan_target_mode_is(t, source_bpf_kind.desc->name);
 }
 
+/* bpf_max_cgroups: slots in the program's map. */
+static size_t
+max_cgroups(const struct plan *cfg)
+{
+	uint64_t v = plan_mode_option(cfg, source_bpf_kind.desc->name,
+	    "max_cgroups", 1024);
+
+	return v ? (size_t)v : 1024;
+}
+
 /* The plan groups bpf-mode entries count: want[gi] = 1.  How many. */
 static size_t
 wanted_groups(const struct source_ctx *x, unsigned char *want)
@@ -249,7 +259,8 @@ bpfmode_setup(const struct source_ctx *x, const struct cgroup_list *matched,
 	bs->wanted = 1;
 	/* At a plain rescan the targets use what there is: kept, or the
 	 * failure kept until the next rebuild. */
-	if ((bs->cur && (!rebuild || bpfobj_fits(x, bs->cur, want, nwant))) ||
+	if ((bs->cur && (!rebuild || bpfobj_fits(x, bs->cur, want, nwant,
+	    max_cgroups(x->cfg)))) ||
 	    (bs->cur == NULL && !rebuild && bs->why[0])) {
 		free(want);
 		return 0;
@@ -264,7 +275,8 @@ bpfmode_setup(const struct source_ctx *x, const struct cgroup_list *matched,
 		    "program sees cgroup2 ids only", x->cgroot);
 		r = -EOPNOTSUPP;
 	} else
-		r = bpfobj_build(x, want, nwant, &b, why, sizeof(why));
+		r = bpfobj_build(x, want, nwant, max_cgroups(x->cfg), &b,
+		    why, sizeof(why));
 	free(want);
 	if (r == -ENOMEM)
 		return r;
@@ -490,7 +502,7 @@ bpfmode_unopened(const struct source_ctx *x, const char *name,
 	if (st == SOURCE_NO_ROOM)
 		fprintf(out, "%s: not counted (mode: bpf tracks "
 		    "bpf_max_cgroups = %zu cgroups already)\n", name,
-		    bpfobj_max_cgroups(x->cfg));
+		    max_cgroups(x->cfg));
 	else if (st == SOURCE_NOT_TAKEN_REFUSED)
 		fprintf(out, "%s: not counted (mode: bpf is not available and "
 		    "bpf_fallback is refuse)\n", name);
@@ -533,7 +545,7 @@ bpfmode_tally(const struct source_ctx *x, size_t full, size_t refused,
 		SREPORT(x, 4, NULL, NULL, NULL, -1, ENOSPC, "%zu cgroup%s not "
 		    "counted: mode: bpf tracks %zu cgroups already: %s; raise "
 		    "bpf_max_cgroups", full, full == 1 ? " is" : "s are",
-		    bpfobj_max_cgroups(x->cfg), full_names);
+		    max_cgroups(x->cfg), full_names);
 	else if (full != bs->full_logged)
 		SREPORT(x, 6, NULL, NULL, NULL, -1, 0, "every cgroup left out "
 		    "for want of a BPF slot is counted now");
