@@ -14,8 +14,9 @@
  * before it: a config of 20,000 groups is checked in linear time.
  *
  * The schema is read in the order of the file it parses, one file per
- * part (config_int.h): this one the top-level keys and the scalars they
- * share (durations, whole numbers, booleans), config_mode.c what the
+ * part (config_int.h): this one the top-level keys (and the durations
+ * they take), config_scalar.c the scalars the parts share (whole
+ * numbers, booleans), config_mode.c what the
  * source kinds' descriptions allow (modes:, mode:, fallback:),
  * config_group.c the groups and their events, config_target.c the
  * targets, which refer back to groups; then config_interference.c's
@@ -27,26 +28,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <yaml.h>
 
 #include "config/config_int.h"
-
-int
-config_bool(const char *s, int *out)
-{
-	static const char *yes[] = { "true", "yes", "on", NULL };
-	static const char *no[] = { "false", "no", "off", NULL };
-	const char **w;
-
-	for (w = yes; *w; w++)
-		if (strcasecmp(s, *w) == 0)
-			return *out = 1, 0;
-	for (w = no; *w; w++)
-		if (strcasecmp(s, *w) == 0)
-			return *out = 0, 0;
-	return -EINVAL;
-}
 
 static int
 duration_key(struct parse *p, yaml_node_t *n, const char *key, uint64_t *ns,
@@ -63,24 +47,6 @@ duration_key(struct parse *p, yaml_node_t *n, const char *key, uint64_t *ns,
 	if (*ns < min || *ns > 3600ULL * 1000000000ULL)
 		return perr(p, n, "%s: %s is out of range (%llums to 1h)",
 		    key, scalar(n), (unsigned long long)(min / 1000000));
-	return 0;
-}
-
-/* A whole number from lo to hi in scalar n, named key.  0 or -EINVAL. */
-int
-config_whole_number(struct parse *p, yaml_node_t *n, const char *key, long lo,
-    long hi, long *v)
-{
-	char *end;
-	int r;
-
-	if ((r = expect(p, n, YAML_SCALAR_NODE, key)) < 0)
-		return r;
-	errno = 0;
-	*v = strtol(scalar(n), &end, 10);
-	if (errno || *end || end == scalar(n) || *v < lo || *v > hi)
-		return perr(p, n, "%s must be a whole number from %ld to %ld, "
-		    "not \"%s\"", key, lo, hi, scalar(n));
 	return 0;
 }
 

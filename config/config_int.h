@@ -32,7 +32,7 @@ struct parse {
 	struct interference_config ifr;	/* the interference: block */
 };
 
-/* config.c: scalars.  A YAML boolean (true, yes, on...) into *out: 0 or
+/* config_scalar.c: scalars.  A YAML boolean (true, yes, on...) into *out: 0 or
  * -EINVAL (no message).  A whole number from lo to hi in scalar n, named
  * key. */
 int config_bool(const char *s, int *out);
