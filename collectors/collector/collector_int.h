@@ -123,9 +123,17 @@ int source_check_unscheduled(const struct collector *c, const struct tgroup *tg,
     size_t unsched, int cpu, FILE *out);
 int source_attach(const struct collector *c, struct target *t, int cgfd);
 void source_detach(struct target *t);
-int source_open(const struct collector *c, struct target *t,
-    struct tgroup *tg, struct inst *in, int cgfd, struct source **out);
-int source_current(const struct target *t, const struct tgroup *tg,
-    const struct source *s);	/* may an adopted instance keep s? */
+/* What kind holds for a target whose kinds hold attached[SOURCE_KINDS]
+ * (NULL: nothing), for its instances' sources to open from (at->held). */
+const struct source_hold *source_held(struct source_hold *const *attached,
+    const struct source_kind *kind);
+/* An instance's source (at), of kind: its hook's answer (source_kind.open). */
+int source_open(const struct collector *c, const struct source_kind *kind,
+    const struct source_at *at, int cgfd, struct source_opened *o,
+    struct source **out);
+/* May an adopted instance of kind keep s, the kind holding h for its
+ * target? */
+int source_current(const struct source_kind *kind, const struct source_hold *h,
+    const struct source *s);
 
 #endif

@@ -325,30 +325,30 @@ source_detach(struct target *t)
 
 /* ---- instances --------------------------------------------------- */
 
-int
-source_open(const struct collector *c, struct target *t, struct tgroup *tg,
-    struct inst *in, int cgfd, struct source **out)
+/* What kind holds for a target, in its holds attached[SOURCE_KINDS]. */
+const struct source_hold *
+source_held(struct source_hold *const *attached, const struct source_kind *kind)
 {
-	size_t k = kind_index(tg->kind);
-	struct source_ctx x = ctx_of(c, k, NULL);
-	struct source_at at = { t->cgroup, tg->gi, in->cpu, t->attached[k] };
-	struct source_opened o = { in->err, 0 };
-	int r;
+	return attached[kind_index(kind)];
+}
 
-	r = tg->kind->open(&x, &at, cgfd, &o, out);
-	in->no_perf_cgroup = o.no_perf_cgroup;
-	return r;
+int
+source_open(const struct collector *c, const struct source_kind *kind,
+    const struct source_at *at, int cgfd, struct source_opened *o,
+    struct source **out)
+{
+	struct source_ctx x = ctx_of(c, kind_index(kind), NULL);
+
+	return kind->open(&x, at, cgfd, o, out);
 }
 
 /* A kind that attaches nothing opens sources that stay current; else
- * what it holds for t says (nothing held: not current). */
+ * what it holds for the target (h) says (nothing held: not current). */
 int
-source_current(const struct target *t, const struct tgroup *tg,
+source_current(const struct source_kind *kind, const struct source_hold *h,
     const struct source *s)
 {
-	const struct source_hold *h = t->attached[kind_index(tg->kind)];
-
-	if (tg->kind->attach == NULL)
+	if (kind->attach == NULL)
 		return 1;
 	return h != NULL && h->ops->current(h, s);
 }

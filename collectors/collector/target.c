@@ -194,6 +194,30 @@ target_dir(struct collector *c, const struct target *t)
 }
 
 /*
+ * During a rebuild (ad), the group whose instances tg's take over: the
+ * old target's group of the same name counted with the same per_cpu and
+ * kind, in any state; NULL if none.
+ */
+static struct tgroup *
+old_group(const struct collector *c, const struct adopt *ad,
+    const struct target *t, const struct tgroup *tg)
+{
+	const char *want = c->cfg->groups[tg->gi].name;
+	struct target *o = target_find(ad->old, ad->nr, t->cgroup);
+	size_t j;
+
+	for (j = 0; o && j < o->nr_groups; j++) {
+		struct tgroup *og = &o->groups[j];
+
+		if (og->inst != NULL && og->per_cpu == tg->per_cpu &&
+		    og->kind == tg->kind &&
+		    strcmp(ad->cfg->groups[og->gi].name, want) == 0)
+			return og;
+	}
+	return NULL;
+}
+
+/*
  * Every instance of t allocated and opened, adopting from ad's old
  * targets during a rebuild (ad NULL: none), enabled if enable is set;
  * the perf fds they hold added to *fds.  0 or -errno.
@@ -203,18 +227,21 @@ target_open_groups(struct collector *c, struct target *t,
     const struct adopt *ad, int cgfd, struct asks *as, int enable,
     size_t *fds)
 {
+	const struct inst_target it = { t->cgroup, target_name(t), cgfd,
+	    t->attached, ad ? ad->cfg : NULL };
 	size_t i, j;
 	int r;
 
 	for (i = 0; i < t->nr_groups; i++) {
 		struct tgroup *tg = &t->groups[i];
+		struct tgroup *og = ad ? old_group(c, ad, t, tg) : NULL;
 
 		tg->inst = calloc(tg->cpus.nr ? tg->cpus.nr : 1,
 		    sizeof(*tg->inst));
 		if (tg->inst == NULL)
 			return -ENOMEM;
 		for (j = 0; j < tg->cpus.nr; j++) {
-			r = inst_take(c, ad, t, tg, j, cgfd, as);
+			r = inst_take(c, &it, tg, og, j, as);
 			if (r == -ENOMEM || (r == -EBADF && t->cgroup))
 				return r;	/* EBADF: the cgroup went */
 			if (tg->inst[j].state != INST_OK)
@@ -223,7 +250,7 @@ target_open_groups(struct collector *c, struct target *t,
 				source_enable(tg->inst[j].src);
 			*fds += tg->inst[j].src->fds;
 		}
-		if (ad && (r = inst_carry_gone(c, ad, t, tg)) < 0)
+		if (og && (r = inst_carry_gone(c, &it, tg, og)) < 0)
 			return r;
 	}
 	return 0;
