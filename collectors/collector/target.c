@@ -53,7 +53,7 @@ target_free(struct target *t)
 	free(t->groups);
 	free(t->at);
 	/* After the instances: their sources may read what was attached. */
-	source_detach(t);
+	source_detach(t->attached);
 	for (i = 0; i < t->nr_labels; i++) {
 		free(t->lname[i]);
 		free(t->lvalue[i]);
@@ -256,6 +256,22 @@ target_open_groups(struct collector *c, struct target *t,
 	return 0;
 }
 
+/* The kinds t's groups are counted by, each once, into used[SOURCE_KINDS];
+ * how many. */
+static size_t
+target_kinds(const struct target *t, const struct source_kind **used)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < t->nr_groups; i++) {
+		for (k = 0; k < n && used[k] != t->groups[i].kind; k++)
+			;
+		if (k == n)
+			used[n++] = t->groups[i].kind;
+	}
+	return n;
+}
+
 /*
  * Open t if the perf fds it needs fit in budget: its cgroup's directory,
  * what its kinds attach (a kind may give it a slot), every instance;
@@ -268,6 +284,7 @@ long
 target_open(struct collector *c, struct target *t, const struct adopt *ad,
     struct asks *as, size_t budget, int enable)
 {
+	const struct source_kind *used[SOURCE_KINDS];
 	size_t need = 0, fds = 0, i;
 	int cgfd = -1, r;
 
@@ -284,7 +301,8 @@ target_open(struct collector *c, struct target *t, const struct adopt *ad,
 	t->state = TARGET_UNOPENED;
 	if (t->cgroup && (cgfd = target_dir(c, t)) < 0)
 		return cgfd;
-	if (t->cgroup && (r = source_attach(c, t, cgfd)) < 0) {
+	if (t->cgroup && (r = source_attach(c, used, target_kinds(t, used),
+	    t->attached, t->cgroup, cgfd)) < 0) {
 		if (r == -ENOSPC)
 			t->state = TARGET_NO_ROOM;
 		goto out;
@@ -315,7 +333,7 @@ target_close(struct target *t)
 
 	for (i = 0; i < t->nr_groups; i++)
 		insts_free(&t->groups[i]);
-	source_detach(t);
+	source_detach(t->attached);
 	t->state = TARGET_UNOPENED;
 }
 

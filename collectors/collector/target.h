@@ -82,7 +82,8 @@ struct target {
 /*
  * A rebuild's old targets, whose instances the new ones adopt (targetset.c
  * makes it, target.c finds in it each new group's old one for instance.c):
- * handed down the calls that open the new set, never kept.  NULL where no rebuild is under way.
+ * handed down the calls that open the new set, never kept.  NULL where
+ * no rebuild is under way.
  */
 struct adopt {
 	struct target **old;		/* sorted (target_cmp) */
