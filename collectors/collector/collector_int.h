@@ -114,18 +114,34 @@ int source_kinds_tally(const struct collector *c, size_t no_room,
 /* What each kind gathers for its sources before they are read: a
  * collection and a CPU change call it before their read loop. */
 void source_kinds_refresh(const struct collector *c);
-/* 1 or 0 as its kind says why t is unopened; -1 no kind says. */
-int source_check_unopened(const struct collector *c, const struct target *t,
+/* 1 or 0 as a kind says why the target named name is unopened, from
+ * what the collector knows of it (st); -1 no kind says. */
+int source_check_unopened(const struct collector *c, const char *name,
+    enum source_status st, FILE *out);
+/* The guess of kind, group gi's, why it never ran on unsched CPUs (cpu
+ * one): 1 a problem (said), 0 nothing to say. */
+int source_check_unscheduled(const struct collector *c,
+    const struct source_kind *kind, size_t gi, size_t unsched, int cpu,
     FILE *out);
-/* Its kind's guess why tg never ran on unsched CPUs (cpu one): 1 a
- * problem (said), 0 nothing to say. */
-int source_check_unscheduled(const struct collector *c, const struct tgroup *tg,
-    size_t unsched, int cpu, FILE *out);
-int source_attach(const struct collector *c, struct target *t, int cgfd);
-void source_detach(struct target *t);
-int source_open(const struct collector *c, struct target *t,
-    struct tgroup *tg, struct inst *in, int cgfd, struct source **out);
-int source_current(const struct target *t, const struct tgroup *tg,
-    const struct source *s);	/* may an adopted instance keep s? */
+/* A target's holds (attached[SOURCE_KINDS]) from the kinds of its groups
+ * (used[nused], each once) that attach, for the target cgroup whose
+ * directory is cgfd: 0; -ENOSPC no room in one; another -errno.
+ * source_detach: every hold released, attached[] emptied. */
+int source_attach(const struct collector *c,
+    const struct source_kind *const *used, size_t nused,
+    struct source_hold **attached, const char *cgroup, int cgfd);
+void source_detach(struct source_hold **attached);
+/* What kind holds for a target whose kinds hold attached[SOURCE_KINDS]
+ * (NULL: nothing), for its instances' sources to open from (at->held). */
+const struct source_hold *source_held(struct source_hold *const *attached,
+    const struct source_kind *kind);
+/* An instance's source (at), of kind: its hook's answer (source_kind.open). */
+int source_open(const struct collector *c, const struct source_kind *kind,
+    const struct source_at *at, int cgfd, struct source_opened *o,
+    struct source **out);
+/* May an adopted instance of kind keep s, the kind holding h for its
+ * target? */
+int source_current(const struct source_kind *kind, const struct source_hold *h,
+    const struct source *s);
 
 #endif

@@ -16,7 +16,6 @@
 #include "collectors/collector/collector_int.h"
 #include "collectors/collector/instance.h"
 #include "collectors/collector/interval.h"
-#include "collectors/collector/target.h"
 
 /* ---- instances ---------------------------------------------------- */
 
@@ -58,7 +57,7 @@ inst_fini(struct inst *in)
 }
 
 static void
-report_open_error(struct collector *c, const struct target *t,
+report_open_error(struct collector *c, const struct inst_target *it,
     const struct tgroup *tg, int cpu, int e)
 {
 	const struct plan_group *g = &c->cfg->groups[tg->gi];
@@ -69,28 +68,28 @@ report_open_error(struct collector *c, const struct target *t,
 		if (c->said.emfile++)
 			return;
 		getrlimit(RLIMIT_NOFILE, &rl);
-		REPORT(c, 3, t->cgroup, g->name, NULL, cpu, e,
+		REPORT(c, 3, it->cgroup, g->name, NULL, cpu, e,
 		    "cannot open group \"%s\" on cpu %d for %s: %s; "
 		    "the open-files limit is %llu: raise it (LimitNOFILE= "
 		    "in the unit, or ulimit -n) or count fewer targets",
-		    g->name, cpu, target_name(t), strerror(e),
+		    g->name, cpu, it->name, strerror(e),
 		    (unsigned long long)rl.rlim_cur);
 	} else if (e == EACCES || e == EPERM) {
 		/* Once: the reason is the process's, not the group's. */
 		if (c->said.denied != DENIED_NONE)
 			return;
 		c->said.denied = denied_explain(c->o.procfs, e, why, sizeof(why));
-		REPORT(c, 3, t->cgroup, g->name, NULL, cpu, e,
+		REPORT(c, 3, it->cgroup, g->name, NULL, cpu, e,
 		    "perf_event_open for group \"%s\" on cpu %d: %s: %s",
 		    g->name, cpu, strerror(e), why);
-	} else if (t->cgroup && (e == EBADF || e == ENOENT)) {
-		REPORT(c, 7, t->cgroup, g->name, NULL, cpu, e,
+	} else if (it->cgroup && (e == EBADF || e == ENOENT)) {
+		REPORT(c, 7, it->cgroup, g->name, NULL, cpu, e,
 		    "cgroup %s vanished while opening group \"%s\"",
-		    t->cgroup, g->name);
+		    it->cgroup, g->name);
 	} else {
-		REPORT(c, 4, t->cgroup, g->name, NULL, cpu, e,
+		REPORT(c, 4, it->cgroup, g->name, NULL, cpu, e,
 		    "cannot open group \"%s\" on cpu %d for %s: %s",
-		    g->name, cpu, target_name(t), strerror(e));
+		    g->name, cpu, it->name, strerror(e));
 	}
 }
 
@@ -105,21 +104,21 @@ report_open_error(struct collector *c, const struct target *t,
  * the next full rescan.
  */
 static void
-report_no_perf_cgroup(struct collector *c, const struct target *t,
+report_no_perf_cgroup(struct collector *c, const struct inst_target *it,
     const struct tgroup *tg, int cpu)
 {
 	const struct plan_group *g = &c->cfg->groups[tg->gi];
 	char ctl[256];
 
 	if (c->said.no_perf_cgroup++) {
-		REPORT(c, 7, t->cgroup, g->name, NULL, cpu, ENOENT,
+		REPORT(c, 7, it->cgroup, g->name, NULL, cpu, ENOENT,
 		    "cgroup %s has no perf_event controller state either",
-		    t->cgroup);
+		    it->cgroup);
 		return;
 	}
 	if (c->cg.v2 && cgroupfs_subtree_control(c->cg.path, ctl,
 	    sizeof(ctl)) == 0 && ctl[0] == '\0')
-		REPORT(c, 3, t->cgroup, g->name, NULL, cpu, ENOENT,
+		REPORT(c, 3, it->cgroup, g->name, NULL, cpu, ENOENT,
 		    "cgroup %s cannot be counted: perf_event_open in cgroup "
 		    "mode fails with ENOENT (%s) even for a software event, "
 		    "because the kernel has not set up the perf_event "
@@ -129,17 +128,17 @@ report_no_perf_cgroup(struct collector *c, const struct target *t,
 		    "minimal container host does not). Enable one, for "
 		    "example: echo +cpu > %s/cgroup.subtree_control; "
 		    "cgroups are tried again at the next rescan "
-		    "(cgroup_rescan_interval) or reload", t->cgroup,
+		    "(cgroup_rescan_interval) or reload", it->cgroup,
 		    strerror(ENOENT), c->cg.path, c->cg.path);
 	else
-		REPORT(c, 3, t->cgroup, g->name, NULL, cpu, ENOENT,
+		REPORT(c, 3, it->cgroup, g->name, NULL, cpu, ENOENT,
 		    "cgroup %s cannot be counted: perf_event_open in cgroup "
 		    "mode fails with ENOENT (%s) even for a software event: "
 		    "the kernel has no perf_event controller state for it "
 		    "(cgroup2 at %s: enable a controller in its "
 		    "cgroup.subtree_control; cgroup v1: mount the perf_event "
 		    "controller); it is tried again at the next rescan",
-		    t->cgroup, strerror(ENOENT), c->cg.path);
+		    it->cgroup, strerror(ENOENT), c->cg.path);
 }
 
 /*
@@ -147,10 +146,13 @@ report_no_perf_cgroup(struct collector *c, const struct target *t,
  * unsupported events are reported once per event.
  */
 static int
-inst_open(struct collector *c, struct target *t, struct tgroup *tg,
-    struct inst *in, int cgfd, struct asks *as)
+inst_open(struct collector *c, const struct inst_target *it,
+    const struct tgroup *tg, struct inst *in, struct asks *as)
 {
 	const struct plan_group *g = &c->cfg->groups[tg->gi];
+	struct source_at at = { it->cgroup, tg->gi, in->cpu,
+	    source_held(it->attached, tg->kind) };
+	struct source_opened o = { in->err, 0 };
 	struct source *src = NULL;
 	size_t i;
 	int r;
@@ -158,7 +160,8 @@ inst_open(struct collector *c, struct target *t, struct tgroup *tg,
 	source_close(in->src);
 	in->src = NULL;
 	in->no_perf_cgroup = 0;
-	r = source_open(c, t, tg, in, cgfd, &src);
+	r = source_open(c, tg->kind, &at, it->cgfd, &o, &src);
+	in->no_perf_cgroup = o.no_perf_cgroup;
 	if (r == -ENOMEM)
 		return r;
 	for (i = 0; i < g->nr_events; i++) {
@@ -169,7 +172,7 @@ inst_open(struct collector *c, struct target *t, struct tgroup *tg,
 			continue;
 		if (c->ps.ev_logged[tg->gi][i]++)
 			continue;
-		REPORT(c, 4, t->cgroup, g->name, g->events[i].name, in->cpu, e,
+		REPORT(c, 4, it->cgroup, g->name, g->events[i].name, in->cpu, e,
 		    "%s:%d:%d: event \"%s\" in group \"%s\" cannot be "
 		    "counted on cpu %d: %s; the rest keep counting",
 		    c->cfg->source, g->events[i].line, g->events[i].col,
@@ -177,9 +180,9 @@ inst_open(struct collector *c, struct target *t, struct tgroup *tg,
 	}
 	if (r < 0) {
 		if (in->no_perf_cgroup)
-			report_no_perf_cgroup(c, t, tg, in->cpu);
+			report_no_perf_cgroup(c, it, tg, in->cpu);
 		else
-			report_open_error(c, t, tg, in->cpu, -r);
+			report_open_error(c, it, tg, in->cpu, -r);
 		in->state = INST_BROKEN;
 		/* A CPU that went away while we opened, or a cgroup the
 		 * controller was not set up for yet: try again later. */
@@ -251,39 +254,25 @@ inst_read(struct inst *in)
 }
 
 /*
- * During a reload or rebuild: the old group of the same name counted on
- * the same target with the same per_cpu and kind, in any state, or NULL.
- * *same says whether it has the very same events (its instances may be
- * adopted whole) or other ones (old_event maps them).
+ * During a rebuild: whether og, the old group tg takes over from, has
+ * the very same events (its instances may be adopted whole) or other
+ * ones (old_event maps them).
  */
-static struct tgroup *
-old_tgroup(struct collector *c, const struct adopt *ad,
-    const struct target *t, const struct tgroup *tg, int *same)
+static int
+old_same(const struct collector *c, const struct inst_target *it,
+    const struct tgroup *og, const struct tgroup *tg)
 {
-	const struct plan_group *want = &c->cfg->groups[tg->gi];
-	struct target *o = target_find(ad->old, ad->nr, t->cgroup);
-	size_t j;
-
-	for (j = 0; o && j < o->nr_groups; j++) {
-		struct tgroup *og = &o->groups[j];
-		const struct plan_group *had = &ad->cfg->groups[og->gi];
-
-		if (og->inst != NULL && og->per_cpu == tg->per_cpu &&
-		    og->kind == tg->kind && strcmp(had->name, want->name) == 0) {
-			*same = plan_group_same(had, want);
-			return og;
-		}
-	}
-	return NULL;
+	return plan_group_same(&it->old_cfg->groups[og->gi],
+	    &c->cfg->groups[tg->gi]);
 }
 
 /* The index in the old group of the new group's event e (the same name
  * and attr), or -1: an event the group did not count before. */
 static int
-old_event(struct collector *c, const struct adopt *ad,
+old_event(const struct collector *c, const struct inst_target *it,
     const struct tgroup *og, const struct tgroup *tg, size_t e)
 {
-	const struct plan_group *had = &ad->cfg->groups[og->gi];
+	const struct plan_group *had = &it->old_cfg->groups[og->gi];
 	const struct plan_event *ev = &c->cfg->groups[tg->gi].events[e];
 	size_t i;
 
@@ -324,8 +313,8 @@ old_off(struct tgroup *og, int cpu)
  * series to go on from them when the CPU comes back (inst_inherit).
  */
 static int
-carry_off(struct collector *c, const struct adopt *ad, const struct tgroup *og,
-    struct tgroup *tg, const struct inst *in)
+carry_off(const struct collector *c, const struct inst_target *it,
+    const struct tgroup *og, struct tgroup *tg, const struct inst *in)
 {
 	size_t ne = c->cfg->groups[tg->gi].nr_events, e;
 	struct inst *off;
@@ -341,7 +330,7 @@ carry_off(struct collector *c, const struct adopt *ad, const struct tgroup *og,
 		return r;
 	tg->nr_off++;
 	for (e = 0; e < ne; e++)
-		if ((oe = old_event(c, ad, og, tg, e)) >= 0)
+		if ((oe = old_event(c, it, og, tg, e)) >= 0)
 			off->acc[e] = in->acc[oe];
 	off->enabled_ns = in->enabled_ns;
 	off->running_ns = in->running_ns;
@@ -350,26 +339,24 @@ carry_off(struct collector *c, const struct adopt *ad, const struct tgroup *og,
 
 /*
  * During a rebuild: a series keeps the counts of the CPUs its group no
- * longer has (gone offline), so that it does not go back: a cgroup
- * series summed over CPUs in tg->gone, a per-CPU one in tg->off; of a
- * group whose events changed, those of the events it keeps.
+ * longer has (gone offline) but its old group og had, so that it does
+ * not go back: a cgroup series summed over CPUs in tg->gone, a per-CPU
+ * one in tg->off; of a group whose events changed, those of the events
+ * it keeps.
  */
 int
-inst_carry_gone(struct collector *c, const struct adopt *ad,
-    const struct target *t, struct tgroup *tg)
+inst_carry_gone(struct collector *c, const struct inst_target *it,
+    struct tgroup *tg, struct tgroup *og)
 {
-	struct tgroup *og;
 	size_t ne = c->cfg->groups[tg->gi].nr_events, k, e;
-	int same, *oe, r;
+	int *oe, r;
 
-	if ((og = old_tgroup(c, ad, t, tg, &same)) == NULL)
-		return 0;
-	if (t->cgroup == NULL || tg->per_cpu) {
+	if (it->cgroup == NULL || tg->per_cpu) {
 		for (k = 0; k < og->cpus.nr; k++)
-			if ((r = carry_off(c, ad, og, tg, &og->inst[k])) < 0)
+			if ((r = carry_off(c, it, og, tg, &og->inst[k])) < 0)
 				return r;
 		for (k = 0; k < og->nr_off; k++)
-			if ((r = carry_off(c, ad, og, tg, &og->off[k])) < 0)
+			if ((r = carry_off(c, it, og, tg, &og->off[k])) < 0)
 				return r;
 		return 0;
 	}
@@ -380,7 +367,7 @@ inst_carry_gone(struct collector *c, const struct adopt *ad,
 	if ((oe = malloc((ne + 1) * sizeof(*oe))) == NULL)
 		return -ENOMEM;
 	for (e = 0; e < ne; e++)
-		oe[e] = old_event(c, ad, og, tg, e);
+		oe[e] = old_event(c, it, og, tg, e);
 	for (e = 0; og->gone && e < ne; e++)
 		if (oe[e] >= 0)
 			scale_add(&tg->gone[e], &og->gone[oe[e]]);
@@ -402,18 +389,19 @@ inst_carry_gone(struct collector *c, const struct adopt *ad,
 }
 
 /*
- * Take over the old instance that counts the same group on the same CPU
- * for the same target, with its fds and accumulators, so its series
+ * Take over og's instance on the same CPU (og: the old group of the same
+ * target, see inst_take), with its fds and accumulators, so its series
  * continue.  Returns 1 if dst now holds it.
  */
 static int
-inst_adopt(struct collector *c, const struct adopt *ad, struct target *t,
-    struct tgroup *tg, int cpu, struct inst *dst, int cgfd, struct asks *as)
+inst_adopt(struct collector *c, const struct inst_target *it,
+    const struct tgroup *tg, struct tgroup *og, int cpu, struct inst *dst,
+    struct asks *as)
 {
 	struct inst *in;
-	int r, same = 0;
+	int r, same = old_same(c, it, og, tg);
 
-	in = old_inst(old_tgroup(c, ad, t, tg, &same), cpu);
+	in = old_inst(og, cpu);
 	if (in == NULL || !same || in->state != INST_OK)
 		return 0;
 	*dst = *in;
@@ -423,10 +411,11 @@ inst_adopt(struct collector *c, const struct adopt *ad, struct target *t,
 	/* Its source no longer the one to read (what its kind built was
 	 * rebuilt): a new one, the counts so far kept, with a last reading
 	 * of the old one (what it counted since the last collection). */
-	if (!source_current(t, tg, dst->src)) {
+	if (!source_current(tg->kind, source_held(it->attached, tg->kind),
+	    dst->src)) {
 		(void)inst_read(dst);	/* the last of the old source */
 		inst_close(dst, INST_CLOSED);
-		if ((r = inst_open(c, t, tg, dst, cgfd, as)) == -ENOMEM)
+		if ((r = inst_open(c, it, tg, dst, as)) == -ENOMEM)
 			return r;
 	}
 	return 1;
@@ -441,15 +430,13 @@ inst_adopt(struct collector *c, const struct adopt *ad, struct target *t,
  * reading), while new events start at 0 and removed ones are gone.
  */
 static void
-inst_inherit(struct collector *c, const struct adopt *ad,
-    const struct target *t, const struct tgroup *tg, struct inst *dst)
+inst_inherit(struct collector *c, const struct inst_target *it,
+    const struct tgroup *tg, struct tgroup *og, struct inst *dst)
 {
 	size_t ne = c->cfg->groups[tg->gi].nr_events, e;
-	struct tgroup *og;
 	struct inst *in;
-	int same = 0, oe;
+	int same = old_same(c, it, og, tg), oe;
 
-	og = old_tgroup(c, ad, t, tg, &same);
 	/* A CPU back online: its per-CPU series goes on from tg->off. */
 	if ((in = old_inst(og, dst->cpu)) == NULL)
 		in = old_off(og, dst->cpu);
@@ -460,34 +447,34 @@ inst_inherit(struct collector *c, const struct adopt *ad,
 	if (!same && in->state == INST_OK)
 		inst_read(in);		/* what it counted since the last */
 	for (e = 0; e < ne; e++)
-		if ((oe = old_event(c, ad, og, tg, e)) >= 0)
+		if ((oe = old_event(c, it, og, tg, e)) >= 0)
 			dst->acc[e] = in->acc[oe];
 	dst->enabled_ns = in->enabled_ns;
 	dst->running_ns = in->running_ns;
 }
 
 /*
- * Instance j of tg (on CPU tg->cpus.cpu[j]): during a rebuild, the old
- * one adopted when it stays the same; else a new one opened and, during
- * a rebuild, given the counts of the one it replaces (also when it
- * failed: its counts wait for the retry).  0; -ENOMEM; another -errno
- * when it did not open (EBADF: the cgroup went).
+ * Instance j of tg (on CPU tg->cpus.cpu[j]): during a rebuild (og, the
+ * old group, not NULL), og's adopted when it stays the same; else a new
+ * one opened and, during a rebuild, given the counts of the one it
+ * replaces (also when it failed: its counts wait for the retry).  0;
+ * -ENOMEM; another -errno when it did not open (EBADF: the cgroup went).
  */
 int
-inst_take(struct collector *c, const struct adopt *ad, struct target *t,
-    struct tgroup *tg, size_t j, int cgfd, struct asks *as)
+inst_take(struct collector *c, const struct inst_target *it,
+    struct tgroup *tg, struct tgroup *og, size_t j, struct asks *as)
 {
 	struct inst *in = &tg->inst[j];
 	int cpu = tg->cpus.cpu[j], r;
 
-	if (ad && (r = inst_adopt(c, ad, t, tg, cpu, in, cgfd, as)) != 0)
+	if (og && (r = inst_adopt(c, it, tg, og, cpu, in, as)) != 0)
 		return r < 0 ? r : 0;
 	if ((r = inst_init(in, cpu, c->cfg->groups[tg->gi].nr_events)) < 0)
 		return r;
-	r = inst_open(c, t, tg, in, cgfd, as);
-	if (r == -ENOMEM || (r == -EBADF && t->cgroup))
+	r = inst_open(c, it, tg, in, as);
+	if (r == -ENOMEM || (r == -EBADF && it->cgroup))
 		return r;
-	if (ad)
-		inst_inherit(c, ad, t, tg, in);
+	if (og)
+		inst_inherit(c, it, tg, og, in);
 	return r;
 }

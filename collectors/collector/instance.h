@@ -1,12 +1,15 @@
 /*
  * instance.h - one group instance (instance.c): one plan group on one
  * CPU for one target, the source it reads (source.h) and the accumulators
- * its scaled deltas go into; and what the log has said once of why
+ * its scaled deltas go into; the group's instances on a target (struct
+ * tgroup: their CPUs, and the counts of CPUs gone), which a target holds
+ * (target.h) and instance.c fills; and what the log has said once of why
  * instances do not open (struct said), which only instance.c writes.
  * Its own header, like libperf's internal/evsel.h, so that what reads
  * or writes an instance's fields (the collection, the snapshot builder,
- * the target that owns it) says so by its includes.  Collector thread
- * only.
+ * the target that owns it) says so by its includes.  What instance.c
+ * knows of the target is what the target hands it (struct inst_target),
+ * not the target: it sits below target.c.  Collector thread only.
  */
 #ifndef PMU_COLLECTOR_INSTANCE_H
 #define PMU_COLLECTOR_INSTANCE_H
@@ -14,15 +17,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collectors/perf/cpumap.h"
 #include "collectors/perf/denied.h"
 #include "collectors/perf/scale.h"
 
-struct adopt;
 struct asks;
 struct collector;
+struct plan;
 struct source;
-struct target;
-struct tgroup;
+struct source_hold;
+struct source_kind;
 
 enum inst_state { INST_OK, INST_CLOSED, INST_BROKEN };
 
@@ -41,6 +45,38 @@ struct inst {
 	int no_perf_cgroup;		/* failed: the cgroup, not the events */
 };
 
+/* One plan group counted on a target, on its CPUs: its instances. */
+struct tgroup {
+	size_t gi;			/* index into cfg->groups */
+	int per_cpu;
+	const struct source_kind *kind;	/* how its instances count */
+	struct cpumap cpus;
+	struct inst *inst;		/* [cpus.nr] */
+	struct scaled *gone;		/* [nr_events] summed cgroup series:
+					   the counts of CPUs gone offline */
+	uint64_t gone_enabled_ns, gone_running_ns;
+	struct inst *off;		/* [nr_off] per-CPU series: closed
+					   instances keeping the counts of
+					   CPUs gone offline, taken over when
+					   they come back (instance.c) */
+	size_t nr_off;
+	int unscheduled;		/* reported as never scheduled */
+};
+
+/*
+ * What instance.c is told of the target whose instances it makes
+ * (target.c fills one for each open): where they open, its name for
+ * the log, what its kinds hold for it, and during a rebuild the plan
+ * the old groups (inst_take's og) were built from.
+ */
+struct inst_target {
+	const char *cgroup;		/* NULL: system-wide */
+	const char *name;		/* the log's (target_name) */
+	int cgfd;			/* the cgroup's directory; -1 */
+	struct source_hold *const *attached;	/* [SOURCE_KINDS] (source.h) */
+	const struct plan *old_cfg;	/* a rebuild's old plan; NULL: none */
+};
+
 /* What the log says once (instance.c). */
 struct said {
 	int emfile, no_perf_cgroup;
@@ -48,17 +84,19 @@ struct said {
 };
 
 /*
- * inst_take: instance j of tg on t made, by adopting the old set's (ad)
- * or opening it on cgfd, failures reported and asked to be retried in
- * as.  inst_carry_gone: tg's series keep the counts of CPUs gone offline
- * (ad's old group).  inst_read: one reading, scaled into the sums.
+ * inst_take: instance j of tg on target it made, by adopting og's (during
+ * a rebuild, the old target's group of the same name, per_cpu and kind,
+ * which the caller finds; NULL: none) or opening it, failures reported
+ * and asked to be retried in as.  inst_carry_gone: tg's series keep the
+ * counts of og's CPUs gone offline.  inst_read: one reading, scaled into
+ * the sums.
  */
-int inst_take(struct collector *c, const struct adopt *ad, struct target *t,
-    struct tgroup *tg, size_t j, int cgfd, struct asks *as);
+int inst_take(struct collector *c, const struct inst_target *it,
+    struct tgroup *tg, struct tgroup *og, size_t j, struct asks *as);
 void inst_fini(struct inst *in);
 void inst_close(struct inst *in, enum inst_state state);
 int inst_read(struct inst *in);
-int inst_carry_gone(struct collector *c, const struct adopt *ad,
-    const struct target *t, struct tgroup *tg);
+int inst_carry_gone(struct collector *c, const struct inst_target *it,
+    struct tgroup *tg, struct tgroup *og);
 
 #endif

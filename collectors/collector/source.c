@@ -21,10 +21,10 @@
 #include "collectors/collector/collector_int.h"
 
 /*
- * The kinds, by index (c->kstate[k], t->attached[k]): perf first, as the
- * one that takes what no other kind claims (kind_for).  A new kind of
- * the product is one line here and its file; a kind built beside it (a
- * test's) is added by source_kind_add, into the slots left.
+ * The kinds, by index (c->kstate[k], a target's attached[k]): perf
+ * first, as the one that takes what no other kind claims (kind_for).  A
+ * new kind of the product is one line here and its file; a kind built
+ * beside it (a test's) is added by source_kind_add, into the slots left.
  */
 const struct source_kind *source_kinds[SOURCE_KINDS] = {
 	&source_perf_kind,
@@ -253,13 +253,9 @@ source_kinds_refresh(const struct collector *c)
 /* ---- targets ----------------------------------------------------- */
 
 int
-source_check_unopened(const struct collector *c, const struct target *t,
-    FILE *out)
+source_check_unopened(const struct collector *c, const char *name,
+    enum source_status st, FILE *out)
 {
-	enum source_status st = t->state == TARGET_NO_ROOM ? SOURCE_NO_ROOM :
-	    t->declined == TARGET_REFUSED ? SOURCE_NOT_TAKEN_REFUSED :
-	    t->declined == TARGET_SKIP_ASKED ? SOURCE_NOT_TAKEN_SKIPPED :
-	    SOURCE_COUNTED;
 	size_t k;
 	int r;
 
@@ -267,27 +263,30 @@ source_check_unopened(const struct collector *c, const struct target *t,
 		struct source_ctx x = ctx_of(c, k, NULL);
 
 		if (source_kinds[k]->check && source_kinds[k]->check->unopened &&
-		    (r = source_kinds[k]->check->unopened(&x, target_name(t),
-		    st, out)) >= 0)
+		    (r = source_kinds[k]->check->unopened(&x, name, st,
+		    out)) >= 0)
 			return r;
 	}
 	return -1;
 }
 
 int
-source_check_unscheduled(const struct collector *c, const struct tgroup *tg,
-    size_t unsched, int cpu, FILE *out)
+source_check_unscheduled(const struct collector *c,
+    const struct source_kind *kind, size_t gi, size_t unsched, int cpu,
+    FILE *out)
 {
-	const struct source_kind *kind = tg->kind;
 	struct source_ctx x = ctx_of(c, kind_index(kind), NULL);
 
 	if (kind->check == NULL || kind->check->unscheduled == NULL)
 		return 0;
-	return kind->check->unscheduled(&x, tg->gi, unsched, cpu, out);
+	return kind->check->unscheduled(&x, gi, unsched, cpu, out);
 }
 
+/* In the table's order, each kind of used[nused] that attaches and
+ * holds nothing for the target yet. */
 int
-source_attach(const struct collector *c, struct target *t, int cgfd)
+source_attach(const struct collector *c, const struct source_kind *const *used,
+    size_t nused, struct source_hold **attached, const char *cgroup, int cgfd)
 {
 	size_t i, k;
 	int r;
@@ -296,59 +295,58 @@ source_attach(const struct collector *c, struct target *t, int cgfd)
 		const struct source_kind *kind = source_kinds[k];
 		struct source_ctx x = ctx_of(c, k, NULL);
 
-		if (kind->attach == NULL || t->attached[k])
+		if (kind->attach == NULL || attached[k])
 			continue;
-		for (i = 0; i < t->nr_groups; i++)
-			if (t->groups[i].kind == kind)
+		for (i = 0; i < nused; i++)
+			if (used[i] == kind)
 				break;
-		if (i < t->nr_groups &&
-		    (r = kind->attach(&x, t->cgroup, cgfd,
-		    &t->attached[k])) < 0) {
+		if (i < nused &&
+		    (r = kind->attach(&x, cgroup, cgfd, &attached[k])) < 0) {
 			return r;
 		}
 	}
 	return 0;
 }
 
-/* What the kinds hold for t goes with it, each by its own ops. */
+/* What the kinds hold for a target goes with it, each by its own ops. */
 void
-source_detach(struct target *t)
+source_detach(struct source_hold **attached)
 {
 	size_t i;
 
 	for (i = 0; i < nkinds(); i++)
-		if (t->attached[i]) {
-			t->attached[i]->ops->release(t->attached[i]);
-			t->attached[i] = NULL;
+		if (attached[i]) {
+			attached[i]->ops->release(attached[i]);
+			attached[i] = NULL;
 		}
 }
 
 /* ---- instances --------------------------------------------------- */
 
-int
-source_open(const struct collector *c, struct target *t, struct tgroup *tg,
-    struct inst *in, int cgfd, struct source **out)
+/* What kind holds for a target, in its holds attached[SOURCE_KINDS]. */
+const struct source_hold *
+source_held(struct source_hold *const *attached, const struct source_kind *kind)
 {
-	size_t k = kind_index(tg->kind);
-	struct source_ctx x = ctx_of(c, k, NULL);
-	struct source_at at = { t->cgroup, tg->gi, in->cpu, t->attached[k] };
-	struct source_opened o = { in->err, 0 };
-	int r;
+	return attached[kind_index(kind)];
+}
 
-	r = tg->kind->open(&x, &at, cgfd, &o, out);
-	in->no_perf_cgroup = o.no_perf_cgroup;
-	return r;
+int
+source_open(const struct collector *c, const struct source_kind *kind,
+    const struct source_at *at, int cgfd, struct source_opened *o,
+    struct source **out)
+{
+	struct source_ctx x = ctx_of(c, kind_index(kind), NULL);
+
+	return kind->open(&x, at, cgfd, o, out);
 }
 
 /* A kind that attaches nothing opens sources that stay current; else
- * what it holds for t says (nothing held: not current). */
+ * what it holds for the target (h) says (nothing held: not current). */
 int
-source_current(const struct target *t, const struct tgroup *tg,
+source_current(const struct source_kind *kind, const struct source_hold *h,
     const struct source *s)
 {
-	const struct source_hold *h = t->attached[kind_index(tg->kind)];
-
-	if (tg->kind->attach == NULL)
+	if (kind->attach == NULL)
 		return 1;
 	return h != NULL && h->ops->current(h, s);
 }

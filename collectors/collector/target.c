@@ -53,7 +53,7 @@ target_free(struct target *t)
 	free(t->groups);
 	free(t->at);
 	/* After the instances: their sources may read what was attached. */
-	source_detach(t);
+	source_detach(t->attached);
 	for (i = 0; i < t->nr_labels; i++) {
 		free(t->lname[i]);
 		free(t->lvalue[i]);
@@ -194,6 +194,30 @@ target_dir(struct collector *c, const struct target *t)
 }
 
 /*
+ * During a rebuild (ad), the group whose instances tg's take over: the
+ * old target's group of the same name counted with the same per_cpu and
+ * kind, in any state; NULL if none.
+ */
+static struct tgroup *
+old_group(const struct collector *c, const struct adopt *ad,
+    const struct target *t, const struct tgroup *tg)
+{
+	const char *want = c->cfg->groups[tg->gi].name;
+	struct target *o = target_find(ad->old, ad->nr, t->cgroup);
+	size_t j;
+
+	for (j = 0; o && j < o->nr_groups; j++) {
+		struct tgroup *og = &o->groups[j];
+
+		if (og->inst != NULL && og->per_cpu == tg->per_cpu &&
+		    og->kind == tg->kind &&
+		    strcmp(ad->cfg->groups[og->gi].name, want) == 0)
+			return og;
+	}
+	return NULL;
+}
+
+/*
  * Every instance of t allocated and opened, adopting from ad's old
  * targets during a rebuild (ad NULL: none), enabled if enable is set;
  * the perf fds they hold added to *fds.  0 or -errno.
@@ -203,18 +227,21 @@ target_open_groups(struct collector *c, struct target *t,
     const struct adopt *ad, int cgfd, struct asks *as, int enable,
     size_t *fds)
 {
+	const struct inst_target it = { t->cgroup, target_name(t), cgfd,
+	    t->attached, ad ? ad->cfg : NULL };
 	size_t i, j;
 	int r;
 
 	for (i = 0; i < t->nr_groups; i++) {
 		struct tgroup *tg = &t->groups[i];
+		struct tgroup *og = ad ? old_group(c, ad, t, tg) : NULL;
 
 		tg->inst = calloc(tg->cpus.nr ? tg->cpus.nr : 1,
 		    sizeof(*tg->inst));
 		if (tg->inst == NULL)
 			return -ENOMEM;
 		for (j = 0; j < tg->cpus.nr; j++) {
-			r = inst_take(c, ad, t, tg, j, cgfd, as);
+			r = inst_take(c, &it, tg, og, j, as);
 			if (r == -ENOMEM || (r == -EBADF && t->cgroup))
 				return r;	/* EBADF: the cgroup went */
 			if (tg->inst[j].state != INST_OK)
@@ -223,10 +250,26 @@ target_open_groups(struct collector *c, struct target *t,
 				source_enable(tg->inst[j].src);
 			*fds += tg->inst[j].src->fds;
 		}
-		if (ad && (r = inst_carry_gone(c, ad, t, tg)) < 0)
+		if (og && (r = inst_carry_gone(c, &it, tg, og)) < 0)
 			return r;
 	}
 	return 0;
+}
+
+/* The kinds t's groups are counted by, each once, into used[SOURCE_KINDS];
+ * how many. */
+static size_t
+target_kinds(const struct target *t, const struct source_kind **used)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < t->nr_groups; i++) {
+		for (k = 0; k < n && used[k] != t->groups[i].kind; k++)
+			;
+		if (k == n)
+			used[n++] = t->groups[i].kind;
+	}
+	return n;
 }
 
 /*
@@ -241,6 +284,7 @@ long
 target_open(struct collector *c, struct target *t, const struct adopt *ad,
     struct asks *as, size_t budget, int enable)
 {
+	const struct source_kind *used[SOURCE_KINDS];
 	size_t need = 0, fds = 0, i;
 	int cgfd = -1, r;
 
@@ -257,7 +301,8 @@ target_open(struct collector *c, struct target *t, const struct adopt *ad,
 	t->state = TARGET_UNOPENED;
 	if (t->cgroup && (cgfd = target_dir(c, t)) < 0)
 		return cgfd;
-	if (t->cgroup && (r = source_attach(c, t, cgfd)) < 0) {
+	if (t->cgroup && (r = source_attach(c, used, target_kinds(t, used),
+	    t->attached, t->cgroup, cgfd)) < 0) {
 		if (r == -ENOSPC)
 			t->state = TARGET_NO_ROOM;
 		goto out;
@@ -288,7 +333,7 @@ target_close(struct target *t)
 
 	for (i = 0; i < t->nr_groups; i++)
 		insts_free(&t->groups[i]);
-	source_detach(t);
+	source_detach(t->attached);
 	t->state = TARGET_UNOPENED;
 }
 

@@ -1,7 +1,7 @@
 /*
  * target.h - one target (target.c): the system-wide CPUs (cgroup NULL) or
- * one cgroup, the plan groups it counts on it (struct tgroup, each with
- * its instances, instance.h), its relabelled labels, and what its source
+ * one cgroup, the plan groups it counts on it (struct tgroup, with their
+ * instances, instance.h), its relabelled labels, and what its source
  * kinds attached.  Its own header, like libperf's internal/evlist.h, so
  * that what reads a target's fields says so by its includes; the order
  * of targets (target_cmp) and the look-up by cgroup are here too, as
@@ -16,33 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collectors/collector/instance.h"
 #include "collectors/collector/source.h"
-#include "collectors/perf/cpumap.h"
-#include "collectors/perf/scale.h"
 
 struct asks;
 struct collector;
-struct inst;
 struct plan;
 struct plan_target;
-
-/* One plan group counted on a target, on its CPUs. */
-struct tgroup {
-	size_t gi;			/* index into cfg->groups */
-	int per_cpu;
-	const struct source_kind *kind;	/* how its instances count */
-	struct cpumap cpus;
-	struct inst *inst;		/* [cpus.nr] */
-	struct scaled *gone;		/* [nr_events] summed cgroup series:
-					   the counts of CPUs gone offline */
-	uint64_t gone_enabled_ns, gone_running_ns;
-	struct inst *off;		/* [nr_off] per-CPU series: closed
-					   instances keeping the counts of
-					   CPUs gone offline, taken over when
-					   they come back (instance.c) */
-	size_t nr_off;
-	int unscheduled;		/* reported as never scheduled */
-};
 
 /*
  * Where a target stands, one state at a time: planned and not opened, or
@@ -101,8 +81,9 @@ struct target {
 
 /*
  * A rebuild's old targets, whose instances the new ones adopt (targetset.c
- * makes it, target.c and instance.c read it): handed down the calls that
- * open the new set, never kept.  NULL where no rebuild is under way.
+ * makes it, target.c finds in it each new group's old one for instance.c):
+ * handed down the calls that open the new set, never kept.  NULL where
+ * no rebuild is under way.
  */
 struct adopt {
 	struct target **old;		/* sorted (target_cmp) */
