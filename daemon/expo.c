@@ -488,6 +488,10 @@ expo_render_body(const struct snapshot *s, enum expo_format f,
 	    (double)s->cgroups_matched);
 	single(&b, "pmu_exporter_cgroups_counted", "gauge",
 	    "Matched cgroups being counted.", (double)s->cgroups_counted);
+	single(&b, "pmu_exporter_cgroups_remade_total", "counter",
+	    "Counted cgroups found removed and made again at their path "
+	    "(a service or container restarted), counted anew with their "
+	    "series going on.", (double)s->cgroups_remade);
 	family(&b, "pmu_exporter_cgroups_skipped", "gauge",
 	    "Matched cgroups not counted, by reason.");
 	expo_puts(&b, "pmu_exporter_cgroups_skipped{reason=\"fd_budget\"} ");

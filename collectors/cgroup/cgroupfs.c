@@ -32,6 +32,17 @@
 #define CG_OPEN (O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
 
 int
+cgroupfs_ino(int dirfd, uint64_t *id)
+{
+	struct stat st;
+
+	if (fstat(dirfd, &st) < 0)
+		return -errno;
+	*id = (uint64_t)st.st_ino;
+	return 0;
+}
+
+int
 cgroupfs_alive(int dirfd)
 {
 	struct stat st;
@@ -138,9 +149,10 @@ cgroupfs_find(const char *mountinfo, char *root, size_t len, int *v2)
 }
 
 int
-cgroup_list_add(struct cgroup_list *l, const char *path)
+cgroup_list_add_id(struct cgroup_list *l, const char *path, uint64_t id)
 {
 	char **tmp, *dup;
+	uint64_t *ids;
 
 	if (l->nr == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 16;
@@ -148,12 +160,35 @@ cgroup_list_add(struct cgroup_list *l, const char *path)
 		if ((tmp = realloc(l->path, cap * sizeof(*tmp))) == NULL)
 			return -ENOMEM;
 		l->path = tmp;
+		if ((ids = realloc(l->id, cap * sizeof(*ids))) == NULL)
+			return -ENOMEM;
+		l->id = ids;
 		l->cap = cap;
 	}
 	if ((dup = strdup(path)) == NULL)
 		return -ENOMEM;
+	l->id[l->nr] = id;
 	l->path[l->nr++] = dup;
 	return 0;
+}
+
+int
+cgroup_list_add(struct cgroup_list *l, const char *path)
+{
+	return cgroup_list_add_id(l, path, 0);
+}
+
+/* A path and its id, sorted together. */
+struct path_id {
+	char *path;
+	uint64_t id;
+};
+
+static int
+cmp_path_id(const void *a, const void *b)
+{
+	return strcmp(((const struct path_id *)a)->path,
+	    ((const struct path_id *)b)->path);
 }
 
 static int
@@ -162,21 +197,52 @@ cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-void
+/* Sort l by path, each id moving with its path (a list of no ids, as
+ * a list of directories to watch, without allocating).  0 or -ENOMEM. */
+static int
+sort_paths(struct cgroup_list *l)
+{
+	struct path_id *v;
+	size_t i;
+
+	for (i = 0; i < l->nr && l->id[i] == 0; i++)
+		;
+	if (i == l->nr) {
+		qsort(l->path, l->nr, sizeof(*l->path), cmp_str);
+		return 0;
+	}
+	if ((v = malloc(l->nr * sizeof(*v))) == NULL)
+		return -ENOMEM;
+	for (i = 0; i < l->nr; i++)
+		v[i] = (struct path_id){ l->path[i], l->id[i] };
+	qsort(v, l->nr, sizeof(*v), cmp_path_id);
+	for (i = 0; i < l->nr; i++) {
+		l->path[i] = v[i].path;
+		l->id[i] = v[i].id;
+	}
+	free(v);
+	return 0;
+}
+
+int
 cgroup_list_sort_unique(struct cgroup_list *l)
 {
 	size_t i, j;
 
 	if (l->nr < 2)
-		return;
-	qsort(l->path, l->nr, sizeof(*l->path), cmp_str);
+		return 0;
+	if (sort_paths(l) < 0)
+		return -ENOMEM;
 	for (i = 1, j = 1; i < l->nr; i++) {
 		if (strcmp(l->path[i], l->path[j - 1]) == 0)
 			free(l->path[i]);
-		else
+		else {
+			l->id[j] = l->id[i];
 			l->path[j++] = l->path[i];
+		}
 	}
 	l->nr = j;
+	return 0;
 }
 
 /* Length of the first component of s (which does not start with '/'). */
@@ -329,7 +395,9 @@ cgroup_list_free(struct cgroup_list *l)
 	for (i = 0; i < l->nr; i++)
 		free(l->path[i]);
 	free(l->path);
+	free(l->id);
 	l->path = NULL;
+	l->id = NULL;
 	l->nr = l->cap = 0;
 }
 

@@ -21,6 +21,10 @@
  */
 int cgroupfs_find(const char *mountinfo, char *root, size_t len, int *v2);
 
+/* The cgroup id of the directory dirfd is open on, as the walk reports
+ * it (its inode); 0 or -errno. */
+int cgroupfs_ino(int dirfd, uint64_t *id);
+
 /* Does the cgroup whose directory dirfd is open still exist?  A removed
  * cgroup's directory has no files left.  1 or 0. */
 int cgroupfs_alive(int dirfd);
@@ -39,6 +43,9 @@ int cgroupfs_subtree_control(const char *root, char *buf, size_t len);
 struct cgroup_list {
 	size_t nr, cap;
 	char **path;		/* relative to the root, each starting '/' */
+	uint64_t *id;		/* [cap]: each one's cgroup id (its
+				   directory's inode, as kernfs numbers
+				   it), 0 where not known */
 };
 
 /*
@@ -79,6 +86,9 @@ const char *cgroup_skip_reason(enum cgroup_skip why);
 
 /*
  * Expand pattern into the existing cgroups it names, sorted and unique,
+ * each with its cgroup id (the inode of the directory the walk opened:
+ * on kernfs, the id perf's cgroup mode and BPF's cgroup helpers know it
+ * by, so a cgroup removed and made again at the same path has another),
  * leaving out any that match one of the nr_exclude exclude patterns.  If
  * dirs is not NULL, every directory whose new children could match is
  * added to it (unsorted, possibly repeated): what an inotify watch set
@@ -116,11 +126,15 @@ int cgroupfs_delegated(const char *root, const char *path, size_t *len);
  */
 int cgroupfs_open_dir(const char *root, const char *path);
 
-/* Append a copy of path; 0 or -ENOMEM. */
+/* Append a copy of path, its id not known; 0 or -ENOMEM. */
 int cgroup_list_add(struct cgroup_list *l, const char *path);
 
-/* Sort and drop duplicates. */
-void cgroup_list_sort_unique(struct cgroup_list *l);
+/* Append a copy of path whose cgroup id is id; 0 or -ENOMEM. */
+int cgroup_list_add_id(struct cgroup_list *l, const char *path, uint64_t id);
+
+/* Sort by path and drop duplicates, each path keeping its id; 0, or
+ * -ENOMEM with l as it was (a list with no ids allocates nothing). */
+int cgroup_list_sort_unique(struct cgroup_list *l);
 
 void cgroup_list_free(struct cgroup_list *l);
 

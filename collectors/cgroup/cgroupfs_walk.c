@@ -64,6 +64,8 @@ struct walk {
 	struct cgroup_skips *sk;
 	size_t room;			/* the longest path below the root */
 	char path[CGROUPFS_PATH_MAX];	/* "" or "/a/b" */
+	uint64_t ino;			/* the inode of the directory at
+					   path: its cgroup id (cgroupfs.h) */
 	struct frame st[WALK_FRAMES];
 	size_t nr;
 };
@@ -141,6 +143,7 @@ open_child(struct walk *w, int parent, const char *name, size_t *len)
 		return -1;
 	}
 	w->nr_dirs++;
+	w->ino = (uint64_t)st.st_ino;
 	w->path[(*len)++] = '/';
 	memcpy(w->path + *len, name, n + 1);
 	*len += n;
@@ -208,7 +211,7 @@ visit(struct walk *w, int fd, size_t len, size_t ci, unsigned depth_left)
 		w->path[len] = '\0';
 		if (ci == w->ncomp) {
 			close(fd);
-			return cgroup_list_add(w->out, rel(w));
+			return cgroup_list_add_id(w->out, rel(w), w->ino);
 		}
 		/* Whatever the component, new children here could match. */
 		if (w->dirs && (r = cgroup_list_add(w->dirs, rel(w))) < 0)
@@ -315,6 +318,7 @@ split(struct walk *w, const char *pattern, char **buf)
 static int
 walk(struct walk *w, const char *root, unsigned max_depth)
 {
+	struct stat st;
 	int fd, r;
 
 	w->room = sizeof(w->path) - 1;
@@ -323,6 +327,8 @@ walk(struct walk *w, const char *root, unsigned max_depth)
 	fd = open(root, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+	if (fstat(fd, &st) == 0)
+		w->ino = (uint64_t)st.st_ino;
 	r = visit(w, fd, 0, 0, max_depth);
 	while (r == 0 && w->nr)
 		r = step(w);
@@ -344,8 +350,10 @@ exclude_matches(struct cgroup_list *l, char *const *exclude,
 				break;
 		if (j < nr_exclude)
 			free(l->path[i]);
-		else
+		else {
+			l->id[k] = l->id[i];
 			l->path[k++] = l->path[i];
+		}
 	}
 	l->nr = k;
 }
@@ -356,7 +364,7 @@ cgroupfs_expand(const char *root, const char *pattern, unsigned max_depth,
     struct cgroup_list *out, struct cgroup_list *dirs,
     struct cgroup_skips *sk)
 {
-	struct cgroup_list l = { 0, 0, NULL };
+	struct cgroup_list l = { 0, 0, NULL, NULL };
 	struct walk *w;
 	char *buf = NULL;
 	int r;
@@ -379,7 +387,10 @@ cgroupfs_expand(const char *root, const char *pattern, unsigned max_depth,
 		cgroup_list_free(&l);
 		return r;
 	}
-	cgroup_list_sort_unique(&l);
+	if (cgroup_list_sort_unique(&l) < 0) {
+		cgroup_list_free(&l);
+		return -ENOMEM;
+	}
 	exclude_matches(&l, exclude, nr_exclude);
 	*out = l;
 	return 0;

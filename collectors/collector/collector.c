@@ -36,6 +36,8 @@
  *                  entry's matches, the inotify watch set
  *   wanted.c       the wanted set, a pure function of plan and cgroups
  *   cgnews.c       what a pass says of the cgroups come and gone
+ *   departed.c     the counts of cgroups gone, kept a while by path
+ *   planstate.c    what is made for each plan: attrs, what was said
  *   target.c       one target: its groups, opening and enabling them
  *   instance.c     one group on one CPU: taken over across a rebuild
  *                  or opened, errors reported
@@ -59,6 +61,7 @@
 #include <unistd.h>
 
 #include "collectors/collector/collector_int.h"
+#include "collectors/collector/departed.h"
 #include "collectors/collector/discovery.h"
 #include "collectors/collector/hotplug.h"
 #include "collectors/collector/interval.h"
@@ -340,6 +343,7 @@ collector_free(struct collector *c)
 	for (i = 0; i < c->set.nr; i++)
 		target_free(c->set.v[i]);
 	free(c->set.v);
+	departed_clear(&c->set.departed);
 	shares_free(&c->set.shares);
 	source_kinds_fini(c->kstate);
 	planstate_fini(c->cfg, &c->ps);

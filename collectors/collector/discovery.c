@@ -128,7 +128,7 @@ watch_dirs(struct collector *c, struct cgroup_list *dirs)
 
 	if (c->cg.watch == NULL)
 		return 0;
-	cgroup_list_sort_unique(dirs);
+	(void)cgroup_list_sort_unique(dirs);	/* no ids: no allocation */
 	r = cgwatch_set(c->cg.watch, c->cg.path, dirs);
 	if (r == -ENOSPC && !c->cg.logged_watch++)
 		REPORT(c, 4, NULL, NULL, NULL, -1, ENOSPC, "inotify watch "
@@ -184,7 +184,7 @@ int
 discovery_expand(struct collector *c, int new_plan,
     struct cgroup_list *lists, struct wanted *w)
 {
-	struct cgroup_list dirs = { 0, 0, NULL };
+	struct cgroup_list dirs = { 0, 0, NULL, NULL };
 	int r;
 
 	if (!ensure(c, new_plan))

@@ -322,10 +322,14 @@ carry_off(const struct collector *c, const struct inst_target *it,
 
 	if (cpumap_has(&tg->cpus, in->cpu) || in->acc == NULL)
 		return 0;
-	if ((off = realloc(tg->off, (tg->nr_off + 1) * sizeof(*off))) == NULL)
-		return -ENOMEM;
-	tg->off = off;
-	off += tg->nr_off;
+	if (tg->nr_off == tg->cap_off) {
+		if ((off = realloc(tg->off, (tg->nr_off + 1) * sizeof(*off))) ==
+		    NULL)
+			return -ENOMEM;
+		tg->off = off;
+		tg->cap_off = tg->nr_off + 1;
+	}
+	off = tg->off + tg->nr_off;
 	if ((r = inst_init(off, in->cpu, ne)) < 0)
 		return r;
 	tg->nr_off++;
@@ -402,7 +406,7 @@ inst_adopt(struct collector *c, const struct inst_target *it,
 	int r, same = old_same(c, it, og, tg);
 
 	in = old_inst(og, cpu);
-	if (in == NULL || !same || in->state != INST_OK)
+	if (in == NULL || !same || in->state != INST_OK || it->renew)
 		return 0;
 	*dst = *in;
 	/* The old slot is left empty: freeing it closes and frees nothing. */
@@ -424,10 +428,12 @@ inst_adopt(struct collector *c, const struct inst_target *it,
 /*
  * A new instance takes over the counts of the old one it replaces, so its
  * series continue instead of restarting at 0: all of them from a failed
- * instance of the same group being reopened, or from the closed one that
- * kept a per-CPU series' counts while its CPU was offline; from a group
- * whose events changed, those of the events it keeps (after one last
- * reading), while new events start at 0 and removed ones are gone.
+ * instance of the same group being reopened, from the closed one that
+ * kept a per-CPU series' counts while its CPU was offline, or from one
+ * counting the cgroup that was removed and made again at the path (after
+ * one last reading); from a group whose events changed, those of the
+ * events it keeps (after one last reading), while new events start at 0
+ * and removed ones are gone.
  */
 static void
 inst_inherit(struct collector *c, const struct inst_target *it,
@@ -440,11 +446,12 @@ inst_inherit(struct collector *c, const struct inst_target *it,
 	/* A CPU back online: its per-CPU series goes on from tg->off. */
 	if ((in = old_inst(og, dst->cpu)) == NULL)
 		in = old_off(og, dst->cpu);
-	else if (in->acc == NULL || (same && in->state != INST_BROKEN))
+	else if (in->acc == NULL ||
+	    (same && in->state != INST_BROKEN && !it->renew))
 		return;
 	if (in == NULL)
 		return;
-	if (!same && in->state == INST_OK)
+	if ((!same || it->renew) && in->state == INST_OK)
 		inst_read(in);		/* what it counted since the last */
 	for (e = 0; e < ne; e++)
 		if ((oe = old_event(c, it, og, tg, e)) >= 0)

@@ -59,7 +59,7 @@ struct tgroup {
 					   instances keeping the counts of
 					   CPUs gone offline, taken over when
 					   they come back (instance.c) */
-	size_t nr_off;
+	size_t nr_off, cap_off;		/* ... and room for them */
 	int unscheduled;		/* reported as never scheduled */
 };
 
@@ -75,6 +75,10 @@ struct inst_target {
 	int cgfd;			/* the cgroup's directory; -1 */
 	struct source_hold *const *attached;	/* [SOURCE_KINDS] (source.h) */
 	const struct plan *old_cfg;	/* a rebuild's old plan; NULL: none */
+	int renew;			/* the old groups count a cgroup that
+					   is gone, made again at this path:
+					   never adopted, their counts taken
+					   after one last reading */
 };
 
 /* What the log says once (instance.c). */

@@ -52,7 +52,8 @@ row_model(struct snapshot *s, const struct target *t,
 	const char **ln, **lv;
 	unsigned char take[NAMES_NR];
 
-	*m = (struct snap_row){ .cgroup = NULL, .hidden = hidden };
+	*m = (struct snap_row){ .cgroup = NULL, .cgroup_id = t->id,
+	    .hidden = hidden };
 	for (e = 0; e < NAMES_NR; e++)
 		nn += take[e] = ne && ne->v[e] != NULL &&
 		    label_value(t, names_label_name[e]) == NULL;
@@ -572,6 +573,7 @@ build_status(struct build *b)
 	s->cgroups_counted = c->set.counted > s->cgroups_no_perf ?
 	    c->set.counted - s->cgroups_no_perf : 0;
 	s->cgroups_skipped = c->set.skipped;
+	s->cgroups_remade = c->set.remade;
 	if (own_stats(c, s) < 0)
 		return -ENOMEM;
 	if ((s->sources = snapshot_alloc(s, SOURCE_KINDS *

@@ -56,6 +56,9 @@ struct snap_source {
 /* One (target, group) row: a group on one CPU, or on a cgroup. */
 struct snap_row {
 	const char *cgroup;		/* NULL for CPU targets */
+	uint64_t cgroup_id;		/* the cgroup counted (target.h's id):
+					   another at the same path after a
+					   restart of what runs in it */
 	size_t nr_labels;		/* from relabel rules */
 	const char **label_names, **label_values;
 	int cpu;			/* -1 when summed over CPUs */
@@ -124,6 +127,8 @@ struct snapshot {
 	size_t cgroups_counted;		/* ... and counted */
 	size_t cgroups_skipped;		/* ... over the fd budget */
 	size_t cgroups_no_perf;		/* ... with no perf_event state */
+	uint64_t cgroups_remade;	/* cgroups removed and made again at
+					   their path since start */
 	size_t nr_sources;
 	struct snap_source *sources;	/* one per source kind, in order */
 	struct snap_source own;		/* the collector's own reasons and

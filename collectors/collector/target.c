@@ -196,7 +196,8 @@ target_dir(struct collector *c, const struct target *t)
 /*
  * During a rebuild (ad), the group whose instances tg's take over: the
  * old target's group of the same name counted with the same per_cpu and
- * kind, in any state; NULL if none.
+ * kind, in any state, with instances or the counts of some (a departed
+ * target's, target_depart); NULL if none.
  */
 static struct tgroup *
 old_group(const struct collector *c, const struct adopt *ad,
@@ -209,7 +210,8 @@ old_group(const struct collector *c, const struct adopt *ad,
 	for (j = 0; o && j < o->nr_groups; j++) {
 		struct tgroup *og = &o->groups[j];
 
-		if (og->inst != NULL && og->per_cpu == tg->per_cpu &&
+		if ((og->inst != NULL || og->gone || og->nr_off) &&
+		    og->per_cpu == tg->per_cpu &&
 		    og->kind == tg->kind &&
 		    strcmp(ad->cfg->groups[og->gi].name, want) == 0)
 			return og;
@@ -220,15 +222,19 @@ old_group(const struct collector *c, const struct adopt *ad,
 /*
  * Every instance of t allocated and opened, adopting from ad's old
  * targets during a rebuild (ad NULL: none), enabled if enable is set;
- * the perf fds they hold added to *fds.  0 or -errno.
+ * the perf fds they hold added to *fds.  An old target counting another
+ * cgroup than t's (removed and made again at the path) is not adopted
+ * from: its counts go on in t's series (instance.c).  0 or -errno.
  */
 static int
 target_open_groups(struct collector *c, struct target *t,
     const struct adopt *ad, int cgfd, struct asks *as, int enable,
     size_t *fds)
 {
+	const struct target *o = ad && t->cgroup ?
+	    target_find(ad->old, ad->nr, t->cgroup) : NULL;
 	const struct inst_target it = { t->cgroup, target_name(t), cgfd,
-	    t->attached, ad ? ad->cfg : NULL };
+	    t->attached, ad ? ad->cfg : NULL, o && o->id != t->id };
 	size_t i, j;
 	int r;
 
@@ -301,6 +307,9 @@ target_open(struct collector *c, struct target *t, const struct adopt *ad,
 	t->state = TARGET_UNOPENED;
 	if (t->cgroup && (cgfd = target_dir(c, t)) < 0)
 		return cgfd;
+	/* The cgroup it counts from now on, whatever the walk saw. */
+	if (t->cgroup && (r = cgroupfs_ino(cgfd, &t->id)) < 0)
+		goto out;
 	if (t->cgroup && (r = source_attach(c, used, target_kinds(t, used),
 	    t->attached, t->cgroup, cgfd)) < 0) {
 		if (r == -ENOSPC)
@@ -439,6 +448,94 @@ target_retire(struct target *t)
 				source_read(in->src, in->cur);
 		}
 	target_free(t);
+}
+
+/*
+ * Room for tg's counts when its target departs (tgroup_fold): a summed
+ * series' in tg->gone, a per-CPU one's instances in tg->off.  0 or
+ * -ENOMEM.
+ */
+static int
+tgroup_fold_room(struct tgroup *tg, size_t ne, int summed)
+{
+	struct inst *off;
+	size_t want = tg->nr_off + tg->cpus.nr;
+
+	if (summed)
+		return tg->gone || (tg->gone = calloc(ne + 1,
+		    sizeof(*tg->gone))) ? 0 : -ENOMEM;
+	if (want <= tg->cap_off)
+		return 0;
+	if ((off = realloc(tg->off, want * sizeof(*off))) == NULL)
+		return -ENOMEM;
+	tg->off = off;
+	tg->cap_off = want;
+	return 0;
+}
+
+/*
+ * tg's instances read one last time and folded: a summed cgroup series'
+ * counts into tg->gone, a per-CPU one's instances, closed, into tg->off,
+ * as hotplug leaves a CPU gone offline (instance.c), so that a later
+ * target takes them with inst_inherit and inst_carry_gone.  Without
+ * room for them (tgroup_fold_room failed), they are lost: the series
+ * starts anew if it comes back.
+ */
+static void
+tgroup_fold(struct tgroup *tg, size_t ne, int summed)
+{
+	int room = tgroup_fold_room(tg, ne, summed) == 0;
+	struct inst *in;
+	size_t k, e;
+
+	for (k = 0; k < tg->cpus.nr && tg->inst; k++) {
+		in = &tg->inst[k];
+		if (in->state == INST_OK)
+			(void)inst_read(in);
+		inst_close(in, INST_CLOSED);
+		if (!room || in->acc == NULL)
+			continue;
+		if (summed) {
+			for (e = 0; e < ne; e++)
+				scale_add(&tg->gone[e], &in->acc[e]);
+			tg->gone_enabled_ns += in->enabled_ns;
+			tg->gone_running_ns += in->running_ns;
+		} else {
+			tg->off[tg->nr_off++] = *in;	/* its block moves */
+			memset(in, 0, sizeof(*in));
+		}
+	}
+	insts_free(tg);
+	cpumap_free(&tg->cpus);
+}
+
+/* See target.h. */
+int
+target_depart_room(struct target *t, const struct plan *cfg)
+{
+	size_t i;
+
+	for (i = 0; target_is_open(t) && i < t->nr_groups; i++)
+		if (tgroup_fold_room(&t->groups[i],
+		    cfg->groups[t->groups[i].gi].nr_events,
+		    t->cgroup != NULL && !t->groups[i].per_cpu) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+/* See target.h. */
+void
+target_depart(struct target *t, const struct plan *cfg)
+{
+	size_t i;
+
+	for (i = 0; target_is_open(t) && i < t->nr_groups; i++)
+		tgroup_fold(&t->groups[i], cfg->groups[t->groups[i].gi].nr_events,
+		    t->cgroup != NULL && !t->groups[i].per_cpu);
+	for (i = 0; i < t->nr_groups; i++)
+		insts_free(&t->groups[i]);
+	source_detach(t->attached);
+	t->state = TARGET_UNOPENED;
 }
 
 /* The system-wide target's groups from a cpus: entry, on the CPUs it

@@ -51,6 +51,12 @@ enum target_declined {
 
 struct target {
 	char *cgroup;			/* NULL: system-wide */
+	uint64_t id;			/* the cgroup id its instances count
+					   (cgroupfs_ino), from its last open;
+					   0: never opened.  A cgroup removed
+					   and made again at its path has
+					   another: a new target takes over
+					   its counts (targetset.c) */
 	size_t nr_groups, cap_groups;
 	struct tgroup *groups;
 	uint32_t *at;			/* [at_mask + 1]: position + 1 in
@@ -77,13 +83,18 @@ struct target {
 	int deleg_known;		/* deleg was looked up */
 	struct source_hold *attached[SOURCE_KINDS];	/* what each kind's
 					   attach left (source.h) */
+	uint64_t gone_ns;		/* departed (departed.h): when its
+					   cgroup went */
 };
 
 /*
  * A rebuild's old targets, whose instances the new ones adopt (targetset.c
  * makes it, target.c finds in it each new group's old one for instance.c):
- * handed down the calls that open the new set, never kept.  NULL where
- * no rebuild is under way.
+ * handed down the calls that open the new set, never kept.  In a rescan,
+ * the one running target whose cgroup was made again at its path, whose
+ * counts the new target takes.  NULL where neither is under way.  An old
+ * target whose cgroup id is not the new one's (the cgroup was removed and
+ * made again) gives its counts, never its instances (target_open).
  */
 struct adopt {
 	struct target **old;		/* sorted (target_cmp) */
@@ -113,6 +124,14 @@ target_find(struct target *const *v, size_t n, const char *cgroup)
 
 	f = n ? bsearch(&kp, v, n, sizeof(*v), target_cmp) : NULL;
 	return f ? *f : NULL;
+}
+
+/* Is t open on another cgroup than the one the walk found at its path
+ * with id (0: not known)?  The cgroup was removed and made again. */
+static inline int
+target_remade(const struct target *t, uint64_t id)
+{
+	return t->state == TARGET_OPEN && t->id && id && t->id != id;
 }
 
 static inline int
@@ -149,5 +168,7 @@ size_t target_fds(const struct target *t);	/* perf fds it holds */
 void target_enable(struct target *t);
 void target_close(struct target *t);
 void target_retire(struct target *t);
+int target_depart_room(struct target *t, const struct plan *cfg);
+void target_depart(struct target *t, const struct plan *cfg);
 
 #endif

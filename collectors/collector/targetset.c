@@ -12,15 +12,14 @@
  *      wanted.c), and each source kind told of them (its rescan hook);
  *   3. the next set planned: the system-wide target, then one target per
  *      wanted cgroup in path order, so it comes out sorted.  A rescan
- *      keeps the running targets that still match; a rebuild makes every
- *      target anew and its instances adopt the old ones that stay the
- *      same (instance.c), so their series go on;
- *   4. what is new or was left out opened, within the fd budget: the
- *      cgroups not delegated first, each delegated subtree within its
- *      share, and a cgroup not delegated that finds no room taking it
- *      from a delegated one (share.c);
+ *      keeps the running targets that still match (on the same cgroup: one
+ *      made again at the path is a new target); a rebuild makes every
+ *      target anew, adopting the old instances that stay the same;
+ *   4. what is new or was left out opened, within the fd budget (the
+ *      cgroups not delegated first, share.c), taking the counts of the
+ *      cgroup its path had before (instance.c), so the series go on;
  *   5. the swap: the next set in, the old targets it does not hold read
- *      one last time and closed;
+ *      one last time and closed, a gone cgroup's counts kept a while;
  *   6. what changed said once (the log lines a user acts on), the
  *      cgroups come and gone one line per subtree (cgnews.c).
  *
@@ -40,6 +39,8 @@
 
 #include "collectors/cgroup/cgroupfs.h"
 #include "collectors/collector/cgnews.h"
+#include "collectors/collector/departed.h"
+#include "collectors/collector/planstate.h"
 #include "collectors/collector/collector_int.h"
 #include "collectors/collector/discovery.h"
 #include "collectors/collector/share.h"
@@ -79,6 +80,8 @@ struct pass {
 	struct target **fresh;		/* the targets made by this pass */
 	size_t nfresh;
 	size_t fds_in_use;		/* by the next set, so far */
+	size_t remade;			/* cgroups made again at their path,
+					   counted anew */
 	struct shares sh;		/* the delegated subtrees' shares */
 	struct cgnews news;		/* cgroups come and gone, to say */
 };
@@ -105,51 +108,6 @@ namelist_str(const struct namelist *l, char *buf, size_t len)
 
 /* ---- the plan's tables -------------------------------------------- */
 
-/* The per-plan tables: attrs per group, what was reported. */
-static int
-planstate_init(struct planstate *ps, const struct plan *cfg)
-{
-	size_t i, e;
-
-	ps->attrs = calloc(cfg->nr_groups, sizeof(*ps->attrs));
-	ps->ev_logged = calloc(cfg->nr_groups, sizeof(*ps->ev_logged));
-	ps->pattern_empty = calloc(cfg->nr_targets + 1, sizeof(int));
-	ps->layout_said = calloc(cfg->nr_layouts + 1,
-	    sizeof(*ps->layout_said));
-	if (!ps->attrs || !ps->ev_logged || !ps->pattern_empty ||
-	    !ps->layout_said)
-		return -ENOMEM;
-	for (i = 0; i < cfg->nr_groups; i++) {
-		size_t ne = cfg->groups[i].nr_events;
-
-		ps->attrs[i] = calloc(ne, sizeof(**ps->attrs));
-		ps->ev_logged[i] = calloc(ne, sizeof(**ps->ev_logged));
-		if (!ps->attrs[i] || !ps->ev_logged[i])
-			return -ENOMEM;
-		for (e = 0; e < ne; e++)
-			ps->attrs[i][e] = cfg->groups[i].events[e].perf.attr;
-	}
-	return 0;
-}
-
-void
-planstate_fini(const struct plan *cfg, struct planstate *ps)
-{
-	size_t i;
-
-	for (i = 0; cfg && i < cfg->nr_groups; i++) {
-		if (ps->attrs)
-			free(ps->attrs[i]);
-		if (ps->ev_logged)
-			free(ps->ev_logged[i]);
-	}
-	free(ps->attrs);
-	free(ps->ev_logged);
-	free(ps->pattern_empty);
-	free(ps->layout_said);
-	memset(ps, 0, sizeof(*ps));
-}
-
 /*
  * The fd budget: max_fds from the config, or a share of the open-files
  * limit that leaves room for HTTP connections and the rest.
@@ -164,20 +122,6 @@ fd_budget(const struct plan *cfg)
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
 		return 1 << 20;
 	return rl.rlim_cur > 4096 ? rl.rlim_cur - 2048 : rl.rlim_cur / 2;
-}
-
-/* What was said of a plan, traded between two tables of the same plan. */
-static void
-said_swap(struct planstate *a, struct planstate *b)
-{
-	struct planstate t = *a;
-
-	a->ev_logged = b->ev_logged;
-	a->pattern_empty = b->pattern_empty;
-	a->layout_said = b->layout_said;
-	b->ev_logged = t.ev_logged;
-	b->pattern_empty = t.pattern_empty;
-	b->layout_said = t.layout_said;
 }
 
 /*
@@ -198,7 +142,7 @@ planstate_take(struct collector *c, const struct plan *cfg,
 	}
 	*old = c->ps;
 	if (cfg == c->cfg)
-		said_swap(&ps, old);
+		planstate_trade_said(&ps, old);
 	c->ps = ps;
 	c->cfg = cfg;
 	c->set.max_fds = fd_budget(cfg);
@@ -215,7 +159,7 @@ planstate_give_back(struct collector *c, const struct plan *old_cfg,
 	struct planstate ps = c->ps;
 
 	if (old_cfg == c->cfg)
-		said_swap(&ps, old);	/* as planstate_take swapped it */
+		planstate_trade_said(&ps, old);	/* as planstate_take swapped it */
 	c->ps = *old;
 	*old = ps;
 	c->cfg = old_cfg;
@@ -303,6 +247,11 @@ pass_plan(struct collector *c, struct pass *p)
 	}
 	for (i = 0; i < nm; i = j) {
 		t = p->rebuild ? NULL : target_find(c->set.v, c->set.nr, m[i].path);
+		/* Removed and made again at its path since it opened (a
+		 * service or container restarted): a new target, which takes
+		 * over the old one's counts (open_one). */
+		if (t && target_remade(t, m[i].id))
+			t = NULL;
 		if (t == NULL) {
 			if ((t = target_new(m[i].path)) == NULL)
 				return -ENOMEM;
@@ -322,6 +271,61 @@ pass_plan(struct collector *c, struct pass *p)
 /* ---- opening ------------------------------------------------------ */
 
 /*
+ * What t takes over from: in a rebuild, the running set; in a rescan,
+ * the running target at its path when t replaces it (its cgroup was made
+ * again, pass_plan), held in *src; else, or when the rebuild's old
+ * target at its path is not open, the counts its cgroup left when it
+ * went (departed.h), in *src too; else nothing.
+ */
+static const struct adopt *
+open_from(const struct collector *c, const struct pass *p,
+    const struct target *t, struct target **src, struct adopt *one)
+{
+	const struct target *o;
+
+	*src = NULL;
+	if (t->cgroup == NULL)
+		return p->rebuild ? &p->ad : NULL;
+	if (p->rebuild) {
+		o = target_find(p->ad.old, p->ad.nr, t->cgroup);
+		if (o && target_is_open(o))
+			return &p->ad;
+	} else if ((*src = target_find(c->set.v, c->set.nr, t->cgroup)) == t)
+		*src = NULL;
+	if (*src == NULL &&
+	    (*src = departed_find(&c->set.departed, t->cgroup)) == NULL)
+		return p->rebuild ? &p->ad : NULL;
+	*one = (struct adopt){ src, 1, c->cfg };
+	return one;
+}
+
+/*
+ * What opening t says: a cgroup that came (also one back at the path a
+ * departed one left), a cgroup made again (taking over the counts of
+ * src, the old one at its path, or old, the rebuild's); 0 or -ENOMEM.
+ */
+static int
+open_news(struct collector *c, struct pass *p, const struct target *t,
+    const struct target *src)
+{
+	const struct target *o = src ? src : p->rebuild ?
+	    target_find(p->ad.old, p->ad.nr, t->cgroup) : NULL;
+
+	if (o && o->id != t->id && o->id) {
+		p->remade++;
+		REPORT(c, 7, t->cgroup, NULL, NULL, -1, 0, "cgroup %s was "
+		    "removed and made again (id %llu, was %llu): counting "
+		    "the new one, its series go on", t->cgroup,
+		    (unsigned long long)t->id, (unsigned long long)o->id);
+	}
+	/* Out of memory to gather it: the pass fails, as at any other
+	 * allocation (a rescan changes nothing). */
+	if (o == NULL || !target_is_open(o))
+		return cgnews_add(c, &p->news, t, 1);
+	return 0;
+}
+
+/*
  * Open a target that is new, or was left unopened before (over the
  * budget, no room in its kind); the system-wide one outside the budget.
  * 0 when it is opened or left unopened (and in the set), -ENOENT when
@@ -332,14 +336,15 @@ open_one(struct collector *c, struct pass *p, struct target *t)
 {
 	size_t left = c->set.max_fds > p->fds_in_use ?
 	    c->set.max_fds - p->fds_in_use : 0;
-	const struct target *o;
+	struct target *src;
+	struct adopt one;
 	long r;
 
 	/* Every entry matching it has a kind that cannot run, and refuses
 	 * or skips: left unopened. */
 	if (t->cgroup && t->nr_groups == 0 && t->declined != TARGET_TAKEN)
 		return 0;
-	r = target_open(c, t, p->rebuild ? &p->ad : NULL, p->as,
+	r = target_open(c, t, open_from(c, p, t, &src, &one), p->as,
 	    t->cgroup ? left : SIZE_MAX, p->enable);
 	if (r == -ENOMEM)
 		return -ENOMEM;
@@ -349,13 +354,7 @@ open_one(struct collector *c, struct pass *p, struct target *t)
 	if (r < 0)
 		return t->cgroup ? -ENOENT : 0;	/* vanished meanwhile */
 	p->fds_in_use += (size_t)r;
-	o = p->rebuild && t->cgroup ? target_find(p->ad.old, p->ad.nr, t->cgroup) :
-	    NULL;
-	/* Out of memory to gather it: the pass fails, as at any other
-	 * allocation (a rescan changes nothing). */
-	if (t->cgroup && (o == NULL || !target_is_open(o)))
-		return cgnews_add(c, &p->news, t, 1);
-	return 0;
+	return t->cgroup ? open_news(c, p, t, src) : 0;
 }
 
 /*
@@ -423,25 +422,58 @@ open_next(struct collector *c, struct pass *p)
 
 /* ---- the swap ----------------------------------------------------- */
 
-/* The next set in; the running targets it does not hold read one last
- * time and closed; the targets made for cgroups that vanished freed. */
+/*
+ * The departed cgroups' counts (departed.h) as the swap leaves them: a
+ * new plan's groups are not theirs (all dropped); those a target of the
+ * next set opened on took are dropped, and those past their time.
+ */
 static void
-swap_in(struct collector *c, struct pass *p, const struct plan *old_cfg,
-    struct planstate *old_ps)
+departed_tend(struct collector *c, struct pass *p, uint64_t now)
 {
 	struct target *t;
 	size_t i;
 
-	planstate_fini(old_cfg, old_ps);	/* what was said of the old */
+	if (p->new_plan) {
+		departed_clear(&c->set.departed);
+		return;
+	}
+	for (i = 0; i < p->nfresh && c->set.departed.nr; i++) {
+		t = p->fresh[i];
+		if (t->seen && t->cgroup && target_is_open(t))
+			departed_drop(&c->set.departed, t->cgroup);
+	}
+	departed_expire(&c->set.departed, now);
+}
 
+/*
+ * The next set in; the running targets it does not hold read one last
+ * time and closed, those whose cgroup is gone keeping their counts a
+ * while (departed.h); the targets made for cgroups that vanished freed.
+ */
+static void
+swap_in(struct collector *c, struct pass *p, const struct plan *old_cfg,
+    struct planstate *old_ps)
+{
+	uint64_t now = mono_ns();
+	struct target *t, *n;
+	size_t i;
+
+	planstate_fini(old_cfg, old_ps);	/* what was said of the old */
+	departed_tend(c, p, now);
 	for (i = 0; i < c->set.nr; i++) {
 		t = c->set.v[i];
 		if (t->seen)
 			continue;
-		if (target_is_open(t) && t->cgroup && target_find(p->v, p->n,
-		    t->cgroup) == NULL)
+		n = t->cgroup ? target_find(p->v, p->n, t->cgroup) : NULL;
+		if (target_is_open(t) && t->cgroup && n == NULL)
 			(void)cgnews_add(c, &p->news, t, 0);	/* said */
-		target_retire(t);
+		/* Its counts wait for a target at its path to open. */
+		if (target_is_open(t) && t->cgroup && !p->new_plan &&
+		    (n == NULL || !target_is_open(n))) {
+			target_depart(t, old_cfg);
+			departed_add(&c->set.departed, t, now);
+		} else
+			target_retire(t);
 	}
 	for (i = 0; i < p->nfresh; i++)
 		if (!p->fresh[i]->seen)
@@ -540,6 +572,37 @@ report_layouts(struct collector *c, const struct wanted *w,
 
 /* ---- the pass ----------------------------------------------------- */
 
+/*
+ * Before anything changes: room for the counts of the running targets
+ * whose cgroups the next set no longer holds (they depart at the swap:
+ * departed.h), and in a rescan that closes a target, the kinds' counts
+ * gathered once, as a collection does, for the last readings of what
+ * closes (a removed cgroup's, one made again).  0 or -ENOMEM.
+ */
+static int
+pass_departures(struct collector *c, struct pass *p)
+{
+	struct target *t;
+	size_t i, n = 0, closing = 0;
+
+	for (i = 0; i < c->set.nr; i++) {
+		t = c->set.v[i];
+		if (t->seen || !target_is_open(t) || t->cgroup == NULL)
+			continue;
+		closing++;
+		if (p->new_plan || target_find(p->v, p->n, t->cgroup))
+			continue;
+		if (target_depart_room(t, c->cfg) < 0)
+			return -ENOMEM;
+		n++;
+	}
+	if (n && departed_room(&c->set.departed, n) < 0)
+		return -ENOMEM;
+	if (closing && !p->rebuild)
+		source_kinds_refresh(c);
+	return 0;
+}
+
 /* Steps 2 to 4 (see the header).  0 or -ENOMEM. */
 static int
 pass_build(struct collector *c, struct pass *p, struct cgroup_list *lists)
@@ -553,7 +616,8 @@ pass_build(struct collector *c, struct pass *p, struct cgroup_list *lists)
 		return -ENOMEM;
 	p->v = malloc((p->w.nm + 2) * sizeof(*p->v));
 	p->fresh = malloc((p->w.nm + 2) * sizeof(*p->fresh));
-	if (p->v == NULL || p->fresh == NULL || pass_plan(c, p) < 0)
+	if (p->v == NULL || p->fresh == NULL || pass_plan(c, p) < 0 ||
+	    pass_departures(c, p) < 0)
 		return -ENOMEM;
 	return open_next(c, p);
 }
@@ -599,8 +663,10 @@ targetset_reconcile(struct collector *c, const struct plan *cfg,
 		r = -ECANCELED;		/* nothing changed */
 	}
 	cgnews_say(c, &p.news);		/* as the old lines were: at once */
-	if (r == 0)
+	if (r == 0) {
 		shares_end(c, &p.sh);
+		c->set.remade += p.remade;
+	}
 	if (r == 0 && report_tally(c, p.fds_in_use))
 		p.as->rescan_soon = 1;	/* room is freed: at the next
 					   collection, not a rescan later */

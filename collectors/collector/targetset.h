@@ -14,7 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collectors/collector/departed.h"
 #include "collectors/collector/instance.h"
+#include "collectors/collector/planstate.h"
 #include "collectors/collector/share.h"
 #include "collectors/collector/target.h"
 
@@ -23,20 +25,6 @@ struct collector;
 struct perf_event_attr;
 struct plan;
 
-/* What the log last said of a layout. */
-struct layout_said {
-	size_t cgroups;
-	const char *mode;		/* static text; NULL: never said */
-};
-
-/* What is made for each plan: its attrs, and what was said of it. */
-struct planstate {
-	struct perf_event_attr **attrs;	/* [group][event] */
-	int **ev_logged;		/* [group][event]: reported unsupported */
-	int *pattern_empty;		/* [cfg target]: reported matching none */
-	struct layout_said *layout_said;	/* [cfg layout]: as last said */
-};
-
 /* The target set, sorted (target_cmp), and what its last pass found. */
 struct targetset {
 	struct target **v;
@@ -44,6 +32,11 @@ struct targetset {
 	uint64_t max_fds;		/* the fd budget */
 	size_t matched, counted, skipped;
 	size_t skipped_logged;		/* ... as last reported */
+	uint64_t remade;		/* cgroups found removed and made
+					   again at their path since start,
+					   their series gone on */
+	struct departed departed;	/* the counts of cgroups gone, kept a
+					   while for their path (departed.h) */
 	struct shares shares;		/* the delegated subtrees the last
 					   pass met (share.h) */
 	size_t share_refused;		/* ... their cgroups it refused for
@@ -76,7 +69,6 @@ int targetset_reconcile(struct collector *c, const struct plan *cfg,
     enum reconcile_reason why, struct asks *as);
 void targetset_enable(struct collector *c);
 size_t targetset_fds(const struct collector *c);	/* perf fds held */
-void planstate_fini(const struct plan *cfg, struct planstate *ps);
 
 /*
  * The one read loop: it->in, every instance of every group it->tg of

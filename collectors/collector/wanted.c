@@ -35,7 +35,8 @@ wanted_matches(const struct plan *cfg, const struct cgroup_list *lists,
 		return -ENOMEM;
 	for (i = 0, n = 0; i < cfg->nr_targets; i++)
 		for (j = 0; j < lists[i].nr; j++)
-			m[n++] = (struct match){ lists[i].path[j], i };
+			m[n++] = (struct match){ lists[i].path[j], i,
+			    lists[i].id ? lists[i].id[j] : 0 };
 	qsort(m, n, sizeof(*m), match_cmp);
 	*out = m;
 	*nout = n;

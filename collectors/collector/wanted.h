@@ -21,6 +21,8 @@
 struct match {
 	const char *path;	/* owned by the entry's list */
 	size_t entry;		/* index in cfg->targets */
+	uint64_t id;		/* the cgroup's id as the walk found it
+				   (cgroupfs.h); 0: not known */
 };
 
 /* The wanted set: what the cgroups: entries match, and per layout. */

@@ -160,7 +160,7 @@ static void
 test_globstar(void)
 {
 	char base[] = "/tmp/cgroupfs_test2.XXXXXX", cmd[4200];
-	struct cgroup_list l, dirs = { 0, 0, NULL };
+	struct cgroup_list l, dirs = { 0, 0, NULL, NULL };
 	char *ex[] = { "/kubepods.slice/**/cri-containerd-bad*.scope" };
 
 	CHECK(mkdtemp(base) != NULL);

@@ -15,11 +15,16 @@
  *
  * First, on the scripted PMU of tests/lib/fake_pmu.h (no root needed), a
  * cgroup that vanishes between discovery and perf_event_open: the pass
- * drops it with one debug line, nothing louder, and no series.
+ * drops it with one debug line, nothing louder, and no series.  Last, a
+ * cgroup removed and made again at its path between two passes (a
+ * service restarted), seen by a rescan and by a rebuild, and the same
+ * with a pass between that finds it gone: a new target on the new
+ * cgroup, the old one closed, the series going on from its counts.
  */
 #include "autoconf.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -365,6 +370,117 @@ test_vanished(const char *dir)
 	CHECK(fake_free(c, cfg) == 0);
 }
 
+/* Move this process into the cgroup child ("": the root), then burn
+ * some CPU there. */
+static void
+run_in(const char *child)
+{
+	char path[8192];
+	volatile unsigned long n;
+	FILE *f;
+
+	if (child[0])
+		snprintf(path, sizeof(path), "%s%s/%s/cgroup.procs", root,
+		    parent, child);
+	else
+		snprintf(path, sizeof(path), "%s/cgroup.procs", root);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f == NULL)
+		return;
+	fprintf(f, "%d\n", (int)getpid());
+	CHECK(fclose(f) == 0);
+	for (n = 0; child[0] && n < 100000000; n++)
+		;
+}
+
+/* task-clock of cgroup child in a new snapshot; -1: no such row. */
+static double
+counted(struct collector *c, const char *child)
+{
+	char path[512];
+	struct snapshot *s;
+	double v = -1;
+	size_t i;
+
+	collector_collect(c);
+	s = collector_snapshot(c);
+	snprintf(path, sizeof(path), "%s/%s", parent, child);
+	for (i = 0; s && i < s->nr_rows; i++)
+		if (s->rows[i].cgroup && strcmp(s->rows[i].cgroup, path) == 0)
+			v = s->rows[i].values[0];
+	snapshot_unref(s);
+	return v;
+}
+
+/* The running target of cgroup child. */
+static struct target *
+target_of(const struct collector *c, const char *child)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", parent, child);
+	return target_find(c->set.v, c->set.nr, path);
+}
+
+/*
+ * a1 worked in, then removed and made again between two passes (or with
+ * a pass between, gap, that finds it gone), a rescan then a rebuild (why)
+ * to see it: the target at its path is a new one
+ * whose id is the new cgroup's (the walk's, name_to_handle_at's), no
+ * instance of the old one adopted, and the series goes on from all the
+ * old one counted (its work since the last collection too), then counts
+ * the new cgroup's work.
+ */
+static void
+remade(struct collector *c, enum reconcile_reason why, int gap,
+    const char *what)
+{
+	struct target *old = target_of(c, "a1"), *t;
+	double before, carried, after;
+	uint64_t old_id = old ? old->id : 0, id = 0;
+	size_t remade0 = c->set.remade;
+	char path[8192];
+	int fd;
+
+	before = counted(c, "a1");
+	CHECK(old != NULL && old_id != 0);
+	/* Work since the last collection: the old cgroup's last reading
+	 * must keep it. */
+	run_in("a1");
+	run_in("");
+	cg("a1", 0);
+	if (gap) {
+		/* Gone for a pass: its series leave the snapshot, its
+		 * counts are kept for its path (departed.h). */
+		CHECK(targetset_reconcile(c, c->cfg, why, &asks) == 0);
+		CHECK(target_of(c, "a1") == NULL && counted(c, "a1") == -1);
+		CHECK(departed_find(&c->set.departed, old->cgroup) == old);
+	}
+	cg("a1", 1);
+	CHECK(targetset_reconcile(c, c->cfg, why, &asks) == 0);
+	CHECK(c->set.departed.nr == 0);
+	t = target_of(c, "a1");
+	snprintf(path, sizeof(path), "%s%s/a1", root, parent);
+	fd = open(path, O_RDONLY | O_DIRECTORY);
+	CHECK(fd >= 0 && cgroupfs_ino(fd, &id) == 0);
+	/* The walk's id is the kernel's cgroup id, as BPF keys on it. */
+	if (fd >= 0 && cgroupfs_id(fd, &old_id) == 0)
+		CHECK(old_id == id);
+	if (fd >= 0)
+		close(fd);
+	CHECK(t != NULL && target_is_open(t) && t->id == id);
+	CHECK(c->set.remade == remade0 + 1);
+	carried = counted(c, "a1");
+	run_in("a1");
+	run_in("");
+	after = counted(c, "a1");
+	printf("ok: %s sees a1 made again (id %llu): its task-clock %.3f, "
+	    "%.3f after, %.3f once the new cgroup worked\n", what,
+	    (unsigned long long)id, before, carried, after);
+	CHECK(carried > before && after > carried);
+	CHECK(whole(c, CHILDREN));
+}
 
 int
 main(void)
@@ -435,6 +551,10 @@ main(void)
 		CHECK(s != NULL && s->nr_groups == 2);
 		snapshot_unref(s);
 	}
+	remade(c, RECONCILE_RESCAN, 0, "a rescan");
+	remade(c, RECONCILE_RETRY, 0, "a rebuild");
+	remade(c, RECONCILE_RESCAN, 1, "a rescan after one without it");
+	remade(c, RECONCILE_RETRY, 1, "a rebuild after one without it");
 out:
 	collector_free(c);
 	plan_free(cfg);

@@ -16,7 +16,7 @@
 static struct cgroup_list
 list(char **paths, size_t n)
 {
-	struct cgroup_list l = { n, n, paths };
+	struct cgroup_list l = { n, n, paths, NULL };
 
 	return l;
 }
