@@ -16,6 +16,7 @@
 #include "collectors/collector/collector_int.h"
 #include "collectors/collector/instance.h"
 #include "collectors/collector/interval.h"
+#include "collectors/perf/perf_sys.h"
 
 /* ---- instances ---------------------------------------------------- */
 
@@ -197,17 +198,67 @@ inst_open(struct collector *c, const struct inst_target *it,
 	in->src = src;
 	memset(in->prev, 0, g->nr_events * sizeof(*in->prev));
 	in->prev_enabled = in->prev_running = 0;
+	in->read_ns = perf_ops->now_ns ? perf_ops->now_ns() : 0;
 	in->state = INST_OK;
 	return 0;
 }
 
 /*
+ * What a reading's enabled time grew by past the real time since the
+ * last reading (or the open), by the clock it runs by: on one CPU it
+ * cannot grow faster.  The kernel's cgroup clock can: on a CPU where a
+ * cgroup was never timed (its task cloned into it, as runc starts a
+ * container, and running when its event is installed) the first
+ * sched-out adds the time since boot to enabled and running alike,
+ * seen as 1,435 s in the first second of a podman container here.  A
+ * margin of 1/64 and 1 ms for the clocks' own difference; 0 within it.
+ */
+static uint64_t
+inst_excess(struct inst *in, uint64_t de)
+{
+	uint64_t now, el;
+
+	if (perf_ops->now_ns == NULL || in->read_ns == 0)
+		return 0;
+	now = perf_ops->now_ns();
+	el = now - in->read_ns;
+	in->read_ns = now;
+	return de > el + el / 64 + 1000000 ? de - el : 0;
+}
+
+/*
+ * The reading's times less the excess (inst_excess): the last reading
+ * taken as later by as much, so the deltas are the real ones and the
+ * events' values (which the jump does not touch) are scaled by them.
+ */
+static void
+inst_unjump(struct inst *in, const struct source *src)
+{
+	size_t i, ev = src->evidx[0];
+	uint64_t de = in->cur[ev].enabled - in->prev_enabled;
+	uint64_t x = in->cur[ev].enabled >= in->prev_enabled ?
+	    inst_excess(in, de) : 0, xr;
+
+	if (x == 0)
+		return;
+	xr = in->cur[ev].running - in->prev_running;
+	xr = x < xr ? x : xr;
+	for (i = 0; i < src->nr; i++) {
+		in->prev[src->evidx[i]].enabled += x;
+		in->prev[src->evidx[i]].running += xr;
+	}
+	in->prev_enabled += x;
+	in->prev_running += xr;
+}
+
+/*
  * One reading of in's source: each event's delta since the last one,
  * scaled by the interval's own enabled/running deltas (scale.h), added to
- * its accumulator, and the group's enabled and running time summed.  0;
- * 1 when there were no deltas to add (the source counts nothing here, or
- * this reading was its starting point); -EAGAIN when there was no
- * reading; another -errno when the source is broken.
+ * its accumulator, and the group's enabled and running time summed; times
+ * no CPU can have run are left out (inst_unjump).  0; 1 when there were
+ * no deltas to add (the source counts nothing here, or this reading was
+ * its starting point); -EAGAIN when there was no reading; another -errno
+ * when the source is broken.
  */
 int
 inst_read(struct inst *in)
@@ -230,9 +281,11 @@ inst_read(struct inst *in)
 			in->prev[src->evidx[i]] = in->cur[src->evidx[i]];
 		in->prev_enabled = in->cur[src->evidx[0]].enabled;
 		in->prev_running = in->cur[src->evidx[0]].running;
+		in->read_ns = perf_ops->now_ns ? perf_ops->now_ns() : 0;
 		src->baseline = 0;
 		return 1;
 	}
+	inst_unjump(in, src);
 	for (i = 0; i < src->nr; i++) {
 		ev = src->evidx[i];
 		scale_accumulate(&in->acc[ev], &in->prev[ev], &in->cur[ev]);

@@ -42,6 +42,8 @@ struct inst {
 	uint64_t enabled_ns, running_ns;	/* sums of deltas */
 	uint64_t prev_enabled, prev_running;
 	uint64_t last_de, last_dr;	/* the last interval's deltas */
+	uint64_t read_ns;		/* its last reading, or its open, by
+					   perf_ops->now_ns; 0: no clock */
 	int no_perf_cgroup;		/* failed: the cgroup, not the events */
 };
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "collectors/perf/perf_sys.h"
+#include "util/clock.h"
 
 static int
 kernel_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
@@ -28,6 +29,7 @@ const struct perf_ops perf_ops_kernel = {
 	.ioctl = kernel_ioctl,
 	.read = read,
 	.close = close,
+	.now_ns = mono_ns,
 };
 
 const struct perf_ops *perf_ops = &perf_ops_kernel;

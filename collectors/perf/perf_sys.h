@@ -8,6 +8,7 @@
 #ifndef PMU_PERF_SYS_H
 #define PMU_PERF_SYS_H
 
+#include <stdint.h>
 #include <sys/types.h>
 #include <linux/perf_event.h>
 
@@ -17,6 +18,10 @@ struct perf_ops {
 	int (*ioctl)(int fd, unsigned long request, unsigned long arg);
 	ssize_t (*read)(int fd, void *buf, size_t len);
 	int (*close)(int fd);
+	/* The clock an event's enabled time runs by, in ns: on one CPU it
+	 * cannot grow faster (collectors/collector/instance.c bounds each
+	 * reading by it).  NULL: no bound (a fake's scripted times). */
+	uint64_t (*now_ns)(void);
 };
 
 /* The real kernel: returns -1 and sets errno like the syscalls do. */

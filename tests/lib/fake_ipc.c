@@ -145,7 +145,8 @@ f_close(int fd)
 	return 0;
 }
 
-const struct perf_ops fake_ipc_ops = { f_open, f_ioctl, f_read, f_close };
+const struct perf_ops fake_ipc_ops = { f_open, f_ioctl, f_read, f_close,
+    NULL };	/* its times are scripted: no clock bounds them */
 
 void
 fake_ipc_quiet(int prio, const struct log_fields *lf, const char *fmt, ...)

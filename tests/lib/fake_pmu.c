@@ -140,10 +140,10 @@ fake_read(int fd, void *buf, size_t len)
 		return 0;
 	for (i = 0; i < FAKE_MAXFD; i++)
 		n += fake.fds[i].used && fake.fds[i].leader == fd;
-	out[1] = f->time_enabled += fake.step_enabled;
+	out[1] = f->time_enabled += fake.step_enabled + fake.jump_ns;
 	/* A PMU with fake.counters counters never schedules a bigger group. */
 	out[2] = f->time_running += (fake.counters && n > (size_t)fake.counters)
-	    ? 0 : fake.step_running;
+	    ? 0 : fake.step_running + fake.jump_ns;
 	n = 0;
 	for (i = 0; i < FAKE_MAXFD; i++) {
 		if (!fake.fds[i].used || fake.fds[i].leader != fd)
@@ -181,8 +181,16 @@ fake_close(int fd)
 	return 0;
 }
 
+static uint64_t
+fake_now(void)
+{
+	static uint64_t far;
+
+	return fake.clock_ns ? fake.clock_ns : (far += 1000000000000000ULL);
+}
+
 const struct perf_ops fake_ops = {
-	fake_open, fake_ioctl, fake_read, fake_close,
+	fake_open, fake_ioctl, fake_read, fake_close, fake_now,
 };
 
 void

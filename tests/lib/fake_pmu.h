@@ -38,6 +38,12 @@ struct fake_pmu {
 	int counters;			/* >0: bigger groups never run */
 	int read_reversed;		/* members in reverse order */
 	int read_short;			/* one word short */
+	uint64_t jump_ns;		/* added to every read's enabled and
+					   running, not its values: the
+					   kernel's cgroup clock starting
+					   from zero (instance.c) */
+	uint64_t clock_ns;		/* perf_ops->now_ns; 0: a clock far
+					   ahead of any reading (no bound) */
 	int max_prio;			/* the most urgent line logged */
 	char log[65536];		/* what fake_capture logged */
 	const char *mountinfo;		/* for fake_make ("/nonexistent") */

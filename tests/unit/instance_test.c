@@ -104,6 +104,54 @@ test_retry(const char *sysfs)
 }
 
 
+/*
+ * A reading whose enabled and running times grew by more than the real
+ * time since the last one (the kernel's cgroup clock starting from zero:
+ * instance.c, inst_excess) adds only the real time to them, and its
+ * values are scaled as if it had not jumped; the next reading is whole.
+ */
+static void
+test_clock_jump(const char *sysfs)
+{
+	struct plan *cfg = NULL;
+	struct collector *c;
+	struct snapshot *s;
+	double v;
+
+	fake.log[0] = '\0';
+	fake.clock_ns = 1;
+	c = fake_make("groups:\n  - name: g\n    events: [cycles]\n"
+	    "cpus:\n  - cpus: all\n    groups: [g]\n", &cfg, sysfs);
+	collector_enable(c);
+	fake.step_enabled = fake.step_running = 100000000ULL;
+	fake.clock_ns += 100000000ULL;
+	fake_tick(c);
+	fake.jump_ns = 1435ULL * 1000000000ULL;	/* seen with podman */
+	fake.clock_ns += 100000000ULL;
+	fake_tick(c);
+	fake.jump_ns = 0;
+	s = collector_snapshot(c);
+	CHECK(fake_row(s, 0) != NULL);
+	if (fake_row(s, 0)) {
+		v = fake_row(s, 0)->values[0];
+		/* Two readings of 0.1 s each, 3e8 events each. */
+		CHECK(fake_row(s, 0)->enabled_s == 0.2);
+		CHECK(fake_row(s, 0)->running_s == 0.2);
+		CHECK(v == 6e8);
+	}
+	snapshot_unref(s);
+	/* Multiplexed now, half the time: the next reading is whole. */
+	fake.step_running = 50000000ULL;
+	fake.clock_ns += 100000000ULL;
+	fake_tick(c);
+	s = collector_snapshot(c);
+	CHECK(fake_row(s, 0) && fake_row(s, 0)->enabled_s == 0.3 &&
+	    fake_row(s, 0)->running_s == 0.25 &&
+	    fake_row(s, 0)->values[0] == 6e8 + 3e8);
+	snapshot_unref(s);
+	fake.clock_ns = 0;
+	CHECK(fake_free(c, cfg) == 0);
+}
 
 /*
  * perf_event_open says EPERM on every CPU: the reason is told once, from
@@ -246,6 +294,7 @@ main(void)
 	CHECK(fake_begin(dir) == 0);
 	test_read_real();
 	test_retry(dir);
+	test_clock_jump(dir);
 	test_denied(dir);
 	test_no_perf_cgroup(dir);
 	CHECK(fake_end(dir) == 0);

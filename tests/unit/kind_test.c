@@ -86,6 +86,7 @@ fake_close(int fd)
 
 static const struct perf_ops fake_ops = {
 	fake_open, fake_ioctl, fake_read, fake_close,
+	NULL,			/* scripted times: no clock bounds them */
 };
 
 /* ---- the collector over a scratch cgroup mount --------------------- */
