@@ -215,6 +215,9 @@ static const char render_want[] =
 "# HELP pmu_exporter_cgroups_counted Matched cgroups being counted.\n"
 "# TYPE pmu_exporter_cgroups_counted gauge\n"
 "pmu_exporter_cgroups_counted 2\n"
+"# HELP pmu_exporter_cgroups_remade_total Counted cgroups found removed and made again at their path (a service or container restarted), counted anew with their series going on.\n"
+"# TYPE pmu_exporter_cgroups_remade_total counter\n"
+"pmu_exporter_cgroups_remade_total 1\n"
 "# HELP pmu_exporter_cgroups_skipped Matched cgroups not counted, by reason.\n"
 "# TYPE pmu_exporter_cgroups_skipped gauge\n"
 "pmu_exporter_cgroups_skipped{reason=\"fd_budget\"} 1\n"
@@ -287,6 +290,7 @@ render_snapshot(void)
 	s->cgroups_counted = 2;
 	s->cgroups_skipped = 1;
 	s->cgroups_no_perf = 1;
+	s->cgroups_remade = 1;
 	s->reload_ok = 0;
 	s->reload_success_s = 1699999999;
 	s->nr_cpus = 1;
