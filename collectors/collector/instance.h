@@ -42,8 +42,10 @@ struct inst {
 	uint64_t enabled_ns, running_ns;	/* sums of deltas */
 	uint64_t prev_enabled, prev_running;
 	uint64_t last_de, last_dr;	/* the last interval's deltas */
-	uint64_t read_ns;		/* its last reading, or its open, by
+	uint64_t origin_ns;		/* when it started counting, by
 					   perf_ops->now_ns; 0: no clock */
+	uint64_t origin_enabled;	/* its enabled time then */
+	uint64_t unjumped;		/* enabled time taken off since */
 	int no_perf_cgroup;		/* failed: the cgroup, not the events */
 };
 
