@@ -68,7 +68,7 @@ run_suite() {	# $1: label, $2: make check arguments, rest: configure arguments
 autoreconf -fi >/dev/null 2>&1 || { echo "autoreconf failed"; echo "0 passed, 1 failed"; exit 1; }
 san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1"
 PMU_SANITIZED=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-	run_suite sanitizers "VALGRIND_TESTS= VM_TESTS=" CFLAGS="$san" LDFLAGS="-fsanitize=address,undefined"
+	run_suite sanitizers "VALGRIND_TESTS= VM_TESTS= RECIPE_TESTS=" CFLAGS="$san" LDFLAGS="-fsanitize=address,undefined"
 # ThreadSanitizer sees every thread of our code; the libraries it does not
 # instrument (libmicrohttpd, GnuTLS, libyaml, libbpf) synchronise through
 # pthread calls, which it intercepts.  A report goes to a file that fails

@@ -187,7 +187,7 @@ const struct plan_kind *plan_kind_at(size_t i);
 const struct plan_kind *plan_kind_named(const char *name);
 
 /* At most this many kinds in a build (the table's slots). */
-#define PLAN_KINDS_MAX 4
+#define PLAN_KINDS_MAX 16
 
 struct plan {
 	char *source;			/* file name, or "<default>" */

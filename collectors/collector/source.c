@@ -15,21 +15,40 @@
 #include "autoconf.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collectors/collector/collector_int.h"
 
 /*
- * The kinds, by index (c->kstate[k], a target's attached[k]): perf
- * first, as the one that takes what no other kind claims (kind_for).  A
- * new kind of the product is one line here and its file; a kind built
- * beside it (a test's) is added by source_kind_add, into the slots left.
+ * The product's kinds, by index (c->kstate[k], a target's attached[k]):
+ * perf first, as the one that takes what no other kind claims
+ * (kind_for).  A new kind of the product is one line here and its file
+ * (HACKING.md, "Adding a source kind"); a kind built beside it (a
+ * test's) is added by source_kind_add, into the slots left.
  */
+#define PRODUCT_KINDS(X) \
+	X(source_perf_kind, "perf") \
+	X(source_bpf_kind, "bpf")
+
+#define KIND_DECLARE(k, mode) extern const struct source_kind k;
+#define KIND_ENTRY(k, mode) &k,
+#define KIND_UNAVAILABLE(k, mode) { "mode perf: mode " mode \
+	" is not available", "not counted: mode " mode " is not available" },
+PRODUCT_KINDS(KIND_DECLARE)
 const struct source_kind *source_kinds[SOURCE_KINDS] = {
-	&source_perf_kind,
-	&source_bpf_kind,
+	PRODUCT_KINDS(KIND_ENTRY)
 };
+
+/* What an entry of each kind is said to be when the kind cannot run
+ * (source_fallback): counted in perf mode, or not counted.  A test's
+ * kind's, made by source_kind_add. */
+static const char *unavailable[SOURCE_KINDS][2] = {
+	PRODUCT_KINDS(KIND_UNAVAILABLE)
+};
+#define KIND_NAME_MAX 32
+static char added_texts[SOURCE_KINDS][2][KIND_NAME_MAX + 40];
 
 /* The kinds in the table: they fill it from the first slot. */
 static size_t
@@ -49,8 +68,14 @@ source_kind_add(const struct source_kind *k)
 
 	if (plan_kind_named(k->desc->name) != NULL)
 		return -EEXIST;
-	if (n == SOURCE_KINDS)
+	if (n == SOURCE_KINDS || strlen(k->desc->name) > KIND_NAME_MAX)
 		return -ENOSPC;
+	snprintf(added_texts[n][0], sizeof(added_texts[n][0]),
+	    "mode perf: mode %s is not available", k->desc->name);
+	snprintf(added_texts[n][1], sizeof(added_texts[n][1]),
+	    "not counted: mode %s is not available", k->desc->name);
+	unavailable[n][0] = added_texts[n][0];
+	unavailable[n][1] = added_texts[n][1];
 	source_kinds[n] = k;
 	return 0;
 }
@@ -165,6 +190,25 @@ source_kinds_check_config(const struct collector *c, FILE *out)
 
 /* ---- cgroups entries --------------------------------------------- */
 
+/*
+ * What an entry of kind's mode is when the kind cannot run: what its
+ * fallback: asks for (perf: another kind's, SOURCE_NOT_MINE; refuse;
+ * skip), *mode saying so.
+ */
+static enum source_answer
+source_fallback(const struct source_kind *kind, const struct plan_target *ct,
+    const char **mode)
+{
+	const char *const *t = unavailable[kind_index(kind)];
+
+	*mode = t[ct->fallback == PLAN_FALLBACK_PERF ? 0 : 1];
+	if (ct->fallback == PLAN_FALLBACK_REFUSE)
+		return SOURCE_REFUSED;
+	if (ct->fallback == PLAN_FALLBACK_SKIP)
+		return SOURCE_SKIPPED;
+	return SOURCE_NOT_MINE;
+}
+
 /* The kind that counts ct (see source_kind.takes), its answer in *a, and
  * in *mode the first mode a kind asked gave ("mode perf" if none). */
 static const struct source_kind *
@@ -183,6 +227,8 @@ kind_for(const struct collector *c, const struct plan_target *ct,
 		kind = source_kinds[k];
 		m = NULL;
 		*a = kind->takes ? kind->takes(&x, ct, &m) : SOURCE_MINE;
+		if (*a == SOURCE_UNAVAILABLE)
+			*a = source_fallback(kind, ct, &m);
 		if (*mode == NULL)
 			*mode = m;
 	}

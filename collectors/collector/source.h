@@ -171,7 +171,10 @@ enum source_answer {
 	SOURCE_REFUSED,			/* its kind cannot run, and it asks
 					   for no fallback: not counted, a
 					   problem */
-	SOURCE_SKIPPED			/* ... not counted, as it asks */
+	SOURCE_SKIPPED,			/* ... not counted, as it asks */
+	SOURCE_UNAVAILABLE		/* its kind cannot run: source.c
+					   answers what its fallback: asks
+					   (perf, refuse, skip) */
 };
 
 /*
@@ -269,7 +272,9 @@ struct source_kind {
 	 * last to the first, and the first answer other than
 	 * SOURCE_NOT_MINE decides (perf, the first, takes what is left).
 	 * When the entry names this kind, *mode is how its cgroups are
-	 * counted, for the log's layout lines (else left alone).
+	 * counted, for the log's layout lines (else left alone); or
+	 * SOURCE_UNAVAILABLE when the kind cannot run, and source.c
+	 * answers what the entry's fallback: asks for, and says so.
 	 */
 	enum source_answer (*takes)(const struct source_ctx *x,
 	    const struct plan_target *ct, const char **mode);
@@ -312,9 +317,9 @@ struct source_kind {
  * before anything reads it (source_kind_add); NULL in the slots left.
  */
 #define SOURCE_KINDS PLAN_KINDS_MAX
-extern const struct source_kind source_perf_kind;	/* source_perf.c */
-extern const struct source_kind source_bpf_kind;	/* source_bpf.c */
 extern const struct source_kind *source_kinds[SOURCE_KINDS];
+/* The kind that counts what no other kind takes (source_perf.c). */
+extern const struct source_kind source_perf_kind;
 
 /*
  * Add kind k after the product's: a kind built beside the product, as a

@@ -51,6 +51,8 @@
 #include "collectors/perf/cpumap.h"
 #include "collectors/perf/group.h"
 
+extern const struct source_kind source_bpf_kind;	/* at the end */
+
 /*
  * The kind's own state (source_ctx.state, source.h): the
  * object in use, and what the snapshot and --check-config say of it.
@@ -483,15 +485,7 @@ bpfmode_takes(const struct source_ctx *x, const struct plan_target *ct,
 		*mode = "mode bpf";
 		return SOURCE_MINE;
 	}
-	if (ct->fallback != PLAN_FALLBACK_PERF)
-		*mode = "not counted: mode bpf is not available";
-	else
-		*mode = "mode perf: mode bpf is not available";
-	if (ct->fallback == PLAN_FALLBACK_REFUSE)
-		return SOURCE_REFUSED;
-	if (ct->fallback == PLAN_FALLBACK_SKIP)
-		return SOURCE_SKIPPED;
-	return SOURCE_NOT_MINE;		/* bpf_fallback: perf */
+	return SOURCE_UNAVAILABLE;
 }
 
 /* --check-config: a cgroup without a slot, or refused or skipped. */

@@ -20,6 +20,7 @@
 #include "collectors/bpf/bpfcg.h"
 #include "config/config.h"
 #include "tests/lib/check.h"
+#include "tests/lib/kinds.h"
 #include "util/text.h"
 
 static char err[1024];
@@ -440,6 +441,7 @@ static void
 test_kind_spellings(void)
 {
 	struct plan *cfg;
+	char want[512];
 
 	cfg = parse(GROUPS "modes:\n  bpf:\n    max_cgroups: 7\ncgroups:\n"
 	    "  - path: /a\n    groups: [ipc]\n    mode: bpf\n"
@@ -457,15 +459,16 @@ test_kind_spellings(void)
 	    "(did you mean \"max_cgroups\"?)");
 	bad(GROUPS "modes:\n  bfp: {}\ncgroups:\n"
 	    "  - path: /a\n    groups: [ipc]\n",
-	    "t.yaml:5:3: modes: no mode \"bfp\" in this build, which has "
-	    "perf or bpf");
+	    kinds_said(want, sizeof(want), "t.yaml:5:3: modes: no mode "
+	    "\"bfp\" in this build, which has ", ""));
 	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    mode: bpf\n"
 	    "    fallback: skip\n    bpf_fallback: skip\n",
 	    "t.yaml:9:19: bpf_fallback is fallback's older name: give one of "
 	    "them");
 	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    mode: perf\n"
 	    "    fallback: skip\n",
-	    "t.yaml:8:15: fallback applies to mode: bpf, not mode: perf");
+	    kinds_said_which(want, sizeof(want), "t.yaml:8:15: fallback "
+	    "applies to mode: ", ", not mode: perf", 1));
 }
 
 /* mode: bpf and its keys; without a BPF build, mode: bpf is an error. */
@@ -473,6 +476,7 @@ static void
 test_bpf_keys(void)
 {
 	struct plan *cfg;
+	char want[512];
 
 	cfg = parse(GROUPS "bpf_max_cgroups: 5\ncgroups:\n"
 	    "  - path: /a/*\n    groups: [ipc]\n    mode: bpf\n"
@@ -510,7 +514,8 @@ test_bpf_keys(void)
 	plan_free(cfg);
 
 	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    mode: bfp\n",
-	    "t.yaml:7:11: mode must be perf or bpf, not \"bfp\"");
+	    kinds_said(want, sizeof(want), "t.yaml:7:11: mode must be ",
+	    ", not \"bfp\""));
 	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    bpf_fallback: perf\n",
 	    "t.yaml:7:19: bpf_fallback applies to mode: bpf, and this entry has no mode");
 	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    mode: perf\n    bpf_fallback: refuse\n",

@@ -8,8 +8,8 @@
  * the event's place in its group plus one, with a second of time enabled
  * and running: counts a test can work out from the number of reads.
  * modes.null.runs: 0 makes it a kind that cannot run here, so its
- * entries get what their fallback: asks for, as mode: bpf's do where the
- * program cannot load.
+ * entries get what their fallback: asks for (source.c answers for it),
+ * as for any kind whose program or device is not there.
  *
  * Like every kind it includes source.h and what it counts with, never
  * the collector's internals, and ends with its description (what a plan
@@ -81,12 +81,7 @@ null_takes(const struct source_ctx *x, const struct plan_target *ct,
 		*mode = "mode null";
 		return SOURCE_MINE;
 	}
-	*mode = ct->fallback == PLAN_FALLBACK_PERF ?
-	    "mode perf: mode null is not available" :
-	    "not counted: mode null is not available";
-	return ct->fallback == PLAN_FALLBACK_REFUSE ? SOURCE_REFUSED :
-	    ct->fallback == PLAN_FALLBACK_SKIP ? SOURCE_SKIPPED :
-	    SOURCE_NOT_MINE;
+	return SOURCE_UNAVAILABLE;
 }
 
 static int
