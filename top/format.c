@@ -280,8 +280,8 @@ fmt_detail(const struct top_row *r, void (*line)(const char *, void *),
 	    r->victim == 0 ? "no" : "not judged");
 	line(b, ctx);
 	if (r->change_ok) {
-		snprintf(b, sizeof(b), "IPC %.3f, %+.1f%% against the last %.0f "
-		    "minutes", r->ipc, r->change * 100, r->change_span / 60);
+		snprintf(b, sizeof(b), "IPC %.3f, %+.1f%% against its IPC over "
+		    "the last %.0f s", r->ipc, r->change * 100, r->change_span);
 		line(b, ctx);
 	}
 	line("events (per second, summed over CPUs):", ctx);

@@ -210,7 +210,7 @@ main(int argc, char **argv)
 	else if (o.batch || !screen_possible())
 		r = batch(&p, &o);
 	else
-		r = batch(&p, &o);	/* the screen comes next */
+		r = screen_run(&p, &o);
 	poller_fini(&p);
 	curl_global_cleanup();
 	return r;
