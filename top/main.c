@@ -209,8 +209,11 @@ main(int argc, char **argv)
 		r = json(&p, &o);
 	else if (o.batch || !screen_possible())
 		r = batch(&p, &o);
-	else
-		r = screen_run(&p, &o);
+	else if ((r = screen_run(&p, &o)) < 0) {
+		fprintf(stderr, "pmu_exporter top: no terminfo entry for TERM=%s: "
+		    "plain pages instead\n", getenv("TERM"));
+		r = batch(&p, &o);
+	}
 	poller_fini(&p);
 	curl_global_cleanup();
 	return r;

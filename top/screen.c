@@ -253,12 +253,15 @@ int
 screen_run(struct poller *p, const struct top_opts *o)
 {
 	struct scr s = { .p = p, .o = o, .sort = o->sort };
+	SCREEN *scr;
 	double now;
 	int c;
 
 	snprintf(s.filter, sizeof(s.filter), "%s", o->filter ? o->filter : "");
-	if (!initscr())
-		return 1;
+	/* newterm, not initscr: a terminal terminfo does not know (an
+	 * image without that entry) is a return, not an exit. */
+	if (!(scr = newterm(NULL, stdout, stdin)))
+		return -1;
 	cbreak();
 	noecho();
 	keypad(stdscr, TRUE);
@@ -288,6 +291,7 @@ screen_run(struct poller *p, const struct top_opts *o)
 		s.next = poller_now() + o->interval;
 	}
 	endwin();
+	delscreen(scr);
 	free(s.idx);
 	free(s.sel_cg);
 	return 0;

@@ -20,7 +20,8 @@ struct top_opts {
 	const char *filter;
 };
 
-/* The interactive screen until q; the exit status. */
+/* The interactive screen until q: the exit status, or -1 when this
+ * terminal cannot be drawn on (its terminfo entry is missing). */
 int screen_run(struct poller *p, const struct top_opts *o);
 
 #endif

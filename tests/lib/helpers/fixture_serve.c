@@ -13,7 +13,9 @@
  * whose IPC drops midway.  A *_timestamp_seconds gauge serves the start
  * time plus k seconds: each scrape is one collection a second after the
  * one before, whenever it is asked for, so top's rates are the
- * fixture's numbers exactly.  Prints "serving" on stderr once listening; exits 2 when
+ * fixture's numbers exactly.  With FIXTURE_LAST=N in the environment,
+ * every scrape after the Nth serves the Nth again (the same collection):
+ * a client's screen then stays on one page, for a capture.  Prints "serving" on stderr once listening; exits 2 when
  * ADDR's port is taken ("Address already in use").  Runs until SIGTERM.
  */
 #include "autoconf.h"
@@ -40,6 +42,7 @@ static size_t nr_lines;
 static long switch_at;
 static atomic_long scrapes;
 static time_t started;
+static long last;
 
 static int
 load(const char *path, int second)
@@ -116,10 +119,12 @@ handle(void *cls, struct MHD_Connection *c, const char *url,
 	enum MHD_Result r;
 	size_t len;
 	char *body;
+	long k;
 
 	(void)cls; (void)url; (void)method; (void)version; (void)data;
 	(void)data_len; (void)state;
-	body = render(atomic_fetch_add(&scrapes, 1) + 1, &len);
+	k = atomic_fetch_add(&scrapes, 1) + 1;
+	body = render(last && k > last ? last : k, &len);
 	if (!body)
 		return MHD_NO;
 	resp = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
@@ -153,6 +158,8 @@ main(int argc, char **argv)
 	if (argc == 5 && ((switch_at = atol(argv[3])) < 1 || load(argv[4], 1) < 0))
 		return 2;
 	started = time(NULL);
+	if (getenv("FIXTURE_LAST"))
+		last = atol(getenv("FIXTURE_LAST"));
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
