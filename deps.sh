@@ -23,6 +23,10 @@
 # (kubernetes-client, fetched by the test, not installed) and validates
 # the objects with npm packages it installs into its cache: nodejs, npm.
 #
+# libcurl4-gnutls-dev and libncurses-dev build pmu_exporter top (top/:
+# its HTTP client and its screen; the daemon links neither); tmux drives
+# its screen in tests/integration/top_screen.test.
+#
 # libseccomp-dev is for a test helper only (tests/lib/helpers/seccomp_exec:
 # the daemon under a seccomp filter, tests/integration/privileges.test).
 #
@@ -36,7 +40,8 @@
 # Build-Depends of `make deb ARCH=arm64` (dpkg-buildpackage -a arm64).
 PMU_ARM64_DEV="libmicrohttpd-dev:arm64 libyaml-dev:arm64 libsystemd-dev:arm64
 	zlib1g-dev:arm64 libcrypt-dev:arm64 libgnutls28-dev:arm64 libpfm4-dev:arm64
-	libc6-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64 libjson-c-dev:arm64 pkgconf:arm64"
+	libc6-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64 libjson-c-dev:arm64 pkgconf:arm64
+	libcurl4-gnutls-dev:arm64 libncurses-dev:arm64"
 
 # Is package $1 installed?  An unqualified name means the native
 # architecture (or arch "all"): an arm64 -dev package of the same name
@@ -54,11 +59,12 @@ pmu_installed() {
 pmu_install_deps() {
 	local pkgs="build-essential autoconf automake autoconf-archive pkg-config
 		libmicrohttpd-dev libyaml-dev libsystemd-dev libpfm4-dev zlib1g-dev
-		libcrypt-dev libgnutls28-dev libjson-c-dev clang llvm bpftool libbpf-dev libelf-dev"
+		libcrypt-dev libgnutls28-dev libjson-c-dev clang llvm bpftool libbpf-dev libelf-dev
+		libcurl4-gnutls-dev libncurses-dev"
 	local foreign=""
 	if [ "${1:-}" = test ]; then
 		pkgs="$pkgs curl prometheus jq yq linux-perf util-linux valgrind procps
-		systemd man-db clang libclang-rt-dev openssl apache2-utils wrk nginx
+		systemd man-db clang libclang-rt-dev openssl apache2-utils wrk nginx tmux
 		qemu-system-arm gcc-aarch64-linux-gnu cpio $PMU_ARM64_DEV
 		debhelper dpkg-dev lintian mmdebstrap systemd-container podman runc containerd
 		libseccomp-dev python3-grpcio python3-grpc-tools python3-prometheus-client nodejs"

@@ -25,6 +25,8 @@ usage(FILE *f)
 {
 	fprintf(f,
 "usage: pmu_exporter [options]\n"
+"       pmu_exporter top [options]   a live view of a running daemon\n"
+"                                    (pmu_exporter top --help)\n"
 "\n"
 "Exports hardware performance counters per CPU and per cgroup to Prometheus.\n"
 "\n"

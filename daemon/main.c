@@ -16,6 +16,7 @@
 #include "autoconf.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -517,12 +518,36 @@ daemon_free(struct daemon *d)
 	webcfg_free(d->web);
 }
 
+/* `pmu_exporter top ...`: the program installed beside this one
+ * (top/main.c, docs/top.md), so that the daemon links neither ncurses
+ * nor libcurl.  Returns only when it cannot be run. */
+static int
+run_top(char **argv)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 32], *slash;
+	ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+
+	if (n <= 0 || !(dir[n] = '\0', slash = strrchr(dir, '/'))) {
+		fprintf(stderr, "pmu_exporter: top: /proc/self/exe: %s\n",
+		    strerror(errno));
+		return 1;
+	}
+	*slash = '\0';
+	snprintf(path, sizeof(path), "%s/pmu_exporter-top", dir);
+	argv[0] = path;
+	execv(path, argv);
+	fprintf(stderr, "pmu_exporter: top: %s: %s\n", path, strerror(errno));
+	return 1;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct daemon d = { .opt = flags_default, .listen_fd = -1 };
 	int r, status;
 
+	if (argc > 1 && strcmp(argv[1], "top") == 0)
+		return run_top(argv + 1);
 	if ((r = flags_parse(argc, argv, &d.opt)) >= 0)
 		return r;
 	if (daemon_events(&d) < 0)

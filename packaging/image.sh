@@ -108,6 +108,10 @@ image() {
 	# The Depends, by name (apt resolves their own dependencies), from
 	# the archive; then the package itself.
 	deps=$(dpkg-deb -f "$deb" Depends | sed 's/([^)]*)//g; s/|[^,]*//g; s/[[:space:]]//g')
+	# ncurses-base is Essential, so no Depends names it: the terminfo of
+	# the common terminals (xterm, screen, tmux, linux, vt100), for
+	# `pmu_exporter top` in the container (podman exec -it, kubectl exec -it).
+	deps="$deps,ncurses-base"
 	root="$work/rootfs-$arch"
 	pmu_retry "the $arch image's packages $deps (mmdebstrap)" -- \
 		extract "$arch" "$deps" "$root" "$work/mmdebstrap-$arch.log" ||
