@@ -125,7 +125,7 @@ state_reset(struct interference *ifr)
 	ifr->nr = ifr->cap = 0;
 	ifr->mask = 0;
 	ifr->have_seq = 0;
-	ifr->interval_s = 0;
+	ifr->interval_s = ifr->sample_s = 0;
 	ifr->pending_intervals = 0;
 	ifr->pending_s = 0;
 	ifr->sample = 0;
@@ -449,22 +449,11 @@ event_at(const struct snap_row *r, const char *name)
 	return -1;
 }
 
-/* A sample spans about window / INTERFERENCE_RING whatever the interval,
- * so a new interval (the collector's, as its snapshots say) changes how
- * many collections make one, not what the ring holds: the state stays. */
-static void
-set_geometry(struct interference *ifr, double interval_s)
-{
-	ifr->interval_s = interval_s;
-	interference_geometry(&ifr->cfg, (uint64_t)llround(interval_s * 1e9),
-	    &ifr->geo);
-}
-
 static void
 apply_next(struct interference *ifr)
 {
 	struct interference_config next;
-	int have;
+	int have, keep;
 
 	pthread_mutex_lock(&ifr->lock);
 	have = ifr->have_next;
@@ -478,8 +467,14 @@ apply_next(struct interference *ifr)
 		interference_config_fini(&next);
 		return;
 	}
+	keep = interference_config_keeps(&ifr->cfg, &next);
 	interference_config_fini(&ifr->cfg);
 	ifr->cfg = next;
+	if (keep) {
+		if (ifr->interval_s > 0)
+			reload_geometry(ifr, ifr->interval_s);
+		return;
+	}
 	state_reset(ifr);
 	publish_empty(ifr);
 }
@@ -497,7 +492,7 @@ interference_feed(struct interference *ifr, struct snapshot *s)
 	    cfg->instructions == NULL || s->interval_s <= 0)
 		return;
 	if (s->interval_s != ifr->interval_s)
-		set_geometry(ifr, s->interval_s);
+		reload_geometry(ifr, s->interval_s);
 	if (ifr->have_seq && s->seq <= ifr->last_seq)
 		return;			/* seen already */
 	dseq = ifr->have_seq ? (unsigned)(s->seq - ifr->last_seq) : 0;

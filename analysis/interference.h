@@ -79,8 +79,13 @@ void interference_config_defaults(struct interference_config *c);
 /* Copy src into dst (deep); 0 or -ENOMEM (dst then empty). */
 int interference_config_copy(struct interference_config *dst,
     const struct interference_config *src);
-/* Same analysis: a reload to it keeps the state. */
+/* Same analysis: a reload to it changes nothing. */
 int interference_config_same(const struct interference_config *a,
+    const struct interference_config *b);
+/* Same counts read (enabled, group, events): a reload from a to b keeps
+ * every baseline, the rings resampled when a sample's length changes;
+ * otherwise it starts afresh. */
+int interference_config_keeps(const struct interference_config *a,
     const struct interference_config *b);
 void interference_config_fini(struct interference_config *c);
 
@@ -135,8 +140,11 @@ void interference_offer(struct interference *ifr, struct snapshot *s);
  * snapshot, for tests and benchmarks on an analysis never started. */
 void interference_feed(struct interference *ifr, struct snapshot *s);
 
-/* A reload: cfg takes effect at the next snapshot; a change of analysis
- * starts the state afresh.  0 or -ENOMEM (the old config stays). */
+/* A reload: cfg takes effect at the next snapshot.  Keys that change no
+ * count read keep every baseline and the last result; a new window (or
+ * interval, from the snapshots) resamples the rings to the new sample's
+ * length; a new group, event or enabled starts afresh.  0 or -ENOMEM
+ * (the old config stays). */
 int interference_reload(struct interference *ifr,
     const struct interference_config *cfg);
 

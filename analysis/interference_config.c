@@ -92,6 +92,15 @@ interference_config_same(const struct interference_config *a,
 	    a->suspects == b->suspects;
 }
 
+int
+interference_config_keeps(const struct interference_config *a,
+    const struct interference_config *b)
+{
+	return a->enabled == b->enabled && str_same(a->group, b->group) &&
+	    str_same(a->cycles, b->cycles) &&
+	    str_same(a->instructions, b->instructions);
+}
+
 void
 interference_config_fini(struct interference_config *c)
 {

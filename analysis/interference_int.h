@@ -1,6 +1,6 @@
 /*
- * interference_int.h - the analysis's state, shared by its three files
- * and nothing else:
+ * interference_int.h - the analysis's state, shared by its files and
+ * nothing else:
  *
  *   interference.c  the thread, the table of cgroups, a snapshot's
  *                   deltas, a sample's close and the published result;
@@ -9,7 +9,9 @@
  *   suspects.c      who tracks a victim's CPI: partial correlation with
  *                   the victim's own use and the others' held out, and
  *                   who stepped up when its rise began, each tested for
- *                   significance against every candidate.
+ *                   significance against every candidate;
+ *   reload.c        what a reload or a new interval keeps: the rings
+ *                   resampled to a new sample length.
  *
  * One thread owns all of it (interference.h); the split is by job, each
  * file a pure step over this state, so that each can be read and tested
@@ -89,6 +91,8 @@ struct interference {
 	uint64_t last_seq;
 	int have_seq;
 	double interval_s;		/* the geometry's */
+	double sample_s;		/* a sample's length: per_sample
+					   intervals */
 	unsigned pending_intervals;	/* in the sample being filled */
 	double pending_s;		/* ... and the time they took, as the
 					   snapshots' began_ns tell it */
@@ -132,5 +136,9 @@ void suspects_prepare(struct interference *ifr, double *scratch);
 void suspects_of(struct interference *ifr, size_t v, const double *scratch,
     struct pick *best, size_t *n);
 void suspects_forget(struct cg *c);
+
+/* reload.c: the geometry at interval_s; the rings resampled when a
+ * sample's length changed. */
+void reload_geometry(struct interference *ifr, double interval_s);
 
 #endif

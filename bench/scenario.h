@@ -57,6 +57,8 @@ struct cg {
 	long last_on;			/* an antagonist's last interval on */
 	size_t nr_causes, cause[MAX_CAUSES];
 	long onset;			/* truth: interfered since */
+	long born;			/* in the snapshots from this
+					   scenario time (LONG_MIN: always) */
 	int was, flagged, subject;
 };
 
@@ -72,6 +74,10 @@ struct sim {
 	long node_from, node_to;	/* a node-wide episode */
 	long mark;			/* the scenario's special moment */
 	long last_rank1;		/* steady: last rank 1 named */
+	int right_now;			/* the subject's rank 1 right in
+					   the result being scored */
+	int restart;			/* scored as a restart after mark */
+	long first_right;		/* the first such after mark, or -1 */
 	size_t many;			/* cgroups of 'many' */
 };
 
@@ -104,6 +110,11 @@ struct score {
 	size_t false_samples;		/* samples with a false victim */
 	size_t var_runs[MAX_RUNS], var_flag[MAX_RUNS], var_n[MAX_RUNS];
 	size_t var_late[MAX_RUNS], var_late_n[MAX_RUNS];
+	/* Restarts: runs whose subject was flagged with its antagonist at
+	 * rank 1 after mark, the minutes to the first time summed, and the
+	 * subject's interfered results after it, and those so flagged. */
+	size_t rs_found, rs_after, rs_hit;
+	double rs_first_min, rs_worst_min;
 	double cpu_s, sim_s, last_rank1_s, bytes_per_cg;
 	size_t tracked;
 	/* Per seed: rank 1 right and false victims, lowest and highest. */
@@ -133,7 +144,7 @@ struct scenario {
 	double node_lo, node_hi;	/* its rise per cgroup */
 };
 
-#define NR_SCENARIOS 14
+#define NR_SCENARIOS 17
 
 extern const struct scenario scenarios[NR_SCENARIOS];
 

@@ -2,8 +2,8 @@
  * scenario_list.c - interference_scenarios' scenarios: each a node set up
  * from the simulated cgroups (a victim and its antagonists among busy
  * neighbours, node-wide episodes, pods, sidecars, phases, drift, noise
- * alone, many cgroups) and its own figure with the issue's target, and
- * the table of them the driver runs in order.
+ * alone, many cgroups, restarts) and its own figure with the issue's
+ * target, and the table of them the driver runs in order.
  */
 #include "autoconf.h"
 
@@ -106,6 +106,55 @@ setup_node(struct sim *m, const struct scenario *sc, int run)
 	m->node_to = sc->node_from + 1200;
 	for (i = 0; i < m->nr; i++)
 		m->cgs[i].node_amp = between(m, sc->node_lo, sc->node_hi);
+}
+
+/* Restarts (issue 49), each scored from the scenario's mark on. The
+ * analysis started while the antagonist acts in bursts: no warm-up, the
+ * bursts from the first second, the baselines learnt among them. */
+static void
+setup_start_bursty(struct sim *m, const struct scenario *sc, int run)
+{
+	setup_pair(m, sc, run);
+	m->mark = 0;
+	m->restart = 1;
+}
+
+/* Started during A's bursts (its hour), B an hour after A stopped. */
+static void
+setup_second(struct sim *m, const struct scenario *sc, int run)
+{
+	size_t v = add_victim(m, "/victim");
+	struct sched a = ONOFF, b = ONOFF;
+
+	(void)sc;
+	(void)run;
+	a.to[0] = 3600;
+	b.from[0] = 7200;
+	add_cause(m, v, add_sched(m, "/antagonist-a", &a));
+	add_cause(m, v, add_sched(m, "/antagonist-b", &b));
+	add_busies(m, 20);
+	m->cgs[v].subject = 1;
+	m->mark = 7200;
+	m->restart = 1;
+}
+
+/* The victim made (a container started) beside an antagonist that acts
+ * in bursts since before the warm-up. */
+static void
+setup_beside(struct sim *m, const struct scenario *sc, int run)
+{
+	struct sched a = ONOFF;
+	size_t v = add_victim(m, "/victim");
+
+	(void)sc;
+	(void)run;
+	a.from[0] = WARMING - 1;
+	add_cause(m, v, add_sched(m, "/antagonist", &a));
+	add_busies(m, 20);
+	m->cgs[v].subject = 1;
+	m->cgs[v].born = 0;
+	m->mark = 0;
+	m->restart = 1;
 }
 
 /* Hex digits from the simulation's generator. */
@@ -442,6 +491,26 @@ sp_many(const struct score *s, struct verdict *v)
 	v->met = with >= 100 && cpu <= 1 && s->bytes_per_cg <= 1024;
 }
 
+static void
+sp_restart(const struct score *s, struct verdict *v)
+{
+	double first = s->rs_found ? s->rs_first_min / s->rs_found : NAN;
+	double after = pct(s->rs_hit, s->rs_after);
+
+	snprintf(v->special, sizeof(v->special), "the victim flagged with its "
+	    "antagonist at rank 1 first %.1f min after (mean; worst %.1f; "
+	    "never in %zu of %zu runs), then in %.1f%% of its interfered "
+	    "results", first, s->rs_worst_min, s->runs - s->rs_found, s->runs,
+	    after);
+	snprintf(v->keys, sizeof(v->keys), "first_min=%.1f worst_min=%.1f "
+	    "never=%zu after_pct=%.2f", first, s->rs_worst_min,
+	    s->runs - s->rs_found, after);
+	snprintf(v->target, sizeof(v->target), "first within 15 min, then "
+	    ">= 90%%");
+	v->met = s->rs_found == s->runs && s->rs_worst_min <= 15 &&
+	    after >= 90;
+}
+
 /* warmup_s -1: the options' (an hour by default), -2: 'many''s. */
 const struct scenario scenarios[NR_SCENARIOS] = {
 	{ .name = "one-antagonist", .warmup_s = -1, .length_s = 3600,
@@ -478,6 +547,13 @@ const struct scenario scenarios[NR_SCENARIOS] = {
 	    .runs = 1, .setup = setup_noise, .special = sp_noise },
 	{ .name = "many", .warmup_s = -2, .length_s = 1800,
 	    .runs = 1, .setup = setup_many, .special = sp_many },
+	{ .name = "start-bursty", .warmup_s = 0, .length_s = 14400,
+	    .runs = 1, .setup = setup_start_bursty, .special = sp_restart,
+	    .pair = &ONOFF },
+	{ .name = "second-antagonist", .warmup_s = 0, .length_s = 10800,
+	    .runs = 1, .setup = setup_second, .special = sp_restart },
+	{ .name = "victim-beside", .warmup_s = -1, .length_s = 7200,
+	    .runs = 1, .setup = setup_beside, .special = sp_restart },
 };
 
 _Static_assert(sizeof(scenarios) / sizeof(scenarios[0]) == NR_SCENARIOS,

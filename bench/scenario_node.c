@@ -71,6 +71,7 @@ add_cg(struct sim *m, const char *path)
 	memset(c, 0, sizeof(*c));
 	snprintf(c->path, sizeof(c->path), "%s", path);
 	c->parent = -1;
+	c->born = LONG_MIN;
 	c->base = between(m, 0.8, 2.0);
 	c->noise = ar_step(m, 0, m->ar_sd) / sqrt(1 - m->phi * m->phi);
 	return c;

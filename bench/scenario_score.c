@@ -132,6 +132,7 @@ judge(struct sim *m, const struct interference_result *r, size_t i,
 	    causes)) {
 		s->rank1++;
 		m->last_rank1 = m->tau;
+		m->right_now |= m->cgs[v].subject;
 	}
 	if (__builtin_popcount(causes) == 2) {
 		s->both_cases++;
@@ -171,6 +172,26 @@ score_cgroups(struct sim *m, const struct interference_result *r,
 	}
 }
 
+/* Restarts: the subject flagged with its antagonist at rank 1 after the
+ * scenario's mark, the first time and in its interfered results after. */
+static void
+score_restart(struct sim *m, const struct cg *c, struct score *s)
+{
+	if (m->first_right < 0 && m->right_now) {
+		double min = (double)(m->tau - m->mark) / 60;
+
+		m->first_right = m->tau;
+		s->rs_found++;
+		s->rs_first_min += min;
+		s->rs_worst_min = fmax(s->rs_worst_min, min);
+		return;
+	}
+	if (m->first_right < 0 || !causes_now(m, c))
+		return;
+	s->rs_after++;
+	s->rs_hit += m->right_now;
+}
+
 /* A newly published result, scored once. */
 void
 score_result(struct sim *m, const struct interference_result *r,
@@ -180,6 +201,7 @@ score_result(struct sim *m, const struct interference_result *r,
 
 	for (i = 0; i < m->nr; i++)
 		m->cgs[i].flagged = 0;
+	m->right_now = 0;
 	s->samples++;
 	before = s->falsev;
 	score_cgroups(m, r, s);
@@ -187,7 +209,9 @@ score_result(struct sim *m, const struct interference_result *r,
 	for (i = 0; i < m->nr; i++) {
 		const struct cg *c = &m->cgs[i];
 
-		if (c->subject && m->mark >= 0 && m->tau > m->mark) {
+		if (c->subject && m->restart && m->tau > m->mark)
+			score_restart(m, c, s);
+		else if (c->subject && m->mark >= 0 && m->tau > m->mark) {
 			s->var_flag[run] += c->flagged;
 			s->var_n[run]++;
 			s->var_late[run] += c->flagged &&

@@ -26,26 +26,29 @@ uniform(void)
 static const char *const events[2] = { "cycles", "instructions" };
 static const unsigned char counted[2] = { 1, 1 };
 
-/* One interval of n's cgroups as a snapshot (interval 1 s). */
+/* One interval of n's cgroups as a snapshot (interval n->interval_s,
+ * 1 s when 0). */
 struct snapshot *
 node_step(struct node *n)
 {
 	struct snapshot *s = snapshot_new();
+	double iv = n->interval_s > 0 ? n->interval_s : 1;
 	size_t i;
 
 	n->seq++;
+	n->began_ns += (uint64_t)llround(iv * 1e9);
 	s->seq = n->seq;
-	s->interval_s = 1;
-	s->began_ns = n->seq * 1000000000ULL;	/* 1 s apart */
+	s->interval_s = iv;
+	s->began_ns = n->began_ns;	/* an interval apart */
 	s->rows = snapshot_alloc(s, n->nr * sizeof(*s->rows));
 	for (i = 0; i < n->nr; i++) {
 		struct snap_row *r = &s->rows[s->nr_rows++];
 		double *v = snapshot_alloc(s, 2 * sizeof(double));
-		double ins = round(1e9 * n->cpu[i]);
+		double ins = round(1e9 * n->cpu[i] * iv);
 
 		n->ins[i] += ins;
 		n->cyc[i] += round(ins * n->cpi[i]);
-		n->en[i] += n->cpu[i];
+		n->en[i] += n->cpu[i] * iv;
 		memset(r, 0, sizeof(*r));
 		r->cgroup = n->path[i];
 		r->cpu = -1;

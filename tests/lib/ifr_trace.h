@@ -22,6 +22,8 @@ struct node {
 	double cyc[MAXCG], ins[MAXCG], en[MAXCG];
 	double cpu[MAXCG], cpi[MAXCG];	/* this interval's */
 	uint64_t seq;
+	double interval_s;		/* 0: 1 s */
+	uint64_t began_ns;		/* the last snapshot's */
 	size_t nr_labels;		/* on every row: app=<i> */
 };
 
@@ -30,7 +32,8 @@ extern uint64_t ifr_rng;
 
 /* Uniform in [0, 1), the same every run. */
 double uniform(void);
-/* One interval of n's cgroups as a snapshot (interval 1 s). */
+/* One interval of n's cgroups as a snapshot (interval n->interval_s,
+ * 1 s when 0; cpu[] is CPU-s/s over it). */
 struct snapshot *node_step(struct node *n);
 /* The defaults at a 60 s window and 30 s victim window: a sample every
  * interval. */

@@ -169,7 +169,13 @@ for node, core in (('h1', (0.8, 1.16)), ('h2', (0.8, 0.8)), ('h3', (0.82, 0.82))
 legacy = [Container('shop', 'legacy-rs-x1', 'legacy', 'n2', 1.0, owner=('ReplicaSet', 'legacy-rs'))]
 monitor = [Container('kube-system', 'node-monitor-h7k', 'monitor', 'n1', 1.0, owner=('DaemonSet', 'node-monitor'))]
 etl = Container('batch', 'etl-0', 'etl', 'n1', 1.2, 1.2, cpu=2.0, owner=('Job', 'etl'))
-ALL = web + api + cache + queue + worker + edge_a + edge_b + edge_c + hy + legacy + monitor + [etl]
+# steady: steady-4e1-n2 at 1.5 since its first sample, beside others at
+# 1.0: what a steady antagonist present since before the victim's first
+# sample does, which no node can tell from the workload's own CPI (the
+# daemon names no suspect).  The fleet sees it before T0 and after.
+steady = deployment('steady', 'steady-4e1', [('n2', 1.5, 1.5), ('n1', 1.0, 1.0), ('n3', 1.0, 1.0),
+                                             ('n4', 1.0, 1.0), ('n5', 1.0, 1.0)])
+ALL = web + api + cache + queue + worker + edge_a + edge_b + edge_c + hy + legacy + monitor + [etl] + steady
 VICTIM = web[0]
 
 
@@ -196,7 +202,7 @@ def input_series():
             out.append(owner_series(c))
     for rs, dep in (('hy-6b7', 'hy'), ('web-7d4b9', 'web'), ('api-5c9f8d7b6', 'api'), ('queue-77c8d', 'queue'),
                     ('worker-6f5d4', 'worker'), ('edge-a-5d6', 'edge-a'), ('edge-b-5d6', 'edge-b'),
-                    ('edge-c-5d6', 'edge-c')):
+                    ('edge-c-5d6', 'edge-c'), ('steady-4e1', 'steady')):
         out.append(rs_series('shop', rs, 'Deployment', dep, 'true'))
     out.append(rs_series('shop', 'legacy-rs', '<none>', '<none>', '<none>'))
     # The daemon's suspects for the victim on n1, from 2 minutes after T0:
@@ -351,11 +357,17 @@ def tests():
     sus1 = f'container etl of pod batch/etl-0 (correlation 0.82)'
     # Before the change, and pending (the 5-minute rate passes the
     # threshold at T0 + 2 m: 1.18 > 1.1), not yet firing at T0 + 6 m.
-    for when in (f'{T0}m', f'{T0 + 6}m'):
-        L += [f'      - eval_time: {when}', '        alertname: PmuCgroupCpiOutlierVsReplicas', '        exp_alerts: []']
+    # Nothing at 4 m (no 5-minute rate held for 5 minutes yet).  Then only
+    # steady-4e1-n2, slow since its first sample, fires before T0: at
+    # 15 m already.
+    L += ['      - eval_time: 4m', '        alertname: PmuCgroupCpiOutlierVsReplicas', '        exp_alerts: []']
+    for when in ('15m', f'{T0}m', f'{T0 + 6}m'):
+        L += [f'      - eval_time: {when}', '        alertname: PmuCgroupCpiOutlierVsReplicas', '        exp_alerts:']
+        L += alert(steady[0], 'A', steady[1:], [], None)
     L += [f'      - eval_time: {T0 + 7}m', '        alertname: PmuCgroupCpiOutlierVsReplicas', '        exp_alerts:']
     L += alert(VICTIM, 'A', others, [sus1], '1. ' + sus1 + '; 2. backup.service (correlation 0.41)')
     L += alert(hy[1], 'H', replicas(hy, 'H', 'cpu_core')[1:], [], None)
+    L += alert(steady[0], 'A', steady[1:], [], None)
     # At 90 m the victim, and edge-a with no suspect; nothing else: not the
     # shared change (api), the too few (cache 3, queue 4, web on model B),
     # the one under the floor (worker), the under 2 sigma (edge-b), the
@@ -364,6 +376,7 @@ def tests():
     L += alert(VICTIM, 'A', others, [sus1], '1. ' + sus1 + '; 2. backup.service (correlation 0.41)')
     L += alert(edge_a[0], 'A', edge_a[1:], [], None)
     L += alert(hy[1], 'H', replicas(hy, 'H', 'cpu_core')[1:], [], None)
+    L += alert(steady[0], 'A', steady[1:], [], None)
     # The IPC alert: cache-0 (too few replicas) fires; api, whose IPC fell
     # as much, and the victim are judged by the replica rule instead.
     L += [f'      - eval_time: {t}', '        alertname: PmuCgroupIpcDroppedVsHourAgo', '        exp_alerts:']
@@ -376,7 +389,7 @@ def ipc_fired():
     """The containers whose IPC fell more than 20 % against 1 h ago with
     cycles above 1e8/s, and that the replica rule does not judge."""
     judged = set()
-    for cs in (web, api, queue, worker, edge_a, edge_b, edge_c, hy, cache, legacy, monitor):
+    for cs in (web, api, queue, worker, edge_a, edge_b, edge_c, hy, cache, legacy, monitor, steady):
         for model in MODELS:
             for pmu in (None,) + HYBRID_PMUS:
                 r = replicas(cs, model, pmu)
