@@ -13,7 +13,7 @@
  * overall and per client address (a slot taken back from the address
  * holding most when a new one needs it), answers a connection may leave
  * unread while it sends more requests, and failed password checks per
- * client address.
+ * client address (and the bcrypt they cost, overall).
  */
 #ifndef PMU_HTTP_H
 #define PMU_HTTP_H
