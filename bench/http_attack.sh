@@ -8,6 +8,16 @@
 #                     send a wrong password as fast as they are answered
 #   slowloris         200 connections from 127.0.0.2-127.0.0.5 that send
 #                     one header byte a second and never finish
+#   wrong199          (issue 50) 398 connections from 199 addresses
+#                     (127.0.0.2-200) sending wrong passwords, the daemon
+#                     just restarted and the scraper's password not yet
+#                     checked: its first scrape pays bcrypt among theirs
+#   idle600           (issue 50) 600 connections from 10 addresses
+#                     (127.0.0.2-11) trickling headers, against the 512
+#                     connection slots
+#   unread            (issue 50; fake_serve, answers larger than a socket
+#                     buffer) 10 new connections from a new address every
+#                     0.5 s, each sending a scrape and never reading
 #   render            (another server, tests/lib/helpers/fake_serve) a client
 #                     scraping a 100,000-series snapshot at /big, each new
 #                     snapshot's first scrape rendering it, while the
@@ -127,6 +137,30 @@ phase() {
 	return 0
 }
 
+# The slow readers: every 0.5 s, 10 new connections from the next address
+# (127.0.0.2 up), each with a 2 KB receive buffer, send a scrape and never
+# read; at the end, how many the server closed.
+cat > "$T/unread.pl" <<'PERL'
+use strict; use IO::Socket::INET; use Socket; use Time::HiRes qw(time sleep);
+$SIG{PIPE} = 'IGNORE';
+my ($port, $secs) = @ARGV;
+my ($end, $a, @s) = (time + $secs, 2);
+while (time < $end) {
+	for (1 .. 10) {
+		my $s = IO::Socket::INET->new(Proto => 'tcp') or next;
+		setsockopt($s, SOL_SOCKET, SO_RCVBUF, 2048);
+		bind($s, pack_sockaddr_in(0, inet_aton("127.0.0.$a"))) or next;
+		connect($s, pack_sockaddr_in($port, inet_aton('127.0.0.1'))) or next;
+		syswrite($s, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+		push @s, $s;
+	}
+	$a = $a % 250 + 2;
+	sleep 0.5;
+}
+my $closed = grep { my $b; !defined(recv($_, $b, 1, MSG_PEEK | MSG_DONTWAIT)) && $!{ECONNRESET} or (defined $b && $b eq '' && 0) } @s;
+printf "unread: %d opened, %d reset by the server\n", scalar @s, $closed;
+PERL
+
 latency() {
 	local port fport auth bad hash pid fpid
 	hash=$(htpasswd -nbBC 10 prom 'right pass' | cut -d: -f2-)
@@ -157,7 +191,33 @@ latency() {
 	echo "    auth failures so far: $(auth_counts "http://127.0.0.1:$port/metrics" "$auth")"
 	phase slowloris "$pid" 127.0.0.1 "$port" /metrics "$auth" \
 		"$LOAD" slowloris 127.0.0.1 "$port" 200 "$ATTACK_S" 127.0.0.2 4
+	phase idle600 "$pid" 127.0.0.1 "$port" /metrics "$auth" \
+		"$LOAD" slowloris 127.0.0.1 "$port" 600 "$ATTACK_S" 127.0.0.2 10
 	bench_stop "$pid"
+
+	# Restarted: nothing cached, the flood already on when the scraper
+	# comes (its first scrape a bcrypt check of its own).
+	serve port /-/healthy 1 "$PMU_EXPORTER" --config.file="$T/c.yaml" --web.config.file="$T/web.yml" \
+		--web.listen-address="127.0.0.1:@PORT@" --log.level=warn
+	pid=$BENCH_LAST
+	echo "\$ $LOAD flood 127.0.0.1 $port /metrics 398 $ATTACK_S 127.0.0.2+199 BAD    (wrong199, the daemon just started)"
+	phase wrong199 "$pid" 127.0.0.1 "$port" /metrics "$auth" \
+		"$LOAD" flood 127.0.0.1 "$port" /metrics 398 "$ATTACK_S" 127.0.0.2+199 "$bad"
+	echo "    auth failures so far: $(auth_counts "http://127.0.0.1:$port/metrics" "$auth")"
+	bench_stop "$pid"
+
+	# The daemon's defaults: 40 slots, 10 per address, and (a build that
+	# has it) a write deadline of 10 s.
+	local wt=()
+	"$FAKE_SERVE" 2>&1 | grep -q write-timeout && wt=(--write-timeout 10)
+	serve fport /-/ready 60 "$FAKE_SERVE" --per-ip 10 "${wt[@]}" "127.0.0.1:@PORT@" 50000 40
+	fpid=$BENCH_LAST
+	echo
+	echo "## slow readers: fake_serve, /metrics $(curl -s "http://127.0.0.1:$fport/metrics" | wc -c) bytes, 40 scrape slots"
+	echo "\$ $FAKE_SERVE --per-ip 10 ${wt[*]} 127.0.0.1:$fport 50000 40"
+	echo "\$ perl $T/unread.pl $fport $ATTACK_S    (unread: 10 connections from 127.0.0.N every 0.5 s)"
+	phase unread "$fpid" 127.0.0.1 "$fport" /metrics - perl "$T/unread.pl" "$fport" "$ATTACK_S"
+	bench_stop "$fpid"
 
 	serve fport /-/ready 60 "$FAKE_SERVE" --big 100000 "127.0.0.1:@PORT@" 12 0
 	fpid=$BENCH_LAST

@@ -17,6 +17,8 @@
  *	CONNS keep-alive connections from SRC, each sending the request
  *	again as soon as the previous response is in, for SECONDS.  Prints
  *	the responses by status code.
+ *	SRC may be ADDR+N: the connections spread over N addresses from
+ *	ADDR up (wrong passwords from many addresses).
  *   http_load slowloris HOST PORT CONNS SECONDS SRC NADDR
  *	CONNS connections spread over NADDR addresses from SRC up
  *	(127.0.0.2, 127.0.0.3, ...), each sending one byte of a never
@@ -471,23 +473,52 @@ flood_read(struct conn *c, const char *req, size_t reqlen,
 	}
 }
 
+#define MAX_ADDRS 1024
+
+/* "ADDR" or "ADDR+N": N addresses from ADDR up into addrs.  Their count,
+ * or 0 (said on stderr). */
+static int
+addr_range(const char *src, char addrs[][INET_ADDRSTRLEN])
+{
+	char first[INET_ADDRSTRLEN];
+	const char *plus = strchr(src, '+');
+	struct in_addr base;
+	int n = plus ? atoi(plus + 1) : 1, i;
+
+	snprintf(first, sizeof(first), "%.*s", plus ? (int)(plus - src) :
+	    (int)strlen(src), src);
+	if (n < 1 || n > MAX_ADDRS || inet_pton(AF_INET, first, &base) != 1) {
+		fprintf(stderr, "http_load: bad source addresses %s\n", src);
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		struct in_addr a = { htonl(ntohl(base.s_addr) + (uint32_t)i) };
+
+		inet_ntop(AF_INET, &a, addrs[i], INET_ADDRSTRLEN);
+	}
+	return n;
+}
+
 static int
 flood(const char *host, int port, const char *path, int nconns,
     double secs, const char *src, const char *auth)
 {
 	static struct conn conns[MAX_CONNS];
 	static struct flood_tally t;
+	static char addrs[MAX_ADDRS][INET_ADDRSTRLEN];
 	struct epoll_event evs[256];
 	size_t reqlen;
 	char *req = request(path, auth, NULL, 0, &reqlen);
 	double end = now_ms() + secs * 1e3;
 	long closed = 0, failed = 0;
-	int ep, i, n;
+	int ep, i, n, naddr;
 
+	if ((naddr = addr_range(src, addrs)) < 1)
+		return 2;
 	if ((ep = epoll_create1(EPOLL_CLOEXEC)) < 0)
 		die("epoll_create1");
 	for (i = 0; i < nconns; i++)
-		if (reopen(&conns[i], ep, host, port, src) < 0)
+		if (reopen(&conns[i], ep, host, port, addrs[i % naddr]) < 0)
 			failed++;
 	while (now_ms() < end) {
 		n = epoll_wait(ep, evs, 256, 100);
@@ -505,8 +536,8 @@ flood(const char *host, int port, const char *path, int nconns,
 			if (dead) {
 				closed++;
 				drop(c);
-				if (now_ms() < end &&
-				    reopen(c, ep, host, port, src) < 0)
+				if (now_ms() < end && reopen(c, ep, host, port,
+				    addrs[(c - conns) % naddr]) < 0)
 					failed++;
 			}
 		}

@@ -13,7 +13,11 @@
  * probe window it takes the place of the bucket with the most tokens.
  * Only a client with thousands of addresses in debt at once can push one
  * of them out (and then that address starts a fresh budget); the workers
- * still cap how many checks run at once.
+ * still cap how many checks run at once.  A bucket also says when its
+ * address last failed (whether its checks go in the workers' front lane)
+ * and how many checks it has in hand; one with checks in hand, or that
+ * failed lately, is the last to give its place up.  The CPU left for
+ * failed checks is one more number under the same lock.
  */
 #include "autoconf.h"
 
@@ -39,12 +43,23 @@
 #define AUTH_CLIENTS 4096		/* addresses in the budget table */
 #define AUTH_PROBE 16			/* places an address may take */
 #define AUTH_MAX_QUEUED 64		/* checks waiting for a worker */
+/* Checks queued or running at once for one address that has failed. */
+#define AUTH_MAX_PENDING 2
+/* An address is fresh (its checks go first) until it fails, and again
+ * this long after its last failure. */
+#define AUTH_FRESH_NS (600 * 1000000000ULL)
+/* CPU for failed checks from addresses that are not fresh: a bucket of
+ * AUTH_CPU_BURST_NS CPU time, refilled at AUTH_CPU_SHARE of one CPU. */
+#define AUTH_CPU_BURST_NS 1000000000.0
+#define AUTH_CPU_SHARE 0.1
 
 struct bucket {
 	unsigned char key[16];
 	int used;
 	double tokens;
 	uint64_t at_ns;			/* when tokens was last brought up */
+	uint64_t failed_ns;		/* its last failure; 0: none */
+	unsigned pending;		/* its checks queued or running */
 };
 
 struct auth {
@@ -58,6 +73,8 @@ struct auth {
 	double per_ns;			/* tokens back per nanosecond */
 	uint64_t seed;
 	struct bucket *buckets;
+	double cpu_ns;			/* CPU left for failed checks */
+	uint64_t cpu_at_ns;		/* when cpu_ns was last brought up */
 	atomic_uint_fast64_t failures[AUTH_NR_REASONS];
 };
 
@@ -108,6 +125,27 @@ refilled(const struct auth *a, const struct bucket *b, uint64_t now)
 	return t > a->cap ? a->cap : t;
 }
 
+/* Has the bucket's address not failed lately?  Its checks go first. */
+static int
+fresh(const struct bucket *b, uint64_t now)
+{
+	return b->failed_ns == 0 || now - b->failed_ns >= AUTH_FRESH_NS ||
+	    now < b->failed_ns;
+}
+
+/* CPU time left for failed checks, brought up to now.  Lock held. */
+static double
+cpu_left(struct auth *a, uint64_t now)
+{
+	if (now > a->cpu_at_ns) {
+		a->cpu_ns += (double)(now - a->cpu_at_ns) * AUTH_CPU_SHARE;
+		a->cpu_at_ns = now;
+	}
+	if (a->cpu_ns > AUTH_CPU_BURST_NS)
+		a->cpu_ns = AUTH_CPU_BURST_NS;
+	return a->cpu_ns;
+}
+
 /* The client's bucket, brought up to now; created if create.  Lock held. */
 static struct bucket *
 bucket_find(struct auth *a, const unsigned char key[16], uint64_t now,
@@ -125,7 +163,13 @@ bucket_find(struct auth *a, const unsigned char key[16], uint64_t now,
 				b->at_ns = now;
 			return b;
 		}
-		t = b->used ? refilled(a, b, now) : a->cap + 1;
+		/* The one to give up: unused, else the fullest, one that
+		 * failed lately or has a check in hand last. */
+		t = b->used ? refilled(a, b, now) : 3 * a->cap + 3;
+		if (b->used && b->pending)
+			t -= 2 * (a->cap + 1);
+		else if (b->used && !fresh(b, now))
+			t -= a->cap + 1;
 		if (t > best) {
 			best = t;
 			victim = b;
@@ -137,6 +181,8 @@ bucket_find(struct auth *a, const unsigned char key[16], uint64_t now,
 	victim->used = 1;
 	victim->tokens = a->cap;
 	victim->at_ns = now;
+	victim->failed_ns = 0;
+	victim->pending = 0;
 	return victim;
 }
 
@@ -213,14 +259,23 @@ cache_has(const struct auth *a, const unsigned char digest[32])
 	return hit;
 }
 
+/* c's check is over, or will not run: its address's place given back
+ * (and its token, if refund), the copies wiped. */
 static void
 release(struct auth_check *c, int refund)
 {
-	if (refund) {
-		pthread_mutex_lock(&c->a->lock);
-		budget_refund(c->a, c->client, mono_ns());
-		pthread_mutex_unlock(&c->a->lock);
+	struct auth *a = c->a;
+	struct bucket *b;
+
+	pthread_mutex_lock(&a->lock);
+	if ((b = bucket_find(a, c->client, mono_ns(), 0)) != NULL) {
+		if (b->pending)
+			b->pending--;
+		if (refund && a->cap > 0)
+			b->tokens = b->tokens + 1 > a->cap ? a->cap :
+			    b->tokens + 1;
 	}
+	pthread_mutex_unlock(&a->lock);
 	if (c->pass) {
 		explicit_bzero(c->pass, strlen(c->pass));
 		free(c->pass);
@@ -230,6 +285,34 @@ release(struct auth_check *c, int refund)
 	explicit_bzero(c->digest, sizeof(c->digest));
 }
 
+/*
+ * May the address of key have a check now (lock held)?  0, with c->first
+ * set for an address that has not failed lately and has no check in
+ * hand (its check goes ahead of the others); else -EAGAIN: the budget
+ * of failures per address (*retry_after_s set), or, with a budget, an
+ * address that failed lately has AUTH_MAX_PENDING checks in hand, or
+ * the CPU for failed checks is spent (1 s).
+ */
+static int
+admit(struct auth *a, struct auth_check *c, const unsigned char key[16],
+    uint64_t now, unsigned *retry_after_s)
+{
+	struct bucket *b = bucket_find(a, key, now, 1);
+	int r;
+
+	c->first = fresh(b, now) && b->pending == 0;
+	if ((r = budget_take(a, key, now, retry_after_s)) < 0)
+		return r;
+	if (!c->first && a->cap > 0 && (b->pending >= AUTH_MAX_PENDING ||
+	    cpu_left(a, now) <= 0)) {
+		b->tokens = b->tokens + 1 > a->cap ? a->cap : b->tokens + 1;
+		*retry_after_s = 1;
+		return -EAGAIN;
+	}
+	b->pending++;
+	return 0;
+}
+
 enum auth_verdict
 auth_begin(struct auth *a, struct auth_check *c, const char *user,
     const char *pass, const struct sockaddr *client, unsigned *retry_after_s)
@@ -237,7 +320,7 @@ auth_begin(struct auth *a, struct auth_check *c, const char *user,
 	unsigned char key[16];
 	char *both;
 	size_t ul, pl;
-	int hit, r;
+	int hit, r = 0;
 
 	if (user == NULL || pass == NULL)
 		return AUTH_MISSING;
@@ -255,7 +338,7 @@ auth_begin(struct auth *a, struct auth_check *c, const char *user,
 	auth_client_key(client, key);
 	pthread_mutex_lock(&a->lock);
 	if ((hit = cache_has(a, c->digest)) == 0)
-		r = budget_take(a, key, mono_ns(), retry_after_s);
+		r = admit(a, c, key, mono_ns(), retry_after_s);
 	pthread_mutex_unlock(&a->lock);
 	if (hit) {
 		explicit_bzero(c->digest, sizeof(c->digest));
@@ -293,12 +376,40 @@ user_exists(const struct webcfg *w, const char *user)
 	return found;
 }
 
+/* This thread's CPU time so far, in ns. */
+static uint64_t
+thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* A check from the address of key failed, costing cpu_ns: the address
+ * is no longer fresh, and the CPU for failed checks pays for it. */
+static void
+failed(struct auth *a, const unsigned char key[16], uint64_t cpu_ns)
+{
+	uint64_t now = mono_ns();
+	struct bucket *b;
+
+	pthread_mutex_lock(&a->lock);
+	if ((b = bucket_find(a, key, now, 0)) != NULL)
+		b->failed_ns = now ? now : 1;
+	cpu_left(a, now);
+	a->cpu_ns -= (double)cpu_ns;
+	pthread_mutex_unlock(&a->lock);
+}
+
 static void
 check_run(struct workq_job *job, int cancelled)
 {
 	struct auth_check *c = (struct auth_check *)((char *)job -
 	    offsetof(struct auth_check, job));
 	struct auth *a = c->a;
+	uint64_t cpu0;
 	int ok;
 
 	if (cancelled) {
@@ -306,7 +417,10 @@ check_run(struct workq_job *job, int cancelled)
 		c->done(c, -1);
 		return;
 	}
+	cpu0 = thread_cpu_ns();
 	ok = webcfg_check_password(a->w, c->user, c->pass);
+	if (!ok)
+		failed(a, c->client, thread_cpu_ns() - cpu0);
 	if (ok) {
 		pthread_mutex_lock(&a->lock);
 		if (!cache_has(a, c->digest)) {
@@ -330,7 +444,8 @@ auth_submit(struct auth *a, struct auth_check *c)
 	int r;
 
 	c->job.run = check_run;
-	if ((r = workq_submit(a->workers, &c->job)) < 0) {
+	if ((r = c->first ? workq_submit_first(a->workers, &c->job) :
+	    workq_submit(a->workers, &c->job)) < 0) {
 		if (r == -EAGAIN)
 			atomic_fetch_add(&a->failures[AUTH_REASON_THROTTLED],
 			    1);
@@ -370,6 +485,8 @@ auth_new(const struct webcfg *w, unsigned failures_per_minute,
 	for (i = 0; i < AUTH_NR_REASONS; i++)
 		atomic_init(&a->failures[i], 0);
 	a->w = w;
+	a->cpu_ns = AUTH_CPU_BURST_NS;
+	a->cpu_at_ns = mono_ns();
 	a->cap = failures_per_minute;
 	a->per_ns = failures_per_minute / 60e9;
 	if (getrandom(&a->seed, sizeof(a->seed), GRND_NONBLOCK) !=

@@ -20,9 +20,19 @@
  *  - bcrypt itself, on a few worker threads (at most one per CPU, at low
  *    priority) with a bounded queue: the caller suspends the request,
  *    submits the check, and is called back on the worker when it is done.
+ *    The queue has two lanes.  An address that has not failed in the
+ *    last 10 minutes (a scraper after a restart, or whose password just
+ *    changed) has its check in the front lane, one at a time, taken
+ *    ahead of every other: attackers cannot queue ahead of it, however
+ *    many addresses they have failed from.  Checks of an address that
+ *    failed lately go in the other lane, at most AUTH_MAX_PENDING at once
+ *    per address, and only while the CPU for failed checks lasts: a
+ *    bucket of 1 CPU-second refilled at a tenth of a CPU, charged with
+ *    the CPU time each failed check took (measured on its worker).
  *
- * So the CPU that failed checks can take is the budget times the cost of
- * one bcrypt per address, and never more than the workers at once.
+ * So the CPU that failed checks can take is a tenth of a CPU overall
+ * (after a burst of a CPU-second), plus one check per new address every
+ * 10 minutes, and never more than the workers at once.
  */
 #ifndef PMU_AUTH_H
 #define PMU_AUTH_H
@@ -50,6 +60,7 @@ struct auth_check {
 	char *user, *pass;		/* copies; wiped and freed when done */
 	unsigned char digest[32];
 	unsigned char client[16];	/* the budget's key */
+	int first;			/* for the front lane */
 	/*
 	 * Called once on a worker thread when the check is done: ok is 1
 	 * (the credentials are now cached) or 0; -1 when the server is
@@ -76,8 +87,9 @@ int auth_new(const struct webcfg *w, unsigned failures_per_minute,
  * Judge a request's credentials (user and pass as the client sent them,
  * NULL when absent) from client.  Cheap: a hash and a table lookup.  For
  * AUTH_CHECK, c is filled (copies of the credentials) and must go to
- * auth_submit(); for AUTH_THROTTLED, *retry_after_s says when a token is
- * back.
+ * auth_submit(); for AUTH_THROTTLED, *retry_after_s says when to try
+ * again (a token back, or 1 when the address has its checks in hand or
+ * the CPU for failed checks is spent).
  */
 enum auth_verdict auth_begin(struct auth *a, struct auth_check *c,
     const char *user, const char *pass, const struct sockaddr *client,

@@ -550,7 +550,8 @@ expo_render_tail(struct expo_buf *b, enum expo_format f,
 {
 	static const char *const fmt[2] = { "text", "openmetrics" };
 	static const char *const refusal[EXPO_NR_REFUSALS] = {
-		"address_busy", "pipelined", "body", "deadline" };
+		"address_busy", "pipelined", "body", "deadline",
+		"write_deadline", "reclaimed", "idle" };
 	static const char *const auth_reason[3] = { "password", "user",
 	    "throttled" };
 	int i, z;
@@ -578,7 +579,12 @@ expo_render_tail(struct expo_buf *b, enum expo_format f,
 		    "429 and closed, sent with more answers unread than a "
 		    "connection may leave; \"body\", 413 and closed, a request "
 		    "with a body; \"deadline\", a connection closed with its "
-		    "request not all in by --web.read-header-timeout.", refusal,
+		    "request not all in by --web.read-header-timeout; "
+		    "\"write_deadline\", reset with its answer not all sent by "
+		    "--web.write-timeout; \"reclaimed\", a scrape reset to give "
+		    "its slot to an address holding fewer; \"idle\", an idle "
+		    "connection closed, its address having too many or the "
+		    "server too few left.", refusal,
 		    l->refused, EXPO_NR_REFUSALS);
 	}
 	if (o->exporter_metrics && l->have_auth)

@@ -53,14 +53,15 @@ struct expo_opts {
 	struct interference *interference;
 };
 
-#define EXPO_NR_REFUSALS 4
+#define EXPO_NR_REFUSALS 7
 
 /* The per-scrape series of the tail. */
 struct expo_live {
 	uint64_t scrapes[2][2];		/* [format][gzip] */
 	uint64_t rejected;		/* 503 beyond --web.max-requests */
-	/* Requests refused before they were let in (http.c): address_busy,
-	 * pipelined, body, deadline. */
+	/* Requests refused before they were let in, or connections closed
+	 * (http.c): address_busy, pipelined, body, deadline, write_deadline,
+	 * reclaimed, idle. */
 	uint64_t refused[EXPO_NR_REFUSALS];
 	int have_auth;			/* basic auth: auth_failures below */
 	uint64_t auth_failures[3];	/* password, user, throttled */

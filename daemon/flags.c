@@ -45,6 +45,9 @@ usage(FILE *f)
 "  --web.max-connections-per-ip=N  per client address (default 64; 0: none)\n"
 "  --web.read-header-timeout=D time a client has to send its whole\n"
 "                              request, e.g. 10s (default 10s; 0: none)\n"
+"  --web.write-timeout=D       time a client has, once its request is in,\n"
+"                              to take its whole answer (default 10s;\n"
+"                              0: none)\n"
 "  --web.max-header-bytes=N    memory for one request's headers\n"
 "                              (default 16384)\n"
 "  --web.auth-failures-per-minute=N  failed password checks allowed per\n"
@@ -77,20 +80,21 @@ parse_web_limit(int which, const char *arg, struct http_opts *w)
 	static const char *const names[] = { "web.max-requests",
 	    "web.max-connections", "web.max-connections-per-ip",
 	    "web.read-header-timeout", "web.max-header-bytes",
-	    "web.auth-failures-per-minute", "web.max-requests-per-ip" };
+	    "web.auth-failures-per-minute", "web.max-requests-per-ip",
+	    "web.write-timeout" };
 	unsigned long long v;
 	uint64_t ns;
 	char *end;
 
-	if (which == 3) {
+	if (which == 3 || which == 7) {
 		if (strcmp(arg, "0") == 0)
 			ns = 0;
 		else if (text_parse_duration(arg, &ns) < 0 ||
 		    ns > 3600ULL * 1000000000ULL)
 			goto bad;
 		/* Whole seconds, rounded up: 0 would switch it off. */
-		w->header_timeout_s = (unsigned)((ns + 999999999ULL) /
-		    1000000000ULL);
+		*(which == 3 ? &w->header_timeout_s : &w->write_timeout_s) =
+		    (unsigned)((ns + 999999999ULL) / 1000000000ULL);
 		return 0;
 	}
 	errno = 0;
@@ -109,7 +113,8 @@ parse_web_limit(int which, const char *arg, struct http_opts *w)
 	return 0;
 bad:
 	fprintf(stderr, "pmu_exporter: --%s: invalid value \"%s\"%s\n",
-	    names[which], arg, which == 3 ? " (a duration such as 10s)" :
+	    names[which], arg, which == 3 || which == 7 ?
+	    " (a duration such as 10s)" :
 	    which == 4 ? " (a byte count, at least 1024)" :
 	    which == 1 ? " (a positive number)" : " (a number)");
 	return -1;
@@ -120,7 +125,8 @@ enum {
 	O_CONFIG = 256, O_LISTEN, O_PATH, O_LEVEL, O_FORMAT, O_SYSFS,
 	O_PROCFS, O_CHECK, O_VERSION, O_HELP, O_SOCKET, O_LIST_EVENTS,
 	O_RESOLVE_EVENT, O_WEBCFG, O_MAXREQ, O_MAXCONN, O_MAXPERIP,
-	O_HDRTIMEOUT, O_HDRBYTES, O_AUTHFAIL, O_MAXREQIP, O_NOSELF, O_ROOTFS
+	O_HDRTIMEOUT, O_HDRBYTES, O_AUTHFAIL, O_MAXREQIP, O_WRTIMEOUT, O_NOSELF,
+	O_ROOTFS
 };
 
 static const struct option longopts[] = {
@@ -136,6 +142,7 @@ static const struct option longopts[] = {
 	    O_MAXPERIP },
 	{ "web.read-header-timeout", required_argument, NULL,
 	    O_HDRTIMEOUT },
+	{ "web.write-timeout", required_argument, NULL, O_WRTIMEOUT },
 	{ "web.max-header-bytes", required_argument, NULL, O_HDRBYTES },
 	{ "web.auth-failures-per-minute", required_argument, NULL,
 	    O_AUTHFAIL },
@@ -181,6 +188,7 @@ flags_parse(int argc, char **argv, struct options *opt)
 		case O_HDRBYTES:
 		case O_AUTHFAIL:
 		case O_MAXREQIP:
+		case O_WRTIMEOUT:
 			if (parse_web_limit(c - O_MAXREQ, optarg, &opt->web) < 0)
 				return 1;
 			break;
@@ -239,6 +247,7 @@ const struct options flags_default = {
 		.max_connections = HTTP_DEFAULT_MAX_CONNECTIONS,
 		.max_connections_per_ip = HTTP_DEFAULT_MAX_CONNECTIONS_PER_IP,
 		.header_timeout_s = HTTP_DEFAULT_HEADER_TIMEOUT_S,
+		.write_timeout_s = HTTP_DEFAULT_WRITE_TIMEOUT_S,
 		.max_header_bytes = HTTP_DEFAULT_MAX_HEADER_BYTES,
 		.auth_failures_per_minute =
 		    HTTP_DEFAULT_AUTH_FAILURES_PER_MINUTE,

@@ -8,10 +8,12 @@
  * Read-only by construction: GET and HEAD on a fixed set of paths, and no
  * endpoint changes anything or takes a body (413 at once).  Abuse is
  * bounded: connections overall and per client address, header size, the
- * time a client may take to send its whole request, scrapes in flight
- * overall and per client address, answers a connection may leave unread
- * while it sends more requests, and failed password checks per client
- * address.
+ * time a client may take to send its whole request and to take its
+ * whole answer, idle connections per client address, scrapes in flight
+ * overall and per client address (a slot taken back from the address
+ * holding most when a new one needs it), answers a connection may leave
+ * unread while it sends more requests, and failed password checks per
+ * client address (and the bcrypt they cost, overall).
  */
 #ifndef PMU_HTTP_H
 #define PMU_HTTP_H
@@ -42,6 +44,7 @@ struct http_opts {
 	unsigned max_connections;	/* 0: the default */
 	unsigned max_connections_per_ip;	/* 0: no limit */
 	unsigned header_timeout_s;	/* to send a request's headers; 0: none */
+	unsigned write_timeout_s;	/* to be sent its answer; 0: none */
 	unsigned idle_timeout_s;	/* inactivity; 0: the default */
 	size_t max_header_bytes;	/* 0: the default */
 	/* Failed password checks per client address: a burst of N, then N
@@ -64,6 +67,7 @@ struct http_opts {
 #define HTTP_DEFAULT_MAX_CONNECTIONS 512
 #define HTTP_DEFAULT_MAX_CONNECTIONS_PER_IP 64
 #define HTTP_DEFAULT_HEADER_TIMEOUT_S 10
+#define HTTP_DEFAULT_WRITE_TIMEOUT_S 10
 #define HTTP_DEFAULT_IDLE_TIMEOUT_S 30
 #define HTTP_DEFAULT_MAX_HEADER_BYTES 16384
 #define HTTP_DEFAULT_AUTH_FAILURES_PER_MINUTE 10

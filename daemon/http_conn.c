@@ -10,18 +10,28 @@
  * deep its pipeline of unread answers is.  A sweeper thread walks the
  * table four times a second and shuts down the socket of any connection
  * whose request is not all in by the request deadline (MHD's own timeout
- * only measures inactivity, which slowloris defeats); it also answers
- * the throttled requests held by http_auth.c once their hold is over.
- * The first call of each request (headers only) refuses a body and too
- * deep a pipeline before anything is read or authenticated; a scrape
- * claims a slot of its address under --web.max-requests-per-ip.  Every
- * refusal is counted and logged at most once a minute.
+ * only measures inactivity, which slowloris defeats), and resets any
+ * whose answer is not all sent by the write deadline (a client that asks
+ * and never reads would hold its scrape slot for MHD's 30 s otherwise);
+ * it also answers the throttled requests held by http_auth.c once their
+ * hold is over.  The first call of each request (headers only) refuses a
+ * body and too deep a pipeline before anything is read or
+ * authenticated; a scrape claims a slot of its address under
+ * --web.max-requests-per-ip, and when every slot of --web.max-requests
+ * is taken, takes one back from the address holding the most (its
+ * longest-held), so that a few addresses cannot hold them all.  At
+ * accept, once a quarter of the table is in use, an address is left at
+ * most HTTP_MAX_IDLE_PER_IP idle connections (its oldest closed), and
+ * the table keeps an eighth of its
+ * room free by closing the oldest idle connection: idle connections from
+ * a few addresses cannot fill the server up to MHD's limit, where a new
+ * client would wait in the listen queue.  Every refusal is counted and
+ * logged at most once a minute.
  *
  * This file alone touches the table, conn_lock and conn_cond (http.c
  * only makes and destroys the lock), the held list and the sweeper.  The
  * lock is taken when a connection opens or closes, when a scrape starts
- * or ends under the per-address limit, and by the sweeper: a walk of a
- * few hundred entries.
+ * or ends, and by the sweeper: a walk of a few hundred entries.
  */
 #include "autoconf.h"
 
@@ -50,7 +60,8 @@
 struct conn {
 	int fd;
 	atomic_int waiting;		/* its request is not all in yet */
-	atomic_uint_fast64_t since_ns;	/* waiting since */
+	atomic_int sending;		/* its answer is not all sent yet */
+	atomic_uint_fast64_t since_ns;	/* waiting or sending since */
 	atomic_uint_fast64_t rx_base;	/* bytes received by then */
 	int shut;			/* the sweeper shut it down */
 	unsigned char peer[16];		/* auth_client_key of its address */
@@ -67,6 +78,19 @@ struct conn {
  * liked.  Past this depth it is answered 429 and the connection closed.
  */
 #define HTTP_MAX_PIPELINE 4
+
+/*
+ * Idle connections (no request in progress: not started, a request
+ * half sent, or kept alive between requests) one address may hold.  A
+ * scraper holds one; past this many the address's oldest is closed.
+ */
+#define HTTP_MAX_IDLE_PER_IP 8
+
+/*
+ * A slot of --web.max-requests is taken back from an address holding as
+ * few as the newcomer only from a scrape that has been sending this long.
+ */
+#define HTTP_RECLAIM_GRACE_NS 1000000000ULL
 
 /* Each kind of refusal is logged at most once in this long. */
 #define HTTP_SAY_NS (60 * 1000000000ULL)
@@ -89,6 +113,12 @@ http_conn_refused(struct http *h, enum http_refusal why, uint64_t n)
 		    "they came with a body",
 		[REFUSED_DEADLINE] = "connections closed: their request was "
 		    "not all in by --web.read-header-timeout",
+		[REFUSED_WRITE_DEADLINE] = "connections reset: their answer "
+		    "was not all sent by --web.write-timeout",
+		[REFUSED_RECLAIMED] = "scrapes reset: their slot of "
+		    "--web.max-requests went to an address holding fewer",
+		[REFUSED_IDLE] = "idle connections closed: their address had "
+		    "too many, or the server too little room left",
 	};
 	uint64_t now = mono_ns(), last, total;
 
@@ -135,6 +165,21 @@ conn_clock(struct conn *c)
 	atomic_store(&c->waiting, 1);
 }
 
+/* Scrapes in flight from the address key peer, not reset (lock held). */
+static unsigned
+scrapes_of(struct http *h, const unsigned char peer[16])
+{
+	unsigned n = 0;
+	size_t i;
+
+	for (i = 0; i < h->nr_conns; i++)
+		if (h->conns[i].fd >= 0 && h->conns[i].scraping &&
+		    !h->conns[i].shut &&
+		    memcmp(h->conns[i].peer, peer, 16) == 0)
+			n++;
+	return n;
+}
+
 /*
  * A scrape slot for the connection's address, under
  * --web.max-requests-per-ip: 1 (taken, given back when the request
@@ -146,30 +191,90 @@ int
 http_conn_claim(struct http *h, struct MHD_Connection *conn)
 {
 	struct conn *c = conn_of(conn);
-	unsigned n = 0;
-	size_t i;
+	unsigned n;
+	int ok;
 
-	if (h->o.max_requests_per_ip == 0 || c == NULL)
+	if (c == NULL)
 		return 1;
 	pthread_mutex_lock(&h->conn_lock);
-	for (i = 0; i < h->nr_conns; i++)
-		if (h->conns[i].fd >= 0 && h->conns[i].scraping &&
-		    memcmp(h->conns[i].peer, c->peer, sizeof(c->peer)) == 0)
-			n++;
-	if (n < h->o.max_requests_per_ip)
+	n = scrapes_of(h, c->peer);
+	ok = h->o.max_requests_per_ip == 0 || n < h->o.max_requests_per_ip;
+	if (ok)
 		c->scraping = 1;
 	pthread_mutex_unlock(&h->conn_lock);
-	return n < h->o.max_requests_per_ip;
+	return ok;
 }
 
-/* The whole request is in: the deadline is met. */
+/* Shut c down (conn_lock held): reset, dropping what is queued to send,
+ * if abort; else an orderly close. */
+static void
+conn_shut(struct conn *c, int abort)
+{
+	struct linger lg = { 1, 0 };
+
+	c->shut = 1;
+	if (abort)
+		setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	shutdown(c->fd, SHUT_RDWR);
+}
+
+/*
+ * Every slot of --web.max-requests is taken and conn (its slot of its
+ * address claimed) wants one: take one back for it, resetting the scrape
+ * that holds it, from the address holding the most slots, its
+ * longest-held; from an address holding no more than conn's would, only
+ * a scrape sending for HTTP_RECLAIM_GRACE_NS.  1 if one was taken back
+ * (it is conn's: the reset scrape's is given back when MHD closes it, a
+ * moment later), 0 if none may be.
+ */
+int
+http_conn_reclaim(struct http *h, struct MHD_Connection *conn)
+{
+	struct conn *c = conn_of(conn), *v = NULL;
+	uint64_t now = mono_ns();
+	unsigned mine, n, most = 0;
+	size_t i;
+
+	if (c == NULL)
+		return 0;
+	pthread_mutex_lock(&h->conn_lock);
+	mine = scrapes_of(h, c->peer);
+	for (i = 0; i < h->nr_conns; i++) {
+		struct conn *o = &h->conns[i];
+
+		if (o->fd < 0 || o->shut || !o->scraping || o == c ||
+		    !atomic_load(&o->sending))
+			continue;
+		n = scrapes_of(h, o->peer);
+		if (n <= mine && atomic_load(&o->since_ns) +
+		    HTTP_RECLAIM_GRACE_NS > now)
+			continue;
+		if (v == NULL || n > most || (n == most &&
+		    atomic_load(&o->since_ns) < atomic_load(&v->since_ns))) {
+			v = o;
+			most = n;
+		}
+	}
+	if (v)
+		conn_shut(v, 1);
+	pthread_mutex_unlock(&h->conn_lock);
+	if (v)
+		http_conn_refused(h, REFUSED_RECLAIMED, 1);
+	return v != NULL;
+}
+
+/* The whole request is in: the request deadline is met, and the write
+ * deadline starts (once: the handler is called again after a wait). */
 void
 http_conn_arrived(struct MHD_Connection *conn)
 {
 	struct conn *c = conn_of(conn);
 
-	if (c)
-		atomic_store(&c->waiting, 0);
+	if (c == NULL || !atomic_load(&c->waiting))
+		return;
+	atomic_store(&c->since_ns, mono_ns());
+	atomic_store(&c->sending, 1);
+	atomic_store(&c->waiting, 0);
 }
 
 /*
@@ -239,6 +344,60 @@ http_conn_first_call(struct http *h, struct MHD_Connection *conn,
 
 /* ---- the request deadline ------------------------------------------ */
 
+/* Is c open, not shut, and idle (no request in progress)? */
+static int
+idle(const struct conn *c)
+{
+	return c->fd >= 0 && !c->shut && atomic_load(&c->waiting);
+}
+
+/*
+ * A connection c has just been accepted (lock held): once a quarter of
+ * --web.max-connections is open, its address keeps at most
+ * HTTP_MAX_IDLE_PER_IP idle connections; and the table keeps an eighth
+ * free; each by closing the oldest idle connection (of the address, then
+ * of all).  Below a quarter, a client may keep as many as it likes (a
+ * load test, a proxy).  How many were closed.
+ */
+static unsigned
+idle_bound(struct http *h, struct conn *c)
+{
+	size_t reserve = h->o.max_connections / 8, i;
+	struct conn *mine = NULL, *any = NULL;
+	unsigned n = 0, open = 0, closed = 0;
+
+	for (i = 0; i < h->nr_conns; i++) {
+		struct conn *o = &h->conns[i];
+
+		if (o->fd >= 0 && !o->shut)
+			open++;
+		if (!idle(o) || o == c)
+			continue;
+		if (any == NULL || atomic_load(&o->since_ns) <
+		    atomic_load(&any->since_ns))
+			any = o;
+		if (memcmp(o->peer, c->peer, 16) != 0)
+			continue;
+		n++;
+		if (mine == NULL || atomic_load(&o->since_ns) <
+		    atomic_load(&mine->since_ns))
+			mine = o;
+	}
+	if (mine && n >= HTTP_MAX_IDLE_PER_IP &&
+	    (size_t)open * 4 >= h->o.max_connections) {
+		conn_shut(mine, 0);
+		closed++;
+		open--;
+		if (any == mine)
+			any = NULL;
+	}
+	if (any && reserve && open + reserve > h->o.max_connections) {
+		conn_shut(any, 0);
+		closed++;
+	}
+	return closed;
+}
+
 void
 http_conn_notify(void *cls, struct MHD_Connection *conn,
     void **socket_context, enum MHD_ConnectionNotificationCode toe)
@@ -246,6 +405,7 @@ http_conn_notify(void *cls, struct MHD_Connection *conn,
 	struct http *h = cls;
 	const union MHD_ConnectionInfo *ci;
 	struct conn *c;
+	unsigned closed = 0;
 
 	pthread_mutex_lock(&h->conn_lock);
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
@@ -262,8 +422,10 @@ http_conn_notify(void *cls, struct MHD_Connection *conn,
 			auth_client_key(ci ? ci->client_addr : NULL, c->peer);
 			atomic_store(&c->rx_base, 0);	/* all of it counts */
 			atomic_store(&c->since_ns, mono_ns());
+			atomic_store(&c->sending, 0);
 			atomic_store(&c->waiting, 1);
 			*socket_context = c;
+			closed = idle_bound(h, c);
 		}
 	} else if ((c = *socket_context) != NULL) {
 		/* Closed: MHD closes the fd after this returns. */
@@ -273,6 +435,8 @@ http_conn_notify(void *cls, struct MHD_Connection *conn,
 		*socket_context = NULL;
 	}
 	pthread_mutex_unlock(&h->conn_lock);
+	if (closed)
+		http_conn_refused(h, REFUSED_IDLE, closed);
 }
 
 /*
@@ -291,6 +455,7 @@ http_conn_done(struct http *h, struct MHD_Connection *conn)
 		c->scraping = 0;
 		pthread_mutex_unlock(&h->conn_lock);
 	}
+	atomic_store(&c->sending, 0);
 	conn_clock(c);
 }
 
@@ -313,8 +478,9 @@ sweeper_main(void *arg)
 {
 	struct http *h = arg;
 	uint64_t limit = (uint64_t)h->o.header_timeout_s * 1000000000ULL;
+	uint64_t wlimit = (uint64_t)h->o.write_timeout_s * 1000000000ULL;
 	struct timespec until;
-	size_t i, late;
+	size_t i, late, slow;
 
 	pthread_mutex_lock(&h->conn_lock);
 	while (!h->stopping) {
@@ -339,24 +505,35 @@ sweeper_main(void *arg)
 			held_resume(due);
 			pthread_mutex_lock(&h->conn_lock);
 		}
-		for (i = 0, late = 0; limit && i < h->nr_conns; i++) {
+		for (i = 0, late = slow = 0; i < h->nr_conns; i++) {
 			struct conn *c = &h->conns[i];
 
+			if (c->fd < 0 || c->shut)
+				continue;
 			/* since may be later than now: a request completed
 			 * during this scan.  Never subtract it from now. */
-			if (c->fd < 0 || c->shut || !atomic_load(&c->waiting) ||
+			if (wlimit && atomic_load(&c->sending) &&
+			    atomic_load(&c->since_ns) + wlimit <= now) {
+				slow++;
+				conn_shut(c, 1);
+				continue;
+			}
+			if (!limit || !atomic_load(&c->waiting) ||
 			    atomic_load(&c->since_ns) + limit > now)
 				continue;
 			/* An idle keep-alive connection sent nothing since
 			 * its last answer: closed, but refused nothing. */
 			if (bytes_received(c->fd) > atomic_load(&c->rx_base))
 				late++;
-			c->shut = 1;
-			shutdown(c->fd, SHUT_RDWR);
+			conn_shut(c, 0);
 		}
-		if (late) {
+		if (late || slow) {
 			pthread_mutex_unlock(&h->conn_lock);
-			http_conn_refused(h, REFUSED_DEADLINE, late);
+			if (late)
+				http_conn_refused(h, REFUSED_DEADLINE, late);
+			if (slow)
+				http_conn_refused(h, REFUSED_WRITE_DEADLINE,
+				    slow);
 			pthread_mutex_lock(&h->conn_lock);
 		}
 		clock_gettime(CLOCK_REALTIME, &until);

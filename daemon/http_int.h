@@ -40,8 +40,11 @@ enum http_refusal {
 	REFUSED_PIPELINED,		/* beyond HTTP_MAX_PIPELINE unread */
 	REFUSED_BODY,			/* a request with a body */
 	REFUSED_DEADLINE,		/* not all in by the request deadline */
+	REFUSED_WRITE_DEADLINE,		/* its answer not all sent in time */
+	REFUSED_RECLAIMED,		/* its scrape slot given to another */
+	REFUSED_IDLE,			/* idle, closed for room */
 };
-_Static_assert(REFUSED_DEADLINE + 1 == EXPO_NR_REFUSALS,
+_Static_assert(REFUSED_IDLE + 1 == EXPO_NR_REFUSALS,
     "expo.c names each refusal");
 
 struct conn;
@@ -114,6 +117,7 @@ void http_conn_close_held(struct http *h);
 int http_conn_hold(struct http *h, struct req *r);
 void http_conn_refused(struct http *h, enum http_refusal why, uint64_t n);
 int http_conn_claim(struct http *h, struct MHD_Connection *conn);
+int http_conn_reclaim(struct http *h, struct MHD_Connection *conn);
 void http_conn_arrived(struct MHD_Connection *conn);
 void http_conn_done(struct http *h, struct MHD_Connection *conn);
 MHD_Result http_conn_first_call(struct http *h, struct MHD_Connection *conn,

@@ -337,8 +337,10 @@ reply_metrics(struct http *h, struct MHD_Connection *conn, void **req_cls,
 		    "address (--web.max-requests-per-ip)\n",
 		    MHD_HTTP_HEADER_RETRY_AFTER, "1");
 	}
+	/* Every slot taken: one back from the address holding the most,
+	 * else 503.  Over the limit until the reset scrape lets go. */
 	if (h->o.max_requests && atomic_fetch_add(&h->inflight, 1) >=
-	    h->o.max_requests) {
+	    h->o.max_requests && !http_conn_reclaim(h, conn)) {
 		atomic_fetch_sub(&h->inflight, 1);
 		atomic_fetch_add(&h->rejected, 1);
 		return http_reply(h, conn, MHD_HTTP_SERVICE_UNAVAILABLE,

@@ -1,5 +1,5 @@
 /*
- * workq.c - worker threads and their FIFO (see workq.h).
+ * workq.c - worker threads and their two FIFOs (see workq.h).
  *
  * One mutex and one condition variable: the queue is short (a few dozen
  * jobs at most, each tens of milliseconds of work), so there is nothing to
@@ -26,8 +26,9 @@
 struct workq {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	struct workq_job *head, *tail;
-	unsigned queued, max_queued;
+	/* [0]: the front lane (workq_submit_first), taken first; [1]. */
+	struct workq_job *head[2], *tail[2];
+	unsigned queued[2], max_queued;
 	int stopping, stopped;
 	int nice;
 	char name[16];
@@ -40,6 +41,7 @@ worker_main(void *arg)
 {
 	struct workq *q = arg;
 	struct workq_job *job;
+	int l;
 
 	pthread_setname_np(pthread_self(), q->name);
 	if (q->nice)
@@ -47,14 +49,15 @@ worker_main(void *arg)
 		    getpriority(PRIO_PROCESS, (id_t)gettid()) + q->nice);
 	pthread_mutex_lock(&q->lock);
 	for (;;) {
-		while (q->head == NULL && !q->stopping)
+		while (!q->head[0] && !q->head[1] && !q->stopping)
 			pthread_cond_wait(&q->cond, &q->lock);
-		if (q->head == NULL)
+		l = q->head[0] ? 0 : 1;
+		if (q->head[l] == NULL)
 			break;		/* stopping, and nothing left */
-		job = q->head;
-		if ((q->head = job->next) == NULL)
-			q->tail = NULL;
-		q->queued--;
+		job = q->head[l];
+		if ((q->head[l] = job->next) == NULL)
+			q->tail[l] = NULL;
+		q->queued[l]--;
 		pthread_mutex_unlock(&q->lock);
 		job->next = NULL;
 		job->run(job, 0);
@@ -96,28 +99,41 @@ workq_new(const char *name, unsigned threads, unsigned max_queued, int nice,
 	return 0;
 }
 
-int
-workq_submit(struct workq *q, struct workq_job *job)
+/* Queue job in lane l (0: the front one). */
+static int
+submit(struct workq *q, struct workq_job *job, int l)
 {
 	int r = 0;
 
 	pthread_mutex_lock(&q->lock);
 	if (q->stopping)
 		r = -ESHUTDOWN;
-	else if (q->queued >= q->max_queued)
+	else if (q->queued[l] >= q->max_queued)
 		r = -EAGAIN;
 	else {
 		job->next = NULL;
-		if (q->tail)
-			q->tail->next = job;
+		if (q->tail[l])
+			q->tail[l]->next = job;
 		else
-			q->head = job;
-		q->tail = job;
-		q->queued++;
+			q->head[l] = job;
+		q->tail[l] = job;
+		q->queued[l]++;
 		pthread_cond_signal(&q->cond);
 	}
 	pthread_mutex_unlock(&q->lock);
 	return r;
+}
+
+int
+workq_submit(struct workq *q, struct workq_job *job)
+{
+	return submit(q, job, 1);
+}
+
+int
+workq_submit_first(struct workq *q, struct workq_job *job)
+{
+	return submit(q, job, 0);
 }
 
 unsigned
@@ -126,7 +142,7 @@ workq_queued(struct workq *q)
 	unsigned n;
 
 	pthread_mutex_lock(&q->lock);
-	n = q->queued;
+	n = q->queued[0] + q->queued[1];
 	pthread_mutex_unlock(&q->lock);
 	return n;
 }
@@ -136,6 +152,7 @@ workq_stop(struct workq *q)
 {
 	struct workq_job *job, *next;
 	unsigned i;
+	int l;
 
 	pthread_mutex_lock(&q->lock);
 	if (q->stopped) {
@@ -145,16 +162,20 @@ workq_stop(struct workq *q)
 	q->stopping = q->stopped = 1;
 	/* What nobody has started is cancelled, not run: at shutdown a
 	 * queue of bcrypt checks would take seconds. */
-	job = q->head;
-	q->head = q->tail = NULL;
-	q->queued = 0;
 	pthread_cond_broadcast(&q->cond);
-	pthread_mutex_unlock(&q->lock);
-	for (; job; job = next) {
-		next = job->next;
-		job->next = NULL;
-		job->run(job, 1);
+	for (l = 0; l < 2; l++) {
+		job = q->head[l];
+		q->head[l] = q->tail[l] = NULL;
+		q->queued[l] = 0;
+		pthread_mutex_unlock(&q->lock);
+		for (; job; job = next) {
+			next = job->next;
+			job->next = NULL;
+			job->run(job, 1);
+		}
+		pthread_mutex_lock(&q->lock);
 	}
+	pthread_mutex_unlock(&q->lock);
 	for (i = 0; i < q->nr_threads; i++)
 		pthread_join(q->threads[i], NULL);
 }

@@ -36,6 +36,13 @@ int workq_new(const char *name, unsigned threads, unsigned max_queued,
  */
 int workq_submit(struct workq *q, struct workq_job *job);
 
+/*
+ * The same, in the front lane: a worker takes every job waiting there
+ * before any workq_submit() queued.  The lane has max_queued places of
+ * its own.
+ */
+int workq_submit_first(struct workq *q, struct workq_job *job);
+
 /* Cancel queued jobs, wait for running ones, join.  Idempotent. */
 void workq_stop(struct workq *q);
 

@@ -3,7 +3,7 @@
  * snapshot of a chosen size, without perf events: for the tests that need
  * responses larger than a socket buffer, and for bench/http_bench.sh.
  *
- *   fake_serve [--big NBIG] [--per-ip N] ADDR NSERIES
+ *   fake_serve [--big NBIG] [--per-ip N] [--write-timeout S] ADDR NSERIES
  *       [MAX_REQUESTS [WEB_CONFIG]]
  *   fake_serve --render NSERIES ROUNDS
  *
@@ -13,7 +13,9 @@
  * second's first scrape pays the render.  With --big, the same server
  * also serves NBIG series at /big, published alongside: a small scrape
  * and a large render on one server.  --per-ip: scrapes in flight per
- * client address (default: no limit).  Runs until SIGTERM or SIGINT.
+ * client address (default: no limit).  --write-timeout: seconds a
+ * connection has to take its answer (default: no limit).  Runs until
+ * SIGTERM or SIGINT.
  *
  * --render times ROUNDS fresh snapshots rendered in each variant, as the
  * first scrape of a snapshot does, and prints bytes and MB/s per variant.
@@ -140,23 +142,26 @@ main(int argc, char **argv)
 	struct timespec sec = { 1, 0 };
 	uint64_t seq = 1;
 	size_t n, nbig = 0;
-	unsigned per_ip = 0;
+	unsigned per_ip = 0, write_s = 0;
 
 	if (argc == 4 && strcmp(argv[1], "--render") == 0)
 		return render_bench(strtoul(argv[2], NULL, 10), atoi(argv[3]));
-	if (argc > 2 && strcmp(argv[1], "--big") == 0) {
-		nbig = strtoul(argv[2], NULL, 10);
-		argv += 2;
-		argc -= 2;
-	}
-	if (argc > 2 && strcmp(argv[1], "--per-ip") == 0) {
-		per_ip = (unsigned)strtoul(argv[2], NULL, 10);
+	while (argc > 2 && strncmp(argv[1], "--", 2) == 0) {
+		if (strcmp(argv[1], "--big") == 0)
+			nbig = strtoul(argv[2], NULL, 10);
+		else if (strcmp(argv[1], "--per-ip") == 0)
+			per_ip = (unsigned)strtoul(argv[2], NULL, 10);
+		else if (strcmp(argv[1], "--write-timeout") == 0)
+			write_s = (unsigned)strtoul(argv[2], NULL, 10);
+		else
+			break;
 		argv += 2;
 		argc -= 2;
 	}
 	if (argc < 3) {
 		fprintf(stderr, "usage: fake_serve [--big NBIG] [--per-ip N] "
-		    "ADDR NSERIES [MAX_REQUESTS [WEB_CONFIG]]\n");
+		    "[--write-timeout S] ADDR NSERIES [MAX_REQUESTS "
+		    "[WEB_CONFIG]]\n");
 		return 2;
 	}
 	n = strtoul(argv[2], NULL, 10);
@@ -169,6 +174,7 @@ main(int argc, char **argv)
 	o.max_requests_per_ip = per_ip;
 	o.max_connections_per_ip = 0;
 	o.header_timeout_s = 10;
+	o.write_timeout_s = write_s;
 	o.auth_failures_per_minute = HTTP_DEFAULT_AUTH_FAILURES_PER_MINUTE;
 	o.exporter_metrics = 1;
 	if (argc > 4 && webcfg_load(argv[4], &web, err, sizeof(err)) < 0) {
