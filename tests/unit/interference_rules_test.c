@@ -11,7 +11,8 @@
  *   unevenly, large (+10% to +50%) or small (+5% to +25%), none;
  * - one level of the tree: a pod (or the root) whose containers are
  *   counted is never judged nor named, nor votes in the node's factor
- *   when it learnt a baseline before they were counted;
+ *   when it learnt a baseline before they were counted; one whose only
+ *   container went is judged again;
  * - the detector: the sigma floor (a steady CPI's wobbles are no rise),
  *   the CUSUM's reference (outlier_sigma / 2, a rise half a sigma either
  *   side of it), the step cap (one wild sample never alarms alone),
@@ -303,6 +304,57 @@ test_late_pod(void)
 	CHECK(analysed(r, "/kp/pod/c0") && analysed(r, "/kp/pod/c0")->victim);
 	CHECK(analysed(r, "/kp/pod/c1") && analysed(r, "/kp/pod/c1")->victim);
 	CHECK(analysed(r, "/kp/pod") == NULL);
+	interference_result_unref(r);
+	interference_free(ifr);
+}
+
+static int pod_rise_from = 1 << 30;	/* the pod alone rises from then */
+
+static void
+gone_step(struct node *n, int t)
+{
+	size_t i;
+
+	for (i = 0; i < n->nr; i++) {
+		n->cpu[i] = 1.0;
+		n->cpi[i] = noisy(1.0 + 0.2 * (double)i) *
+		    (i == 0 && t >= pod_rise_from ? 1.5 : 1);
+	}
+}
+
+/*
+ * A pod whose only container goes is the most specific counted cgroup
+ * again (its own processes, a sidecar left): it is judged from then on,
+ * and a rise of its own makes it a victim; the candidates are counted
+ * anew.  With the leaves left as they were, it was never judged again
+ * and the count of cgroups containing others stayed stale.
+ */
+static void
+test_container_gone(void)
+{
+	struct interference_config c = cfg_small();
+	struct interference *ifr = analysis(&c);
+	struct node n = { .nr = 5, .path = { "/kp/pod", "/o1", "/o2", "/o3",
+	    "/kp/pod/c" } };
+	struct interference_result *r;
+	int t = 0;
+
+	pod_rise_from = 1 << 30;
+	run_until(ifr, &n, &t, 100, gone_step, NULL);
+	r = interference_result(ifr);
+	CHECK(r && r->containing == 1);
+	CHECK(analysed(r, "/kp/pod") == NULL);
+	interference_result_unref(r);
+	n.nr = 4;
+	run_until(ifr, &n, &t, 200, gone_step, NULL);
+	r = interference_result(ifr);
+	CHECK(r && r->containing == 0);
+	CHECK(analysed(r, "/kp/pod") != NULL);
+	interference_result_unref(r);
+	pod_rise_from = 200;
+	run_until(ifr, &n, &t, 230, gone_step, NULL);
+	r = interference_result(ifr);
+	CHECK(analysed(r, "/kp/pod") && analysed(r, "/kp/pod")->victim);
 	interference_result_unref(r);
 	interference_free(ifr);
 }
@@ -884,6 +936,7 @@ main(void)
 	test_uneven();
 	test_episode_ends();
 	test_late_pod();
+	test_container_gone();
 	test_levels();
 	test_floor();
 	test_detector();
