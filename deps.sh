@@ -26,6 +26,8 @@
 # libcurl4-gnutls-dev and libncurses-dev build pmu_exporter top (top/:
 # its HTTP client and its screen; the daemon links neither); tmux drives
 # its screen in tests/integration/top_screen.test.
+# stress-ng is for one bench only (pmu_install_deps bench): the load that
+# bench/busy_check.sh runs beside the whole suite.
 #
 # libseccomp-dev is for a test helper only (tests/lib/helpers/seccomp_exec:
 # the daemon under a seccomp filter, tests/integration/privileges.test).
@@ -73,6 +75,8 @@ pmu_install_deps() {
 		command -v npm >/dev/null || pkgs="$pkgs npm"
 		[ "$(dpkg --print-architecture)" = arm64 ] || foreign=arm64
 	fi
+	# bench/busy_check.sh's load (the suite itself installs the rest).
+	[ "${1:-}" = bench ] && pkgs="$pkgs stress-ng"
 	local missing="" p
 	for p in $pkgs; do
 		pmu_installed "$p" || missing="$missing $p"

@@ -389,6 +389,15 @@ z_upper(double p)
 	return hi;
 }
 
+/* The z each test of a candidate must pass: two tests (partial
+ * correlation, onset) of each of m candidates, the onset's over `tries`
+ * splits, all within significance together (Bonferroni). */
+static double
+critical_z(double significance, double m, double tries)
+{
+	return z_upper(significance / (2 * m * tries));
+}
+
 /* Insert (j, r) into best[], strongest first, at most k; the first seen
  * wins a tie. */
 static void
@@ -548,7 +557,7 @@ suspects_of(struct interference *ifr, size_t v, const double *scratch,
 
 	*n = 0;
 	m = cands ? (double)cands : 1;
-	zc = z_upper(ifr->cfg.suspect_significance / (2 * m));
+	zc = critical_z(ifr->cfg.suspect_significance, m, 1);
 	victim_sums(ifr, vc, &p, &s);
 	if (split && own_step(ifr, vc, split))
 		split = 0;
@@ -566,8 +575,7 @@ suspects_of(struct interference *ifr, size_t v, const double *scratch,
 	}
 	held_merge(ifr, vc, v, &p, &s, best, n);
 	/* The onset, where nothing varied enough to correlate. */
-	zc = z_upper(ifr->cfg.suspect_significance / (2 * m *
-	    (ONSET_SLACK + 1)));
+	zc = critical_z(ifr->cfg.suspect_significance, m, ONSET_SLACK + 1);
 	for (j = 0; j < ifr->nr && split && *n == 0; j++) {
 		const struct cg *u = &ifr->cgs[j];
 		double r;

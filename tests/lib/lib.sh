@@ -10,8 +10,18 @@ PMU="$top_builddir/daemon/pmu_exporter"
 HELPERS="$top_builddir/tests/lib/helpers"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/pmu_test.XXXXXX")
 DAEMON_PID=
+# Processes a helper started for the test (spinners), ended by PID at exit.
+KILL_AT_EXIT=
+SPINNER=
 CG_PARENT=
 PORT=
+# The tests wait for the work (a collection, a reload, CPU time in a
+# cgroup's cpu.stat), not for time: on a machine busy with other work
+# anything can take several times what it takes idle.  What bounds a
+# wait is only there to end a test whose work never comes, loudly:
+# PMU_WAIT_S seconds (default 120, a tenth of an integration test's
+# time limit, tests/lib/limit.sh) for each wait (wait_until).
+: "${PMU_WAIT_S:=120}"
 # A test that fetches from Debian's archive does it through pmu_retry or
 # pmu_apt_download (retry.sh), so one dropped connection does not fail
 # it.  The arm64 guest fetches nothing and has no retry.sh.
@@ -58,6 +68,8 @@ fail() { echo "FAIL: $*"; [ -f "$TMP/daemon.log" ] && sed 's/^/  daemon: /' "$TM
 ok() { echo "ok: $*"; }
 
 cleanup() {
+	local p
+	for p in $KILL_AT_EXIT; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
 	if [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; then
 		kill "$DAEMON_PID" 2>/dev/null
 		wait "$DAEMON_PID" 2>/dev/null
@@ -141,12 +153,14 @@ run_in_cgroup() {
 
 # Start the daemon on a free loopback port with the given arguments.
 start_daemon() {
-	local try
+	local try end
 	for try in 1 2 3 4 5 6 7 8 9 10; do
 		PORT=$(( 20000 + (RANDOM * 7 + $$ + try * 131) % 40000 ))
 		"$PMU" --web.listen-address="127.0.0.1:$PORT" "$@" > "$TMP/daemon.log" 2>&1 &
 		DAEMON_PID=$!
-		for _ in $(seq 1 100); do
+		# Ready is after the first collection: as long as that takes.
+		end=$(( $(date +%s) + PMU_WAIT_S ))
+		while [ "$(date +%s)" -lt "$end" ]; do
 			if http_get "http://127.0.0.1:$PORT/-/ready" >/dev/null; then
 				return 0
 			fi
@@ -154,7 +168,7 @@ start_daemon() {
 			sleep 0.05
 		done
 		if kill -0 "$DAEMON_PID" 2>/dev/null; then
-			fail "daemon did not become ready"
+			fail "daemon did not become ready in PMU_WAIT_S=$PMU_WAIT_S s"
 		fi
 		wait "$DAEMON_PID" 2>/dev/null
 		DAEMON_PID=
@@ -193,29 +207,75 @@ fresh_scrape() {
 	local c0
 	scrape > "$1"
 	c0=$(value_of "$1" pmu_exporter_collections_total)
-	for _ in $(seq 1 200); do
-		scrape > "$1"
-		[ "$(value_of "$1" pmu_exporter_collections_total)" != "$c0" ] && return 0
-		sleep 0.05
-	done
-	fail "no new snapshot"
+	wait_until "a new snapshot after collection $c0" new_snapshot "$1" "$c0"
 }
+new_snapshot() { scrape > "$1"; [ "$(value_of "$1" pmu_exporter_collections_total)" != "$2" ]; }
 
 # The value of one series (exact label set) in a scrape file.
 value_of() {
 	awk -v s="$2" 'index($0, s" ") == 1 { print $NF; found=1 } END { if (!found) print "missing" }' "$1"
 }
 
+# The collections the daemon has published, from its own counter.
+collections_now() { scrape | awk '/^pmu_exporter_collections_total /{print $2}'; }
+collections_reach() { local now; now=$(collections_now); [ -n "$now" ] && [ "$now" -ge "$1" ]; }
 # Wait until the collector has published at least N more collections.
 wait_collections() {
-	local n="$1" start now
-	start=$(scrape | awk '/^pmu_exporter_collections_total /{print $2}')
-	for _ in $(seq 1 400); do
-		now=$(scrape | awk '/^pmu_exporter_collections_total /{print $2}')
-		[ -n "$now" ] && [ "$now" -ge $(( start + n )) ] && return 0
+	local start
+	start=$(collections_now)
+	[ -n "$start" ] || fail "no pmu_exporter_collections_total in a scrape"
+	wait_until "the collector to advance by $1 collections from $start" collections_reach $(( start + $1 ))
+}
+
+# wait_until WHAT CMD...: CMD again every 0.05 s until it succeeds; the
+# test fails saying what it waited for after PMU_WAIT_S seconds.
+wait_until() {
+	local what=$1 end
+	shift
+	end=$(( $(date +%s) + PMU_WAIT_S ))
+	until "$@"; do
+		[ "$(date +%s)" -lt "$end" ] || fail "waited PMU_WAIT_S=$PMU_WAIT_S s for $what"
 		sleep 0.05
 	done
-	fail "collector did not advance by $n collections"
+}
+
+# log_count PATTERN: the daemon's log lines so far that match it (grep).
+log_count() { grep -c -- "$1" "$TMP/daemon.log"; }
+log_reaches() { [ "$(log_count "$1")" -ge "$2" ]; }
+# wait_log PATTERN N: until the daemon has logged N lines that match.
+wait_log() { wait_until "$2 line(s) of the daemon's log matching $1" log_reaches "$1" "$2"; }
+
+# cg_usage_ns CGROUP_DIR: the CPU time its tasks have used (cpu.stat), in ns.
+cg_usage_ns() { awk '$1 == "usage_usec" { printf "%.0f\n", $2 * 1000 }' "$1/cpu.stat"; }
+cg_usage_reaches() { [ "$(cg_usage_ns "$1")" -ge "$2" ]; }
+# spinner_start CGROUP_DIR [CPU]: a busy loop in the cgroup (pinned to
+# CPU), in it from its first instruction; its PID in SPINNER, ended at
+# exit if the test has not ended it.
+spinner_start() {
+	if [ -n "${2:-}" ]; then
+		sh -c 'echo $$ > "$0/cgroup.procs" && exec taskset -c "$1" sh -c "while :; do :; done"' "$1" "$2" &
+	else
+		sh -c 'echo $$ > "$0/cgroup.procs" && exec sh -c "while :; do :; done"' "$1" &
+	fi
+	SPINNER=$!
+	KILL_AT_EXIT="$KILL_AT_EXIT $SPINNER"
+}
+spinner_stop() {
+	kill "$SPINNER" 2>/dev/null
+	wait "$SPINNER" 2>/dev/null
+	KILL_AT_EXIT=$(for p in $KILL_AT_EXIT; do [ "$p" = "$SPINNER" ] || printf ' %s' "$p"; done)
+}
+# wait_usage CGROUP_DIR NS: until the cgroup's cpu.stat shows NS ns.
+wait_usage() { wait_until "$1 to reach $2 ns of CPU time" cg_usage_reaches "$1" "$2"; }
+# spin_until_usage CGROUP_DIR NS [CPU]: a spinner in the cgroup (on CPU)
+# until its cpu.stat shows NS ns more CPU time than before, however long
+# the machine takes to give it that.
+spin_until_usage() {
+	local want
+	want=$(( $(cg_usage_ns "$1") + $2 ))
+	spinner_start "$1" "${3:-}"
+	wait_usage "$1" "$want"
+	spinner_stop
 }
 
 # How much one series grew between two scrape files: delta_of A B SERIES.

@@ -731,6 +731,48 @@ test_refresh(void)
 }
 
 /*
+ * A cgroup that appears before its runtime's record, the common race at
+ * a container's start: its id, looked up in vain at first, is looked up
+ * again (after 2 s, then less often) and named once the record is
+ * there.  Never looked up again, the container kept only its id.  And a
+ * runtime that starts after the daemon (at boot, after a restart):
+ * runtimes are probed again every 10 s, so its containers are named;
+ * probed once, none of them ever was.  Waited for by wait_name (30 s),
+ * the names come within about 14 s (the retries at 2, 6 and 14 s).
+ */
+static void
+test_late_record(void)
+{
+	char dir[] = "/tmp/names_test.XXXXXX", croot[64], path[4200];
+	struct names_opts no = { croot, NULL };
+	const char *ids[] = { MOVED };
+	const char *cgs[] = { "/docker/" MOVED };
+	struct names *n;
+	int late_runtime;
+
+	for (late_runtime = 0; late_runtime < 2; late_runtime++) {
+		CHECK(mkdtemp(strcpy(dir, "/tmp/names_test.XXXXXX")) != NULL);
+		snprintf(croot, sizeof(croot), "%s/root", dir);
+		snprintf(path, sizeof(path), "%s/var/lib", croot);
+		mkdirs(path);
+		/* Docker running already, with a container of its own. */
+		if (!late_runtime)
+			docker_put(croot, DOCKER, "config.v2.json",
+			    "{\"ID\":\"" DOCKER "\",\"Name\":\"/old\"}");
+		CHECK(names_new(&no, &n) == 0);
+		CHECK(names_start(n) == 0);
+		CHECK(names_want(n, NULL, ids, cgs, 1) == 0);
+		CHECK(wait_name(n, MOVED, cgs[0], NULL));
+		docker_put(croot, MOVED, "config.v2.json", "{\"ID\":\"" MOVED
+		    "\",\"Name\":\"/late\"}");
+		CHECK(wait_name(n, MOVED, cgs[0], "late"));
+		names_free(n);
+		snprintf(path, sizeof(path), "rm -rf %s", dir);
+		CHECK(system(path) == 0);
+	}
+}
+
+/*
  * Hostile state: a FIFO as a config file (refused, never opened: the
  * lookup does not block), a device (refused, not opened), a container
  * directory linked out of the root (not read), and the absolute link a
@@ -979,5 +1021,6 @@ main(void)
 	test_hostile();
 	test_thread();
 	test_refresh();
+	test_late_record();
 	return CHECK_DONE();
 }

@@ -5,10 +5,14 @@
  *
  * Binds an AF_UNIX datagram socket at PATH (abstract if PATH starts with
  * '@') and prints every datagram as one line, "MONOTONIC_MS FIELD|FIELD",
- * until SECONDS have passed.  Tests read the order and rate of READY=1,
+ * until SECONDS have passed, or until SIGTERM, after which it prints
+ * what is still queued and exits: a test that has seen its program end
+ * ends the listener then, with every datagram the program sent printed,
+ * and waits for no clock.  Tests read the order and rate of READY=1,
  * RELOADING=1, WATCHDOG=1 and STOPPING=1 from it.
  */
 #include <poll.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +21,15 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+
+static volatile sig_atomic_t stop;
+
+static void
+on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
 
 static double
 now_ms(void)
@@ -56,13 +69,17 @@ main(int argc, char **argv)
 		return 1;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	signal(SIGTERM, on_term);
 	end = now_ms() + atof(argv[2]) * 1e3;
 	while (now_ms() < end) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 
-		if (poll(&p, 1, 100) <= 0)
+		/* After SIGTERM: what is queued, without waiting for more. */
+		if (!stop && poll(&p, 1, 100) <= 0)
 			continue;
-		n = recv(fd, buf, sizeof(buf) - 1, 0);
+		n = recv(fd, buf, sizeof(buf) - 1, stop ? MSG_DONTWAIT : 0);
+		if (n < 0 && stop)
+			break;
 		if (n <= 0)
 			continue;
 		buf[n] = '\0';
