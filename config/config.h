@@ -75,9 +75,16 @@ int config_interference(const struct yamldoc *d, yaml_node_t *n,
 #define CONFIG_MAX_BYTES (64u << 20)
 int config_budget(const struct yamldoc *d, yaml_node_t *entries);
 
-/* The atoms an extended regex compiles to, repetitions multiplied out
- * (at most CONFIG_MAX_BYTES + 1): what config_budget weighs a rule by. */
-uint64_t config_regex_weight(const char *re);
+/* The nodes an extended regex compiles to, repetitions multiplied out
+ * (at most CONFIG_MAX_BYTES + 1), in *empties how many of them match the
+ * empty string (anchors, "()", alternatives, '*', '?', optional copies),
+ * whose cost grows with their square, and in *anchors how many of those
+ * are anchors (^, $, \b...), each of which multiplies that square. */
+uint64_t config_regex_weight(const char *re, uint64_t *empties,
+    uint64_t *anchors);
+/* What config_budget weighs a rule with regex re by, in bytes (at most
+ * CONFIG_MAX_BYTES + 1). */
+uint64_t config_regex_bytes(const char *re);
 
 /* Parse a duration such as "1s", "500ms", "2m".  0 or -EINVAL. */
 int text_parse_duration(const char *s, uint64_t *ns);

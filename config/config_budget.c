@@ -16,8 +16,20 @@
  * The cost model, from glibc 2.36's regcomp measured with mallinfo2
  * (uordblks before and after): "x" 4 KB; "[0-9a-f]{64}" 22 KB;
  * "([0-9a-f]{64}){64}" 451 KB; the same {64} once more 8.8 MB.  So a rule
- * is counted as CONFIG_RULE_BYTES plus CONFIG_ATOM_BYTES per atom, at
- * least what each of those measured.
+ * is counted as CONFIG_RULE_BYTES plus CONFIG_ATOM_BYTES per node, at
+ * least what each of those measured.  Nodes that match the empty string
+ * (e of them, as compiled: "^(re)$" adds two anchors) cost more than
+ * their number, as glibc's epsilon closures do: e^2 alone ("(a?){512}"
+ * 22 MB in 0.35 s, "(){1024}" 17 MB, "^((a?){400})$" 27 MB in 0.42 s),
+ * and e^2 for each anchor among them once anchors repeat ("(^){64}" 4 MB
+ * in 0.11 s, "(^){128}" 28 MB in 1.2 s, "(^){256}" 212 MB in 7 s,
+ * "(a?^){128}" 100 MB in 3.5 s; and "((^){24}){24}", nine bytes, 2.5 GB
+ * in 27 s: issue 50, where a count of characters alone saw nothing).
+ * So they add (CONFIG_EMPTY_BYTES + CONFIG_ANCHOR_BYTES * anchors) * e^2:
+ * more than the bytes (at most 16 * e^3 measured), because what binds is
+ * the time, about 430 ns * e^3 of the main thread, which 64 bytes a unit
+ * keeps near half a second for a whole config's budget ("(^){98}" is its
+ * edge).
  */
 #include "autoconf.h"
 
@@ -31,6 +43,8 @@
 
 #define CONFIG_RULE_BYTES 4096u
 #define CONFIG_ATOM_BYTES 256u
+#define CONFIG_EMPTY_BYTES 256u
+#define CONFIG_ANCHOR_BYTES 64u
 /* Nesting of parentheses the weight follows; deeper is refused. */
 #define WEIGH_DEPTH 32
 
@@ -39,6 +53,15 @@ struct budget {
 	uint64_t bytes;
 	size_t entries;
 };
+
+/* a + b, at most CONFIG_MAX_BYTES + 1 (beyond it is all the same). */
+static uint64_t
+capped_add(uint64_t a, uint64_t b)
+{
+	uint64_t cap = CONFIG_MAX_BYTES + 1;
+
+	return a >= cap || b >= cap || a + b > cap ? cap : a + b;
+}
 
 /* a * b, at most CONFIG_MAX_BYTES + 1 (beyond it is all the same). */
 static uint64_t
@@ -68,62 +91,149 @@ skip_bracket(const char *s)
 	return s;
 }
 
-/*
- * The atoms an extended regex compiles to, repetitions multiplied out:
- * each frame sums its atoms; `last` is what a following {n,m} repeats.
- */
-uint64_t
-config_regex_weight(const char *re)
+/* What a regex, or a part of one, compiles to: its nodes, those of them
+ * that match the empty string, and those of these that are anchors. */
+struct weight {
+	uint64_t atoms, empties, anchors;
+};
+
+static struct weight
+weight_add(struct weight a, struct weight b)
 {
-	uint64_t sum[WEIGH_DEPTH + 1] = { 0 }, last = 0, n, m;
-	const char *s;
-	char *end;
+	a.atoms = capped_add(a.atoms, b.atoms);
+	a.empties = capped_add(a.empties, b.empties);
+	a.anchors = capped_add(a.anchors, b.anchors);
+	return a;
+}
+
+static struct weight
+weight_mul(struct weight a, uint64_t m)
+{
+	a.atoms = capped_mul(a.atoms, m);
+	a.empties = capped_mul(a.empties, m);
+	a.anchors = capped_mul(a.anchors, m);
+	return a;
+}
+
+/* At s, after '{': whether it is a bound, and its n and m (m >= n); the
+ * end of it in *end ('}' or where it stops). */
+static int
+read_bound(const char *s, uint64_t *n, uint64_t *m, const char **end)
+{
+	char *e;
+
+	if (!((s[1] >= '0' && s[1] <= '9') ||
+	    (s[1] == ',' && s[2] >= '0' && s[2] <= '9')))
+		return 0;
+	/* glibc reads "{,m}" as "{0,m}". */
+	*n = s[1] == ',' ? 0 : strtoull(s + 1, &e, 10);
+	if (s[1] == ',')
+		e = (char *)s + 1;
+	*m = *e == ',' && e[1] != '}' ? strtoull(e + 1, &e, 10) : *n;
+	if (*e == ',')
+		e++;
+	*m = *m > *n ? *m : *n;
+	*end = *e == '}' ? e : e - 1;
+	return 1;
+}
+
+/*
+ * What an extended regex compiles to (struct weight), repetitions
+ * multiplied out.  glibc copies a repeated part once per repetition, and
+ * every node counts: an anchor (^, $, \b, \B, \<, \>, \`, \'), a group, an
+ * alternative, a '*' or '?' and each optional copy of {n,m} (m - n of
+ * them) are nodes as much as a character is, and each of these matches
+ * the empty string besides.  Each frame sums its items; `last` is what a
+ * following {n,m} repeats.
+ */
+static struct weight
+regex_weigh(const char *re)
+{
+	static const struct weight node = { 1, 0, 0 }, empty = { 1, 1, 0 },
+	    anchor = { 1, 1, 1 }, refused = { CONFIG_MAX_BYTES,
+	    CONFIG_MAX_BYTES, CONFIG_MAX_BYTES };
+	struct weight f[WEIGH_DEPTH + 1], last = { 0, 0, 0 }, g;
+	const char *open[WEIGH_DEPTH + 1] = { NULL }, *s, *end;
+	uint64_t n, m;
 	int depth = 0;
 
+	f[0] = last;
 	for (s = re; *s; s++) {
 		if (*s == '(') {
 			if (depth == WEIGH_DEPTH)
-				return CONFIG_MAX_BYTES;	/* refused */
-			sum[++depth] = 0;
-			last = 0;
-			continue;
-		}
-		if (*s == ')' && depth > 0) {
-			last = sum[depth--];
-			sum[depth] += last;
-		} else if (*s == '{' && ((s[1] >= '0' && s[1] <= '9') ||
-		    (s[1] == ',' && s[2] >= '0' && s[2] <= '9'))) {
-			/* glibc reads "{,m}" as "{0,m}". */
-			n = s[1] == ',' ? 0 : strtoull(s + 1, &end, 10);
-			if (s[1] == ',')
-				end = (char *)s + 1;
-			m = *end == ',' && end[1] != '}' ?
-			    strtoull(end + 1, &end, 10) : n;
-			if (*end == ',')
-				end++;
-			m = m > n ? m : n;
-			if (m > 1) {
-				sum[depth] += capped_mul(last, m - 1);
-				last = capped_mul(last, m);
-			}
-			s = *end == '}' ? end : end - 1;
-		} else if (*s == '*' || *s == '+' || *s == '?' || *s == '|' ||
-		    *s == '^' || *s == '$') {
-			continue;
+				return refused;
+			open[++depth] = s;
+			f[depth] = last = (struct weight){ 0, 0, 0 };
+		} else if (*s == ')' && depth > 0) {
+			/* The group's own node; "()" matches the empty string. */
+			g = weight_add(f[depth], s == open[depth] + 1 ? empty :
+			    node);
+			depth--;
+			f[depth] = weight_add(f[depth], g);
+			last = g;
+		} else if (*s == '{' && read_bound(s, &n, &m, &end)) {
+			s = end;
+			if (m == 0)
+				continue;
+			/* m copies of the last item, m - n of them optional:
+			 * the last is in f once already. */
+			g = weight_add(weight_mul(last, m - 1),
+			    weight_mul(empty, m - n));
+			f[depth] = weight_add(f[depth], g);
+			last = weight_add(last, g);
+		} else if (*s == '*' || *s == '?' || *s == '+') {
+			/* A node around the last item, which '*' and '?' make
+			 * one that can be skipped. */
+			g = *s == '+' ? node : empty;
+			f[depth] = weight_add(f[depth], g);
+			last = weight_add(last, g);
+		} else if (*s == '|') {
+			f[depth] = weight_add(f[depth], last = empty);
+		} else if (*s == '^' || *s == '$' || (*s == '\\' && s[1] &&
+		    strchr("bB<>`'", s[1]))) {
+			s += *s == '\\';
+			f[depth] = weight_add(f[depth], last = anchor);
 		} else {
 			if (*s == '[')
 				s = skip_bracket(s);
 			else if (*s == '\\' && s[1])
 				s++;
-			last = 1;
-			sum[depth]++;
+			f[depth] = weight_add(f[depth], last = node);
 			if (*s == '\0')
 				break;
 		}
 	}
-	for (; depth > 0; depth--)
-		sum[depth - 1] += sum[depth];	/* a '(' never closed */
-	return sum[0];
+	for (; depth > 0; depth--)	/* a '(' never closed */
+		f[depth - 1] = weight_add(f[depth - 1], f[depth]);
+	return f[0];
+}
+
+uint64_t
+config_regex_weight(const char *re, uint64_t *empties, uint64_t *anchors)
+{
+	struct weight w = regex_weigh(re);
+
+	*empties = w.empties;
+	*anchors = w.anchors;
+	return w.atoms;
+}
+
+/*
+ * As compiled, "^(re)$" (config_target.c): two anchors, a group.  The
+ * empties cost glibc their square (epsilon closures), and more with
+ * anchors among them: each anchor another CONFIG_ANCHOR_BYTES * e^2.
+ */
+uint64_t
+config_regex_bytes(const char *re)
+{
+	static const struct weight wrap = { 3, 2, 2 };
+	struct weight w = weight_add(regex_weigh(re), wrap);
+	uint64_t e2 = capped_mul(w.empties, w.empties);
+
+	return capped_add(capped_add(CONFIG_RULE_BYTES,
+	    capped_mul(CONFIG_ATOM_BYTES, w.atoms)),
+	    capped_mul(capped_add(CONFIG_EMPTY_BYTES,
+	    capped_mul(CONFIG_ANCHOR_BYTES, w.anchors)), e2));
 }
 
 /*
@@ -140,13 +250,13 @@ budget_rule(struct budget *b, yaml_node_t *entry, yaml_node_t *rule)
 	    (re = lookup(b, rule, "regex")) == NULL ||
 	    re->type != YAML_SCALAR_NODE)
 		return 0;	/* the parse says what is wrong with it */
-	b->bytes += CONFIG_RULE_BYTES + capped_mul(CONFIG_ATOM_BYTES,
-	    config_regex_weight(scalar(re)));
+	b->bytes += config_regex_bytes(scalar(re));
 	if (b->bytes > CONFIG_MAX_BYTES)
 		return perr(b, rule->start_mark.index <
 		    entry->start_mark.index ? entry : rule, "the relabel rules up to here would take "
 		    "more than the %u MiB a config may (each rule about %u "
-		    "KiB, more for a regex with repetitions; an alias counts "
+		    "KiB, more for a regex with repetitions or parts that "
+		    "match the empty string; an alias counts "
 		    "as the rules it repeats)", CONFIG_MAX_BYTES >> 20,
 		    CONFIG_RULE_BYTES >> 10);
 	return 0;

@@ -78,7 +78,9 @@ struct expo_live {
 void expo_reserve(struct expo_buf *b, size_t n);
 void expo_put(struct expo_buf *b, const char *s, size_t n);
 void expo_puts(struct expo_buf *b, const char *s);
-/* A label value, escaped per the text format: \\, \" and \n. */
+/* A label value, escaped per the text format: \\, \" and \n; made
+ * valid UTF-8 one-to-one (each invalid byte U+FFFD and its two hex
+ * digits, a U+FFFD doubled), so distinct values stay distinct. */
 void expo_put_label_value(struct expo_buf *b, const char *s);
 /* A sample value: shortest round-trip form, NaN, +Inf, -Inf. */
 void expo_put_double(struct expo_buf *b, double v);

@@ -53,9 +53,37 @@ expo_puts(struct expo_buf *b, const char *s)
 /*
  * Escaped as both formats require, and valid UTF-8 whatever s holds (a
  * cgroup's name, a runtime's file): one invalid byte would make
- * Prometheus refuse the whole scrape, so each invalid subpart becomes
- * U+FFFD (util/utf8.h).
+ * Prometheus refuse the whole scrape.  The repair is one-to-one, so two
+ * names never become one series (cgroups "job\xfe" and "job\xff" were
+ * both "job\uFFFD", and Prometheus kept one sample of the two): each
+ * byte that is not part of a valid character becomes U+FFFD and the
+ * byte's two lowercase hex digits ("job\uFFFDfe"), and a U+FFFD that
+ * was in s becomes two (U+FFFD U+FFFD).  Read back, U+FFFD is always
+ * followed by a second U+FFFD (a U+FFFD of the name) or by two hex digits
+ * (a byte), so the original bytes are known (util/utf8.h).
  */
+/* What replaces s's n bytes: U+FFFD U+FFFD for a U+FFFD (valid), else
+ * U+FFFD and two hex digits for each byte. */
+static void
+put_repaired(struct expo_buf *b, const char *s, size_t n, int valid)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i;
+
+	if (valid) {
+		expo_put(b, UTF8_REPLACEMENT UTF8_REPLACEMENT,
+		    2 * UTF8_REPLACEMENT_LEN);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char x[2] = { hex[c >> 4], hex[c & 15] };
+
+		expo_put(b, UTF8_REPLACEMENT, UTF8_REPLACEMENT_LEN);
+		expo_put(b, x, 2);
+	}
+}
+
 void
 expo_put_label_value(struct expo_buf *b, const char *s)
 {
@@ -67,9 +95,10 @@ expo_put_label_value(struct expo_buf *b, const char *s)
 		const char *esc;
 
 		n = utf8_char(s, &valid);
-		if (!valid) {
+		if (!valid || (n == UTF8_REPLACEMENT_LEN &&
+		    memcmp(s, UTF8_REPLACEMENT, n) == 0)) {
 			expo_put(b, run, (size_t)(s - run));
-			expo_put(b, UTF8_REPLACEMENT, UTF8_REPLACEMENT_LEN);
+			put_repaired(b, s, n, valid);
 			s += n;
 			run = s;
 			continue;

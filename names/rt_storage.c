@@ -206,13 +206,14 @@ id_bytes(const char *id, unsigned char *out)
 	return 0;
 }
 
-/* s (may be NULL) made valid UTF-8 and cut as a label is, into x's
- * pool: its offset, 0 for "" (the pool's first byte), or -ENOMEM. */
+/* s (may be NULL) cut as a label is (between characters, its bytes
+ * kept: the exposition repairs them one-to-one), into x's pool: its
+ * offset, 0 for "" (the pool's first byte), or -ENOMEM. */
 static int64_t
 pool_add(struct index *x, const char *s)
 {
 	char v[256];
-	size_t n = utf8_copy(v, sizeof(v), s ? s : "");
+	size_t n = utf8_prefix(s ? s : "", sizeof(v) - 1);
 	char *p;
 
 	if (n == 0)
@@ -229,6 +230,8 @@ pool_add(struct index *x, const char *s)
 		x->pool = p;
 		x->size = size;
 	}
+	memcpy(v, s, n);
+	v[n] = '\0';
 	memcpy(x->pool + x->used, v, n + 1);
 	x->used += n + 1;
 	return (int64_t)(x->used - n - 1);

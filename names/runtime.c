@@ -32,7 +32,12 @@
 void
 names_found_set(struct names_found *f, enum names_label l, const char *s)
 {
-	utf8_copy(f->v[l], sizeof(f->v[l]), s ? s : "");
+	size_t n = utf8_prefix(s ? s : "", sizeof(f->v[l]) - 1);
+
+	/* Cut between characters, the bytes kept: the exposition makes
+	 * them valid UTF-8 one-to-one, so two names stay two. */
+	memcpy(f->v[l], s ? s : "", n);
+	f->v[l][n] = '\0';
 }
 
 void

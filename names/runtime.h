@@ -106,8 +106,9 @@ DIR *rt_opendir(struct rt_root *d, const char *path);
  * 0 or -errno. */
 int rt_stat(struct rt_root *d, const char *path, struct stat *st);
 
-/* Copy s (may be NULL) into a label slot: made valid UTF-8 (json-c
- * passes any bytes), cut between characters; "" for NULL. */
+/* Copy s (may be NULL) into a label slot, cut between characters; ""
+ * for NULL.  Its bytes are kept as they are (json-c passes any bytes):
+ * the exposition's label writer makes them valid UTF-8 one-to-one. */
 void names_found_set(struct names_found *f, enum names_label l,
     const char *s);
 

@@ -6,9 +6,11 @@
  * place that decides what is a character.
  *
  * Valid is RFC 3629: no overlong forms, no surrogates (U+D800..DFFF),
- * nothing above U+10FFFF.  Each maximal invalid subpart (Unicode's
- * "substitution of maximal subparts", as WHATWG's decoder does) becomes
- * one U+FFFD.
+ * nothing above U+10FFFF.  Here (log fields) each maximal invalid subpart
+ * (Unicode's "substitution of maximal subparts", as WHATWG's decoder
+ * does) becomes one U+FFFD; a label value is repaired one-to-one instead
+ * (daemon/expo_buf.c: U+FFFD and the hex of each invalid byte), so that
+ * two names are never one series.
  */
 #ifndef PMU_UTF8_H
 #define PMU_UTF8_H

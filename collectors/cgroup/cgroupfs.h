@@ -107,6 +107,20 @@ int cgroupfs_expand(const char *root, const char *pattern, unsigned max_depth,
     struct cgroup_skips *sk);
 
 /*
+ * cgroupfs_expand, with a tenant's directories last: what is not
+ * delegated (cgroupfs_delegated) is walked first, whatever the directory
+ * order, and each delegated subtree after, in the order met, with its
+ * share of the max_dirs left (divided by the subtrees still to walk, and
+ * at most deleg_dirs, 0: no such bound), so no tenant takes the cap from
+ * the machine's own cgroups or another tenant's, and the directories
+ * read in a subtree (those given to dirs) are at most its share.
+ */
+int cgroupfs_expand_fair(const char *root, const char *pattern,
+    unsigned max_depth, size_t max_dirs, size_t deleg_dirs,
+    char *const *exclude, size_t nr_exclude, struct cgroup_list *out,
+    struct cgroup_list *dirs, struct cgroup_skips *sk);
+
+/*
  * Does path (relative to root) lie in a delegated subtree: is it, or one
  * of its ancestors below the root, owned by a user other than the root's
  * owner (root, or whom a user namespace maps root to), as

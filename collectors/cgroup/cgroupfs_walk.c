@@ -16,7 +16,14 @@
  * entry.  It keeps its directories on a bounded stack of its own rather
  * than the C stack, opens each from its parent's fd so no path length
  * limits it, and leaves out alone, counted, what it cannot or may not
- * read (struct cgroup_skips).  What it finds goes into a cgroup list and
+ * read (struct cgroup_skips).  A tenant's directories come last: the walk
+ * reads what is not delegated first, and a delegated subtree (its root
+ * owned by another user than the cgroup root's) is put aside when met and
+ * walked after, each with its share of the directories left (those left
+ * divided by the subtrees still to walk, and at most deleg_dirs), so no
+ * tenant's directories, whatever kernfs lists first, take the entry's
+ * cap from the machine's own cgroups or another tenant's, nor hold more
+ * inotify watches than that share.  What it finds goes into a cgroup list and
  * exclusions are matched with cgroupfs_match (cgroupfs.c), the pure
  * matcher a path is judged by elsewhere too; cgroupfs.c calls nothing
  * here.
@@ -27,6 +34,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +53,17 @@
  * literal component is opened directly, without reading its parent.
  */
 #define WALK_FRAMES 256
+/* Delegated subtrees put aside in one walk; past it, left out (cap). */
+#define WALK_DEFERRED 1024
+
+/* A delegated subtree's root, met and put aside: walked last. */
+struct deferred {
+	int fd;
+	size_t len, ci;
+	unsigned depth_left;
+	uint64_t ino;
+	char *path;
+};
 
 struct frame {
 	DIR *d;
@@ -58,6 +77,14 @@ struct frame {
 struct walk {
 	int limited;
 	size_t max_dirs, nr_dirs;	/* directories opened, and the cap */
+	size_t cap;			/* the cap now: max_dirs, or where a
+					   delegated subtree's share ends */
+	size_t deleg_dirs;		/* a subtree's share at most (0: any) */
+	uid_t owner;			/* the root's: who is not a tenant */
+	int in_deleg;			/* walking a subtree put aside */
+	int met_deleg;			/* open_child met a subtree's root */
+	struct deferred *dv;		/* subtrees put aside */
+	size_t nd;
 	char **comp;			/* the pattern's components */
 	size_t ncomp;
 	struct cgroup_list *out, *dirs;
@@ -127,7 +154,7 @@ open_child(struct walk *w, int parent, const char *name, size_t *len)
 		skip(w, CGROUP_SKIP_TOO_LONG, *len, name);
 		return -1;
 	}
-	if (w->max_dirs && w->nr_dirs >= w->max_dirs) {
+	if (w->cap && w->nr_dirs >= w->cap) {
 		skip(w, CGROUP_SKIP_CAP, *len, name);
 		return -1;
 	}
@@ -142,7 +169,10 @@ open_child(struct walk *w, int parent, const char *name, size_t *len)
 			close(fd);
 		return -1;
 	}
-	w->nr_dirs++;
+	/* A tenant's root, met while walking what is not delegated: put
+	 * aside by the caller (defer), not counted yet. */
+	w->met_deleg = !w->in_deleg && st.st_uid != w->owner;
+	w->nr_dirs += !w->met_deleg;
 	w->ino = (uint64_t)st.st_ino;
 	w->path[(*len)++] = '/';
 	memcpy(w->path + *len, name, n + 1);
@@ -172,6 +202,43 @@ watch_missing(struct walk *w, size_t len, size_t ci)
 		len += n;
 	}
 	return 0;
+}
+
+/*
+ * The delegated subtree at w->path (len long, open on fd), to be reached
+ * with component ci and depth_left: put aside for after the rest, fd
+ * kept.  0 or -ENOMEM.
+ */
+static int
+defer(struct walk *w, int fd, size_t len, size_t ci, unsigned depth_left)
+{
+	struct deferred *d;
+
+	w->met_deleg = 0;
+	if (w->nd == WALK_DEFERRED) {
+		close(fd);
+		skip(w, CGROUP_SKIP_CAP, len, NULL);
+		return 0;
+	}
+	if (w->nd % 16 == 0) {
+		d = realloc(w->dv, (w->nd + 16) * sizeof(*d));
+		if (d == NULL)
+			goto fail;
+		w->dv = d;
+	}
+	d = &w->dv[w->nd];
+	if ((d->path = strndup(w->path, len)) == NULL)
+		goto fail;
+	d->fd = fd;
+	d->len = len;
+	d->ci = ci;
+	d->depth_left = depth_left;
+	d->ino = w->ino;
+	w->nd++;
+	return 0;
+fail:
+	close(fd);
+	return -ENOMEM;
 }
 
 /* A frame to read the directory fd for component ci; fd is closed on
@@ -236,6 +303,8 @@ visit(struct walk *w, int fd, size_t len, size_t ci, unsigned depth_left)
 		close(fd);
 		if (child < 0)
 			return watch_missing(w, len, ci);
+		if (w->met_deleg)
+			return defer(w, child, len, ci + 1, depth_left);
 		fd = child;
 		ci++;
 	}
@@ -293,8 +362,8 @@ step(struct walk *w)
 	if ((fd = open_child(w, dirfd(f->d), de->d_name, &len)) < 0)
 		return 0;
 	glob = is_globstar(w->comp[f->ci]);
-	return visit(w, fd, len, glob ? f->ci : f->ci + 1,
-	    glob ? f->depth_left - 1 : f->depth_left);
+	return (w->met_deleg ? defer : visit)(w, fd, len,
+	    glob ? f->ci : f->ci + 1, glob ? f->depth_left - 1 : f->depth_left);
 }
 
 /* The pattern split into its components (in *buf, to be freed). */
@@ -314,7 +383,59 @@ split(struct walk *w, const char *pattern, char **buf)
 	return 0;
 }
 
-/* Every match of w's pattern below root into w->out.  0 or -errno. */
+/* Read until the stack is empty.  0 or -ENOMEM. */
+static int
+run(struct walk *w, int r)
+{
+	while (r == 0 && w->nr)
+		r = step(w);
+	while (w->nr)
+		closedir(w->st[--w->nr].d);
+	return r;
+}
+
+/*
+ * The delegated subtrees put aside, in the order met, each with its
+ * share: the directories left under the cap divided by the subtrees
+ * still to walk (what one leaves goes to those after), at most
+ * deleg_dirs, its root included.  0 or -ENOMEM.
+ */
+static int
+walk_deferred(struct walk *w)
+{
+	size_t i, share;
+	int r = 0;
+
+	w->in_deleg = 1;
+	for (i = 0; i < w->nd; i++) {
+		struct deferred *d = &w->dv[i];
+
+		share = w->max_dirs ? (w->max_dirs - w->nr_dirs) / (w->nd - i) :
+		    SIZE_MAX;
+		if (w->deleg_dirs && share > w->deleg_dirs)
+			share = w->deleg_dirs;
+		memcpy(w->path, d->path, d->len + 1);
+		if (r < 0 || share == 0) {
+			if (r == 0)
+				skip(w, CGROUP_SKIP_CAP, d->len, NULL);
+			close(d->fd);
+		} else {
+			w->cap = share == SIZE_MAX ? 0 : w->nr_dirs + share;
+			w->nr_dirs++;
+			w->ino = d->ino;
+			r = run(w, visit(w, d->fd, d->len, d->ci,
+			    d->depth_left));
+		}
+		free(d->path);
+	}
+	free(w->dv);
+	w->dv = NULL;
+	w->nd = 0;
+	return r;
+}
+
+/* Every match of w's pattern below root into w->out: what is not
+ * delegated first, then each delegated subtree.  0 or -errno. */
 static int
 walk(struct walk *w, const char *root, unsigned max_depth)
 {
@@ -327,14 +448,13 @@ walk(struct walk *w, const char *root, unsigned max_depth)
 	fd = open(root, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
-	if (fstat(fd, &st) == 0)
+	if (fstat(fd, &st) == 0) {
 		w->ino = (uint64_t)st.st_ino;
-	r = visit(w, fd, 0, 0, max_depth);
-	while (r == 0 && w->nr)
-		r = step(w);
-	while (w->nr)
-		closedir(w->st[--w->nr].d);
-	return r;
+		w->owner = st.st_uid;
+	}
+	w->cap = w->max_dirs;
+	r = run(w, visit(w, fd, 0, 0, max_depth));
+	return walk_deferred(w) < 0 ? -ENOMEM : r;
 }
 
 /* Leave out of l what matches one of the exclude patterns. */
@@ -364,6 +484,16 @@ cgroupfs_expand(const char *root, const char *pattern, unsigned max_depth,
     struct cgroup_list *out, struct cgroup_list *dirs,
     struct cgroup_skips *sk)
 {
+	return cgroupfs_expand_fair(root, pattern, max_depth, max_dirs, 0,
+	    exclude, nr_exclude, out, dirs, sk);
+}
+
+int
+cgroupfs_expand_fair(const char *root, const char *pattern,
+    unsigned max_depth, size_t max_dirs, size_t deleg_dirs,
+    char *const *exclude, size_t nr_exclude, struct cgroup_list *out,
+    struct cgroup_list *dirs, struct cgroup_skips *sk)
+{
 	struct cgroup_list l = { 0, 0, NULL, NULL };
 	struct walk *w;
 	char *buf = NULL;
@@ -375,6 +505,7 @@ cgroupfs_expand(const char *root, const char *pattern, unsigned max_depth,
 		return -ENOMEM;
 	w->limited = max_depth != 0;
 	w->max_dirs = max_dirs;
+	w->deleg_dirs = deleg_dirs;
 	w->out = &l;
 	w->dirs = dirs;
 	w->sk = sk;

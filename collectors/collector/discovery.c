@@ -19,6 +19,13 @@
 #include "collectors/collector/discovery.h"
 #include "collectors/collector/wanted.h"
 
+/*
+ * The directories a walk reads in one delegated subtree, at most: its
+ * share counts delegated_max_cgroups at once, so what is read past a few
+ * times that only holds watches and memory for the tenant (share.c).
+ */
+#define DELEG_DIRS(cfg) (4 * (cfg)->delegated_max + 64)
+
 /* The subtrees a pass's walks left out (cgroupfs_expand), by reason,
  * and the first of each with its entry. */
 struct pass_skips {
@@ -59,10 +66,13 @@ skips_done(struct collector *c, const struct pass_skips *ps)
 		if (n && n != c->cg.skipped[k])
 			REPORT(c, 4, ps->sk.first[k], NULL, NULL, -1, 0,
 			    "%s:%d:%d: cgroup path %s: %zu subtree%s left "
-			    "out (%s), the first %s; the rest is counted",
+			    "out (%s), the first %s; %s",
 			    c->cfg->source, ct->line, ct->col, ct->path, n,
 			    n == 1 ? "" : "s", cgroup_skip_reason(k),
-			    ps->sk.first[k]);
+			    ps->sk.first[k], k == CGROUP_SKIP_CAP ?
+			    "what is not delegated is read first, then each "
+			    "delegated subtree up to its share of max_cgroups" :
+			    "each alone, what else the entry matches is counted");
 		else if (n == 0 && c->cg.skipped[k])
 			REPORT(c, 6, NULL, NULL, NULL, -1, 0, "no cgroup "
 			    "subtree is left out (%s) any more",
@@ -90,9 +100,9 @@ expand_all(struct collector *c, struct cgroup_list *lists,
 
 		if (ct->kind != PLAN_TARGET_CGROUP)
 			continue;
-		r = cgroupfs_expand(c->cg.path, ct->path, ct->depth,
-		    ct->max_dirs, ct->exclude, ct->nr_exclude, &lists[i],
-		    c->cg.watch ? dirs : NULL, &sk);
+		r = cgroupfs_expand_fair(c->cg.path, ct->path, ct->depth,
+		    ct->max_dirs, DELEG_DIRS(cfg), ct->exclude,
+		    ct->nr_exclude, &lists[i], c->cg.watch ? dirs : NULL, &sk);
 		if (r == 0)
 			skips_add(&ps, ct, &sk);
 		if (r < 0) {

@@ -308,7 +308,7 @@ test_hostile(void)
 	CHECK(sk.n[CGROUP_SKIP_DEPTH] >= 1 && sk.n[CGROUP_SKIP_TOO_LONG] == 1);
 	cgroup_list_free(&l);
 
-	/* The entry's cap: past 3 directories the rest is counted. */
+	/* The entry's cap: past 3 directories the rest is left out, counted. */
 	CHECK(cgroupfs_expand(base, "/*/*", 0, 3, NULL, 0, &l, NULL,
 	    &sk) == 0);
 	CHECK(l.nr == 1);
@@ -376,6 +376,83 @@ test_file_types(void)
 	CHECK(system(path) == 0);
 }
 
+/*
+ * A tenant's directories come last (issue 50, items 6 and 7): whatever
+ * the directory order, what is not delegated is read first, and each
+ * delegated subtree after with its share of what the cap leaves (divided
+ * among the subtrees, at most deleg_dirs), so 40 directories of one
+ * tenant take neither root's 3 scopes nor another tenant's 2; the first
+ * left out is the big tenant's, and its watched directories stay within
+ * its share.  Needs root, to give the subtrees away.
+ */
+static void
+test_tenants_last(void)
+{
+	char base[] = "/tmp/cgroupfs_test5.XXXXXX", path[4200], name[64];
+	struct cgroup_list l = { 0, 0, NULL, NULL }, d = { 0, 0, NULL, NULL };
+	struct cgroup_skips sk;
+	size_t i, big;
+	int k;
+
+	if (geteuid() != 0)
+		return;
+	CHECK(mkdtemp(base) != NULL);
+	/* Made first, so that a walk in directory order meets it first on
+	 * the file systems that list in order of making. */
+	mk(base, "/a.slice");
+	mk(base, "/a.slice/u1");
+	for (k = 0; k < 40; k++) {
+		snprintf(name, sizeof(name), "/a.slice/u1/t%02d.scope", k);
+		mk(base, name);
+	}
+	mk(base, "/a.slice/u2");
+	mk(base, "/a.slice/u2/a.scope");
+	mk(base, "/a.slice/u2/b.scope");
+	mk(base, "/b.slice");
+	for (k = 0; k < 3; k++) {
+		snprintf(name, sizeof(name), "/b.slice/docker-%d.scope", k);
+		mk(base, name);
+	}
+	snprintf(path, sizeof(path), "%s/a.slice/u1", base);
+	CHECK(chown(path, 65534, 65534) == 0);
+	snprintf(path, sizeof(path), "%s/a.slice/u2", base);
+	CHECK(chown(path, 65533, 65533) == 0);
+
+	/* A cap of 20: root's 5 directories, then 15 for the two tenants,
+	 * 7 to the first met and 8 to the other, or 7 and then the 3 of u2
+	 * and the rest to u1: every one of root's and u2's is found. */
+	CHECK(cgroupfs_expand_fair(base, "/**", 0, 20, 0, NULL, 0, &l, &d,
+	    &sk) == 0);
+	for (k = 0; k < 3; k++) {
+		snprintf(name, sizeof(name), "/b.slice/docker-%d.scope", k);
+		CHECK(list_has(&l, name));
+	}
+	CHECK(list_has(&l, "/a.slice/u2/a.scope"));
+	CHECK(list_has(&l, "/a.slice/u2/b.scope"));
+	CHECK(sk.n[CGROUP_SKIP_CAP] > 0);
+	CHECK(strncmp(sk.first[CGROUP_SKIP_CAP], "/a.slice/u1/", 12) == 0);
+	for (i = 0, big = 0; i < d.nr; i++)
+		big += strncmp(d.path[i], "/a.slice/u1", 11) == 0;
+	CHECK(big > 0 && big <= 12);
+	CHECK(l.nr <= 20 + 1);
+	cgroup_list_free(&l);
+	cgroup_list_free(&d);
+
+	/* No cap, but a subtree's bound: 10 of u1's, every one of u2's. */
+	CHECK(cgroupfs_expand_fair(base, "/**/*.scope", 0, 0, 10, NULL, 0,
+	    &l, NULL, &sk) == 0);
+	CHECK(list_has(&l, "/a.slice/u2/b.scope"));
+	CHECK(list_has(&l, "/b.slice/docker-2.scope"));
+	for (i = 0, big = 0; i < l.nr; i++)
+		big += strncmp(l.path[i], "/a.slice/u1/", 12) == 0;
+	CHECK(big == 9);	/* its root is one of the 10 */
+	CHECK(sk.n[CGROUP_SKIP_CAP] >= 31);	/* each met once or twice */
+	cgroup_list_free(&l);
+
+	snprintf(path, sizeof(path), "rm -rf %s", base);
+	CHECK(system(path) == 0);
+}
+
 int
 main(void)
 {
@@ -387,5 +464,6 @@ main(void)
 	test_hostile();
 	test_wide_past_depth();
 	test_file_types();
+	test_tenants_last();
 	return CHECK_DONE();
 }

@@ -728,27 +728,87 @@ test_amplification(void)
 	    "that contains it");
 }
 
-/* Regexes weighed by the atoms they compile to, and entries counted. */
+/* re's nodes, and its empties and anchors as want_e and want_a. */
+static uint64_t
+weight(const char *re, uint64_t want_e, uint64_t want_a)
+{
+	uint64_t e, an;
+	uint64_t w = config_regex_weight(re, &e, &an);
+
+	CHECK(e == want_e);
+	CHECK(an == want_a);
+	return w;
+}
+
+/* A config with one relabel rule whose regex is re. */
+static const char *
+one_rule(const char *re)
+{
+	static char yaml[512];
+
+	snprintf(yaml, sizeof(yaml), GROUPS "cgroups:\n  - path: /a\n"
+	    "    groups: [ipc]\n    relabel:\n      - regex: '%s'\n"
+	    "        target_label: x\n", re);
+	return yaml;
+}
+
+#define OVER_BUDGET "t.yaml:8:9: the relabel rules up to here would take " \
+	"more than the 64 MiB a config may (each rule about 4 KiB, more for " \
+	"a regex with repetitions or parts that match the empty string; an " \
+	"alias counts as the rules it repeats)"
+
+/* Regexes weighed by the nodes they compile to (anchors, groups and
+ * empty alternatives included) and by the cube of those that match the
+ * empty string once there is an anchor, and entries counted. */
 static void
 test_budget(void)
 {
 	size_t len = 64 + 40 * (CONFIG_MAX_ENTRIES + 1), n, i;
 	char *yaml = malloc(len);
+	struct plan *cfg;
 
-	CHECK(config_regex_weight("x") == 1);
-	CHECK(config_regex_weight("[0-9a-f]{64}") == 64);
-	CHECK(config_regex_weight("([0-9a-f]{64}){64}") == 4096);
-	CHECK(config_regex_weight("a{2,5}b") == 6);
-	CHECK(config_regex_weight("(ab|cd)*e?") == 5);
+	CHECK(weight("x", 0, 0) == 1);
+	CHECK(weight("[0-9a-f]{64}", 0, 0) == 64);
+	/* The group is a node of its own, copied with what it holds. */
+	CHECK(weight("([0-9a-f]{64}){64}", 0, 0) == 65 * 64);
+	/* {2,5}: five copies, three of them optional (a node each). */
+	CHECK(weight("a{2,5}b", 3, 0) == 9);
+	CHECK(weight("(ab|cd)*e?", 3, 0) == 9);
 	/* "{,m}" is "{0,m}" to glibc: repeated as m copies too. */
-	CHECK(config_regex_weight("(a{,64}){,64}") == 4096);
+	CHECK(weight("(a{,64}){,64}", 64 * 64 + 64, 0) == 129 * 64 + 64);
 	/* Deeper than the weighing follows: refused whole. */
-	CHECK(config_regex_weight("((((((((((((((((((((((((((((((((("
-	    "a)))))))))))))))))))))))))))))))))") >= CONFIG_MAX_BYTES);
-	CHECK(config_regex_weight("[]a]\\{x") == 3);
-	CHECK(config_regex_weight("[[:alpha:]]+") == 1);
-	CHECK(config_regex_weight("((a{1000}){1000}){1000}") >
+	CHECK(config_regex_bytes("((((((((((((((((((((((((((((((((("
+	    "a)))))))))))))))))))))))))))))))))") > CONFIG_MAX_BYTES);
+	CHECK(weight("[]a]\\{x", 0, 0) == 3);
+	CHECK(weight("[[:alpha:]]+", 0, 0) == 2);
+	CHECK(config_regex_bytes("((a{1000}){1000}){1000}") >
 	    CONFIG_MAX_BYTES);
+	/* Issue 50: nine bytes that weighed 0 and cost glibc 2.5 GB and
+	 * 27 s; anchors, "()" and empty alternatives are nodes that match
+	 * the empty string, multiplied by their repetitions. */
+	CHECK(weight("((^){24}){24}", 576, 576) == 49 * 24);
+	CHECK(weight("(){8}", 8, 0) == 8);
+	CHECK(weight("(|){8}", 8, 0) == 16);
+	CHECK(weight("(\\<$){4}", 8, 8) == 12);
+	CHECK(weight("\\bx\\B", 2, 2) == 3);
+	CHECK(config_regex_bytes("((^){24}){24}") > CONFIG_MAX_BYTES);
+	CHECK(config_regex_bytes("^/kubepods(\\.slice)?/(.*)$") < 65536);
+	/* At the budget's edge, as compiled ("^(re)$": two anchors more):
+	 * 98 anchors go, 99 do not, whether repeated once or nested;
+	 * with only the two, 415 empties go and 416 do not. */
+	CHECK(config_regex_bytes("(^){98}") <= CONFIG_MAX_BYTES);
+	CHECK(config_regex_bytes("(^){99}") > CONFIG_MAX_BYTES);
+	CHECK(config_regex_bytes("((^){7}){14}") <= CONFIG_MAX_BYTES);
+	CHECK(config_regex_bytes("(a?){415}") <= CONFIG_MAX_BYTES);
+	CHECK(config_regex_bytes("(a?){416}") > CONFIG_MAX_BYTES);
+	cfg = parse(one_rule("((^){7}){14}"));
+	CHECK(cfg != NULL);
+	plan_free(cfg);
+	bad(one_rule("(^){99}"), OVER_BUDGET);
+	/* Parsed only when weighed over: compiled, it takes 2.5 GB. */
+	if (config_regex_bytes("((^){24}){24}") > CONFIG_MAX_BYTES)
+		bad(one_rule("((^){24}){24}"), OVER_BUDGET);
+	bad(one_rule("(^){90}x(^){9}"), OVER_BUDGET);
 	CHECK(yaml != NULL);
 	if (yaml == NULL)
 		return;
@@ -758,11 +818,7 @@ test_budget(void)
 		    "  - {path: /a, groups: [ipc]}\n");
 	bad(yaml, "t.yaml:10005:5: more than 10000 cgroups entries");
 	free(yaml);
-	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    relabel:\n"
-	    "      - regex: '((a{1000}){1000}){100}'\n        target_label: x\n",
-	    "t.yaml:8:9: the relabel rules up to here would take more than "
-	    "the 64 MiB a config may (each rule about 4 KiB, more for a regex "
-	    "with repetitions; an alias counts as the rules it repeats)");
+	bad(one_rule("((a{1000}){1000}){100}"), OVER_BUDGET);
 }
 
 int

@@ -247,7 +247,7 @@ test_render(void)
 	text = expo_render_body(s, EXPO_TEXT, &o, &len);
 	CHECK_CONTAINS(text, "# TYPE pmu_exporter_cpu_info gauge\n"
 	    "pmu_exporter_cpu_info{vendor=\"GenuineIntel\",family=\"6\","
-	    "model=\"151\",model_name=\"Core \\\"i9\\\" \\\\ \xef\xbf\xbd\","
+	    "model=\"151\",model_name=\"Core \\\"i9\\\" \\\\ \xef\xbf\xbd" "ff\","
 	    "pmu=\"cpu_core\"} 1\n"
 	    "pmu_exporter_cpu_info{vendor=\"0x41\",family=\"8\","
 	    "model=\"0xd03\",pmu=\"armv8_cortex_a53\"} 1\n");

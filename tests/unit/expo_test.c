@@ -15,6 +15,7 @@
 #include "daemon/expo.h"
 #include "util/utf8.h"
 #include "tests/lib/check.h"
+#include "tests/lib/xorshift.h"
 
 static const char *
 fmt(double v)
@@ -79,8 +80,9 @@ label(const char *s)
 
 #define R UTF8_REPLACEMENT
 
-/* Every label value is valid UTF-8: what is not becomes U+FFFD, one for
- * each maximal invalid subpart (as WHATWG's decoder counts them). */
+/* Every label value is valid UTF-8, and two values stay two: each byte
+ * of an invalid subpart becomes U+FFFD and its two hex digits, and a
+ * U+FFFD of the value becomes two (expo_buf.c). */
 static void
 test_utf8(void)
 {
@@ -96,32 +98,38 @@ test_utf8(void)
 	    "\xf0\x90\x80\x80\xf4\x8f\xbf\xbf");
 	CHECK_STR(label("\xed\x9f\xbf\xee\x80\x80"), "\xed\x9f\xbf\xee\x80\x80");
 	/* Bytes that start nothing. */
-	CHECK_STR(label("bad\xff"), "bad" R);
-	CHECK_STR(label("/bad\xff\xfe"), "/bad" R R);
-	CHECK_STR(label("\x80x\xbf"), R "x" R);
-	CHECK_STR(label("\xf5\x80\x80\x80"), R R R R);
-	/* Truncated sequences: one U+FFFD each, the next byte kept. */
-	CHECK_STR(label("\xc3"), R);
-	CHECK_STR(label("a\xc3" "b"), "a" R "b");
-	CHECK_STR(label("\xe2\x82"), R);
-	CHECK_STR(label("\xe2\x82x"), R "x");
-	CHECK_STR(label("\xf0\x9f\x98"), R);
-	CHECK_STR(label("\xf0\x9f\x98\"q"), R "\\\"q");
-	CHECK_STR(label("\xe2\x82\xc3\xa9"), R "é");
+	CHECK_STR(label("bad\xff"), "bad" R "ff");
+	CHECK_STR(label("/bad\xff\xfe"), "/bad" R "ff" R "fe");
+	CHECK_STR(label("\x80x\xbf"), R "80x" R "bf");
+	CHECK_STR(label("\xf5\x80\x80\x80"), R "f5" R "80" R "80" R "80");
+	/* Truncated sequences: each byte of it, the next byte kept. */
+	CHECK_STR(label("\xc3"), R "c3");
+	CHECK_STR(label("a\xc3" "b"), "a" R "c3b");
+	CHECK_STR(label("\xe2\x82"), R "e2" R "82");
+	CHECK_STR(label("\xe2\x82x"), R "e2" R "82x");
+	CHECK_STR(label("\xf0\x9f\x98"), R "f0" R "9f" R "98");
+	CHECK_STR(label("\xf0\x9f\x98\"q"), R "f0" R "9f" R "98\\\"q");
+	CHECK_STR(label("\xe2\x82\xc3\xa9"), R "e2" R "82é");
 	/* Overlong forms: '/' as C0 AF, E0 80 AF, F0 80 80 AF; C1 BF. */
-	CHECK_STR(label("\xc0\xaf"), R R);
-	CHECK_STR(label("\xc1\xbf"), R R);
-	CHECK_STR(label("\xe0\x80\xaf"), R R R);
-	CHECK_STR(label("\xf0\x80\x80\xaf"), R R R R);
+	CHECK_STR(label("\xc0\xaf"), R "c0" R "af");
+	CHECK_STR(label("\xc1\xbf"), R "c1" R "bf");
+	CHECK_STR(label("\xe0\x80\xaf"), R "e0" R "80" R "af");
+	CHECK_STR(label("\xf0\x80\x80\xaf"), R "f0" R "80" R "80" R "af");
 	/* Surrogates, encoded as if they were characters (CESU-8). */
-	CHECK_STR(label("\xed\xa0\x80"), R R R);
-	CHECK_STR(label("\xed\xbf\xbf"), R R R);
-	CHECK_STR(label("\xed\xa0\xbd\xed\xb8\x80"), R R R R R R);
+	CHECK_STR(label("\xed\xa0\x80"), R "ed" R "a0" R "80");
+	CHECK_STR(label("\xed\xbf\xbf"), R "ed" R "bf" R "bf");
 	/* Above U+10FFFF: F4 90 80 80 is U+110000. */
-	CHECK_STR(label("\xf4\x90\x80\x80"), R R R R);
-	CHECK_STR(label("\xf7\xbf\xbf\xbf"), R R R R);
+	CHECK_STR(label("\xf4\x90\x80\x80"), R "f4" R "90" R "80" R "80");
+	CHECK_STR(label("\xf7\xbf\xbf\xbf"), R "f7" R "bf" R "bf" R "bf");
 	/* Escaping still applies beside replacements. */
-	CHECK_STR(label("\\\xff\n\""), "\\\\" R "\\n\\\"");
+	CHECK_STR(label("\\\xff\n\""), "\\\\" R "ff\\n\\\"");
+	/* Two names, two values: job\xfe and job\xff (issue 50), and a name
+	 * that spells one's repair in valid UTF-8 is not that repair. */
+	CHECK_STR(label("job\xfe"), "job" R "fe");
+	CHECK_STR(label("job\xff"), "job" R "ff");
+	CHECK_STR(label("job" R "fe"), "job" R R "fe");
+	CHECK_STR(label(R), R R);
+	CHECK_STR(label(R "\xff" R), R R R "ff" R R);
 
 	/* utf8_char on its own: lengths and verdicts. */
 	CHECK(utf8_char("\xe2\x82\xac", &valid) == 3 && valid);
@@ -155,6 +163,68 @@ test_utf8(void)
 	CHECK(utf8_whole("\xc3x\xc3") == 2);
 }
 #undef R
+
+/*
+ * The repair read back (U+FFFD then U+FFFD: a U+FFFD; U+FFFD then two hex
+ * digits: that byte; \\, \" and \n unescaped) into out: the length, or
+ * -1 when v is not what the writer writes.
+ */
+static long
+unrepair(const char *v, char *out)
+{
+	size_t o = 0;
+	unsigned x;
+
+	while (*v) {
+		if (strncmp(v, UTF8_REPLACEMENT, UTF8_REPLACEMENT_LEN) == 0) {
+			v += UTF8_REPLACEMENT_LEN;
+			if (strncmp(v, UTF8_REPLACEMENT,
+			    UTF8_REPLACEMENT_LEN) == 0) {
+				memcpy(out + o, v, UTF8_REPLACEMENT_LEN);
+				o += UTF8_REPLACEMENT_LEN;
+				v += UTF8_REPLACEMENT_LEN;
+			} else if (sscanf(v, "%2x", &x) == 1 && v[1] &&
+			    strchr("0123456789abcdef", v[0]) &&
+			    strchr("0123456789abcdef", v[1])) {
+				out[o++] = (char)x;
+				v += 2;
+			} else
+				return -1;
+		} else if (*v == '\\') {
+			out[o++] = v[1] == 'n' ? '\n' : v[1];
+			v += 2;
+		} else
+			out[o++] = *v++;
+	}
+	out[o] = '\0';
+	return (long)o;
+}
+
+/* Any bytes, read back from their label value, are those bytes: the
+ * repair is one-to-one, so no two cgroups share a series.  Random
+ * strings over the bytes that matter (U+FFFD's, hex digits, lead and
+ * continuation bytes, escapes). */
+static void
+test_utf8_unique(void)
+{
+	static const char alphabet[] = "\xef\xbf\xbd" "fe0a\\\"\n\xc3\xa9"
+	    "\xe2\x82\xf0\x9f\x80\xff\xfe";
+	uint64_t st = XORSHIFT_SEED;
+	char in[64], back[64];
+	int i, j, bad = 0;
+
+	for (i = 0; i < 100000; i++) {
+		int n = (int)(xorshift64(&st) % 12);
+
+		for (j = 0; j < n; j++)
+			in[j] = alphabet[xorshift64(&st) %
+			    (sizeof(alphabet) - 1)];
+		in[n] = '\0';
+		if (unrepair(label(in), back) != n || memcmp(in, back, n))
+			bad++;
+	}
+	CHECK(bad == 0);
+}
 
 /* What test_render's snapshot renders to, every family in its order. */
 static const char render_want[] =
@@ -502,6 +572,7 @@ main(void)
 	test_numbers();
 	test_escape();
 	test_utf8();
+	test_utf8_unique();
 	test_render();
 	test_topdown();
 	test_sources();

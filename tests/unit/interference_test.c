@@ -177,8 +177,8 @@ test_expo(void)
 	CHECK_CONTAINS(b.p, "# TYPE pmu_cgroup_interference_suspect gauge\n"
 	    "pmu_cgroup_interference_suspect{cgroup=\"/k/a\","
 	    "namespace=\"shop\",pod=\"web-1\",container=\"nginx\","
-	    "suspect_cgroup=\"/k/b\xef\xbf\xbd\",suspect_namespace=\"batch\","
-	    "suspect_pod=\"job-\xef\xbf\xbd\",suspect_container=\"x\\\"y\","
+	    "suspect_cgroup=\"/k/b\xef\xbf\xbd" "c3\",suspect_namespace=\"batch\","
+	    "suspect_pod=\"job-\xef\xbf\xbd" "ff\",suspect_container=\"x\\\"y\","
 	    "rank=\"1\"} 0.75\n");
 	CHECK_CONTAINS(b.p, "pmu_cgroup_interference_victim{cgroup=\"/k/a\","
 	    "namespace=\"shop\",pod=\"web-1\",container=\"nginx\"} 1\n");
@@ -186,7 +186,7 @@ test_expo(void)
 	CHECK_CONTAINS(b.p, "pmu_cgroup_cpi_outliers_total{cgroup=\"/k/a\","
 	    "namespace=\"shop\",pod=\"web-1\",container=\"nginx\"} 4\n");
 	CHECK_CONTAINS(b.p, "pmu_cgroup_interference_victim_periods_total{"
-	    "cgroup=\"/k/b\xef\xbf\xbd\",namespace=\"batch\"");
+	    "cgroup=\"/k/b\xef\xbf\xbd" "c3\",namespace=\"batch\"");
 	CHECK_CONTAINS(b.p, "pmu_exporter_interference_enabled 1\n");
 	CHECK_CONTAINS(b.p, "pmu_exporter_interference_cgroups 2\n");
 	free(b.p);
