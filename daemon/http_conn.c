@@ -156,11 +156,11 @@ bytes_received(int fd)
 	return ti.tcpi_bytes_received;
 }
 
-/* The request deadline starts over for c (accept, or an answer sent). */
+/* The request deadline starts over for c (an answer sent); what it had
+ * received was counted when its request was in (http_conn_arrived). */
 static void
 conn_clock(struct conn *c)
 {
-	atomic_store(&c->rx_base, bytes_received(c->fd));
 	atomic_store(&c->since_ns, mono_ns());
 	atomic_store(&c->waiting, 1);
 }
@@ -272,6 +272,12 @@ http_conn_arrived(struct MHD_Connection *conn)
 
 	if (c == NULL || !atomic_load(&c->waiting))
 		return;
+	/* The bytes of this request: any past them, once it is answered,
+	 * begin the next one.  Read now, not when the answer is sent: a
+	 * client may have the answer and send its next request before
+	 * MHD says the answer is done (seen under ASan: a half-sent second
+	 * request closed as idle, not counted). */
+	atomic_store(&c->rx_base, bytes_received(c->fd));
 	atomic_store(&c->since_ns, mono_ns());
 	atomic_store(&c->sending, 1);
 	atomic_store(&c->waiting, 0);

@@ -208,7 +208,8 @@ fmt_order(const struct top_snap *s, enum top_sort sort, const char *filter,
 			idx[n++] = i;
 	sorting = s->rows;
 	sorting_by = sort;
-	qsort(idx, n, sizeof(*idx), cmp_idx);
+	if (n > 1)
+		qsort(idx, n, sizeof(*idx), cmp_idx);
 	return n;
 }
 

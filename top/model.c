@@ -376,7 +376,8 @@ row_finish(const struct top_snap *s, struct top_row *r)
 				r->has_td = 1;
 			}
 	}
-	qsort(r->sus, r->nr_sus, sizeof(*r->sus), by_rank);
+	if (r->nr_sus > 1)
+		qsort(r->sus, r->nr_sus, sizeof(*r->sus), by_rank);
 }
 
 struct top_snap *
