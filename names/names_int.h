@@ -85,6 +85,12 @@ struct names {
 	pthread_t thread;
 	int started;
 	int logged_cap;
+	/* Cgroups carrying the id of a container placed elsewhere, as
+	 * said at warn in the current minute, and at debug past the
+	 * first MISPLACED_WARNS (names_resolve.c): anyone may name a
+	 * cgroup after a container. */
+	uint64_t misplaced_window_ns;
+	unsigned misplaced_warned, misplaced_quiet;
 };
 
 void names_resolve_clear(struct centry *e);

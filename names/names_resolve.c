@@ -190,6 +190,45 @@ due_by(uint64_t *next_ns, uint64_t t)
 		*next_ns = t;
 }
 
+/*
+ * Say that e's cgroup carries the id of a container its runtime places
+ * elsewhere.  Anyone who can make a cgroup can name it after a real
+ * container (the ids are in /proc/<pid>/cgroup), and make it again and
+ * again: at warn at most MISPLACED_WARNS a minute, the rest at debug and
+ * counted in one line when the next minute's first is said.
+ */
+#define MISPLACED_WARNS 3
+#define MISPLACED_WINDOW_NS (60 * 1000000000ULL)
+
+static void
+say_misplaced(struct names *n, const struct centry *e,
+    const struct names_found *f, uint64_t now)
+{
+	const char *where = f->cgpath[0][0] ? f->cgpath[0] :
+	    "no cgroup in its record";
+	int prio = 4;
+
+	if (n->misplaced_window_ns == 0 ||
+	    now - n->misplaced_window_ns >= MISPLACED_WINDOW_NS) {
+		if (n->misplaced_quiet)
+			LOG(n, 4, "container names: %u more cgroups carried "
+			    "the id of a container placed elsewhere in the "
+			    "last minute: not named (each at debug)",
+			    n->misplaced_quiet);
+		n->misplaced_window_ns = now;
+		n->misplaced_warned = n->misplaced_quiet = 0;
+	}
+	if (n->misplaced_warned < MISPLACED_WARNS)
+		n->misplaced_warned++;
+	else {
+		n->misplaced_quiet++;
+		prio = 7;
+	}
+	LOG(n, prio, "container names: cgroup %s carries the id of "
+	    "container %.12s, which its runtime places elsewhere (%s): not "
+	    "named", e->cgroup, e->id, where);
+}
+
 /* Look e up now, and keep what its runtime's record says: 1 if its
  * names changed.  *now: the clock after the lookup. */
 static int
@@ -221,11 +260,7 @@ resolve_one(struct names *n, struct centry *e, uint64_t *now,
 	if (misplaced) {
 		hit = 0;
 		if (!e->misplaced_logged++)
-			LOG(n, 4, "container names: cgroup %s carries the id "
-			    "of container %.12s, which its runtime places "
-			    "elsewhere (%s): not named", e->cgroup, e->id,
-			    f->cgpath[0][0] ? f->cgpath[0] :
-			    "no cgroup in its record");
+			say_misplaced(n, e, f, *now);
 	}
 	if (!hit && e->found && !misplaced) {
 		/* Its record is gone or unreadable now: the names stay

@@ -731,6 +731,61 @@ test_refresh(void)
 }
 
 /*
+ * A tenant names its cgroups after a real container (issue 50: its id is
+ * in /proc/<pid>/cgroup) and makes them again and again: each is said,
+ * but at warn only the first 3 a minute, the rest at debug, so the log
+ * does not grow by a line at each (350 a minute, seen).
+ */
+static unsigned misplaced_said[8];
+
+static void
+count_misplaced(int prio, const char *fmt, ...)
+{
+	if (strstr(fmt, "carries the id of") && prio >= 0 && prio < 8)
+		__atomic_add_fetch(&misplaced_said[prio], 1, __ATOMIC_SEQ_CST);
+}
+
+static unsigned
+said_at(int prio)
+{
+	return __atomic_load_n(&misplaced_said[prio], __ATOMIC_SEQ_CST);
+}
+
+static void
+test_misplaced_flood(void)
+{
+	char dir[] = "/tmp/names_test.XXXXXX", croot[64], path[4200];
+	struct names_opts no = { croot, count_misplaced };
+	const char *ids[20];
+	char cgbuf[20][128];
+	const char *cgs[20];
+	struct names *n;
+	int i;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(croot, sizeof(croot), "%s/root", dir);
+	docker_put(croot, DOCKER, "config.v2.json", "{\"ID\":\"" DOCKER
+	    "\",\"Name\":\"/web\"}");
+	for (i = 0; i < 20; i++) {
+		snprintf(cgbuf[i], sizeof(cgbuf[i]), "/user.slice/t%d/docker-"
+		    DOCKER ".scope", i);
+		ids[i] = DOCKER;
+		cgs[i] = cgbuf[i];
+	}
+	CHECK(names_new(&no, &n) == 0);
+	CHECK(names_start(n) == 0);
+	CHECK(names_want(n, NULL, ids, cgs, 20) == 0);
+	for (i = 0; i < 3000 && said_at(4) + said_at(7) < 20; i++)
+		usleep(10000);
+	CHECK(said_at(4) == 3 && said_at(7) == 17);
+	for (i = 0; i < 20; i++)
+		CHECK(wait_name(n, DOCKER, cgs[i], NULL));
+	names_free(n);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	CHECK(system(path) == 0);
+}
+
+/*
  * A cgroup that appears before its runtime's record, the common race at
  * a container's start: its id, looked up in vain at first, is looked up
  * again (after 2 s, then less often) and named once the record is
@@ -1021,6 +1076,7 @@ main(void)
 	test_hostile();
 	test_thread();
 	test_refresh();
+	test_misplaced_flood();
 	test_late_record();
 	return CHECK_DONE();
 }
