@@ -50,18 +50,6 @@ expo_puts(struct expo_buf *b, const char *s)
 	expo_put(b, s, strlen(s));
 }
 
-/*
- * Escaped as both formats require, and valid UTF-8 whatever s holds (a
- * cgroup's name, a runtime's file): one invalid byte would make
- * Prometheus refuse the whole scrape.  The repair is one-to-one, so two
- * names never become one series (cgroups "job\xfe" and "job\xff" were
- * both "job\uFFFD", and Prometheus kept one sample of the two): each
- * byte that is not part of a valid character becomes U+FFFD and the
- * byte's two lowercase hex digits ("job\uFFFDfe"), and a U+FFFD that
- * was in s becomes two (U+FFFD U+FFFD).  Read back, U+FFFD is always
- * followed by a second U+FFFD (a U+FFFD of the name) or by two hex digits
- * (a byte), so the original bytes are known (util/utf8.h).
- */
 /* What replaces s's n bytes: U+FFFD U+FFFD for a U+FFFD (valid), else
  * U+FFFD and two hex digits for each byte. */
 static void
@@ -84,6 +72,18 @@ put_repaired(struct expo_buf *b, const char *s, size_t n, int valid)
 	}
 }
 
+/*
+ * Escaped as both formats require, and valid UTF-8 whatever s holds (a
+ * cgroup's name, a runtime's file): one invalid byte would make
+ * Prometheus refuse the whole scrape.  The repair is one-to-one, so two
+ * names never become one series (cgroups "job\xfe" and "job\xff" were
+ * both "job\uFFFD", and Prometheus kept one sample of the two): each
+ * byte that is not part of a valid character becomes U+FFFD and the
+ * byte's two lowercase hex digits ("job\uFFFDfe"), and a U+FFFD that
+ * was in s becomes two (U+FFFD U+FFFD).  Read back, U+FFFD is always
+ * followed by a second U+FFFD (a U+FFFD of the name) or by two hex digits
+ * (a byte), so the original bytes are known (util/utf8.h).
+ */
 void
 expo_put_label_value(struct expo_buf *b, const char *s)
 {

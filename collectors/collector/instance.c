@@ -142,10 +142,6 @@ report_no_perf_cgroup(struct collector *c, const struct inst_target *it,
 		    it->cgroup, strerror(ENOENT), c->cg.path);
 }
 
-/*
- * Open one instance's source, of its group's kind (source.h);
- * unsupported events are reported once per event.
- */
 /* in starts counting now, at enabled time enabled (inst_excess). */
 static void
 inst_origin(struct inst *in, uint64_t enabled)
@@ -155,6 +151,10 @@ inst_origin(struct inst *in, uint64_t enabled)
 	in->unjumped = 0;
 }
 
+/*
+ * Open one instance's source, of its group's kind (source.h);
+ * unsupported events are reported once per event.
+ */
 static int
 inst_open(struct collector *c, const struct inst_target *it,
     const struct tgroup *tg, struct inst *in, struct asks *as)
