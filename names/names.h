@@ -114,8 +114,8 @@ int names_want(struct names *n, const char *cgroot, const char *const *ids,
 struct namemap *names_map(struct names *n);
 
 /*
- * Look id up now, on the calling thread, through every reader (tests and
- * the resolver's round use it).  1 and *f filled when a runtime knows id
+ * Look id up now, on the calling thread, through every reader: for the
+ * tests and the fuzzer (the resolver's round looks ids up itself).  1 and *f filled when a runtime knows id
  * and its record places it in cgroup; 0 otherwise.  Whether cgroup is in
  * a delegated subtree is not looked at here (names_delegated).
  */

@@ -24,7 +24,7 @@
  * Logging, through the hook: each reader's state (its runtime absent,
  * unreadable, present; slow) once per change, and a file that cannot be
  * read or parsed once per container.  Runs on the resolver's thread
- * (names_lookup on its caller's).
+ * (names_lookup, for tests, on its caller's).
  */
 #include "autoconf.h"
 

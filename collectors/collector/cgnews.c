@@ -95,7 +95,7 @@ cgnews_add(struct collector *c, struct cgnews *n, const struct target *t,
 	struct cgnews_sub *s = sub_find(n, t->cgroup, len);
 
 	if (s == NULL && (s = sub_add(n, t->cgroup, len)) == NULL) {
-		say_one(c, 6, t->cgroup, came);	/* no memory to gather */
+		say_one(c, LOG_INFO, t->cgroup, came);	/* no memory to gather */
 		return -ENOMEM;
 	}
 	if (s->came + s->went == 0) {
@@ -103,13 +103,13 @@ cgnews_add(struct collector *c, struct cgnews *n, const struct target *t,
 		s->first = strdup(t->cgroup);
 		s->first_came = came;
 		if (s->first == NULL) {
-			say_one(c, 6, t->cgroup, came);
+			say_one(c, LOG_INFO, t->cgroup, came);
 			return -ENOMEM;
 		}
 	} else {
 		if (s->came + s->went == 1 && s->first)
-			say_one(c, 7, s->first, s->first_came);
-		say_one(c, 7, t->cgroup, came);
+			say_one(c, LOG_DEBUG, s->first, s->first_came);
+		say_one(c, LOG_DEBUG, t->cgroup, came);
 	}
 	if (came)
 		s->came++;
@@ -127,9 +127,9 @@ cgnews_say(struct collector *c, struct cgnews *n)
 	for (i = 0; i < n->nr; i++) {
 		s = &n->v[i];
 		if (s->came + s->went == 1 && s->first)
-			say_one(c, 6, s->first, s->first_came);
+			say_one(c, LOG_INFO, s->first, s->first_came);
 		else if (s->came + s->went > 1)
-			REPORT(c, 6, s->subtree, NULL, NULL, -1, 0, "cgroups "
+			REPORT(c, LOG_INFO, s->subtree, NULL, NULL, -1, 0, "cgroups "
 			    "under %s: %zu counted, %zu gone (each at debug)",
 			    s->subtree, s->came, s->went);
 	}

@@ -126,7 +126,7 @@ serve_request(struct collector *c)
 	int r = 0;
 
 	if (read(c->th.reqfd, &n, sizeof(n)) < 0 && errno != EAGAIN)
-		REPORT(c, 3, NULL, NULL, NULL, -1, errno, "collector "
+		SAY(c, LOG_ERR, errno, "collector "
 		    "request: %s", strerror(errno));
 	pthread_mutex_lock(&c->th.lock);
 	q = c->th.req;
@@ -163,7 +163,7 @@ collector_main(void *arg)
 		if (poll(pfd, 4, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			REPORT(c, 3, NULL, NULL, NULL, -1, errno,
+			SAY(c, LOG_ERR, errno,
 			    "collector poll: %s", strerror(errno));
 			break;
 		}
@@ -269,12 +269,12 @@ collector_stop(struct collector *c)
 	if (c == NULL || !c->th.started)
 		return;
 	if (write(c->th.stopfd, &one, sizeof(one)) < 0)
-		REPORT(c, 3, NULL, NULL, NULL, -1, errno,
+		SAY(c, LOG_ERR, errno,
 		    "stopping the collector: %s", strerror(errno));
 	pthread_join(c->th.id, NULL);
 	/* Drain the stop request so that the thread can be started again. */
 	if (read(c->th.stopfd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		REPORT(c, 3, NULL, NULL, NULL, -1, errno,
+		SAY(c, LOG_ERR, errno,
 		    "stopping the collector: %s", strerror(errno));
 	c->th.started = 0;
 }

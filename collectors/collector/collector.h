@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <syslog.h>
 
 #include "collectors/collector/snapshot.h"
 #include "collectors/collector/plan.h"
@@ -26,7 +27,7 @@
 
 struct names;
 
-/* Priorities as in syslog.h: 3 error, 4 warning, 6 info, 7 debug. */
+/* Priorities are syslog.h's: LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG. */
 typedef void (*collector_log_fn)(int prio, const struct log_fields *f,
     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

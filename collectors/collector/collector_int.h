@@ -82,6 +82,9 @@ struct collector_req {
 #define REPORT(c, prio, cg, grp, ev, cpu, err, ...)			\
 	(c)->o.log((prio), &(const struct log_fields){ (cg), (grp), (ev),	\
 	    (cpu), (err) }, __VA_ARGS__)
+/* A report about no cgroup, group, event or CPU in particular. */
+#define SAY(c, prio, err, ...)						\
+	REPORT(c, prio, NULL, NULL, NULL, -1, err, __VA_ARGS__)
 
 /*
  * source.c: every call through source_kinds[] (source.h), hooks a kind

@@ -111,6 +111,9 @@ struct source_ctx {
 #define SREPORT(x, prio, cg, grp, ev, cpu, err, ...)			\
 	(x)->log((prio), &(const struct log_fields){ (cg), (grp), (ev),	\
 	    (cpu), (err) }, __VA_ARGS__)
+/* ... about no cgroup, group, event or CPU in particular (SAY). */
+#define SSAY(x, prio, err, ...)						\
+	SREPORT(x, prio, NULL, NULL, NULL, -1, err, __VA_ARGS__)
 
 /*
  * What a kind holds for one target while the target lives (attach): a

@@ -8,7 +8,7 @@
  *
  * The object (bpfobj.c: the program, its map and the counters) is kept
  * across a reload, a rescan or a retry as long as the same groups (same
- * names, same events), the same online CPUs and the same bpf_max_cgroups
+ * names, same events), the same online CPUs and the same modes.bpf.max_cgroups
  * are asked for, so counts continue; otherwise a new one is built and the
  * old one goes when its last user does.
  *
@@ -28,7 +28,7 @@
  *
  * When the machine cannot run it (no privilege, an old kernel, a build
  * without BPF), the reason is logged once and the entries' cgroups are
- * counted in perf mode (bpf_fallback: perf) or not at all (refuse, skip).
+ * counted in perf mode (fallback: perf) or not at all (refuse, skip).
  *
  * The entries it counts are those whose mode names it (plan.h), and what
  * it shows of itself, the pmu_exporter_bpf_* metrics and its reasons in
@@ -66,7 +66,7 @@ struct bpfmode_state {
 	char why[BPF_WHY];		/* why it is not running */
 	struct bpfcg_stats base;	/* counted by objects gone before */
 	size_t full;			/* cgroups without a slot */
-	size_t refused;			/* ... not counted: bpf_fallback:
+	size_t refused;			/* ... not counted: fallback:
 					   refuse */
 	size_t full_logged;		/* full, as the log last said */
 };
@@ -84,7 +84,7 @@ mine(const struct plan_target *t)
 	return plan_target_mode_is(t, source_bpf_kind.desc->name);
 }
 
-/* bpf_max_cgroups: slots in the program's map. */
+/* modes.bpf.max_cgroups: slots in the program's map. */
 static size_t
 max_cgroups(const struct plan *cfg)
 {
@@ -188,12 +188,12 @@ say_unavailable(const struct source_ctx *x, struct bpfmode_state *bs,
 		    cfg->targets[i].fallback == PLAN_FALLBACK_SKIP;
 	}
 	if (strcmp(why, bs->why) != 0)
-		SREPORT(x, refuse ? 3 : 4, NULL, NULL, NULL, -1, -r,
+		SSAY(x, refuse ? LOG_ERR : LOG_WARNING, -r,
 		    "mode: bpf is not available: %s; %s", why,
 		    refuse || skip ? "the cgroups of the entries with "
-		    "bpf_fallback: refuse or skip are not counted, the "
+		    "fallback: refuse or skip are not counted, the "
 		    "others are counted in perf mode" : "their cgroups "
-		    "are counted in perf mode instead (bpf_fallback: "
+		    "are counted in perf mode instead (fallback: "
 		    "perf)");
 	snprintf(bs->why, BPF_WHY, "%s", why);
 }
@@ -205,14 +205,14 @@ say_loaded(const struct source_ctx *x, const struct bpfobj *b)
 	const char *no_change;
 
 	if (bpfcg_trigger(b->cg, &no_change) == BPFCG_TRIGGER_CGROUP_CHANGE)
-		SREPORT(x, 6, NULL, NULL, NULL, -1, 0, "mode: bpf: %zu group%s "
+		SSAY(x, LOG_INFO, 0, "mode: bpf: %zu group%s "
 		    "opened once on each of %zu CPUs, charged by a BPF program "
 		    "to up to %zu cgroups; it runs when a context switch "
 		    "changes cgroup (BTF-typed sched_switch tracepoint)",
 		    b->nr_groups, b->nr_groups == 1 ? "" : "s", b->cpus.nr,
 		    b->max_cgroups);
 	else
-		SREPORT(x, 5, NULL, NULL, NULL, -1, 0, "mode: bpf: %zu group%s "
+		SSAY(x, LOG_NOTICE, 0, "mode: bpf: %zu group%s "
 		    "opened once on each of %zu CPUs, charged by a BPF program "
 		    "to up to %zu cgroups; it runs at every context switch "
 		    "(sched_switch raw tracepoint), also between tasks of one "
@@ -302,7 +302,7 @@ bpfmode_refresh(const struct source_ctx *x)
 	if (bpfmode_st(x)->cur == NULL)
 		return;
 	if ((r = bpfcg_refresh(bpfmode_st(x)->cur->cg)) < 0)
-		SREPORT(x, 4, NULL, NULL, NULL, -1, -r, "reading the BPF "
+		SSAY(x, LOG_WARNING, -r, "reading the BPF "
 		    "program's counts: %s", strerror(-r));
 }
 
@@ -329,7 +329,7 @@ static const struct snap_metric bpfmode_metrics[M_NR] = {
 	[M_ACTIVE] = { "pmu_exporter_bpf_active", "gauge",
 	    "1 while the BPF program counts the mode: bpf cgroups; 0 when "
 	    "it could not be loaded (the log says why) and they are counted "
-	    "in perf mode (bpf_fallback: perf) or not at all (refuse).", 1,
+	    "in perf mode (fallback: perf) or not at all (refuse).", 1,
 	    NULL, NULL, NULL },
 	[M_TRIGGER] = { "pmu_exporter_bpf_trigger", "gauge",
 	    "When the BPF program runs, as a label: cgroup_change (at "
@@ -340,11 +340,11 @@ static const struct snap_metric bpfmode_metrics[M_NR] = {
 	    "cgroups the BPF program charges now (map entries).", 1, NULL,
 	    NULL, NULL },
 	[M_CGROUPS_MAX] = { "pmu_exporter_bpf_cgroups_max", "gauge",
-	    "cgroups it can charge at most (bpf_max_cgroups).", 1, NULL,
+	    "cgroups it can charge at most (modes.bpf.max_cgroups).", 1, NULL,
 	    NULL, NULL },
 	[M_MAP_FULL] = { "pmu_exporter_bpf_map_full_total", "counter",
 	    "Times a cgroup found no free map entry (raise "
-	    "bpf_max_cgroups).", 1, NULL, NULL, NULL },
+	    "modes.bpf.max_cgroups).", 1, NULL, NULL, NULL },
 	[M_RUNS] = { "pmu_exporter_bpf_program_runs_total", "counter",
 	    "Runs of the BPF program: at a context switch (one that changed "
 	    "cgroup, with the cgroup_change trigger), or on each CPU at a "
@@ -457,11 +457,11 @@ bpfmode_line(const struct source_ctx *x, FILE *out)
 		return 0;
 	}
 	/* Not a problem in itself: what each entry's cgroups get then is
-	 * what its bpf_fallback asks for (the embedded default's: perf
+	 * what its fallback asks for (the embedded default's: perf
 	 * mode, or for pods nothing); a refusal is a problem of its
 	 * targets (bpf_check). */
 	fprintf(out, "mode: bpf: not available: %s; the cgroups of those "
-	    "entries are counted as their bpf_fallback says\n", bs->why);
+	    "entries are counted as their fallback says\n", bs->why);
 	return 0;
 }
 
@@ -495,15 +495,15 @@ bpfmode_unopened(const struct source_ctx *x, const char *name,
 {
 	if (st == SOURCE_NO_ROOM)
 		fprintf(out, "%s: not counted (mode: bpf tracks "
-		    "bpf_max_cgroups = %zu cgroups already)\n", name,
+		    "modes.bpf.max_cgroups = %zu cgroups already)\n", name,
 		    max_cgroups(x->cfg));
 	else if (st == SOURCE_NOT_TAKEN_REFUSED)
 		fprintf(out, "%s: not counted (mode: bpf is not available and "
-		    "bpf_fallback is refuse)\n", name);
+		    "fallback is refuse)\n", name);
 	else if (st == SOURCE_NOT_TAKEN_SKIPPED) {
 		/* As the config asks: not a problem. */
 		fprintf(out, "%s: not counted (mode: bpf is not available and "
-		    "bpf_fallback is skip)\n", name);
+		    "fallback is skip)\n", name);
 		return 0;
 	} else
 		return -1;
@@ -536,12 +536,12 @@ bpfmode_tally(const struct source_ctx *x, size_t full, size_t refused,
 	bs->full = full;
 	bs->refused = refused;
 	if (full != bs->full_logged && full)
-		SREPORT(x, 4, NULL, NULL, NULL, -1, ENOSPC, "%zu cgroup%s not "
+		SSAY(x, LOG_WARNING, ENOSPC, "%zu cgroup%s not "
 		    "counted: mode: bpf tracks %zu cgroups already: %s; raise "
-		    "bpf_max_cgroups", full, full == 1 ? " is" : "s are",
+		    "modes.bpf.max_cgroups", full, full == 1 ? " is" : "s are",
 		    max_cgroups(x->cfg), full_names);
 	else if (full != bs->full_logged)
-		SREPORT(x, 6, NULL, NULL, NULL, -1, 0, "every cgroup left out "
+		SSAY(x, LOG_INFO, 0, "every cgroup left out "
 		    "for want of a BPF slot is counted now");
 	bs->full_logged = full;
 	return full && room_soon(bs);
@@ -558,7 +558,7 @@ bpfmode_rescan(const struct source_ctx *x, const struct source_rescan *r)
 }
 
 /* Give the target's cgroup a slot: charged from now on.  -ENOSPC when
- * bpf_max_cgroups are tracked (the rescan says so and tries again). */
+ * modes.bpf.max_cgroups are tracked (the rescan says so and tries again). */
 static int
 bpfmode_attach(const struct source_ctx *x, const char *cgroup, int cgfd,
     struct source_hold **out)
@@ -570,7 +570,7 @@ bpfmode_attach(const struct source_ctx *x, const char *cgroup, int cgfd,
 	if (bs->cur == NULL || cgfd < 0)
 		return -ENOENT;
 	if ((r = cgroupfs_id(cgfd, &id)) < 0) {
-		SREPORT(x, 4, cgroup, NULL, NULL, -1, -r, "cgroup %s: "
+		SREPORT(x, LOG_WARNING, cgroup, NULL, NULL, -1, -r, "cgroup %s: "
 		    "reading its id (name_to_handle_at): %s", cgroup,
 		    strerror(-r));
 		return r;

@@ -313,7 +313,7 @@ open_news(struct collector *c, struct pass *p, const struct target *t,
 
 	if (o && o->id != t->id && o->id) {
 		p->remade++;
-		REPORT(c, 7, t->cgroup, NULL, NULL, -1, 0, "cgroup %s was "
+		REPORT(c, LOG_DEBUG, t->cgroup, NULL, NULL, -1, 0, "cgroup %s was "
 		    "removed and made again (id %llu, was %llu): counting "
 		    "the new one, its series go on", t->cgroup,
 		    (unsigned long long)t->id, (unsigned long long)o->id);
@@ -521,7 +521,7 @@ report_tally(struct collector *c, size_t fds_in_use)
 	c->set.skipped = t.skipped;
 	if (t.skipped != c->set.skipped_logged) {
 		if (t.skipped)
-			REPORT(c, 4, NULL, NULL, NULL, -1, 0, "%zu cgroup%s "
+			SAY(c, LOG_WARNING, 0, "%zu cgroup%s "
 			    "not counted: over the fd budget (max_fds %llu, "
 			    "%zu perf fds in use): %s; raise max_fds and "
 			    "LimitNOFILE=", t.skipped, t.skipped == 1 ?
@@ -529,7 +529,7 @@ report_tally(struct collector *c, size_t fds_in_use)
 			    fds_in_use, namelist_str(&t.skip, names,
 			    sizeof(names)));
 		else
-			REPORT(c, 6, NULL, NULL, NULL, -1, 0, "every cgroup "
+			SAY(c, LOG_INFO, 0, "every cgroup "
 			    "skipped for the fd budget is counted now");
 		c->set.skipped_logged = t.skipped;
 	}
@@ -562,7 +562,7 @@ report_layouts(struct collector *c, const struct wanted *w,
 		if ((s->mode == NULL && n == 0) || (s->mode != NULL &&
 		    s->cgroups == n && strcmp(s->mode, mode) == 0))
 			continue;
-		REPORT(c, 6, NULL, NULL, NULL, -1, 0, "layout %s: %zu "
+		SAY(c, LOG_INFO, 0, "layout %s: %zu "
 		    "cgroup%s (%s)", cfg->layouts[l], n, n == 1 ? "" : "s",
 		    mode);
 		s->cgroups = n;
