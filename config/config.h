@@ -89,9 +89,6 @@ uint64_t config_regex_bytes(const char *re);
 /* Parse a duration such as "1s", "500ms", "2m".  0 or -EINVAL. */
 int text_parse_duration(const char *s, uint64_t *ns);
 
-/* Labels the exporter sets itself, which relabel rules may not. */
-int config_label_reserved(const char *name);
-
 /*
  * Can the plan run as it asks?  Where a cgroups entry's fallback:
  * refuses, its kind is asked whether it can run on this machine (struct
@@ -102,6 +99,5 @@ int config_label_reserved(const char *name);
  */
 int config_machine_check(const struct plan *cfg, const char *procfs,
     const char *sysfs, char *err, size_t len);
-
 
 #endif

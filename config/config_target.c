@@ -137,7 +137,8 @@ parse_cpu_target(struct parse *p, yaml_node_t *n, struct plan_target *t)
 	return parse_target_groups(p, n, t);
 }
 
-int
+/* Labels the exporter sets itself, which relabel rules may not. */
+static int
 config_label_reserved(const char *name)
 {
 	static const char *const reserved[] = { "cgroup", "cpu", "group",

@@ -154,7 +154,15 @@ check_expanded(const char *source, yaml_document_t *doc, char *err,
 	return r;
 }
 
-int
+/*
+ * Parse text into doc (the caller yaml_document_delete()s it on success).
+ * A syntax error is reported as "source:line:col: problem context" in
+ * err, and so is nesting deeper than YAMLDOC_MAX_DEPTH (-EINVAL), a
+ * document that expands beyond YAMLDOC_MAX_NODES (-E2BIG, at the
+ * innermost node that does) and an alias inside the node it names
+ * (-ELOOP): all before any parser walks it.  0, or those, or -ENOMEM.
+ */
+static int
 yamldoc_load(const char *source, const char *text, size_t len,
     yaml_document_t *doc, char *err, size_t errlen)
 {

@@ -149,7 +149,8 @@ http_check(const struct http_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
-int
+/* Make a listening socket for "[host]:port". 0 / -errno with err filled. */
+static int
 http_listen(const char *addr, int *fd, char *err, size_t errlen)
 {
 	struct addrinfo hints, *res = NULL, *ai;

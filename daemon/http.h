@@ -91,9 +91,6 @@ int http_start(const struct http_opts *o, struct http **out, char *err,
  */
 int http_check(const struct http_opts *o, char *err, size_t errlen);
 
-/* Make a listening socket for "[host]:port". 0 / -errno with err filled. */
-int http_listen(const char *addr, int *fd, char *err, size_t errlen);
-
 /*
  * Content negotiation, exposed for the unit tests: does this Accept header
  * prefer OpenMetrics to the text format?  Does this Accept-Encoding allow

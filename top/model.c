@@ -86,7 +86,8 @@ slot_of(const struct top_snap *s, const char *cgroup)
 	return &s->hash[j];
 }
 
-const struct top_row *
+/* A row by its cgroup path, or NULL. */
+static const struct top_row *
 top_snap_find(const struct top_snap *s, const char *cgroup)
 {
 	size_t *slot = slot_of(s, cgroup);

@@ -89,10 +89,6 @@ struct top_snap *top_snap_parse(char *text, size_t len, double t,
  * starts again. */
 void top_snap_derive(struct top_snap *cur, const struct top_snap *prev);
 
-/* A row by its cgroup path, or NULL. */
-const struct top_row *top_snap_find(const struct top_snap *s,
-    const char *cgroup);
-
 void top_snap_free(struct top_snap *s);
 
 #endif

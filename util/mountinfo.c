@@ -10,7 +10,9 @@
 
 #include "util/mountinfo.h"
 
-void
+/* Undo mountinfo's \ooo escapes (space, tab, newline, backslash) in
+ * place. */
+static void
 mountinfo_unescape(char *s)
 {
 	char *d = s;

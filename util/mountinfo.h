@@ -23,8 +23,4 @@ struct mountinfo_entry {
 int mountinfo_each(const char *path,
     int (*fn)(const struct mountinfo_entry *m, void *arg), void *arg);
 
-/* Undo mountinfo's \ooo escapes (space, tab, newline, backslash) in
- * place. */
-void mountinfo_unescape(char *s);
-
 #endif

@@ -45,7 +45,7 @@ bpfobj_free(struct bpfobj *b)
 	free(b);
 }
 
-struct bpfobj *
+static struct bpfobj *
 bpfobj_ref(struct bpfobj *b)
 {
 	b->refs++;
@@ -259,7 +259,8 @@ bpfobj_counters(const struct bpfobj *b)
 	return n;
 }
 
-const struct bgroup *
+/* b's group for plan group gi, or NULL. */
+static const struct bgroup *
 bpfobj_group(const struct bpfobj *b, size_t gi)
 {
 	size_t i;

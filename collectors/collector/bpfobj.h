@@ -54,12 +54,9 @@ int bpfobj_fits(const struct source_ctx *x, struct bpfobj *b,
 /* PMU_EXPORTER_BPF_TRIGGER=every_switch asks the program that runs at
  * every context switch. */
 int bpfobj_every_switch(void);
-struct bpfobj *bpfobj_ref(struct bpfobj *b);
 void bpfobj_unref(struct bpfobj *b);	/* NULL: nothing */
 /* The counters b's groups opened, over every CPU. */
 size_t bpfobj_counters(const struct bpfobj *b);
-/* b's group for plan group gi, or NULL. */
-const struct bgroup *bpfobj_group(const struct bpfobj *b, size_t gi);
 
 /* A slot in b for the cgroup of id id: 0 with what the target holds in
  * *out (a reference on b; released by its ops, which free the slot);

@@ -261,7 +261,8 @@ collector_start(struct collector *c)
 	return 0;
 }
 
-void
+/* Stop the thread (if started); fds stay open until collector_free. */
+static void
 collector_stop(struct collector *c)
 {
 	uint64_t one = 1;

@@ -101,9 +101,6 @@ void collector_collect(struct collector *c);
 /* Enable every open group (collector_start does this itself). */
 void collector_enable(struct collector *c);
 
-/* Stop the thread (if started); fds stay open until collector_free. */
-void collector_stop(struct collector *c);
-
 void collector_free(struct collector *c);
 
 /* The latest snapshot with a reference (snapshot_unref it), or NULL. */
