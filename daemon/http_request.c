@@ -147,7 +147,7 @@ http_accepts_gzip(const char *accept_encoding)
 
 /* A response borrows the scrape's buffers and holds a reference. */
 static void
-scrape_free(void *cls)
+reply_done(void *cls)
 {
 	scrape_unref(cls);
 }
@@ -190,16 +190,16 @@ send_metrics(struct http *h, struct MHD_Connection *conn,
 	MHD_Result r;
 
 	atomic_fetch_add(&h->scrapes[v->f][v->gz], 1);
-	if (tail->meta[1])	/* body and tail in one buffer (scrape.h) */
+	if (tail->whole)	/* body and tail in one buffer (scrape.h) */
 		resp = MHD_create_response_from_buffer_with_free_callback_cls(
-		    tail->len, tail->p, scrape_free, v->sc);
+		    tail->len, tail->p, reply_done, v->sc);
 	else {
 		iov[0].iov_base = body->p;
 		iov[0].iov_len = body->len;
 		iov[1].iov_base = tail->p;
 		iov[1].iov_len = tail->len;
 		resp = MHD_create_response_from_iovec(iov, tail->len ? 2 : 1,
-		    scrape_free, v->sc);
+		    reply_done, v->sc);
 	}
 	if (resp == NULL) {
 		scrape_unref(v->sc);

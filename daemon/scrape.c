@@ -116,7 +116,7 @@ scrape_blob(struct scrape *sc, unsigned slot, scrape_render_fn render,
 		return &r->blob;
 	pthread_mutex_lock(&r->lock);
 	if (!atomic_load_explicit(&r->done, memory_order_relaxed)) {
-		struct scrape_blob b = { NULL, 0, { 0, 0 } };
+		struct scrape_blob b = { NULL, 0, 0, 0, 0 };
 
 		if (render(sc, arg, &b) == 0) {
 			r->blob = b;
@@ -170,8 +170,8 @@ render_gzip(struct scrape *sc, void *arg, struct scrape_blob *out)
 		return -ENOMEM;
 	out->p = b.p;
 	out->len = b.len;
-	out->meta[0] = crc;
-	out->meta[1] = plain->len;
+	out->crc = crc;
+	out->plain_len = plain->len;
 	return 0;
 }
 
@@ -208,7 +208,7 @@ render_tail_only(const struct tail_arg *a, struct expo_buf *tail)
 		return -ENOMEM;
 	if (!a->gz)
 		return 0;
-	if (gzip_tail((uint32_t)a->body->meta[0], a->body->meta[1],
+	if (gzip_tail(a->body->crc, a->body->plain_len,
 	    tail->p ? tail->p : "", tail->len, &zt) < 0) {
 		free(tail->p);
 		free(zt.p);
@@ -241,8 +241,7 @@ render_tail(struct scrape *sc, void *arg, struct scrape_blob *out)
 	memcpy(whole, a->body->p, a->body->len);
 	if (tail.len)
 		memcpy(whole + a->body->len, tail.p, tail.len);
-	out->meta[0] = a->body->len;
-	out->meta[1] = 1;
+	out->whole = 1;
 	out->p = whole;
 	out->len = a->body->len + tail.len;
 	free(tail.p);

@@ -36,11 +36,13 @@
 #define SCRAPE_TAIL(f, gz) (4u + SCRAPE_BODY(f, gz))		/* 4-7 */
 #define SCRAPE_SLOTS 8
 
-/* One rendered variant or tail; meta is its renderer's own. */
+/* One rendered variant or tail. */
 struct scrape_blob {
 	char *p;			/* malloc'ed */
 	size_t len;
-	uint64_t meta[2];
+	uint32_t crc;			/* a gzip body: its plain bytes' CRC-32 */
+	size_t plain_len;		/* ... and their length */
+	int whole;			/* a tail: its body copied ahead of it */
 };
 
 struct scrape;
@@ -82,8 +84,8 @@ const struct scrape_blob *scrape_ready(struct scrape *sc, unsigned slot);
 /*
  * The body of a variant, rendered (and, with gzip, compressed) on first
  * use; NULL on ENOMEM.  o must be the same for every call on sc.  A gzip
- * body has meta[0] = CRC-32 and meta[1] = length of the plain body, what
- * gzip_tail needs to close the member.
+ * body carries its plain bytes' crc and plain_len, what gzip_tail needs to
+ * close the member.
  */
 const struct scrape_blob *scrape_body(struct scrape *sc, enum expo_format f,
     int gz, const struct expo_opts *o);
@@ -98,7 +100,7 @@ const struct scrape_blob *scrape_body(struct scrape *sc, enum expo_format f,
  * scrape of each snapshot, at most one interval old.
  *
  * A small body is copied into its tail's slot, ahead of the tail (the
- * tail's meta[1] = 1, meta[0] the body's length): the response is then
+ * tail's whole set): the response is then
  * one buffer, and MHD sends headers and body with one writev() instead of
  * a send() for the headers and a sendmsg() for the body.  At loopback
  * speeds that system call is a fifth of what a small scrape costs the

@@ -89,9 +89,9 @@ check_variant(struct scrape *s, enum expo_format f,
 	CHECK(scrape_body(s, f, 1, o) == gz);
 	CHECK(scrape_ready(s, SCRAPE_BODY(f, 0)) == plain);
 	CHECK(scrape_ready(s, SCRAPE_BODY(f, 1)) == gz);
-	CHECK(gz->meta[1] == plain->len);
+	CHECK(gz->plain_len == plain->len);
 	CHECK(expo_render_tail(&tail, f, o, &live) == 0);
-	CHECK(gzip_tail((uint32_t)gz->meta[0], gz->meta[1],
+	CHECK(gzip_tail(gz->crc, gz->plain_len,
 	    tail.p ? tail.p : "", tail.len, &zt) == 0);
 
 	whole = malloc(plain->len + tail.len + 1);

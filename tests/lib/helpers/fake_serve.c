@@ -116,7 +116,7 @@ render_bench(size_t n, int rounds)
 			if (b == NULL)
 				return 1;
 			bytes = b->len;
-			raw = v[i].gz ? (size_t)b->meta[1] : b->len;
+			raw = v[i].gz ? b->plain_len : b->len;
 			t += dt;
 			if (dt < best)
 				best = dt;
