@@ -313,7 +313,6 @@ static int
 daemon_load(struct daemon *d)
 {
 	char err[1024];
-	const char *hang;
 
 	raise_nofile();
 	interference_config_defaults(&d->icfg);
@@ -331,9 +330,6 @@ daemon_load(struct daemon *d)
 		.log = log_fields,
 		.procfs = d->opt.procfs,
 	};
-	/* Test hook for the watchdog test: the collector stops collecting. */
-	if ((hang = getenv("PMU_EXPORTER_TEST_HANG_AFTER")) != NULL)
-		d->copts.hang_after = strtoull(hang, NULL, 10);
 
 	sigemptyset(&d->sigs);
 	sigaddset(&d->sigs, SIGTERM);

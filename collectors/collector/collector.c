@@ -137,8 +137,7 @@ serve_request(struct collector *c)
 	r = carry_out(c, q);
 	/* The reply follows a collection (of the new plan, or showing the
 	 * failed reload), so that what the caller reports next is true. */
-	if (!(c->o.hang_after && c->col.seq >= c->o.hang_after))
-		tick(c);
+	tick(c);
 	pthread_mutex_lock(&c->th.lock);
 	q->result = r;
 	q->done = 1;
@@ -173,8 +172,7 @@ collector_main(void *arg)
 			serve_request(c);
 		if (pfd[3].revents && c->cg.watch)
 			interval_cgroups_changed(c);
-		if (pfd[0].revents && interval_expired(c) &&
-		    !(c->o.hang_after && c->col.seq >= c->o.hang_after))
+		if (pfd[0].revents && interval_expired(c))
 			tick(c);
 	}
 	return NULL;

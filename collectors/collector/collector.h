@@ -35,9 +35,6 @@ struct collector_opts {
 	const char *sysfs;		/* "/sys" unless testing */
 	const char *mountinfo;		/* "/proc/self/mountinfo" */
 	collector_log_fn log;
-	/* Test hook: stop collecting (but keep running) after this many
-	 * collections, to test the watchdog.  0: never. */
-	uint64_t hang_after;
 	/* "/proc": where to read why perf_event_open refused us (denied.h). */
 	const char *procfs;
 	/* Container names for targets with a container_id label (NULL:
