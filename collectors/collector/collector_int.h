@@ -118,9 +118,9 @@ int source_kinds_tally(const struct collector *c, size_t no_room,
  * collection and a CPU change call it before their read loop. */
 void source_kinds_refresh(const struct collector *c);
 /* 1 or 0 as a kind says why the target named name is unopened, from
- * what the collector knows of it (st); -1 no kind says. */
+ * what the collector knows of it (why); -1 no kind says. */
 int source_check_unopened(const struct collector *c, const char *name,
-    enum source_status st, FILE *out);
+    enum target_why why, FILE *out);
 /* The guess of kind, group gi's, why it never ran on unsched CPUs (cpu
  * one): 1 a problem (said), 0 nothing to say. */
 int source_check_unscheduled(const struct collector *c,

@@ -21,13 +21,10 @@
 static int
 check_unopened(const struct collector *c, const struct target *t, FILE *out)
 {
-	enum source_status st = t->state == TARGET_NO_ROOM ? SOURCE_NO_ROOM :
-	    t->declined == TARGET_REFUSED ? SOURCE_NOT_TAKEN_REFUSED :
-	    t->declined == TARGET_SKIP_ASKED ? SOURCE_NOT_TAKEN_SKIPPED :
-	    SOURCE_COUNTED;
 	int r;
 
-	if ((r = source_check_unopened(c, target_name(t), st, out)) >= 0)
+	if ((r = source_check_unopened(c, target_name(t), target_why(t),
+	    out)) >= 0)
 		return r;
 	fprintf(out, "%s: not counted (over the fd budget of %llu)\n",
 	    target_name(t), (unsigned long long)c->set.max_fds);

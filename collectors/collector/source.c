@@ -300,7 +300,7 @@ source_kinds_refresh(const struct collector *c)
 
 int
 source_check_unopened(const struct collector *c, const char *name,
-    enum source_status st, FILE *out)
+    enum target_why why, FILE *out)
 {
 	size_t k;
 	int r;
@@ -309,7 +309,7 @@ source_check_unopened(const struct collector *c, const char *name,
 		struct source_ctx x = ctx_of(c, k, NULL);
 
 		if (source_kinds[k]->check && source_kinds[k]->check->unopened &&
-		    (r = source_kinds[k]->check->unopened(&x, name, st,
+		    (r = source_kinds[k]->check->unopened(&x, name, why,
 		    out)) >= 0)
 			return r;
 	}

@@ -150,12 +150,25 @@ struct source_opened {
 	int no_perf_cgroup;		/* failed: the cgroup, not the events */
 };
 
-/* Why a target is not counted, as the collector knows it. */
-enum source_status {
-	SOURCE_COUNTED,			/* nothing against it */
-	SOURCE_NO_ROOM,			/* its kind had no room (attach) */
-	SOURCE_NOT_TAKEN_REFUSED,	/* SOURCE_REFUSED by its kind */
-	SOURCE_NOT_TAKEN_SKIPPED	/* SOURCE_SKIPPED by its kind */
+/*
+ * Why a target is not counted, or that it is: one enum for the one fact,
+ * which a target's open (its state) and the kinds' answers to its entries
+ * (what they declined) set, target_why (target.h) says, and the kinds'
+ * check hooks are told.
+ */
+enum target_why {
+	TARGET_UNOPENED,		/* new, closed, or its open failed */
+	TARGET_COUNTED,			/* open: instances exist; or, as what
+					   was declined, nothing */
+	TARGET_SKIPPED,			/* over the fd budget */
+	TARGET_NO_ROOM,			/* a source kind had no room for it */
+	TARGET_SHARE_REFUSED,		/* its subtree had its share, or it
+					   gave its room to a cgroup not
+					   delegated (share.c) */
+	TARGET_REFUSED,			/* an entry's kind cannot run and its
+					   fallback refuses (SOURCE_REFUSED) */
+	TARGET_SKIP_ASKED		/* ... skips: not counted, as asked
+					   (SOURCE_SKIPPED) */
 };
 
 /* A hook's ask, at a rescan's start: again at the next collection (a
@@ -220,10 +233,10 @@ struct source_check_ops {
 	/* The kind's own line: 1 when it tells of a problem, else 0. */
 	int (*line)(const struct source_ctx *x, FILE *out);
 	/* Why the target named name, unopened, is not counted, from what
-	 * the collector knows of it (st), when it is this kind's doing: 1
+	 * the collector knows of it (why), when it is this kind's doing: 1
 	 * a problem, 0 as the config asks; -1 not its. */
 	int (*unopened)(const struct source_ctx *x, const char *name,
-	    enum source_status st, FILE *out);
+	    enum target_why why, FILE *out);
 	/* Group gi's instances were enabled and never ran on unsched
 	 * CPUs (cpu one of them): why, at a guess.  1 when that is a
 	 * problem (said), 0 when nothing waited for a counter. */

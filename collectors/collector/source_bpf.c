@@ -491,16 +491,16 @@ bpfmode_takes(const struct source_ctx *x, const struct plan_target *ct,
 /* --check-config: a cgroup without a slot, or refused or skipped. */
 static int
 bpfmode_unopened(const struct source_ctx *x, const char *name,
-    enum source_status st, FILE *out)
+    enum target_why why, FILE *out)
 {
-	if (st == SOURCE_NO_ROOM)
+	if (why == TARGET_NO_ROOM)
 		fprintf(out, "%s: not counted (mode: bpf tracks "
 		    "modes.bpf.max_cgroups = %zu cgroups already)\n", name,
 		    max_cgroups(x->cfg));
-	else if (st == SOURCE_NOT_TAKEN_REFUSED)
+	else if (why == TARGET_REFUSED)
 		fprintf(out, "%s: not counted (mode: bpf is not available and "
 		    "fallback is refuse)\n", name);
-	else if (st == SOURCE_NOT_TAKEN_SKIPPED) {
+	else if (why == TARGET_SKIP_ASKED) {
 		/* As the config asks: not a problem. */
 		fprintf(out, "%s: not counted (mode: bpf is not available and "
 		    "fallback is skip)\n", name);

@@ -103,6 +103,8 @@ target_new(const char *cgroup)
 		free(t);
 		return NULL;
 	}
+	t->state = TARGET_UNOPENED;
+	t->declined = TARGET_COUNTED;
 	return t;
 }
 
@@ -323,7 +325,7 @@ target_open(struct collector *c, struct target *t, const struct adopt *ad,
 			insts_free(&t->groups[i]);
 		goto out;
 	}
-	t->state = TARGET_OPEN;
+	t->state = TARGET_COUNTED;
 out:
 	if (cgfd >= 0)
 		close(cgfd);
@@ -581,7 +583,7 @@ target_plan_entry(struct collector *c, struct target *t,
 	/* Its kind cannot run, and its fallback is no other kind. */
 	if (a == SOURCE_REFUSED)
 		t->declined = TARGET_REFUSED;
-	else if (a == SOURCE_SKIPPED && t->declined == TARGET_TAKEN)
+	else if (a == SOURCE_SKIPPED && t->declined == TARGET_COUNTED)
 		t->declined = TARGET_SKIP_ASKED;
 	for (k = 0; k < ct->nr_relabel; k++)
 		if (plan_relabel_apply(&ct->relabel[k], t->cgroup, value,

@@ -24,30 +24,6 @@ struct collector;
 struct plan;
 struct plan_target;
 
-/*
- * Where a target stands, one state at a time: planned and not opened, or
- * opened, or left out by the last open for one reason.  A pass
- * (targetset.c) tries every target not open again, but those its
- * delegated subtree's share refuses (share.c).
- */
-enum target_state {
-	TARGET_UNOPENED,		/* new, closed, or its open failed */
-	TARGET_OPEN,			/* instances exist */
-	TARGET_SKIPPED,			/* over the fd budget */
-	TARGET_NO_ROOM,			/* a source kind had no room for it */
-	TARGET_SHARE_REFUSED,		/* its subtree had its share, or it
-					   gave its room to a cgroup not
-					   delegated (share.c) */
-};
-
-/* What the kinds of the cgroups entries matching a target answered: the
- * strongest refusal of them (source.h's SOURCE_SKIPPED, SOURCE_REFUSED). */
-enum target_declined {
-	TARGET_TAKEN,			/* no entry declined it */
-	TARGET_SKIP_ASKED,		/* ... skips: not counted, as asked */
-	TARGET_REFUSED,			/* an entry's kind cannot run and its
-					   fallback refuses (source.h) */
-};
 
 struct target {
 	char *cgroup;			/* NULL: system-wide */
@@ -65,12 +41,19 @@ struct target {
 	size_t at_mask;
 	size_t nr_labels;		/* from relabel rules */
 	char **lname, **lvalue;
-	enum target_state state;	/* where its last open left it */
-	enum target_declined declined;	/* what its entries' kinds said,
-					   from its planning on: apart from
-					   state, as a target another entry
-					   gives groups is opened all the
-					   same (targetset.c) */
+	enum target_why state;		/* where its last open left it:
+					   TARGET_COUNTED (open) to
+					   TARGET_SHARE_REFUSED; a pass
+					   (targetset.c) tries every target
+					   not open again, but those its
+					   subtree's share refuses (share.c) */
+	enum target_why declined;	/* the strongest refusal of its
+					   entries' kinds, from its planning
+					   on (TARGET_COUNTED: none,
+					   TARGET_SKIP_ASKED, TARGET_REFUSED):
+					   apart from state, as a target
+					   another entry gives groups is
+					   opened all the same (targetset.c) */
 	int seen;			/* a pass's mark (in the next set),
 					   not the target's own state */
 	int names_held;			/* held out of a snapshot once, for
@@ -131,13 +114,24 @@ target_find(struct target *const *v, size_t n, const char *cgroup)
 static inline int
 target_remade(const struct target *t, uint64_t id)
 {
-	return t->state == TARGET_OPEN && t->id && id && t->id != id;
+	return t->state == TARGET_COUNTED && t->id && id && t->id != id;
 }
 
 static inline int
 target_is_open(const struct target *t)
 {
-	return t->state == TARGET_OPEN;
+	return t->state == TARGET_COUNTED;
+}
+
+/* The one reason t is not counted (TARGET_COUNTED: it is): a kind's
+ * want of room first, then what its entries' kinds declined, then where
+ * its last open left it. */
+static inline enum target_why
+target_why(const struct target *t)
+{
+	if (t->state == TARGET_NO_ROOM || t->declined == TARGET_COUNTED)
+		return t->state;
+	return t->declined;
 }
 
 static inline const char *

@@ -342,7 +342,7 @@ open_one(struct collector *c, struct pass *p, struct target *t)
 
 	/* Every entry matching it has a kind that cannot run, and refuses
 	 * or skips: left unopened. */
-	if (t->cgroup && t->nr_groups == 0 && t->declined != TARGET_TAKEN)
+	if (t->cgroup && t->nr_groups == 0 && t->declined != TARGET_COUNTED)
 		return 0;
 	r = target_open(c, t, open_from(c, p, t, &src, &one), p->as,
 	    t->cgroup ? left : SIZE_MAX, p->enable);
@@ -509,7 +509,7 @@ report_tally(struct collector *c, size_t fds_in_use)
 		t.counted += target_is_open(x);
 		if (target_is_open(x) || x->state == TARGET_SHARE_REFUSED)
 			continue;
-		if (x->nr_groups == 0 && x->declined != TARGET_TAKEN)
+		if (x->nr_groups == 0 && x->declined != TARGET_COUNTED)
 			t.refused++;
 		else if (x->state == TARGET_SKIPPED && ++t.skipped)
 			namelist_add(&t.skip, x->cgroup);
