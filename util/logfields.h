@@ -7,6 +7,8 @@
 #ifndef PMU_LOGFIELDS_H
 #define PMU_LOGFIELDS_H
 
+#include <syslog.h>
+
 /* NULL, or cpu/err < 0 resp. 0, where a field does not apply. */
 struct log_fields {
 	const char *cgroup;
@@ -15,5 +17,9 @@ struct log_fields {
 	int cpu;
 	int err;			/* errno value */
 };
+
+/* The hook a report goes through: prio is syslog.h's (LOG_ERR ...). */
+typedef void (*log_fields_fn)(int prio, const struct log_fields *f,
+    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -18,7 +18,6 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include <syslog.h>
 
 #include "collectors/collector/snapshot.h"
 #include "collectors/collector/plan.h"
@@ -28,8 +27,7 @@
 struct names;
 
 /* Priorities are syslog.h's: LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG. */
-typedef void (*collector_log_fn)(int prio, const struct log_fields *f,
-    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+typedef log_fields_fn collector_log_fn;
 
 struct collector_opts {
 	const char *sysfs;		/* "/sys" unless testing */
