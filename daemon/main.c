@@ -42,8 +42,29 @@
 #include "names/names.h"
 #include "util/clock.h"
 
-static struct collector *running;
-static struct interference *analysis;
+/*
+ * What the process holds while it runs.  Each step below fills its part
+ * and says whether to go on; main frees it all in one place
+ * (daemon_free), whichever step stopped it.  The HTTP side reads the
+ * collector's snapshots through it (current_snapshot, its context).
+ */
+struct daemon {
+	struct options opt;
+	char mountinfo[4096];
+	struct event_sys es;
+	struct cpuinfo cpu;		/* the CPU model per core PMU */
+	struct plan *cfg;
+	struct interference_config icfg;	/* the interference: block */
+	struct webcfg *web;
+	struct names *names;
+	struct http *http;
+	struct http_opts hopts;
+	struct collector_opts copts;
+	struct collector *collector;
+	struct interference *analysis;
+	sigset_t sigs;			/* taken by serve() */
+	int listen_fd;			/* systemd's socket, or -1 */
+};
 
 /* The collector's hook after each publish: the analysis thread's turn. */
 static void
@@ -86,8 +107,9 @@ names_log(int prio, const char *fmt, ...)
 static struct snapshot *
 current_snapshot(void *ctx)
 {
-	(void)ctx;
-	return collector_snapshot(running);
+	const struct daemon *d = ctx;
+
+	return collector_snapshot(d->collector);
 }
 
 static void
@@ -104,9 +126,9 @@ raise_nofile(void)
 }
 
 static void
-notify_status(const char *state)
+notify_status(const struct daemon *d, const char *state)
 {
-	struct snapshot *s = collector_snapshot(running);
+	struct snapshot *s = collector_snapshot(d->collector);
 	char summary[256];
 
 	collector_summary(s, summary, sizeof(summary));
@@ -121,6 +143,7 @@ notify_status(const char *state)
  * says it (the collector's timer owns it, not the config).
  */
 struct watchdog {
+	struct collector *c;		/* whose heartbeat it follows */
 	uint64_t usec;			/* 0: no watchdog */
 	uint64_t last_beat, last_change_ns, stale_ns;
 	int withheld;
@@ -128,9 +151,9 @@ struct watchdog {
 
 /* The staleness the last snapshot allows; as before if there is none. */
 static uint64_t
-watchdog_stale_ns(uint64_t was)
+watchdog_stale_ns(struct collector *c, uint64_t was)
 {
-	struct snapshot *s = collector_snapshot(running);
+	struct snapshot *s = collector_snapshot(c);
 	uint64_t ns = was;
 
 	if (s != NULL) {
@@ -143,9 +166,9 @@ watchdog_stale_ns(uint64_t was)
 static void
 watchdog_tick(struct watchdog *w)
 {
-	uint64_t beat = collector_heartbeat(running), now = mono_ns();
+	uint64_t beat = collector_heartbeat(w->c), now = mono_ns();
 
-	w->stale_ns = watchdog_stale_ns(w->stale_ns);
+	w->stale_ns = watchdog_stale_ns(w->c, w->stale_ns);
 
 	if (beat != w->last_beat) {
 		w->last_beat = beat;
@@ -168,9 +191,11 @@ watchdog_tick(struct watchdog *w)
 
 /* SIGHUP: validate the new config; keep the old one if it is bad. */
 static void
-reload(const struct options *opt, const struct event_ctx *ectx,
-    struct plan **cfg, struct interference_config *ic)
+reload(struct daemon *d)
 {
+	const struct options *opt = &d->opt;
+	struct plan **cfg = &d->cfg;
+	struct interference_config *ic = &d->icfg;
 	struct interference_config next_ic;
 	struct plan *next = NULL;
 	int r;
@@ -178,22 +203,23 @@ reload(const struct options *opt, const struct event_ctx *ectx,
 	sd_notifyf(0, "RELOADING=1\nSTATUS=reloading %s\nMONOTONIC_USEC=%llu",
 	    opt->config_file ? opt->config_file : "the embedded config",
 	    (unsigned long long)(mono_ns() / 1000));
-	if (load_config(opt, ectx, &next, *cfg, &next_ic, ic) < 0) {
+	if (load_config(opt, &d->es.ctx, &next, *cfg, &next_ic, ic) < 0) {
 		log_error("reload failed: still running the previous config");
-		collector_reload_failed(running);
-		notify_status("READY=1\n");
+		collector_reload_failed(d->collector);
+		notify_status(d, "READY=1\n");
 		return;
 	}
 	/* A request to the collector thread, answered after it collected
 	 * with the new config. */
-	if ((r = collector_reload(running, next, wall_s())) == -ECANCELED) {
+	if ((r = collector_reload(d->collector, next, wall_s())) ==
+	    -ECANCELED) {
 		/* Out of memory (or the request undelivered) before anything
 		 * changed. */
 		log_error("reload failed before anything changed (%s): still "
 		    "running the previous config", strerror(ENOMEM));
 		plan_free(next);
 		interference_config_fini(&next_ic);
-		notify_status("READY=1\n");
+		notify_status(d, "READY=1\n");
 		return;
 	}
 	if (r < 0)
@@ -204,13 +230,13 @@ reload(const struct options *opt, const struct event_ctx *ectx,
 	*cfg = next;
 	/* The analysis takes it at its next snapshot; -ENOMEM keeps the
 	 * one it runs. */
-	if (interference_reload(analysis, &next_ic) < 0)
+	if (interference_reload(d->analysis, &next_ic) < 0)
 		log_error("reload: the interference analysis keeps its "
 		    "config: %s", strerror(ENOMEM));
 	interference_config_fini(ic);
 	*ic = next_ic;
 	log_info("reloaded %s: counting now", next->source);
-	notify_status("READY=1\n");
+	notify_status(d, "READY=1\n");
 }
 
 /* The socket systemd passed, or -1; exits on a wrong number of them. */
@@ -243,27 +269,6 @@ activated_socket(const struct options *opt)
 	return SD_LISTEN_FDS_START;
 }
 
-/*
- * What the process holds while it runs.  Each step below fills its part
- * and says whether to go on; main frees it all in one place
- * (daemon_free), whichever step stopped it.  The collector is `running`,
- * which the HTTP side and the watchdog read through.
- */
-struct daemon {
-	struct options opt;
-	char mountinfo[4096];
-	struct event_sys es;
-	struct cpuinfo cpu;		/* the CPU model per core PMU */
-	struct plan *cfg;
-	struct interference_config icfg;	/* the interference: block */
-	struct webcfg *web;
-	struct names *names;
-	struct http *http;
-	struct http_opts hopts;
-	struct collector_opts copts;
-	sigset_t sigs;			/* taken by serve() */
-	int listen_fd;			/* systemd's socket, or -1 */
-};
 
 /* The machine's PMUs and tracefs: what event names mean here.  0, or -1
  * (logged). */
@@ -345,6 +350,7 @@ daemon_load(struct daemon *d)
 	d->hopts.listen_fd = d->listen_fd;
 	d->hopts.telemetry_path = d->opt.telemetry_path;
 	d->hopts.snapshot = current_snapshot;
+	d->hopts.ctx = d;
 	d->hopts.web = d->web;
 	d->hopts.procfs = d->opt.procfs;
 	d->hopts.pfm_version = event_pfm_version();
@@ -381,16 +387,16 @@ daemon_open(struct daemon *d)
 	/* The analysis reads every snapshot the collector publishes, on its
 	 * own thread; the HTTP side renders its latest result. */
 	if (!d->opt.check_config) {
-		if ((r = interference_new(&d->icfg, &analysis)) < 0 ||
-		    (r = interference_start(analysis)) < 0) {
+		if ((r = interference_new(&d->icfg, &d->analysis)) < 0 ||
+		    (r = interference_start(d->analysis)) < 0) {
 			log_error("interference analysis: %s", strerror(-r));
 			return -1;
 		}
 		d->copts.published = offer_snapshot;
-		d->copts.published_arg = analysis;
-		d->hopts.interference = analysis;
+		d->copts.published_arg = d->analysis;
+		d->hopts.interference = d->analysis;
 	}
-	if (collector_new(d->cfg, &d->copts, &running, err, sizeof(err)) < 0) {
+	if (collector_new(d->cfg, &d->copts, &d->collector, err, sizeof(err)) < 0) {
 		log_error("%s", err);
 		return -1;
 	}
@@ -402,7 +408,7 @@ static int
 check_config(const struct daemon *d)
 {
 	/* A refusal was reported, with its reason, as it happened. */
-	int r = probe_check_config(running, stdout, 200);
+	int r = probe_check_config(d->collector, stdout, 200);
 
 	print_interference(&d->icfg);
 	printf("%s: %s\n", d->cfg->source, r ? "problems found" :
@@ -422,8 +428,8 @@ daemon_start(struct daemon *d)
 	char err[1024], summary[256];
 	int r;
 
-	if (collector_open_fds(running) == 0 &&
-	    (why = collector_denied(running)) != DENIED_NONE) {
+	if (collector_open_fds(d->collector) == 0 &&
+	    (why = collector_denied(d->collector)) != DENIED_NONE) {
 		/* The collector said why, and what to change, as it happened. */
 		log_error("no perf event could be opened: perf_event_open was "
 		    "refused (%s; the message above says what to change)",
@@ -434,11 +440,11 @@ daemon_start(struct daemon *d)
 		log_error("%s", err);
 		return -1;
 	}
-	if ((r = collector_start(running)) < 0) {
+	if ((r = collector_start(d->collector)) < 0) {
 		log_error("starting the collector: %s", strerror(-r));
 		return -1;
 	}
-	snap = collector_snapshot(running);
+	snap = collector_snapshot(d->collector);
 	collector_summary(snap, summary, sizeof(summary));
 	snapshot_unref(snap);
 	log_info("pmu_exporter %s listening on %s (%s%s), path %s, counting "
@@ -447,7 +453,7 @@ daemon_start(struct daemon *d)
 	    d->web && d->web->tls ? "https" : "http",
 	    d->web && d->web->nr_users ? ", basic auth" : "",
 	    d->opt.telemetry_path, summary, d->cfg->source);
-	notify_status("READY=1\n");
+	notify_status(d, "READY=1\n");
 	return 0;
 }
 
@@ -456,14 +462,14 @@ daemon_start(struct daemon *d)
 static int
 serve(struct daemon *d)
 {
-	struct watchdog wd = { 0, 0, 0, 0, 0 };
+	struct watchdog wd = { d->collector, 0, 0, 0, 0, 0 };
 	struct timespec tick;
 	siginfo_t si;
 	int sig;
 
 	if (sd_watchdog_enabled(0, &wd.usec) > 0 && wd.usec > 0) {
 		wd.last_change_ns = mono_ns();
-		wd.last_beat = collector_heartbeat(running);
+		wd.last_beat = collector_heartbeat(d->collector);
 		log_info("watchdog enabled: pinging every %.3fs while the "
 		    "collector runs", (double)wd.usec / 2e6);
 	}
@@ -491,7 +497,7 @@ serve(struct daemon *d)
 			return 0;
 		}
 		if (sig == SIGHUP)
-			reload(&d->opt, &d->es.ctx, &d->cfg, &d->icfg);
+			reload(d);
 		if (wd.usec)
 			watchdog_tick(&wd);
 	}
@@ -503,10 +509,10 @@ static void
 daemon_free(struct daemon *d)
 {
 	http_stop(d->http);
-	collector_free(running);
-	running = NULL;
-	interference_free(analysis);
-	analysis = NULL;
+	collector_free(d->collector);
+	d->collector = NULL;
+	interference_free(d->analysis);
+	d->analysis = NULL;
 	names_free(d->names);
 	interference_config_fini(&d->icfg);
 	plan_free(d->cfg);
