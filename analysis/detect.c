@@ -26,6 +26,18 @@
  *   to alarm.  A sample in alarm is an outlier, and victim_outliers of
  *   them within victim_window make a victim (interference.c).
  *
+ * Interference only ever raises CPI.  A baseline learnt while an
+ * antagonist acts in bursts (the daemon, its analysis or the victim
+ * started beside it, or the bursts' rises learnt bit by bit over an
+ * episode) takes the bursts for its own: its mean raised, its spread and
+ * autocorrelation widened, so that later bursts stay inside it.  So when
+ * a baseline is complete, and every half ring after while the cgroup is
+ * rising, the ring's clean part is estimated from its low samples
+ * (clean_of); where that is clearly lower than the baseline it is
+ * proposed, and the baseline takes it only if a neighbour's use explains
+ * the ring's CPI (interference.c asks suspects.c): a cgroup whose CPI
+ * wanders on its own keeps its wide baseline.
+ *
  * While a cgroup is in alarm its baseline learns only its mean, with
  * weight 1/BASELINE: interference does not become the baseline within the
  * episode, and a lasting change of the cgroup's own (a release) is learnt
@@ -39,8 +51,7 @@
 
 #include "analysis/interference_int.h"
 
-/* Samples after which the baseline's weights stop shrinking. */
-#define BASELINE (6 * INTERFERENCE_RING)
+#define BASELINE IFR_BASELINE
 /* The CUSUM's decision interval, in long-run standard deviations. */
 #define CUSUM_H 5.0
 /* The most autocorrelation the scale allows for (phi). */
@@ -94,15 +105,111 @@ longrun_sd(const struct cg *c)
 	    (1 + (double)INTERFERENCE_MIN_SAMPLES / c->bn);
 }
 
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The clean part of c's ring, one-sided: a start from two low quantiles
+ * of its counted samples (q05 and q25 of a normal are mean - 1.645 sd and
+ * mean - 0.674 sd; with up to half the samples raised they still come
+ * from the clean part), then three passes of the mean and variance of the
+ * samples below mean + CLIP sd (a clean normal loses 0.6% of its upper
+ * tail there), the autocovariance from the pairs of such samples in a
+ * row.  Into c->clean[] with c->proposed set when at least two samples
+ * lie above the clip and the clean mean is its own sd or more below the
+ * baseline's mean; with fewer than
+ * INTERFERENCE_MIN_SAMPLES / 2 counted samples, nothing.
+ */
+#define CLIP 2.5
+/* Samples between two looks at the clean part of a ring, doubled after
+ * each proposal nobody's use explained (up to 8 times: a CPI that
+ * wanders of its own is looked at every 8 minutes, not every minute). */
+#define CLEAN_EVERY (INTERFERENCE_RING / 10)
+#define CLEAN_MISSES_MAX 3
+
+static void
+clean_of(const struct interference_config *cfg, struct cg *c,
+    uint64_t sample, double *sorted)
+{
+	double mu, sd, sum, ss, cov = 0, top;
+	size_t n = 0, k, i, pass, in = 0, pairs = 0;
+
+	for (k = 0; k < INTERFERENCE_RING; k++)
+		if (ifr_counts(cfg, c->cpu[k], c->x[k]))
+			sorted[n++] = c->x[k];
+	if (n < INTERFERENCE_MIN_SAMPLES / 2)
+		return;
+	qsort(sorted, n, sizeof(*sorted), cmp_double);
+	sd = (sorted[n / 4] - sorted[n / 20]) / (1.645 - 0.674);
+	mu = sorted[n / 4] + 0.674 * sd;
+	for (pass = 0; pass < 3; pass++) {
+		top = mu + CLIP * fmax(sd, 0.01 * mu);
+		sum = ss = 0;
+		for (in = 0; in < n && sorted[in] <= top; in++)
+			sum += sorted[in];
+		if (in < 2)
+			return;
+		mu = sum / (double)in;
+		for (i = 0; i < in; i++)
+			ss += (sorted[i] - mu) * (sorted[i] - mu);
+		sd = sqrt(ss / (double)(in - 1));
+	}
+	if (n - in < 2 || mu > c->mean - fmax(sd, 0.01 * mu))
+		return;
+	top = mu + CLIP * fmax(sd, 0.01 * mu);
+	for (k = 0; k + 1 < INTERFERENCE_RING; k++) {
+		double x = c->x[k], y = c->x[k + 1];
+
+		/* Slot k is the newest (sample's), k + 1 the oldest. */
+		if (k != sample % INTERFERENCE_RING && ifr_counts(cfg, c->cpu[k], x) &&
+		    ifr_counts(cfg, c->cpu[k + 1], y) && x <= top && y <= top) {
+			cov += (x - mu) * (y - mu);
+			pairs++;
+		}
+	}
+	c->clean[0] = (float)mu;
+	c->clean[1] = (float)(sd * sd);
+	c->clean[2] = pairs ? (float)(cov / (double)pairs) : 0;
+	c->proposed = 1;
+}
+
+void
+detect_clean_missed(struct cg *c)
+{
+	c->proposed = 0;
+	if (c->clean_misses < CLEAN_MISSES_MAX)
+		c->clean_misses++;
+}
+
+void
+detect_take_clean(struct cg *c)
+{
+	c->clean_misses = 0;
+	c->mean = c->clean[0];
+	c->var = c->clean[1];
+	c->acov = c->clean[2];
+	c->prev = NAN;
+	c->cusum = 0;
+	c->proposed = 0;
+}
+
 /* Judge sample x of c (the sample numbered sample). */
 static void
 judge(const struct interference_config *cfg, struct cg *c, double x,
-    uint64_t sample)
+    uint64_t sample, double *scratch)
 {
 	double sd, lr;
 
+	c->proposed = 0;
 	if (c->bn < INTERFERENCE_MIN_SAMPLES) {
 		learn(c, x, 0);
+		if (c->bn == INTERFERENCE_MIN_SAMPLES)
+			clean_of(cfg, c, sample, scratch);
 		c->high = 0;
 		c->onset = sample + 1;
 		return;
@@ -114,6 +221,8 @@ judge(const struct interference_config *cfg, struct cg *c, double x,
 	if (c->cusum <= 0)
 		c->onset = sample + 1;
 	c->high = c->cusum >= CUSUM_H;
+	if ((sample + c->key) % ((uint64_t)CLEAN_EVERY << c->clean_misses) == 0)
+		clean_of(cfg, c, sample, scratch);
 	if (c->cusum <= 0) {
 		learn(c, x, 3 * sd);
 		return;
@@ -123,14 +232,6 @@ judge(const struct interference_config *cfg, struct cg *c, double x,
 	c->mean += fmax(-3 * sd, fmin(3 * sd, x - c->mean)) /
 	    (c->high ? BASELINE : c->bn < BASELINE ? c->bn + 1 : BASELINE);
 	c->prev = NAN;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 /* The node's factor: the median of CPI / baseline over the ready judged
@@ -206,7 +307,8 @@ detect_sample(struct interference *ifr, size_t slot, double *scratch)
 		c->x[slot] = (float)(raw / pow(m, beta_of(c)));
 		c->high = 0;
 		if (c->analysed && c->leaf)
-			judge(&ifr->cfg, c, c->x[slot], ifr->sample);
+			judge(&ifr->cfg, c, c->x[slot], ifr->sample,
+			    scratch);
 		else
 			c->prev = NAN;
 	}

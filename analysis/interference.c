@@ -1,7 +1,8 @@
 /*
  * interference.c - CPI2 on the node (see interference.h): the thread, the
- * table of cgroups, each snapshot's deltas, a sample's close and its
- * published result; detect.c and suspects.c do the judging.
+ * table of cgroups, each snapshot's deltas and a sample's close; detect.c
+ * and suspects.c do the judging, result.c publishes, state.c keeps the
+ * baselines across restarts.
  *
  * State: one struct cg per cgroup the group counts, in a dense array
  * indexed by an open-addressing table on a 64-bit hash of the cgroup's
@@ -10,7 +11,7 @@
  * from a snapshot is removed at once, as the collector closes it.  The
  * ring holds floats, a sample's CPU use and CPI: 60 points of 8 bytes;
  * with the baseline and the counts the struct stays under the 1 kB a
- * cgroup may cost (bench/interference_scenarios measures it: 772 bytes
+ * cgroup may cost (bench/interference_scenarios measures it: 790 bytes
  * at 10,000 cgroups with the array's slack, grown by a quarter).
  *
  * Everything here runs on one thread at a time: the analysis thread
@@ -29,45 +30,9 @@
 
 #include "analysis/interference_int.h"
 
-/* ---- results -------------------------------------------------------- */
-
-/* The last reference's destructor (util/publish.h). */
-static void
-result_free(struct publish_ref *ref)
-{
-	struct interference_result *r = publish_of(ref, struct
-	    interference_result, ref);
-
-	if (r->snap)
-		snapshot_unref(r->snap);
-	free(r->cgroups);
-	free(r->suspects);
-	free(r);
-}
-
-/* An empty result with one reference, the caller's; NULL without
- * memory. */
-static struct interference_result *
-result_new(void)
-{
-	struct interference_result *r = calloc(1, sizeof(*r));
-
-	if (r != NULL)
-		publish_ref_init(&r->ref, result_free);
-	return r;
-}
-
-void
-interference_result_unref(struct interference_result *r)
-{
-	if (r != NULL)
-		publish_unref(&r->ref);
-}
-
 /* ---- state ---------------------------------------------------------- */
 
-/* FNV-1a of n bytes of p, continuing from h (start: IFR_HASH0). */
-static uint64_t
+uint64_t
 ifr_hash(uint64_t h, const char *p, size_t n)
 {
 	size_t i;
@@ -90,25 +55,6 @@ static uint64_t
 path_hash(const char *p)
 {
 	return path_hash_n(p, strlen(p));
-}
-
-/* r in place of the newest result, the caller's reference with it. */
-static void
-publish(struct interference *ifr, struct interference_result *r)
-{
-	publish_swap(&ifr->result, &r->ref);
-}
-
-/* An empty result: no cgroup analysed (yet). */
-static void
-publish_empty(struct interference *ifr)
-{
-	struct interference_result *r = result_new();
-
-	if (r == NULL)
-		return;		/* the previous result stays */
-	r->enabled = ifr->cfg.enabled;
-	publish(ifr, r);
 }
 
 static void
@@ -254,119 +200,6 @@ find_leaves(struct interference *ifr, const struct snapshot *s)
 
 /* ---- one sample ----------------------------------------------------- */
 
-static unsigned
-outliers_in_window(const struct interference *ifr, const struct cg *c)
-{
-	unsigned w = ifr->geo.victim_samples;
-	uint64_t m = w >= 64 ? ~0ULL : (1ULL << w) - 1;
-
-	return (unsigned)__builtin_popcountll(c->bits & m);
-}
-
-struct vpick {
-	size_t cg;
-	unsigned outliers;
-	double cpu;
-};
-
-static int
-cmp_vpick(const void *a, const void *b)
-{
-	const struct vpick *x = a, *y = b;
-
-	if (x->outliers != y->outliers)
-		return x->outliers < y->outliers ? 1 : -1;
-	return (x->cpu < y->cpu) - (x->cpu > y->cpu);
-}
-
-/* The victims of the sample, most outliers first, then the busiest:
- * into vp[], their number returned. */
-static size_t
-victims_ranked(const struct interference *ifr, struct vpick *vp)
-{
-	size_t i, nv = 0, last = (ifr->sample - 1) % INTERFERENCE_RING;
-
-	for (i = 0; i < ifr->nr; i++) {
-		const struct cg *c = &ifr->cgs[i];
-
-		if (c->analysed && c->leaf && c->victim)
-			vp[nv++] = (struct vpick){ i,
-			    outliers_in_window(ifr, c), c->cpu[last] };
-	}
-	qsort(vp, nv, sizeof(*vp), cmp_vpick);
-	return nv < INTERFERENCE_MAX_VICTIMS ? nv : INTERFERENCE_MAX_VICTIMS;
-}
-
-/* The judged cgroups into r, each's index in r into pos[]. */
-static void
-result_cgroups(const struct interference *ifr, const struct snapshot *s,
-    struct interference_result *r, size_t *pos)
-{
-	size_t i;
-
-	for (i = 0; i < ifr->nr; i++) {
-		const struct cg *c = &ifr->cgs[i];
-		struct interference_cgroup *o;
-
-		if (!c->analysed || !c->leaf)
-			continue;
-		pos[i] = r->nr_cgroups;
-		o = &r->cgroups[r->nr_cgroups++];
-		o->row = &s->rows[c->row];
-		o->victim = c->victim;
-		o->outliers = c->outliers;
-		o->victim_periods = c->periods;
-	}
-}
-
-/* The result of the sample just closed, with s for the labels. */
-static struct interference_result *
-build_result(struct interference *ifr, struct snapshot *s)
-{
-	struct interference_result *r = result_new();
-	struct vpick *vp = NULL;
-	struct pick best[INTERFERENCE_MAX_SUSPECTS];
-	size_t i, n = ifr->nr, nv, k, nb, *pos = NULL;
-
-	if (r == NULL)
-		return NULL;
-	r->enabled = 1;
-	r->containing = ifr->containing;
-	r->cgroups = calloc(n + 1, sizeof(*r->cgroups));
-	r->suspects = calloc(INTERFERENCE_MAX_VICTIMS * ifr->cfg.suspects + 1,
-	    sizeof(*r->suspects));
-	vp = calloc(n + 1, sizeof(*vp));
-	pos = calloc(n + 1, sizeof(*pos));
-	if (!r->cgroups || !r->suspects || !vp || !pos)
-		goto fail;
-	result_cgroups(ifr, s, r, pos);
-	nv = victims_ranked(ifr, vp);
-	if (nv > 0)
-		suspects_prepare(ifr, ifr->scratch);
-	for (i = 0; i < nv; i++) {
-		suspects_of(ifr, vp[i].cg, ifr->scratch, best, &nb);
-		for (k = 0; k < nb; k++) {
-			struct interference_suspect *o =
-			    &r->suspects[r->nr_suspects++];
-
-			o->victim = pos[vp[i].cg];
-			o->row = &s->rows[ifr->cgs[best[k].cg].row];
-			o->rank = (unsigned)k + 1;
-			o->correlation = best[k].r;
-		}
-	}
-	free(vp);
-	free(pos);
-	snapshot_ref(s);
-	r->snap = s;
-	return r;
-fail:
-	free(vp);
-	free(pos);
-	interference_result_unref(r);
-	return NULL;
-}
-
 /* Room for the sample's scratch: 5 doubles a cgroup and a ring's. */
 static int
 scratch_fit(struct interference *ifr)
@@ -382,6 +215,32 @@ scratch_fit(struct interference *ifr)
 	ifr->scratch = p;
 	ifr->scratch_cap = ifr->nr;
 	return 0;
+}
+
+/* The clean baselines detect.c proposed, each taken where a neighbour
+ * explains the cgroup's CPI over the ring (detect.c, suspects.c); an
+ * offer not taken from a baseline of a whole ring's samples or more
+ * makes detect.c look less often (a younger one's test had few). */
+static void
+take_clean(struct interference *ifr)
+{
+	size_t i;
+	int prepared = 0;
+
+	for (i = 0; i < ifr->nr; i++) {
+		struct cg *c = &ifr->cgs[i];
+
+		if (!c->proposed)
+			continue;
+		if (!prepared)
+			suspects_prepare(ifr, ifr->scratch);
+		prepared = 1;
+		if (suspects_explain(ifr, i, ifr->scratch))
+			detect_take_clean(c);
+		else if (c->bn >= INTERFERENCE_RING)
+			detect_clean_missed(c);
+		c->proposed = 0;
+	}
 }
 
 /*
@@ -421,7 +280,7 @@ close_sample(struct interference *ifr, struct snapshot *s)
 		c->bits = (c->bits << 1) | c->high;
 		c->outliers += c->high;
 		victim = c->analysed && c->leaf &&
-		    outliers_in_window(ifr, c) >= cfg->victim_outliers;
+		    result_outliers(ifr, c) >= cfg->victim_outliers;
 		c->fresh = victim && !c->victim;
 		c->periods += c->fresh;
 		if (!victim)
@@ -429,10 +288,11 @@ close_sample(struct interference *ifr, struct snapshot *s)
 		c->victim = (uint8_t)victim;
 	}
 	ifr->sample++;
+	take_clean(ifr);
 	ifr->pending_intervals = 0;
 	ifr->pending_s = 0;
-	if ((res = build_result(ifr, s)) != NULL)
-		publish(ifr, res);
+	if ((res = result_build(ifr, s)) != NULL)
+		result_publish(ifr, res);
 }
 
 /* ---- one snapshot --------------------------------------------------- */
@@ -476,7 +336,7 @@ apply_next(struct interference *ifr)
 		return;
 	}
 	state_reset(ifr);
-	publish_empty(ifr);
+	result_publish_empty(ifr);
 }
 
 void
@@ -519,6 +379,11 @@ interference_feed(struct interference *ifr, struct snapshot *s)
 			continue;
 		if ((c = cg_get(ifr, path_hash(r->cgroup))) == NULL)
 			return;		/* ENOMEM: try at the next */
+		if (c->gen == 0 && ifr->state_path != NULL) {
+			/* New: its baseline from the state file. */
+			c->workload = state_workload(r);
+			state_restore(ifr, c);
+		}
 		if (c->gen != gen) {
 			c->gen = gen;
 			c->row = (uint32_t)i;
@@ -547,8 +412,10 @@ interference_feed(struct interference *ifr, struct snapshot *s)
 		c->have_last = 1;
 	}
 	ifr->pending_intervals += dseq;
-	if (ifr->pending_intervals >= ifr->geo.per_sample)
+	if (ifr->pending_intervals >= ifr->geo.per_sample) {
 		close_sample(ifr, s);
+		state_tick(ifr, s->began_ns);
+	}
 }
 
 /* ---- the thread ----------------------------------------------------- */
@@ -565,6 +432,7 @@ run(void *arg)
 			pthread_cond_wait(&ifr->wake, &ifr->lock);
 		if (ifr->stop) {
 			pthread_mutex_unlock(&ifr->lock);
+			interference_state_save(ifr);
 			return NULL;
 		}
 		s = ifr->pending;
@@ -593,7 +461,7 @@ interference_new(const struct interference_config *cfg,
 	pthread_mutex_init(&ifr->lock, NULL);
 	publish_slot_init(&ifr->result, NULL);
 	pthread_cond_init(&ifr->wake, NULL);
-	publish_empty(ifr);
+	result_publish_empty(ifr);
 	*out = ifr;
 	return 0;
 }
@@ -687,6 +555,8 @@ interference_free(struct interference *ifr)
 	interference_config_fini(&ifr->next);
 	interference_config_fini(&ifr->cfg);
 	state_reset(ifr);
+	state_forget(ifr);
+	free(ifr->state_path);
 	free(ifr->scratch);
 	pthread_mutex_destroy(&ifr->lock);
 	pthread_cond_destroy(&ifr->wake);

@@ -11,7 +11,11 @@
  *                   who stepped up when its rise began, each tested for
  *                   significance against every candidate;
  *   reload.c        what a reload or a new interval keeps: the rings
- *                   resampled to a new sample length.
+ *                   resampled to a new sample length;
+ *   result.c        what a sample publishes: the judged cgroups, the
+ *                   victims ranked with their suspects;
+ *   state.c         what outlives the daemon: the baselines in the
+ *                   state file, matched to cgroups by path or workload.
  *
  * One thread owns all of it (interference.h); the split is by job, each
  * file a pure step over this state, so that each can be read and tested
@@ -25,8 +29,14 @@
 #include <stdint.h>
 
 #include "analysis/interference.h"
+#include "collectors/collector/snapshot.h"
 
 enum { CYC, INS, EN };
+
+/* Samples after which a baseline's weights stop shrinking (detect.c). */
+#define IFR_BASELINE (6 * INTERFERENCE_RING)
+
+struct saved;
 
 /* A suspect held through a victim's episode (suspects.c). */
 struct held {
@@ -37,6 +47,7 @@ struct held {
 
 struct cg {
 	uint64_t key;			/* hash of the path */
+	uint64_t workload;		/* of its labels (state.c); 0: none */
 	uint32_t gen;			/* the snapshot it was last seen in */
 	uint32_t row;			/* its first row there */
 	double cur[3];			/* that snapshot's sums */
@@ -55,6 +66,9 @@ struct cg {
 	uint32_t outliers, periods;
 	uint8_t have_last, victim, analysed, high, leaf, nheld;
 	uint8_t fresh;			/* became a victim this sample */
+	uint8_t proposed;		/* clean[] offered this sample */
+	uint8_t clean_misses;		/* offers unexplained in a row */
+	float clean[3];			/* the ring's clean mean, var, acov */
 	float cpu[INTERFERENCE_RING];	/* CPU-s/s per sample */
 	float x[INTERFERENCE_RING];	/* CPI / the node's; NaN: none */
 };
@@ -99,6 +113,15 @@ struct interference {
 	uint64_t last_began_ns;		/* the last snapshot's */
 	uint64_t sample;		/* samples closed */
 	size_t containing;		/* tracked cgroups with one below */
+
+	/* What outlives the daemon (state.c). */
+	char *state_path;		/* NULL: nothing kept */
+	void (*state_log)(int prio, const char *fmt, ...);
+	struct saved *saved;		/* the file's, by key; NULL: none */
+	size_t nr_saved, restored;
+	double saved_sample_s;
+	uint64_t state_saved_ns;	/* snapshot time of the last write */
+	int state_err;			/* its result: 0 or -errno */
 };
 
 /* A sample's CPU use and CPI are judged when at the floor or above. */
@@ -127,8 +150,25 @@ ifr_find(const struct interference *ifr, uint64_t key)
 
 #define IFR_HASH0 1469598103934665603ULL
 
+/* FNV-1a of n bytes of p, continuing from h (start: IFR_HASH0). */
+uint64_t ifr_hash(uint64_t h, const char *p, size_t n);
+
+/* result.c: the result of the sample just closed (s for its labels),
+ * NULL without memory; r or an empty one in place of the newest; c's
+ * samples in alarm within its victim window. */
+struct interference_result *result_build(struct interference *ifr,
+    struct snapshot *s);
+void result_publish(struct interference *ifr, struct interference_result *r);
+void result_publish_empty(struct interference *ifr);
+unsigned result_outliers(const struct interference *ifr, const struct cg *c);
+
 /* detect.c: the sample in slot of every cgroup, judged. */
 void detect_sample(struct interference *ifr, size_t slot, double *scratch);
+
+/* detect.c: c's baseline from the clean part of its ring (proposed), or
+ * the offer declined. */
+void detect_take_clean(struct cg *c);
+void detect_clean_missed(struct cg *c);
 
 /* suspects.c: ready the sample's sums (scratch holds 5 * nr + RING),
  * then victim v's suspects into best[], *n of them, strongest first. */
@@ -136,6 +176,18 @@ void suspects_prepare(struct interference *ifr, double *scratch);
 void suspects_of(struct interference *ifr, size_t v, const double *scratch,
     struct pick *best, size_t *n);
 void suspects_forget(struct cg *c);
+/* ... and whether some neighbour's use explains v's CPI over the ring (a
+ * suspect by the partial correlation's test), after suspects_prepare. */
+int suspects_explain(struct interference *ifr, size_t v,
+    const double *scratch);
+
+/* state.c: a row's workload key (0: no labels to tell it by); c's
+ * baseline from the file when it has one for c; the periodic write at
+ * snapshot time now_ns; the file's baselines dropped. */
+uint64_t state_workload(const struct snap_row *r);
+void state_restore(struct interference *ifr, struct cg *c);
+void state_tick(struct interference *ifr, uint64_t now_ns);
+void state_forget(struct interference *ifr);
 
 /* reload.c: the geometry at interval_s; the rings resampled when a
  * sample's length changed. */

@@ -542,6 +542,50 @@ own_step(const struct interference *ifr, const struct cg *v, size_t split)
 	return fabs(t) > 3;
 }
 
+/* Candidate j's partial correlation with victim v's CPI when it passes
+ * the test at critical zc; NaN when it does not. */
+static double
+correlated(const struct interference *ifr, size_t v, size_t j,
+    const struct prep *p, const struct vsums *s, double zc)
+{
+	const struct cg *u = &ifr->cgs[j];
+	struct csums c;
+	double r, z = 0, df;
+
+	if (!u->leaf || j == v)
+		return NAN;
+	candidate_sums(u, j, p, s, &c);
+	r = partial_r(s, &c, &z, &df);
+	return r > ifr->cfg.suspect_threshold && z > zc ? r : NAN;
+}
+
+/* The Bonferroni critical z of one test over every judged cgroup but
+ * one (find_leaves keeps the count of the others current), tries tests
+ * each. */
+static double
+family_z(const struct interference *ifr, double tries)
+{
+	size_t cands = ifr->nr - ifr->containing - 1;
+
+	return critical_z(ifr->cfg.suspect_significance,
+	    cands ? (double)cands : 1, tries);
+}
+
+int
+suspects_explain(struct interference *ifr, size_t v, const double *scratch)
+{
+	struct prep p = prep_of(ifr, (double *)scratch);
+	struct vsums s;
+	double zc = family_z(ifr, 1);
+	size_t j;
+
+	victim_sums(ifr, &ifr->cgs[v], &p, &s);
+	for (j = 0; j < ifr->nr && s.n >= INTERFERENCE_MIN_CORRELATED; j++)
+		if (isfinite(correlated(ifr, v, j, &p, &s, zc)))
+			return 1;
+	return 0;
+}
+
 void
 suspects_of(struct interference *ifr, size_t v, const double *scratch,
     struct pick *best, size_t *n)
@@ -550,32 +594,21 @@ suspects_of(struct interference *ifr, size_t v, const double *scratch,
 	struct cg *vc = &ifr->cgs[v];
 	struct vsums s;
 	size_t j, split = onset_split(ifr, vc);
-	/* Every judged cgroup but the victim (a victim is always judged):
-	 * find_leaves keeps the count of the others current. */
-	size_t cands = ifr->nr - ifr->containing - 1;
-	double zc, m;
+	double zc = family_z(ifr, 1);
 
 	*n = 0;
-	m = cands ? (double)cands : 1;
-	zc = critical_z(ifr->cfg.suspect_significance, m, 1);
 	victim_sums(ifr, vc, &p, &s);
 	if (split && own_step(ifr, vc, split))
 		split = 0;
 	for (j = 0; j < ifr->nr && s.n >= INTERFERENCE_MIN_CORRELATED; j++) {
-		const struct cg *u = &ifr->cgs[j];
-		struct csums c;
-		double r, z = 0, df;
+		double r = correlated(ifr, v, j, &p, &s, zc);
 
-		if (!u->leaf || j == v)
-			continue;
-		candidate_sums(u, j, &p, &s, &c);
-		r = partial_r(&s, &c, &z, &df);
-		if (r > ifr->cfg.suspect_threshold && z > zc)
+		if (isfinite(r))
 			rank_in(best, n, ifr->cfg.suspects, j, r);
 	}
 	held_merge(ifr, vc, v, &p, &s, best, n);
 	/* The onset, where nothing varied enough to correlate. */
-	zc = critical_z(ifr->cfg.suspect_significance, m, ONSET_SLACK + 1);
+	zc = family_z(ifr, ONSET_SLACK + 1);
 	for (j = 0; j < ifr->nr && split && *n == 0; j++) {
 		const struct cg *u = &ifr->cgs[j];
 		double r;

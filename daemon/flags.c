@@ -64,6 +64,8 @@ usage(FILE *f)
 "  --path.rootfs=DIR           the host's root, where container runtimes\n"
 "                              keep their state (default /; /host when\n"
 "                              the daemon runs in a container)\n"
+"  --analysis.state-file=FILE  keep the interference analysis's baselines\n"
+"                              there across restarts (default: none)\n"
 "  --check-config              validate the config, open every group once,\n"
 "                              print what would be counted, exit 0 or 1\n"
 "  --list-events               print the events this machine offers\n"
@@ -126,7 +128,7 @@ enum {
 	O_PROCFS, O_CHECK, O_VERSION, O_HELP, O_SOCKET, O_LIST_EVENTS,
 	O_RESOLVE_EVENT, O_WEBCFG, O_MAXREQ, O_MAXCONN, O_MAXPERIP,
 	O_HDRTIMEOUT, O_HDRBYTES, O_AUTHFAIL, O_MAXREQIP, O_WRTIMEOUT, O_NOSELF,
-	O_ROOTFS
+	O_ROOTFS, O_STATE
 };
 
 static const struct option longopts[] = {
@@ -152,6 +154,7 @@ static const struct option longopts[] = {
 	{ "path.sysfs", required_argument, NULL, O_SYSFS },
 	{ "path.procfs", required_argument, NULL, O_PROCFS },
 	{ "path.rootfs", required_argument, NULL, O_ROOTFS },
+	{ "analysis.state-file", required_argument, NULL, O_STATE },
 	{ "check-config", no_argument, NULL, O_CHECK },
 	{ "list-events", no_argument, NULL, O_LIST_EVENTS },
 	{ "resolve-event", required_argument, NULL, O_RESOLVE_EVENT },
@@ -175,6 +178,14 @@ flags_parse(int argc, char **argv, struct options *opt)
 		case O_SYSFS: opt->sysfs = optarg; break;
 		case O_PROCFS: opt->procfs = optarg; break;
 		case O_ROOTFS: opt->rootfs = optarg; break;
+		case O_STATE:
+			if (*optarg == '\0') {
+				fprintf(stderr, "pmu_exporter: "
+				    "--analysis.state-file: empty path\n");
+				return 1;
+			}
+			opt->state_file = optarg;
+			break;
 		case O_CHECK: opt->check_config = 1; break;
 		case O_SOCKET: opt->systemd_socket = 1; break;
 		case O_LIST_EVENTS: opt->list_events = 1; break;

@@ -14,6 +14,7 @@ struct options {
 	const char *sysfs;
 	const char *procfs;
 	const char *rootfs;
+	const char *state_file;		/* the analysis's; NULL: none */
 	int check_config;
 	int systemd_socket;
 	int list_events;

@@ -388,6 +388,8 @@ daemon_open(struct daemon *d)
 	 * own thread; the HTTP side renders its latest result. */
 	if (!d->opt.check_config) {
 		if ((r = interference_new(&d->icfg, &d->analysis)) < 0 ||
+		    (r = interference_state_file(d->analysis,
+		    d->opt.state_file, names_log)) < 0 ||
 		    (r = interference_start(d->analysis)) < 0) {
 			log_error("interference analysis: %s", strerror(-r));
 			return -1;

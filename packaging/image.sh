@@ -118,12 +118,15 @@ image() {
 		{ echo "image.sh: mmdebstrap --architectures=$arch failed" >&2; return 1; }
 	dpkg-deb -x "$deb" "$root"
 	strip_root "$root" || return 1
+	# The analysis's state (--analysis.state-file, in CMD): a volume or
+	# a host directory there keeps it across containers.
+	install -d -m 0700 "$root/var/lib/pmu_exporter"
 	tar -C "$root" --numeric-owner --sort=name -cf "$work/rootfs-$arch.tar" .
 	# The platform as registries name it: arm64 is variant v8.
 	[ "$arch" = arm64 ] && variant=v8
 	podman import --os linux --arch "$arch" ${variant:+--variant "$variant"} \
 		--change 'ENTRYPOINT ["/usr/bin/pmu_exporter"]' \
-		--change 'CMD ["--config.file=/etc/pmu_exporter/pmu_exporter.yaml"]' \
+		--change 'CMD ["--config.file=/etc/pmu_exporter/pmu_exporter.yaml", "--analysis.state-file=/var/lib/pmu_exporter/analysis.state"]' \
 		--change 'USER 0:0' \
 		--change 'EXPOSE 10101/tcp' \
 		--change "LABEL org.opencontainers.image.title=pmu-exporter" \

@@ -24,6 +24,7 @@ uniform(void)
 }
 
 static const char *const events[2] = { "cycles", "instructions" };
+static const char *const app_name[1] = { "app" };
 static const unsigned char counted[2] = { 1, 1 };
 
 /* One interval of n's cgroups as a snapshot (interval n->interval_s,
@@ -60,6 +61,11 @@ node_step(struct node *n)
 		v[1] = n->ins[i];
 		r->values = v;
 		r->enabled_s = r->running_s = n->en[i];
+		if (n->app[i] != NULL) {
+			r->nr_labels = 1;
+			r->label_names = (const char **)app_name;
+			r->label_values = &n->app[i];
+		}
 	}
 	return s;
 }

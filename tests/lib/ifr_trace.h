@@ -24,7 +24,8 @@ struct node {
 	uint64_t seq;
 	double interval_s;		/* 0: 1 s */
 	uint64_t began_ns;		/* the last snapshot's */
-	size_t nr_labels;		/* on every row: app=<i> */
+	const char *app[MAXCG];		/* a label app=<it> on the row;
+					   NULL: no label */
 };
 
 /* The generator's state: a test may seed it. */
