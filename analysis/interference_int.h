@@ -42,7 +42,8 @@ struct saved;
 struct held {
 	uint64_t key;			/* the suspect's path hash */
 	double r;			/* its strength when last named */
-	double use;			/* its CPU use when first named */
+	double use;			/* the most it used in the window
+					   it was first named from */
 };
 
 struct cg {

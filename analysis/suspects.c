@@ -27,9 +27,11 @@
  *   of the candidate's use with the step.
  *
  * A victim holds its suspects through its episode: one named stays named
- * until its use has stayed under half of what it was when named for a
- * whole victim window, or its partial correlation, computable, falls to
- * the threshold; so that a steady antagonist is still named after its
+ * until its use has stayed under half of the most it used in the window
+ * it was first named from for a whole victim window (not its newest
+ * sample's: one named from a window in which it stopped would be held
+ * against its idle use for ever), or its partial correlation,
+ * computable, falls to the threshold; so that a steady antagonist is still named after its
  * step has left the window (its use no longer varies: nothing
  * contradicts it), and one acting in bursts between them.
  *
@@ -432,14 +434,14 @@ recent_use(const struct interference *ifr, const struct cg *c)
 	return c->cpu[slot_at(ifr, RING - 1)];
 }
 
-/* The most c used in a sample of the last victim window. */
+/* The most c used in a sample of the last `last` positions. */
 static double
-window_use(const struct interference *ifr, const struct cg *c)
+most_use(const struct interference *ifr, const struct cg *c, size_t last)
 {
 	double m = 0;
 	size_t k;
 
-	for (k = RING - ifr->geo.victim_samples; k < RING; k++)
+	for (k = RING - last; k < RING; k++)
 		m = fmax(m, c->cpu[slot_at(ifr, k)]);
 	return m;
 }
@@ -487,7 +489,8 @@ held_merge(struct interference *ifr, const struct cg *v, size_t vi,
 		for (o = 0; o < *n && u; o++)
 			now |= best[o].cg == (size_t)(u - ifr->cgs);
 		if (u && !now && u->leaf && (size_t)(u - ifr->cgs) != vi &&
-		    window_use(ifr, u) >= 0.5 * v->held[i].use &&
+		    most_use(ifr, u, ifr->geo.victim_samples) >=
+		    0.5 * v->held[i].use &&
 		    !contradicted(ifr, u, &v->held[i], p, s))
 			rank_in(best, n, ifr->cfg.suspects,
 			    (size_t)(u - ifr->cgs), v->held[i].r);
@@ -512,7 +515,7 @@ held_store(struct interference *ifr, struct cg *v, const struct pick *best,
 
 		h[i].key = u->key;
 		h[i].r = best[i].r;
-		h[i].use = recent_use(ifr, u);
+		h[i].use = most_use(ifr, u, RING);
 		for (o = 0; o < v->nheld; o++)
 			if (v->held[o].key == u->key)
 				h[i].use = v->held[o].use;

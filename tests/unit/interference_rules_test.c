@@ -29,8 +29,9 @@
  *   candidates (a decoy named among 3, not among 3,000) and against
  *   autocorrelation, the onset (a neighbour that steps up and stays is
  *   named, and still after its step has left the window; not when the
- *   victim's own use stepped too), suspect_threshold and suspects with
- *   their ranking.
+ *   victim's own use stepped too), a held suspect that stopped let go
+ *   after a victim window, suspect_threshold and suspects with their
+ *   ranking.
  *
  * One file: one analysis's rules, a function each, in the order listed
  * above (detect.c's, then suspects.c's), all driven by one trace generator
@@ -944,6 +945,59 @@ test_onset(void)
 }
 
 /*
+ * A held suspect that stopped: /a and /n0 step up together at 100, each
+ * adding 15% to /v's CPI; /a stops at 200, /n0 goes on until 400, so /v
+ * stays a victim.  /a is named during its step and held after (its
+ * step down matches /v's, nothing contradicts it); once it has been
+ * quiet for a whole victim window (its use under half of what it was
+ * when first named) it goes, and when its step has left the window
+ * nothing names it again: at 280 /v is a victim and /a is not named.
+ * The use it is held against is the one it had when first named, never
+ * refreshed as it is named again, else a stopped suspect stays named
+ * for the rest of the episode.
+ */
+static void
+two_step(struct node *n, int t)
+{
+	int a = t >= 100 && t < 200, b = t >= 100 && t < 400;
+	size_t i;
+
+	n->cpu[0] = 1.0;
+	n->cpu[1] = a ? 1.5 : 0.05;
+	n->cpu[2] = b ? 1.5 : 0.05;
+	n->cpi[0] = noisy(1.0) * (1 + 0.15 * a + 0.15 * b);
+	n->cpi[1] = n->cpi[2] = noisy(2.0);
+	for (i = 3; i < n->nr; i++) {
+		n->cpu[i] = 0.3 + uniform();
+		n->cpi[i] = noisy(1.0);
+	}
+}
+
+static void
+test_held_stops(void)
+{
+	struct interference_config c = cfg_small();
+	struct interference *ifr = analysis(&c);
+	struct node *n = steady_node();
+	struct interference_result *r;
+	int t = 0, named_then;
+
+	ifr_rng = 5;
+	run_until(ifr, n, &t, 190, two_step, NULL);
+	r = interference_result(ifr);
+	named_then = named(r, "/a");
+	interference_result_unref(r);
+	run_until(ifr, n, &t, 280, two_step, NULL);
+	r = interference_result(ifr);
+	CHECK(named_then);
+	CHECK(analysed(r, "/v") && analysed(r, "/v")->victim);
+	CHECK(!named(r, "/a"));
+	interference_result_unref(r);
+	interference_free(ifr);
+	free(n);
+}
+
+/*
  * Ranking, suspects and suspect_threshold: four neighbours, each with use
  * of its own, and a victim /v whose CPI follows all four uses with
  * weights 0.8, 0.6, 0.45 and 0.3 (/n1 the strongest, /n4 the weakest,
@@ -1061,6 +1115,7 @@ main(void)
 	test_autocorrelation();
 	test_significance();
 	test_onset();
+	test_held_stops();
 	test_contradicted();
 	test_ranked();
 	return CHECK_DONE();
