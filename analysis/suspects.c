@@ -24,7 +24,8 @@
  *   since then against before, in its own long-run standard error.  Not
  *   tried when the victim's own use stepped too: its own load is then as
  *   good an explanation.  Its strength is the point-biserial correlation
- *   of the candidate's use with the step.
+ *   of the candidate's use with the step, and must exceed
+ *   suspect_threshold too.
  *
  * A victim holds its suspects through its episode: one named stays named
  * until its use has stayed under half of the most it used in the window
@@ -616,7 +617,9 @@ suspects_of(struct interference *ifr, size_t v, const double *scratch,
 		const struct cg *u = &ifr->cgs[j];
 		double r;
 
-		if (u->leaf && j != v && onset_t(ifr, u, split, &r) > zc)
+		/* Its strength shown, so above the threshold like any. */
+		if (u->leaf && j != v && onset_t(ifr, u, split, &r) > zc &&
+		    r > ifr->cfg.suspect_threshold)
 			rank_in(best, n, ifr->cfg.suspects, j, r);
 	}
 	held_store(ifr, vc, best, *n);

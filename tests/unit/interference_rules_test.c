@@ -945,6 +945,58 @@ test_onset(void)
 }
 
 /*
+ * The onset's strength against suspect_threshold, like a correlation's:
+ * the first result naming /a from its step (test_onset's node) names it
+ * with strength r; with the threshold at r exactly, the same result names
+ * nobody; just under r, /a.
+ */
+static int
+onset_first(double threshold, int *at, double *r)
+{
+	struct interference_config c = cfg_small();
+	struct interference *ifr;
+	struct node *n = steady_node();
+	struct interference_result *res;
+	const struct interference_suspect *s;
+	int t, found = 0;
+
+	c.suspect_threshold = threshold;
+	ifr = analysis(&c);
+	ifr_rng = 5;
+	own_too = 0;
+	for (t = 0; t <= *at; t++) {
+		steady_step(n, t);
+		feed(ifr, n);
+		res = interference_result(ifr);
+		s = suspect(res, "/v", 1);
+		if (s && strcmp(s->row->cgroup, "/a") == 0 && (*at == 1 << 30 ||
+		    t == *at)) {
+			found = 1;
+			*r = s->correlation;
+			*at = t;
+		}
+		interference_result_unref(res);
+	}
+	interference_free(ifr);
+	free(n);
+	return found;
+}
+
+static void
+test_onset_threshold(void)
+{
+	int at = 1 << 30;
+	double r = 0, r2;
+
+	CHECK(onset_first(0.35, &at, &r));
+	printf("onset: /a first named at %d with strength %.6f\n", at, r);
+	fflush(stdout);
+	CHECK(at < 1 << 30 && r > 0.35);
+	CHECK(!onset_first(r, &at, &r2));
+	CHECK(onset_first(r - 1e-9, &at, &r2));
+}
+
+/*
  * A held suspect that stopped: /a and /n0 step up together at 100, each
  * adding 15% to /v's CPI; /a stops at 200, /n0 goes on until 400, so /v
  * stays a victim.  /a is named during its step and held after (its
@@ -1115,6 +1167,7 @@ main(void)
 	test_autocorrelation();
 	test_significance();
 	test_onset();
+	test_onset_threshold();
 	test_held_stops();
 	test_contradicted();
 	test_ranked();
