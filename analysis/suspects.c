@@ -534,16 +534,21 @@ suspects_forget(struct cg *c)
 	c->nheld = 0;
 }
 
-/* Did v's own use step at split?  Then an onset says nothing. */
+/* Did v's own use step at split, or at any position before it that a
+ * candidate's step is tried at (onset_t)?  Then an onset says nothing. */
 static int
 own_step(const struct interference *ifr, const struct cg *v, size_t split)
 {
-	double step, r, t;
+	double step, r;
 	struct series q;
+	size_t k;
 
 	series_of(ifr, v, &q);
-	t = step_t(&q, split, &step, &r);
-	return fabs(t) > 3;
+	for (k = split >= 5 + ONSET_SLACK ? split - ONSET_SLACK : 5; k <= split;
+	    k++)
+		if (fabs(step_t(&q, k, &step, &r)) > 3)
+			return 1;
+	return 0;
 }
 
 /* Candidate j's partial correlation with victim v's CPI when it passes
