@@ -11,7 +11,7 @@
  * from a snapshot is removed at once, as the collector closes it.  The
  * ring holds floats, a sample's CPU use and CPI: 60 points of 8 bytes;
  * with the baseline and the counts the struct stays under the 1 kB a
- * cgroup may cost (bench/interference_scenarios measures it: 790 bytes
+ * cgroup may cost (bench/interference_scenarios measures it: 798 bytes
  * at 10,000 cgroups with the array's slack, grown by a quarter).
  *
  * Everything here runs on one thread at a time: the analysis thread
