@@ -32,16 +32,6 @@
 
 /* ---- state ---------------------------------------------------------- */
 
-uint64_t
-ifr_hash(uint64_t h, const char *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		h = (h ^ (unsigned char)p[i]) * 1099511628211ULL;
-	return h;
-}
-
 /* The key of a path's first n bytes (never 0: 0 marks no key). */
 static uint64_t
 path_hash_n(const char *p, size_t n)

@@ -151,8 +151,17 @@ ifr_find(const struct interference *ifr, uint64_t key)
 
 #define IFR_HASH0 1469598103934665603ULL
 
-/* FNV-1a of n bytes of p, continuing from h (start: IFR_HASH0). */
-uint64_t ifr_hash(uint64_t h, const char *p, size_t n);
+/* FNV-1a of n bytes of p, continuing from h (start: IFR_HASH0): the
+ * table's keys (interference.c) and the workloads' (state.c). */
+static inline uint64_t
+ifr_hash(uint64_t h, const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 1099511628211ULL;
+	return h;
+}
 
 /* result.c: the result of the sample just closed (s for its labels),
  * NULL without memory; r or an empty one in place of the newest; c's
