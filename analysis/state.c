@@ -163,10 +163,7 @@ interference_state_save(struct interference *ifr)
 	if ((p = calloc(1, len)) == NULL)
 		return -ENOMEM;
 	putd(p, ifr->sample_s);
-	p[8] = (unsigned char)n;
-	p[9] = (unsigned char)(n >> 8);
-	p[10] = (unsigned char)(n >> 16);
-	p[11] = (unsigned char)(n >> 24);
+	put64(p + 8, n);		/* the count, then a u32 of zero */
 	for (i = 0, n = 0; i < ifr->nr && HEAD + n * ENTRY < len; i++) {
 		const struct cg *c = &ifr->cgs[i];
 		unsigned char *e = p + HEAD + n * ENTRY;
@@ -180,8 +177,7 @@ interference_state_save(struct interference *ifr)
 		putd(e + 32, c->acov);
 		putd(e + 40, c->beta_xy);
 		putd(e + 48, c->beta_xx);
-		e[56] = (unsigned char)c->bn;
-		e[57] = (unsigned char)(c->bn >> 8);
+		put64(e + 56, c->bn);	/* the samples, then zero */
 		n++;
 	}
 	r = statefile_write(ifr->state_path, MAGIC, FORMAT, p, len);
@@ -226,8 +222,7 @@ entry_of(const unsigned char *e, struct saved *s)
 	s->acov = getd(e + 32);
 	s->bxy = getd(e + 40);
 	s->bxx = getd(e + 48);
-	s->bn = (uint32_t)e[56] | (uint32_t)e[57] << 8 |
-	    (uint32_t)e[58] << 16 | (uint32_t)e[59] << 24;
+	s->bn = (uint32_t)get64(e + 56);
 	s->used = 0;
 	if (s->key == 0)
 		return "key";
