@@ -9,12 +9,14 @@
  * tree, so never a cgroup and its ancestor) is scored by two tests, and
  * named when either passes at the family-wise significance
  * suspect_significance over all candidates (Bonferroni: each test at
- * significance / (2 * candidates)):
+ * significance / (2 * candidates), divided again among its tries):
  *
  * - Partial correlation of the victim's CPI (x, the node's common mode
  *   already out, detect.c) with the candidate's CPU use, with the
  *   victim's own use and the other cgroups' total use held out, over the
- *   window's samples in which the victim was judged.  Fisher's z with the
+ *   window's samples in which the victim was judged, the victim's CPI
+ *   paired with the node up to LAG_S earlier (lagged_sums; the strongest
+ *   lag that passes taken).  Fisher's z with the
  *   effective sample size for two autocorrelated series (Bartlett:
  *   n (1 - rx ry) / (1 + rx ry), lag-1 autocorrelations) less the two
  *   controls.  Its strength must also exceed suspect_threshold.
@@ -32,9 +34,10 @@
  * it was first named from for a whole victim window (not its newest
  * sample's: one named from a window in which it stopped would be held
  * against its idle use for ever), or its partial correlation,
- * computable, falls to the threshold; so that a steady antagonist is still named after its
- * step has left the window (its use no longer varies: nothing
- * contradicts it), and one acting in bursts between them.
+ * computable, falls to the threshold at every lag; so that a steady
+ * antagonist is still named after its step has left the window (its use
+ * no longer varies: nothing contradicts it), and one acting in bursts
+ * between them.
  *
  * Cost: per victim, one pass over each candidate's 60 samples with two
  * products (the sums that do not depend on the victim are made once per
@@ -53,6 +56,11 @@
 /* Positions before the victim's onset a neighbour's step is also tried
  * at (onset_t). */
 #define ONSET_SLACK 4
+/* The longest lag between a neighbour's use and the victim's CPI a
+ * correlation is tried at (a cache or a queue that fills and drains), s,
+ * and how many lags up to it, 0 included. */
+#define LAG_S 30.0
+#define LAGS 4
 
 /* The scratch a sample's sums live in: total[RING], then per cgroup. */
 struct prep {
@@ -128,30 +136,34 @@ struct csums {
 	double y, yy, yt, lag, pairsum, xy, ya;
 };
 
+/* The victim's sums with its CPI at each judged position k paired with
+ * the node at k - lag: its own use, the others' total and (in
+ * candidate_sums) the candidate's use there. */
 static void
 victim_sums(const struct interference *ifr, const struct cg *v,
-    const struct prep *p, struct vsums *s)
+    const struct prep *p, size_t lag, struct vsums *s)
 {
 	size_t k;
 	double px = 0;
 
 	memset(s, 0, sizeof(*s));
-	for (k = 0; k < RING; k++) {
-		size_t sl = slot_at(ifr, k);
-		double x = v->x[sl], a = v->cpu[sl], t = p->total[k];
+	for (k = lag; k < RING; k++) {
+		size_t q = k - lag, sl = slot_at(ifr, q);
+		double x = v->x[slot_at(ifr, k)], a = v->cpu[sl];
+		double t = p->total[q];
 
-		if (!ifr_counts(&ifr->cfg, a, x))
+		if (!ifr_counts(&ifr->cfg, v->cpu[slot_at(ifr, k)], x))
 			continue;
-		if (k > 0 && s->in[k - 1]) {
+		if (q > 0 && s->in[q - 1]) {
 			s->xlag += x * px;
 			s->xpairs += x + px;
 			s->pairs++;
 		}
-		s->in[k] = 1;
+		s->in[q] = 1;
 		s->slot[s->n] = sl;
 		s->xv[s->n] = (float)x;
 		s->av[s->n] = (float)a;
-		s->at[s->n++] = k;
+		s->at[s->n++] = q;
 		s->x += x;
 		s->xx += x * x;
 		s->a += a;
@@ -163,6 +175,38 @@ victim_sums(const struct interference *ifr, const struct cg *v,
 		s->at_ += a * t;
 		px = x;
 	}
+}
+
+/* The lags tried, in samples: 0 and up to LAG_S in thirds, each once. */
+static size_t
+lags_of(const struct interference *ifr, size_t *lag)
+{
+	size_t n = 0, k, l;
+
+	for (k = 0; k < LAGS; k++) {
+		l = (size_t)floor(k * LAG_S / (LAGS - 1) /
+		    fmax(ifr->sample_s, 1e-9) + 0.5);
+		if (l <= RING / 4 && (n == 0 || l != lag[n - 1]))
+			lag[n++] = l;
+	}
+	return n;
+}
+
+/* The victim's sums at each lag. */
+struct lagged {
+	struct vsums s[LAGS];
+	size_t n;
+};
+
+static void
+lagged_sums(const struct interference *ifr, const struct cg *v,
+    const struct prep *p, struct lagged *l)
+{
+	size_t lag[LAGS], i;
+
+	l->n = lags_of(ifr, lag);
+	for (i = 0; i < l->n; i++)
+		victim_sums(ifr, v, p, lag[i], &l->s[i]);
 }
 
 static void
@@ -221,14 +265,45 @@ lag1(double lag, double pairsum, size_t pairs, double mean, double var)
 }
 
 /*
+ * The floor of the degrees of freedom Fisher's z is taken with, for a
+ * test at one-sided level p over at least RW_MIN_N samples.  Bartlett's
+ * n_eff goes to nothing as both series' lag-1 autocorrelations near 1,
+ * and with it every correlation, 0.98 included; but the correlation of
+ * two independent series does not spread without end as they grow
+ * persistent: it tends to that of two independent random walks, whose
+ * tail was measured (bench/RESULTS.md, "The effective n's floor": 10^7
+ * pairs of walks of 30 and of 60 samples, the partial correlation with
+ * two controls).  Fisher's z matches that tail at p with n_eff - 5 of
+ * 2.76 at 10^-2, 3.08 at 10^-3, 3.35 at 10^-4, 3.54 at 10^-5 and 3.69
+ * at 10^-6 (30 samples; 60 need more): under those figures, and capped
+ * under the smallest p measured, the test stays at its level however
+ * persistent the series.
+ */
+#define RW_MIN_N 30
+
+static double
+rw_floor(double p)
+{
+	if (!(p < 0.01))
+		return 0;
+	return fmin(3.5, 2.7 + 0.28 * log10(0.01 / p));
+}
+
+/* What a correlation must pass: Fisher's z, and the floor of its
+ * degrees of freedom (rw_floor). */
+struct bar {
+	double z, floor_df;
+};
+
+/*
  * The partial correlation of x and y with a (the victim's use) and w =
  * t - y - a (the others' total) held out, from the sums; its Fisher z
- * with the effective sample size into *z, the degrees of freedom it had
- * into *df.  NaN when either residual does not vary.
+ * with the effective sample size (at least floor_df over RW_MIN_N
+ * samples) into *z, the degrees of freedom it had into *df.  NaN when either residual does not vary.
  */
 static double
-partial_r(const struct vsums *s, const struct csums *c, double *z,
-    double *df)
+partial_r(const struct vsums *s, const struct csums *c, double floor_df,
+    double *z, double *df)
 {
 	double n = (double)s->n;
 	double mx = s->x / n, ma = s->a / n, mt = s->t / n, my = c->y / n;
@@ -264,6 +339,8 @@ partial_r(const struct vsums *s, const struct csums *c, double *z,
 	ry = lag1(c->lag, c->pairsum, s->n == RING ? RING - 1 : s->pairs, my,
 	    cyy);
 	neff = n * (1 - rx * ry) / (1 + rx * ry) - 5;
+	if (n >= RW_MIN_N)
+		neff = fmax(neff, floor_df);
 	*df = neff;
 	*z = neff >= 1 ? atanh(fmin(r, 0.999999)) * sqrt(neff) : 0;
 	return r;
@@ -458,27 +535,35 @@ most_use(const struct interference *ifr, const struct cg *c, size_t last)
  */
 static int
 contradicted(struct interference *ifr, const struct cg *u,
-    const struct held *h, const struct prep *p, const struct vsums *s)
+    const struct held *h, const struct prep *p, const struct lagged *l)
 {
 	struct csums c;
 	double z, r, df, m;
+	size_t i;
 
-	if (s->n < INTERFERENCE_MIN_CORRELATED ||
-	    recent_use(ifr, u) < 0.5 * h->use)
+	if (recent_use(ifr, u) < 0.5 * h->use)
 		return 0;
-	candidate_sums(u, (size_t)(u - ifr->cgs), p, s, &c);
-	m = c.y / (double)s->n;
-	if (c.yy / (double)s->n - m * m < 0.01 * m * m)
-		return 0;
-	r = partial_r(s, &c, &z, &df);
-	return isfinite(r) && r <= ifr->cfg.suspect_threshold;
+	for (i = 0; i < l->n; i++) {
+		const struct vsums *s = &l->s[i];
+
+		if (s->n < INTERFERENCE_MIN_CORRELATED)
+			return 0;
+		candidate_sums(u, (size_t)(u - ifr->cgs), p, s, &c);
+		m = c.y / (double)s->n;
+		if (c.yy / (double)s->n - m * m < 0.01 * m * m)
+			return 0;
+		r = partial_r(s, &c, 0, &z, &df);
+		if (!isfinite(r) || r > ifr->cfg.suspect_threshold)
+			return 0;
+	}
+	return 1;
 }
 
 /* The held suspects of v still active, not contradicted and not found
  * now (what is found now is scored now) into best[]. */
 static void
 held_merge(struct interference *ifr, const struct cg *v, size_t vi,
-    const struct prep *p, const struct vsums *s, struct pick *best,
+    const struct prep *p, const struct lagged *l, struct pick *best,
     size_t *n)
 {
 	size_t i, o;
@@ -492,7 +577,7 @@ held_merge(struct interference *ifr, const struct cg *v, size_t vi,
 		if (u && !now && u->leaf && (size_t)(u - ifr->cgs) != vi &&
 		    most_use(ifr, u, ifr->geo.victim_samples) >=
 		    0.5 * v->held[i].use &&
-		    !contradicted(ifr, u, &v->held[i], p, s))
+		    !contradicted(ifr, u, &v->held[i], p, l))
 			rank_in(best, n, ifr->cfg.suspects,
 			    (size_t)(u - ifr->cgs), v->held[i].r);
 	}
@@ -551,46 +636,61 @@ own_step(const struct interference *ifr, const struct cg *v, size_t split)
 	return 0;
 }
 
-/* Candidate j's partial correlation with victim v's CPI when it passes
- * the test at critical zc; NaN when it does not. */
+/* Candidate j's strongest partial correlation with victim v's CPI over
+ * the lags, among those that pass the test at bar b; NaN when none
+ * does. */
 static double
 correlated(const struct interference *ifr, size_t v, size_t j,
-    const struct prep *p, const struct vsums *s, double zc)
+    const struct prep *p, const struct lagged *l, const struct bar *b)
 {
 	const struct cg *u = &ifr->cgs[j];
+	double r, z, df, best = NAN;
 	struct csums c;
-	double r, z = 0, df;
+	size_t i;
 
 	if (!u->leaf || j == v)
 		return NAN;
-	candidate_sums(u, j, p, s, &c);
-	r = partial_r(s, &c, &z, &df);
-	return r > ifr->cfg.suspect_threshold && z > zc ? r : NAN;
+	for (i = 0; i < l->n; i++) {
+		if (l->s[i].n < INTERFERENCE_MIN_CORRELATED)
+			continue;
+		candidate_sums(u, j, p, &l->s[i], &c);
+		z = 0;
+		r = partial_r(&l->s[i], &c, b->floor_df, &z, &df);
+		if (r > ifr->cfg.suspect_threshold && z > b->z &&
+		    !(r <= best))
+			best = r;
+	}
+	return best;
 }
 
-/* The Bonferroni critical z of one test over every judged cgroup but
- * one (find_leaves keeps the count of the others current), tries tests
- * each. */
-static double
-family_z(const struct interference *ifr, double tries)
+/* The Bonferroni level of one test over every judged cgroup but one
+ * (find_leaves keeps the count of the others current), tries tests
+ * each: the z it must pass, and the floor of its degrees of freedom. */
+static struct bar
+family_bar(const struct interference *ifr, double tries)
 {
 	size_t cands = ifr->nr - ifr->containing - 1;
+	double m = cands ? (double)cands : 1;
+	struct bar b;
 
-	return critical_z(ifr->cfg.suspect_significance,
-	    cands ? (double)cands : 1, tries);
+	b.z = critical_z(ifr->cfg.suspect_significance, m, tries);
+	b.floor_df = rw_floor(ifr->cfg.suspect_significance / (2 * m *
+	    tries));
+	return b;
 }
 
 int
 suspects_explain(struct interference *ifr, size_t v, const double *scratch)
 {
 	struct prep p = prep_of(ifr, (double *)scratch);
-	struct vsums s;
-	double zc = family_z(ifr, 1);
+	struct lagged l;
+	struct bar b;
 	size_t j;
 
-	victim_sums(ifr, &ifr->cgs[v], &p, &s);
-	for (j = 0; j < ifr->nr && s.n >= INTERFERENCE_MIN_CORRELATED; j++)
-		if (isfinite(correlated(ifr, v, j, &p, &s, zc)))
+	lagged_sums(ifr, &ifr->cgs[v], &p, &l);
+	b = family_bar(ifr, (double)l.n);
+	for (j = 0; j < ifr->nr; j++)
+		if (isfinite(correlated(ifr, v, j, &p, &l, &b)))
 			return 1;
 	return 0;
 }
@@ -601,29 +701,30 @@ suspects_of(struct interference *ifr, size_t v, const double *scratch,
 {
 	struct prep p = prep_of(ifr, (double *)scratch);
 	struct cg *vc = &ifr->cgs[v];
-	struct vsums s;
+	struct lagged l;
 	size_t j, split = onset_split(ifr, vc);
-	double zc = family_z(ifr, 1);
+	struct bar b;
 
 	*n = 0;
-	victim_sums(ifr, vc, &p, &s);
+	lagged_sums(ifr, vc, &p, &l);
+	b = family_bar(ifr, (double)l.n);
 	if (split && own_step(ifr, vc, split))
 		split = 0;
-	for (j = 0; j < ifr->nr && s.n >= INTERFERENCE_MIN_CORRELATED; j++) {
-		double r = correlated(ifr, v, j, &p, &s, zc);
+	for (j = 0; j < ifr->nr; j++) {
+		double r = correlated(ifr, v, j, &p, &l, &b);
 
 		if (isfinite(r))
 			rank_in(best, n, ifr->cfg.suspects, j, r);
 	}
-	held_merge(ifr, vc, v, &p, &s, best, n);
+	held_merge(ifr, vc, v, &p, &l, best, n);
 	/* The onset, where nothing varied enough to correlate. */
-	zc = family_z(ifr, ONSET_SLACK + 1);
+	b = family_bar(ifr, ONSET_SLACK + 1);
 	for (j = 0; j < ifr->nr && split && *n == 0; j++) {
 		const struct cg *u = &ifr->cgs[j];
 		double r;
 
 		/* Its strength shown, so above the threshold like any. */
-		if (u->leaf && j != v && onset_t(ifr, u, split, &r) > zc &&
+		if (u->leaf && j != v && onset_t(ifr, u, split, &r) > b.z &&
 		    r > ifr->cfg.suspect_threshold)
 			rank_in(best, n, ifr->cfg.suspects, j, r);
 	}

@@ -25,6 +25,7 @@
 #define WARMING (LONG_MIN / 2)	/* the scenario clock before it starts */
 #define MAX_RUNS 4		/* runs per seed (node-episode's delays) */
 #define MAX_CAUSES 2
+#define LAG_MAX_S 60		/* the longest lag a victim's CPI has */
 
 /* ---- scenario_node.c: the simulated node ---------------------------- */
 
@@ -34,6 +35,8 @@ struct sched {
 	double on_min, on_max, off_min, off_max;	/* seconds */
 	double lvl_min, lvl_max, lvl_off;		/* CPU when on, off */
 	long from[2], to[2];
+	double ramp_s;		/* > 0: when on, from lvl_off to the level
+				   linearly over this long after from[0] */
 };
 
 enum use { USE_AR, USE_STEADY, USE_SCHED, USE_FOLLOW, USE_POD };
@@ -57,6 +60,10 @@ struct cg {
 	long last_on;			/* an antagonist's last interval on */
 	size_t nr_causes, cause[MAX_CAUSES];
 	long onset;			/* truth: interfered since */
+	long lag;			/* s its CPI follows its causes
+					   late by (at most LAG_MAX_S) */
+	double uh[LAG_MAX_S + 1];	/* its use over the last seconds,
+					   at t % (LAG_MAX_S + 1) */
 	long born;			/* in the snapshots from this
 					   scenario time (LONG_MIN: always) */
 	int was, flagged, subject;
@@ -140,11 +147,12 @@ struct scenario {
 	void (*setup)(struct sim *, const struct scenario *, int run);
 	void (*special)(const struct score *, struct verdict *);
 	const struct sched *pair;	/* setup_pair's antagonist */
-	long node_from;			/* setup_node's episode, */
+	long node_from;			/* setup_node's episode (many:
+					   the pairs' starts apart), */
 	double node_lo, node_hi;	/* its rise per cgroup */
 };
 
-#define NR_SCENARIOS 17
+#define NR_SCENARIOS 20
 
 extern const struct scenario scenarios[NR_SCENARIOS];
 

@@ -18,17 +18,17 @@
 
 /* An antagonist whose use varies within the window. */
 static const struct sched ONOFF = { 20, 90, 20, 90, 1.0, 2.0, 0.05,
-	{ 0, 0 }, { LONG_MAX, 0 } };
+	{ 0, 0 }, { LONG_MAX, 0 }, 0 };
 
 /* Bursts of 3 s, every 8 to 23 s: shorter than a sample. */
 static const struct sched BURSTS_SHORT = { 3, 3, 5, 20, 1.0, 2.0, 0.05,
-	{ 0, 0 }, { LONG_MAX, 0 } };
+	{ 0, 0 }, { LONG_MAX, 0 }, 0 };
 /* On for 15 min, off for 20 to 40: longer than the window. */
 static const struct sched BURSTS_LONG = { 900, 900, 1200, 2400, 1.0, 2.0,
-	0.05, { 0, 0 }, { LONG_MAX, 0 } };
+	0.05, { 0, 0 }, { LONG_MAX, 0 }, 0 };
 /* On at 1.5 CPU from the start of the scenario to its end. */
 static const struct sched STEADY = { 1e9, 1e9, 1, 1, 1.5, 1.5, 0.05,
-	{ 0, 0 }, { LONG_MAX, 0 } };
+	{ 0, 0 }, { LONG_MAX, 0 }, 0 };
 
 /* A victim, an antagonist on schedule s, 20 busy neighbours. */
 static size_t
@@ -49,6 +49,35 @@ setup_pair(struct sim *m, const struct scenario *sc, int run)
 	size_t v = add_pair(m, sc->pair);
 
 	(void)run;
+	m->cgs[v].subject = 1;
+}
+
+/* The pair, the victim's CPI following its antagonist's use 30 s late
+ * (a cache or a queue that fills and drains: issue 49's lag). */
+static void
+setup_lag(struct sim *m, const struct scenario *sc, int run)
+{
+	size_t v = add_pair(m, &ONOFF);
+
+	(void)sc;
+	(void)run;
+	m->cgs[v].subject = 1;
+	m->cgs[v].lag = 30;
+}
+
+/* The pair, the antagonist's use rising from nothing to 1.5 CPU over
+ * 20 minutes and staying: no step to align on, and two series whose
+ * lag-1 autocorrelations are near 1 (issue 49's effective n). */
+static void
+setup_ramp(struct sim *m, const struct scenario *sc, int run)
+{
+	struct sched s = STEADY;
+	size_t v;
+
+	(void)sc;
+	(void)run;
+	s.ramp_s = 1200;
+	v = add_pair(m, &s);
 	m->cgs[v].subject = 1;
 }
 
@@ -252,7 +281,7 @@ static void
 setup_two_phase(struct sim *m, const struct scenario *sc, int run)
 {
 	static const struct sched gc = { 30, 60, 90, 240, 0, 0, 0,
-		{ WARMING - 1, 0 }, { LONG_MAX, 0 } };
+		{ WARMING - 1, 0 }, { LONG_MAX, 0 }, 0 };
 	size_t v = add_victim(m, "/two-phase");
 
 	(void)sc;
@@ -286,21 +315,20 @@ setup_noise(struct sim *m, const struct scenario *sc, int run)
 	add_busies(m, 20);
 }
 
-/* 50 victim/antagonist pairs among m->many cgroups. */
+/* 50 victim/antagonist pairs among m->many cgroups, the pairs starting
+ * sc->node_from seconds apart (many: a minute; many-together: a second,
+ * all 50 within the same minute, issue 49). */
 static void
 setup_many(struct sim *m, const struct scenario *sc, int run)
 {
 	char p[32];
 	size_t i, v;
 
-	(void)sc;
 	(void)run;
-	/* The pairs start a minute apart: antagonists that all step up in
-	 * one second would each explain every victim's onset equally. */
 	for (i = 0; i < 50; i++) {
 		struct sched s = ONOFF;
 
-		s.from[0] = (long)i * 60;
+		s.from[0] = (long)i * sc->node_from;
 		snprintf(p, sizeof(p), "/victim-%02zu", i);
 		v = add_victim(m, p);
 		snprintf(p, sizeof(p), "/antagonist-%02zu", i);
@@ -342,6 +370,23 @@ sp_two(const struct score *s, struct verdict *v)
 	    both, s->both_cases);
 	snprintf(v->target, sizeof(v->target), "rank 1 >= 95%%, decoys <= 5%%");
 	v->met = rank_met(s);
+}
+
+/* The lag and the ramp: named like any antagonist, flagged victims with
+ * their antagonist among their suspects (issue 49: >= 90%, decoys <=
+ * 2%). */
+static void
+sp_lag(const struct score *s, struct verdict *v)
+{
+	double with = pct(s->with_suspects, s->caused);
+
+	snprintf(v->special, sizeof(v->special), "victim results with a "
+	    "suspect: %.1f%%", with);
+	snprintf(v->keys, sizeof(v->keys), "with_suspects_pct=%.2f", with);
+	snprintf(v->target, sizeof(v->target), "with a suspect >= 90%%, rank "
+	    "1 >= 95%%, decoys <= 2%%");
+	v->met = with >= 90 && pct(s->rank1, s->caused) >= 95 &&
+	    pct(s->decoy, s->caused) <= 2;
 }
 
 /* Bursts longer than the window: the issue sets no target. */
@@ -546,7 +591,8 @@ const struct scenario scenarios[NR_SCENARIOS] = {
 	{ .name = "noise-only", .warmup_s = 0, .length_s = 10800,
 	    .runs = 1, .setup = setup_noise, .special = sp_noise },
 	{ .name = "many", .warmup_s = -2, .length_s = 1800,
-	    .runs = 1, .setup = setup_many, .special = sp_many },
+	    .runs = 1, .setup = setup_many, .special = sp_many,
+	    .node_from = 60 },
 	{ .name = "start-bursty", .warmup_s = 0, .length_s = 14400,
 	    .runs = 1, .setup = setup_start_bursty, .special = sp_restart,
 	    .pair = &ONOFF },
@@ -554,6 +600,13 @@ const struct scenario scenarios[NR_SCENARIOS] = {
 	    .runs = 1, .setup = setup_second, .special = sp_restart },
 	{ .name = "victim-beside", .warmup_s = -1, .length_s = 7200,
 	    .runs = 1, .setup = setup_beside, .special = sp_restart },
+	{ .name = "lag-30s", .warmup_s = -1, .length_s = 3600,
+	    .runs = 1, .setup = setup_lag, .special = sp_lag },
+	{ .name = "ramp", .warmup_s = -1, .length_s = 3600,
+	    .runs = 1, .setup = setup_ramp, .special = sp_lag },
+	{ .name = "many-together", .warmup_s = -2, .length_s = 1800,
+	    .runs = 1, .setup = setup_many, .special = sp_many,
+	    .node_from = 1 },
 };
 
 _Static_assert(sizeof(scenarios) / sizeof(scenarios[0]) == NR_SCENARIOS,

@@ -160,6 +160,19 @@ sched_step(struct sim *m, struct cg *c)
 		c->level = between(m, s->lvl_min, s->lvl_max);
 }
 
+/* The level of c's on period, along its schedule's ramp. */
+static double
+ramped(const struct sim *m, const struct cg *c)
+{
+	const struct sched *s = &c->sched;
+	double f;
+
+	if (!(s->ramp_s > 0))
+		return c->level;
+	f = fmin(1, fmax(0, (double)(m->tau - s->from[0]) / s->ramp_s));
+	return s->lvl_off + (c->level - s->lvl_off) * f;
+}
+
 static void
 use_step(struct sim *m, struct cg *c)
 {
@@ -173,7 +186,7 @@ use_step(struct sim *m, struct cg *c)
 		break;
 	case USE_SCHED:
 		sched_step(m, c);
-		c->u = c->on ? c->level * (1 + 0.05 * gauss(m)) :
+		c->u = c->on ? ramped(m, c) * (1 + 0.05 * gauss(m)) :
 		    fmax(0, c->sched.lvl_off * (1 + 0.2 * gauss(m)));
 		if (c->on)
 			c->last_on = m->t;
@@ -205,6 +218,15 @@ own_factor(struct sim *m, struct cg *c)
 	return 1;
 }
 
+/* What c used `ago` seconds before now (0 before it had a history). */
+static double
+used_ago(const struct sim *m, const struct cg *c, long ago)
+{
+	long n = LAG_MAX_S + 1;
+
+	return c->uh[(size_t)(((m->t - ago) % n + n) % n)];
+}
+
 static void
 cpi_step(struct sim *m, struct cg *c)
 {
@@ -214,7 +236,7 @@ cpi_step(struct sim *m, struct cg *c)
 	if (c->use == USE_POD)
 		return;
 	for (j = 0; j < c->nr_causes; j++)
-		f += SENSITIVITY * m->cgs[c->cause[j]].u;
+		f += SENSITIVITY * used_ago(m, &m->cgs[c->cause[j]], c->lag);
 	if (m->node_from < m->tau && m->tau <= m->node_to)
 		f *= 1 + c->node_amp;
 	c->noise = ar_step(m, c->noise, m->ar_sd);
@@ -222,7 +244,8 @@ cpi_step(struct sim *m, struct cg *c)
 	    fmax(0.05, 1 + m->white * gauss(m)) * exp(c->noise);
 }
 
-/* The causes of c that were on in the victim window before t. */
+/* The causes of c that were on in the victim window before t (their
+ * effect, c->lag later). */
 unsigned
 causes_now(const struct sim *m, const struct cg *c)
 {
@@ -232,7 +255,7 @@ causes_now(const struct sim *m, const struct cg *c)
 	for (j = 0; j < c->nr_causes; j++) {
 		long on = m->cgs[c->cause[j]].last_on;
 
-		if (on > 0 && on > m->t - VICTIM_WINDOW_S)
+		if (on > 0 && on + c->lag > m->t - VICTIM_WINDOW_S)
 			mask |= 1u << j;
 	}
 	return mask;
@@ -243,8 +266,10 @@ sim_step(struct sim *m)
 {
 	size_t i;
 
-	for (i = 0; i < m->nr; i++)
+	for (i = 0; i < m->nr; i++) {
 		use_step(m, &m->cgs[i]);
+		m->cgs[i].uh[(size_t)(m->t % (LAG_MAX_S + 1))] = m->cgs[i].u;
+	}
 	for (i = 0; i < m->nr; i++) {
 		struct cg *c = &m->cgs[i];
 
