@@ -25,6 +25,8 @@
 #define WARMING (LONG_MIN / 2)	/* the scenario clock before it starts */
 #define MAX_RUNS 4		/* runs per seed (node-episode's delays) */
 #define MAX_CAUSES 2
+#define BUCKET_S 600		/* false victims counted per 10 minutes */
+#define BUCKETS 24
 #define LAG_MAX_S 60		/* the longest lag a victim's CPI has */
 
 /* ---- scenario_node.c: the simulated node ---------------------------- */
@@ -124,6 +126,9 @@ struct score {
 	double rs_first_min, rs_worst_min;
 	double cpu_s, sim_s, last_rank1_s, bytes_per_cg;
 	size_t tracked;
+	/* False victims and analysed cgroup-samples per 10 minutes of the
+	 * scenario (the last bucket takes what is beyond). */
+	size_t bucket_false[BUCKETS], bucket_an[BUCKETS];
 	/* Per seed: rank 1 right and false victims, lowest and highest. */
 	double lo[2], hi[2];
 };
@@ -155,6 +160,11 @@ struct scenario {
 #define NR_SCENARIOS 20
 
 extern const struct scenario scenarios[NR_SCENARIOS];
+
+/* The worst 10-minute bucket's false victims, as a percentage of its
+ * analysed cgroup-samples (buckets of fewer than 100 left out); its
+ * start in minutes into *at. */
+double worst_bucket(const struct score *s, double *at);
 
 /* a as a percentage of b; NaN when b is 0. */
 static inline double

@@ -432,15 +432,19 @@ sp_node_false(const struct score *s, struct verdict *v)
 {
 	double per = s->runs ? (double)s->falsev / s->runs : NAN;
 	double in = s->runs ? (double)s->false_samples / s->runs : NAN;
-	double p = pct(s->falsev, s->analysed);
+	double p = pct(s->falsev, s->analysed), at;
+	double worst = worst_bucket(s, &at);
 
 	snprintf(v->special, sizeof(v->special), "false victims in %zu "
-	    "samples: %.1f cgroup-samples in %.1f samples (means per seed)",
-	    s->runs ? s->samples / s->runs : 0, per, in);
+	    "samples: %.1f cgroup-samples in %.1f samples (means per seed); "
+	    "the worst 10 minutes %.2f%%, from minute %.0f",
+	    s->runs ? s->samples / s->runs : 0, per, in, worst, at);
 	snprintf(v->keys, sizeof(v->keys), "false_per_seed=%.1f "
-	    "false_samples_per_seed=%.1f", per, in);
-	snprintf(v->target, sizeof(v->target), "false victims <= 0.5%%");
-	v->met = p <= 0.5;
+	    "false_samples_per_seed=%.1f worst_10min_pct=%.3f worst_at_min=%.0f",
+	    per, in, worst, at);
+	snprintf(v->target, sizeof(v->target), "false victims <= 0.5%%, in "
+	    "every 10 minutes");
+	v->met = p <= 0.5 && worst <= 0.5;
 }
 
 static void

@@ -140,13 +140,32 @@ judge(struct sim *m, const struct interference_result *r, size_t i,
 	}
 }
 
+double
+worst_bucket(const struct score *s, double *at)
+{
+	double worst = 0;
+	size_t b;
+
+	*at = 0;
+	for (b = 0; b < BUCKETS; b++)
+		if (s->bucket_an[b] >= 100 &&
+		    pct(s->bucket_false[b], s->bucket_an[b]) > worst) {
+			worst = pct(s->bucket_false[b], s->bucket_an[b]);
+			*at = (double)(b * BUCKET_S) / 60;
+		}
+	return worst;
+}
+
 /* Per analysed cgroup of r: flags, false victims, victim results. */
 static void
 score_cgroups(struct sim *m, const struct interference_result *r,
     struct score *s)
 {
 	int first = m->tau <= FIRST_HOUR_S;
-	size_t i;
+	size_t i, bucket = m->tau < 0 ? 0 : (size_t)(m->tau / BUCKET_S);
+
+	if (bucket >= BUCKETS)
+		bucket = BUCKETS - 1;
 
 	for (i = 0; i < r->nr_cgroups; i++) {
 		size_t k = cg_of(m, r, r->cgroups[i].row);
@@ -161,6 +180,7 @@ score_cgroups(struct sim *m, const struct interference_result *r,
 		}
 		s->analysed++;
 		s->analysed_1h += first;
+		s->bucket_an[bucket]++;
 		s->subj_analysed += c->subject;
 		s->subj_flags += c->subject && flag;
 		if (!flag)
@@ -168,6 +188,7 @@ score_cgroups(struct sim *m, const struct interference_result *r,
 		s->victims++;
 		s->falsev += !causes;
 		s->false_1h += !causes && first;
+		s->bucket_false[bucket] += !causes;
 		judge(m, r, i, k, causes, s);
 	}
 }
