@@ -274,9 +274,9 @@ lag1(double lag, double pairsum, size_t pairs, double mean, double var)
  * tail was measured (bench/RESULTS.md, "The effective n's floor": 10^7
  * pairs of walks of 30 and of 60 samples, the partial correlation with
  * two controls).  Fisher's z matches that tail at p with n_eff - 5 of
- * 2.76 at 10^-2, 3.08 at 10^-3, 3.35 at 10^-4, 3.54 at 10^-5 and 3.69
+ * 2.75 at 10^-2, 3.07 at 10^-3, 3.37 at 10^-4, 3.62 at 10^-5 and 3.91
  * at 10^-6 (30 samples; 60 need more): under those figures, and capped
- * under the smallest p measured, the test stays at its level however
+ * under them below 10^-5, the test stays at its level however
  * persistent the series.
  */
 #define RW_MIN_N 30
