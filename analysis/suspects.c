@@ -66,7 +66,6 @@
 struct prep {
 	double *total;			/* judged cgroups' use per position */
 	double *sy, *syy, *syt, *slag;	/* each cgroup's, over all positions */
-	double *ends;			/* its first and last use, added */
 };
 
 static struct prep
@@ -79,7 +78,6 @@ prep_of(const struct interference *ifr, double *scratch)
 	p.syy = p.sy + ifr->nr;
 	p.syt = p.syy + ifr->nr;
 	p.slag = p.syt + ifr->nr;
-	p.ends = p.slag + ifr->nr;
 	return p;
 }
 
@@ -117,13 +115,14 @@ suspects_prepare(struct interference *ifr, double *scratch)
 		p.syy[i] = syy;
 		p.syt[i] = syt;
 		p.slag[i] = slag;
-		p.ends[i] = c->cpu[slot_at(ifr, 0)] + y;
 	}
 }
 
 /* The victim's side of the partial correlation, over its positions. */
 struct vsums {
 	size_t at[RING], n, pairs;
+	size_t lag;			/* the node's positions this far back */
+	uint64_t base;			/* the ring's slot of position 0 */
 	size_t slot[RING];		/* the ring slot of each of at[] */
 	float xv[RING], av[RING];	/* the victim's x and use there */
 	unsigned char in[RING];		/* position judged */
@@ -147,6 +146,8 @@ victim_sums(const struct interference *ifr, const struct cg *v,
 	double px = 0;
 
 	memset(s, 0, sizeof(*s));
+	s->lag = lag;
+	s->base = ifr->sample;
 	for (k = lag; k < RING; k++) {
 		size_t q = k - lag, sl = slot_at(ifr, q);
 		double x = v->x[slot_at(ifr, k)], a = v->cpu[sl];
@@ -213,7 +214,7 @@ static void
 candidate_sums(const struct cg *u, size_t j, const struct prep *p,
     const struct vsums *s, struct csums *c)
 {
-	size_t i;
+	size_t i, k, end = RING - s->lag;
 	double py = 0;
 
 	memset(c, 0, sizeof(*c));
@@ -223,18 +224,29 @@ candidate_sums(const struct cg *u, size_t j, const struct prep *p,
 		c->xy += s->xv[i] * y;
 		c->ya += s->av[i] * y;
 	}
-	if (s->n == RING) {
+	if (s->n == end) {
+		/* Every position before end: the whole ring's sums less its
+		 * last lag positions. */
 		c->y = p->sy[j];
 		c->yy = p->syy[j];
 		c->yt = p->syt[j];
 		c->lag = p->slag[j];
-		c->pairsum = 2 * p->sy[j] - p->ends[j];
+		for (k = end; k < RING; k++) {
+			double y = u->cpu[(s->base + k) % RING];
+
+			c->y -= y;
+			c->yy -= y * y;
+			c->yt -= y * p->total[k];
+			c->lag -= y * u->cpu[(s->base + k - 1) % RING];
+		}
+		c->pairsum = 2 * c->y - u->cpu[s->slot[0]] -
+		    u->cpu[s->slot[end - 1]];
 		return;
 	}
 	for (i = 0; i < s->n; i++) {
-		size_t k = s->at[i];
 		double y = u->cpu[s->slot[i]];
 
+		k = s->at[i];
 		c->y += y;
 		c->yy += y * y;
 		c->yt += y * p->total[k];
