@@ -14,9 +14,11 @@
  * - Partial correlation of the victim's CPI (x, the node's common mode
  *   already out, detect.c) with the candidate's CPU use, with the
  *   victim's own use and the other cgroups' total use held out, over the
- *   window's samples in which the victim was judged, the victim's CPI
- *   paired with the node up to LAG_S earlier (lagged_sums; the strongest
- *   lag that passes taken).  Fisher's z with the
+ *   window's samples in which the victim was judged; where no candidate
+ *   passes, the victim's CPI paired with the node up to LAG_S earlier
+ *   (lagged_sums; half the test's significance to lag 0, the other half
+ *   shared by the other lags: lag_bars; the strongest lag that passes
+ *   taken).  Fisher's z with the
  *   effective sample size for two autocorrelated series (Bartlett:
  *   n (1 - rx ry) / (1 + rx ry), lag-1 autocorrelations) less the two
  *   controls.  Its strength must also exceed suspect_threshold.
@@ -649,11 +651,12 @@ own_step(const struct interference *ifr, const struct cg *v, size_t split)
 }
 
 /* Candidate j's strongest partial correlation with victim v's CPI over
- * the lags, among those that pass the test at bar b; NaN when none
- * does. */
+ * the lags [from, to), among those that pass the test at bar b; NaN
+ * when none does. */
 static double
 correlated(const struct interference *ifr, size_t v, size_t j,
-    const struct prep *p, const struct lagged *l, const struct bar *b)
+    const struct prep *p, const struct lagged *l, size_t from, size_t to,
+    const struct bar *b)
 {
 	const struct cg *u = &ifr->cgs[j];
 	double r, z, df, best = NAN;
@@ -662,7 +665,7 @@ correlated(const struct interference *ifr, size_t v, size_t j,
 
 	if (!u->leaf || j == v)
 		return NAN;
-	for (i = 0; i < l->n; i++) {
+	for (i = from; i < to; i++) {
 		if (l->s[i].n < INTERFERENCE_MIN_CORRELATED)
 			continue;
 		candidate_sums(u, j, p, &l->s[i], &c);
@@ -691,19 +694,32 @@ family_bar(const struct interference *ifr, double tries)
 	return b;
 }
 
+/* The bars of the correlation's two passes: lag 0 with half its
+ * significance, the other nl - 1 lags sharing the other half (all of it
+ * to lag 0 when it is the only one). */
+static void
+lag_bars(const struct interference *ifr, size_t nl, struct bar *b)
+{
+	b[0] = family_bar(ifr, nl > 1 ? 2 : 1);
+	if (nl > 1)
+		b[1] = family_bar(ifr, 2 * (double)(nl - 1));
+}
+
 int
 suspects_explain(struct interference *ifr, size_t v, const double *scratch)
 {
 	struct prep p = prep_of(ifr, (double *)scratch);
 	struct lagged l;
-	struct bar b;
-	size_t j;
+	struct bar b[2];
+	size_t j, k;
 
 	lagged_sums(ifr, &ifr->cgs[v], &p, &l);
-	b = family_bar(ifr, (double)l.n);
-	for (j = 0; j < ifr->nr; j++)
-		if (isfinite(correlated(ifr, v, j, &p, &l, &b)))
-			return 1;
+	lag_bars(ifr, l.n, b);
+	for (k = 0; k < 2 && k < l.n; k++)
+		for (j = 0; j < ifr->nr; j++)
+			if (isfinite(correlated(ifr, v, j, &p, &l, k,
+			    k ? l.n : 1, &b[k])))
+				return 1;
 	return 0;
 }
 
@@ -714,29 +730,32 @@ suspects_of(struct interference *ifr, size_t v, const double *scratch,
 	struct prep p = prep_of(ifr, (double *)scratch);
 	struct cg *vc = &ifr->cgs[v];
 	struct lagged l;
-	size_t j, split = onset_split(ifr, vc);
-	struct bar b;
+	size_t j, k, split = onset_split(ifr, vc);
+	struct bar b[2];
 
 	*n = 0;
 	lagged_sums(ifr, vc, &p, &l);
-	b = family_bar(ifr, (double)l.n);
+	lag_bars(ifr, l.n, b);
 	if (split && own_step(ifr, vc, split))
 		split = 0;
-	for (j = 0; j < ifr->nr; j++) {
-		double r = correlated(ifr, v, j, &p, &l, &b);
+	/* Lag 0, and only where it names nobody the other lags. */
+	for (k = 0; k < 2 && k < l.n && *n == 0; k++)
+		for (j = 0; j < ifr->nr; j++) {
+			double r = correlated(ifr, v, j, &p, &l, k,
+			    k ? l.n : 1, &b[k]);
 
-		if (isfinite(r))
-			rank_in(best, n, ifr->cfg.suspects, j, r);
-	}
+			if (isfinite(r))
+				rank_in(best, n, ifr->cfg.suspects, j, r);
+		}
 	held_merge(ifr, vc, v, &p, &l, best, n);
 	/* The onset, where nothing varied enough to correlate. */
-	b = family_bar(ifr, ONSET_SLACK + 1);
+	b[0] = family_bar(ifr, ONSET_SLACK + 1);
 	for (j = 0; j < ifr->nr && split && *n == 0; j++) {
 		const struct cg *u = &ifr->cgs[j];
 		double r;
 
 		/* Its strength shown, so above the threshold like any. */
-		if (u->leaf && j != v && onset_t(ifr, u, split, &r) > b.z &&
+		if (u->leaf && j != v && onset_t(ifr, u, split, &r) > b[0].z &&
 		    r > ifr->cfg.suspect_threshold)
 			rank_in(best, n, ifr->cfg.suspects, j, r);
 	}
