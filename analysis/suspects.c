@@ -710,16 +710,17 @@ suspects_explain(struct interference *ifr, size_t v, const double *scratch)
 {
 	struct prep p = prep_of(ifr, (double *)scratch);
 	struct lagged l;
-	struct bar b[2];
-	size_t j, k;
+	struct bar b = family_bar(ifr, 1);
+	size_t j;
 
-	lagged_sums(ifr, &ifr->cgs[v], &p, &l);
-	lag_bars(ifr, l.n, b);
-	for (k = 0; k < 2 && k < l.n; k++)
-		for (j = 0; j < ifr->nr; j++)
-			if (isfinite(correlated(ifr, v, j, &p, &l, k,
-			    k ? l.n : 1, &b[k])))
-				return 1;
+	/* Lag 0 alone: most offers are a busy cgroup's own swings, which
+	 * nobody explains, and at 10,000 cgroups the other lags tried for
+	 * each tripled the analysis's CPU (bench/RESULTS.md, "Lags"). */
+	victim_sums(ifr, &ifr->cgs[v], &p, 0, &l.s[0]);
+	l.n = 1;
+	for (j = 0; j < ifr->nr; j++)
+		if (isfinite(correlated(ifr, v, j, &p, &l, 0, 1, &b)))
+			return 1;
 	return 0;
 }
 
