@@ -313,11 +313,12 @@ struct bar {
  * The partial correlation of x and y with a (the victim's use) and w =
  * t - y - a (the others' total) held out, from the sums; its Fisher z
  * with the effective sample size (at least floor_df over RW_MIN_N
- * samples) into *z, the degrees of freedom it had into *df.  NaN when either residual does not vary.
+ * samples) into *z (0 when r is not above r_min: not asked), the degrees
+ * of freedom it had into *df.  NaN when either residual does not vary.
  */
 static double
 partial_r(const struct vsums *s, const struct csums *c, double floor_df,
-    double *z, double *df)
+    double r_min, double *z, double *df)
 {
 	double n = (double)s->n;
 	double mx = s->x / n, ma = s->a / n, mt = s->t / n, my = c->y / n;
@@ -356,7 +357,8 @@ partial_r(const struct vsums *s, const struct csums *c, double floor_df,
 	if (n >= RW_MIN_N)
 		neff = fmax(neff, floor_df);
 	*df = neff;
-	*z = neff >= 1 ? atanh(fmin(r, 0.999999)) * sqrt(neff) : 0;
+	*z = neff >= 1 && r > r_min ? atanh(fmin(r, 0.999999)) * sqrt(neff) :
+	    0;
 	return r;
 }
 
@@ -566,7 +568,7 @@ contradicted(struct interference *ifr, const struct cg *u,
 		m = c.y / (double)s->n;
 		if (c.yy / (double)s->n - m * m < 0.01 * m * m)
 			return 0;
-		r = partial_r(s, &c, 0, &z, &df);
+		r = partial_r(s, &c, 0, INFINITY, &z, &df);
 		if (!isfinite(r) || r > ifr->cfg.suspect_threshold)
 			return 0;
 	}
@@ -670,7 +672,8 @@ correlated(const struct interference *ifr, size_t v, size_t j,
 			continue;
 		candidate_sums(u, j, p, &l->s[i], &c);
 		z = 0;
-		r = partial_r(&l->s[i], &c, b->floor_df, &z, &df);
+		r = partial_r(&l->s[i], &c, b->floor_df,
+		    ifr->cfg.suspect_threshold, &z, &df);
 		if (r > ifr->cfg.suspect_threshold && z > b->z &&
 		    !(r <= best))
 			best = r;

@@ -848,7 +848,7 @@ test_significance(void)
 		c.ya += y * a;
 	}
 	s.n = 40;
-	r = partial_r(&s, &c, 0, &z, &df);
+	r = partial_r(&s, &c, 0, -INFINITY, &z, &df);
 	CHECK(isfinite(r) && fabs(r) > 0.01);
 	CHECK(df == 35);
 	CHECK(fabs(z - atanh(r) * sqrt(35)) < 1e-9);
