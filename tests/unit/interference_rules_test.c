@@ -24,13 +24,14 @@
  *   whose CPI jumps with no neighbour behind it keeps its wide baseline);
  * - suspects: the significance's figures (Fisher's z with n_eff - 5, the
  *   Bonferroni bound over two tests a candidate); the victim's own use
- *   held out (a sidecar following the
- *   victim's load is never named), significance against the number of
- *   candidates (a decoy named among 3, not among 3,000) and against
- *   autocorrelation, a neighbour whose use the victim's CPI follows 30 s
- *   late named like one it follows at once, the onset (a neighbour that steps up and stays is
- *   named, and still after its step has left the window; not when the
- *   victim's own use stepped too), a held suspect that stopped let go
+ *   held out (a sidecar following the victim's load is never named),
+ *   significance against the number of candidates (a decoy named among
+ *   3, not among 3,000) and against autocorrelation, the effective n's
+ *   floor (a smooth use followed at 0.999 named by its correlation), a
+ *   neighbour whose use the victim's CPI follows 30 s late named like
+ *   one it follows at once, the onset (a neighbour that steps up and
+ *   stays is named, and still after its step has left the window; not
+ *   when the victim's own use stepped too), a held suspect that stopped let go
  *   after a victim window, suspect_threshold and suspects with their
  *   ranking.
  *
@@ -770,8 +771,9 @@ test_autocorrelation(void)
  * stepping when the walk starts (so that the onset says nothing): the
  * correlation is about 0.99 and /d is named by it (the strength shown)
  * in most of /v's victim results; with the floor at 0 (before issue 49)
- * in none (the onset names it once, at 0.45, and holds it).  test_autocorrelation is the
- * other side: two independent walks, never named.
+ * in none (the onset names it once, at 0.45, and holds it).
+ * test_autocorrelation is the other side: two independent walks, never
+ * named.
  */
 static void
 test_neff_floor(void)
