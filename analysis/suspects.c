@@ -1,50 +1,16 @@
 /*
- * suspects.c - who is slowing a victim down (interference_int.h).
- *
- * CPI2 names the neighbours whose CPU use correlates with the victim's
- * CPI above 0.35.  On a node with many cgroups that names chance
- * neighbours, and it names whatever follows the victim's own load (a
- * sidecar, a client) while the victim's CPI rises with that load.  Here
- * each candidate (every other judged-level cgroup: leaves of the counted
- * tree, so never a cgroup and its ancestor) is scored by two tests, and
- * named when either passes at the family-wise significance
- * suspect_significance over all candidates (Bonferroni: each test at
- * significance / (2 * candidates), divided again among its tries):
- *
- * - Partial correlation of the victim's CPI (x, the node's common mode
- *   already out, detect.c) with the candidate's CPU use, with the
- *   victim's own use and the other cgroups' total use held out, over the
- *   window's samples in which the victim was judged; where no candidate
- *   passes, the victim's CPI paired with the node up to LAG_S earlier
- *   (lagged_sums; half the test's significance to lag 0, the other half
- *   shared by the other lags: lag_bars; the strongest lag that passes
- *   taken).  Fisher's z with the
- *   effective sample size for two autocorrelated series (Bartlett:
- *   n (1 - rx ry) / (1 + rx ry), lag-1 autocorrelations) less the two
- *   controls.  Its strength must also exceed suspect_threshold.
- * - Onset alignment, for an antagonist that steps up and stays (a
- *   correlation needs variation): while the victim's rise (its CUSUM's
- *   run, detect.c) began within the window, the candidate's mean use
- *   since then against before, in its own long-run standard error.  Not
- *   tried when the victim's own use stepped too: its own load is then as
- *   good an explanation.  Its strength is the point-biserial correlation
- *   of the candidate's use with the step, and must exceed
- *   suspect_threshold too.
- *
- * A victim holds its suspects through its episode: one named stays named
- * until its use has stayed under half of the most it used in the window
- * it was first named from for a whole victim window (not its newest
- * sample's: one named from a window in which it stopped would be held
- * against its idle use for ever), or its partial correlation,
- * computable, falls to the threshold at every lag; so that a steady
- * antagonist is still named after its step has left the window (its use
- * no longer varies: nothing contradicts it), and one acting in bursts
- * between them.
- *
- * Cost: per victim, one pass over each candidate's 60 samples with two
- * products (the sums that do not depend on the victim are made once per
- * sample, suspects_prepare), and for victims within a window of their
- * onset a second pass.
+ * suspects.c - who is slowing a victim down (interference_int.h): each
+ * other judged cgroup scored by two tests at the family-wise level
+ * suspect_significance (Bonferroni over candidates, tests and tries):
+ * the partial correlation of the victim's CPI with its use, the
+ * victim's own use and the others' total held out (at lag 0, then where
+ * nobody passes at lags to LAG_S), Fisher's z with Bartlett's n_eff
+ * floored by rw_floor; and the onset, for an antagonist that stepped up
+ * and stays.  A victim holds its suspects through its episode until
+ * their use falls or their correlation contradicts them.  The whole
+ * method, its reasons and its error budget: docs/interference.md,
+ * "How", step 7.  Cost: per victim, one pass of two products over each
+ * candidate's 60 samples (the rest made once a sample, suspects_prepare).
  */
 #include "autoconf.h"
 
@@ -55,12 +21,10 @@
 #include "analysis/interference_int.h"
 
 #define RING INTERFERENCE_RING
-/* Positions before the victim's onset a neighbour's step is also tried
- * at (onset_t). */
+/* Positions before the victim's onset a step is also tried at. */
 #define ONSET_SLACK 4
-/* The longest lag between a neighbour's use and the victim's CPI a
- * correlation is tried at (a cache or a queue that fills and drains), s,
- * and how many lags up to it, 0 included. */
+/* The longest lag (s) a correlation is tried at, and how many lags up to
+ * it, 0 included: a cache or a queue that fills and drains. */
 #define LAG_S 30.0
 #define LAGS 4
 
@@ -260,12 +224,9 @@ candidate_sums(const struct cg *u, size_t j, const struct prep *p,
 	}
 }
 
-/*
- * Lag-1 autocorrelation from sums over `pairs` consecutive pairs: lag the
- * sum of their products, pairsum of both members, about the series' mean
- * and over its variance; in [0, 0.95].  Centred on the mean inside the
- * sum, not after it: a trending series' pairs are off its mean.
- */
+/* Lag-1 autocorrelation in [0, 0.95] from `pairs` pairs' product sum
+ * (lag) and member sum (pairsum), centred on the series' mean inside the
+ * sum: a trending series' pairs are off its mean. */
 static double
 lag1(double lag, double pairsum, size_t pairs, double mean, double var)
 {
@@ -278,21 +239,9 @@ lag1(double lag, double pairsum, size_t pairs, double mean, double var)
 	return fmax(0, fmin(0.95, r));
 }
 
-/*
- * The floor of the degrees of freedom Fisher's z is taken with, for a
- * test at one-sided level p over at least RW_MIN_N samples.  Bartlett's
- * n_eff goes to nothing as both series' lag-1 autocorrelations near 1,
- * and with it every correlation, 0.98 included; but the correlation of
- * two independent series does not spread without end as they grow
- * persistent: it tends to that of two independent random walks, whose
- * tail was measured (bench/RESULTS.md, "The effective n's floor": 10^7
- * pairs of walks of 30 and of 60 samples, the partial correlation with
- * two controls).  Fisher's z matches that tail at p with n_eff - 5 of
- * 2.75 at 10^-2, 3.07 at 10^-3, 3.37 at 10^-4, 3.62 at 10^-5 and 3.91
- * at 10^-6 (30 samples; 60 need more): under those figures, and capped
- * under them below 10^-5, the test stays at its level however
- * persistent the series.
- */
+/* The floor of n_eff - 5 at one-sided level p over RW_MIN_N samples or
+ * more: under what independent random walks need for Fisher's z to keep
+ * its level (bench/RESULTS.md, "The effective n's floor"). */
 #define RW_MIN_N 30
 
 static double
@@ -303,19 +252,14 @@ rw_floor(double p)
 	return fmin(3.5, 2.7 + 0.28 * log10(0.01 / p));
 }
 
-/* What a correlation must pass: Fisher's z, and the floor of its
- * degrees of freedom (rw_floor). */
+/* What a correlation must pass: Fisher's z, its n_eff's floor. */
 struct bar {
 	double z, floor_df;
 };
 
-/*
- * The partial correlation of x and y with a (the victim's use) and w =
- * t - y - a (the others' total) held out, from the sums; its Fisher z
- * with the effective sample size (at least floor_df over RW_MIN_N
- * samples) into *z (0 when r is not above r_min: not asked), the degrees
- * of freedom it had into *df.  NaN when either residual does not vary.
- */
+/* The partial correlation of x and y, a (the victim's use) and w = t - y
+ * - a (the others' total) held out; its Fisher z into *z (0 for r not
+ * above r_min), n_eff - 5 into *df.  NaN when a residual does not vary. */
 static double
 partial_r(const struct vsums *s, const struct csums *c, double floor_df,
     double r_min, double *z, double *df)
@@ -426,13 +370,9 @@ step_t(const struct series *q, size_t split, double *step, double *r)
 	return *step >= 3 * sd ? *step / se : 0;
 }
 
-/*
- * u's step at the victim's onset: the CUSUM's last zero is where a rise
- * began give or take a few samples (a first sample that rose only partly
- * adds little), so the step is tried at each of the ONSET_SLACK positions
- * before it too, the largest t taken (and the significance divided among
- * them); a step under 0.05 CPU-s/s is no step.
- */
+/* u's step at the victim's onset (the CUSUM's last zero, give or take a
+ * partly risen sample: tried at the ONSET_SLACK positions before it too,
+ * the largest t taken); a step under 0.05 CPU-s/s is no step. */
 static double
 onset_t(const struct interference *ifr, const struct cg *u, size_t split,
     double *r)
@@ -540,15 +480,10 @@ most_use(const struct interference *ifr, const struct cg *c, size_t last)
 	return m;
 }
 
-/*
- * Is held suspect u (held as h) contradicted now: still busy (its
- * newest sample at least half its use when named), its use varied over
- * the window (a coefficient of variation of 10% at least), and its
- * partial correlation is not above the threshold?  A steady antagonist's
- * use barely varies, and nothing can be said; one that has stopped goes
- * when it has been quiet for a victim window (held_merge); one between
- * bursts still correlates.
- */
+/* Is held suspect u contradicted: still busy (half its use when named),
+ * its use varied (a coefficient of variation of 10%), and its partial
+ * correlation at no lag above the threshold?  A steady antagonist's use
+ * does not vary: nothing is said (one that stopped goes in held_merge). */
 static int
 contradicted(struct interference *ifr, const struct cg *u,
     const struct held *h, const struct prep *p, const struct lagged *l)
@@ -652,9 +587,8 @@ own_step(const struct interference *ifr, const struct cg *v, size_t split)
 	return 0;
 }
 
-/* Candidate j's strongest partial correlation with victim v's CPI over
- * the lags [from, to), among those that pass the test at bar b; NaN
- * when none does. */
+/* Candidate j's strongest correlation with v's CPI over the lags [from,
+ * to) that passes bar b; NaN when none does. */
 static double
 correlated(const struct interference *ifr, size_t v, size_t j,
     const struct prep *p, const struct lagged *l, size_t from, size_t to,
@@ -697,9 +631,8 @@ family_bar(const struct interference *ifr, double tries)
 	return b;
 }
 
-/* The bars of the correlation's two passes: lag 0 with half its
- * significance, the other nl - 1 lags sharing the other half (all of it
- * to lag 0 when it is the only one). */
+/* The bars of the correlation's passes: half its significance to lag 0,
+ * half shared by the other nl - 1 lags (all to lag 0 alone). */
 static void
 lag_bars(const struct interference *ifr, size_t nl, struct bar *b)
 {
