@@ -922,7 +922,7 @@ lag_run(int lag)
 	struct interference_config c = cfg_small();
 	struct interference *ifr;
 	struct node *n = calloc(1, sizeof(*n));
-	static char names[20][8];
+	static char names[20][16];
 	double ud[512], lvl_d = 1, lvl_e = 1;
 	int t, i, left_d = 1, on_d = 0, left_e = 1, on_e = 0;
 	int flagged = 0, first = 0, decoy = 0;
