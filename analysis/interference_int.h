@@ -44,6 +44,7 @@ struct held {
 	double r;			/* its strength when last named */
 	double use;			/* the most it used in the window
 					   it was first named from */
+	int onset;			/* named by the onset alone */
 };
 
 struct cg {
@@ -78,6 +79,7 @@ struct cg {
 struct pick {
 	size_t cg;
 	double r;			/* the strength shown */
+	int onset;			/* named by the onset alone */
 };
 
 struct interference {
@@ -149,6 +151,29 @@ ifr_find(const struct interference *ifr, uint64_t key)
 	return NULL;
 }
 
+/* The ring slot of position k of the window, oldest (0) to newest
+ * (INTERFERENCE_RING - 1). */
+static inline size_t
+ifr_slot_at(const struct interference *ifr, size_t k)
+{
+	return (size_t)((ifr->sample + k) % INTERFERENCE_RING);
+}
+
+/* Lag-1 autocorrelation in [0, 0.95] from `pairs` pairs' product sum
+ * (lag) and member sum (pairsum), centred on the series' mean inside the
+ * sum: a trending series' pairs are off its mean. */
+static inline double
+ifr_lag1(double lag, double pairsum, size_t pairs, double mean, double var)
+{
+	double r;
+
+	if (pairs < 2 || !(var > 0))
+		return 0;
+	r = (lag - mean * pairsum + (double)pairs * mean * mean) /
+	    (double)pairs / var;
+	return fmax(0, fmin(0.95, r));
+}
+
 #define IFR_HASH0 1469598103934665603ULL
 
 /* FNV-1a of n bytes of p, continuing from h (start: IFR_HASH0): the
@@ -179,6 +204,18 @@ void detect_sample(struct interference *ifr, size_t slot, double *scratch);
  * the offer declined. */
 void detect_take_clean(struct cg *c);
 void detect_clean_missed(struct cg *c);
+
+/* onset.c: the position at which victim v's rise began (0: none to
+ * align on); whether v's own use stepped there; and the one candidate
+ * the onset names, whose use stepped there by more than z and whose use
+ * the victim's CPI follows clearly best of those that did, into best[]
+ * (onset set; nothing where none or several such). */
+#define IFR_ONSET_SLACK 4	/* positions before the onset also tried */
+size_t onset_split(const struct interference *ifr, const struct cg *v);
+int onset_own_step(const struct interference *ifr, const struct cg *v,
+    size_t split);
+void onset_name(struct interference *ifr, size_t v, size_t split, double z,
+    struct pick *best, size_t *n);
 
 /* suspects.c: ready the sample's sums (scratch holds 4 * nr + RING),
  * then victim v's suspects into best[], *n of them, strongest first. */

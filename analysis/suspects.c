@@ -5,12 +5,14 @@
  * the partial correlation of the victim's CPI with its use, the
  * victim's own use and the others' total held out (at lag 0, then where
  * nobody passes at lags to LAG_S), Fisher's z with Bartlett's n_eff
- * floored by rw_floor; and the onset, for an antagonist that stepped up
- * and stays.  A victim holds its suspects through its episode until
- * their use falls or their correlation contradicts them.  The whole
- * method, its reasons and its error budget: docs/interference.md,
- * "How", step 7.  Cost: per victim, one pass of two products over each
- * candidate's 60 samples (the rest made once a sample, suspects_prepare).
+ * floored by rw_floor; and where nothing correlates, the onset
+ * (onset.c), for an antagonist that stepped up and stays.  A victim
+ * holds its suspects through its episode until their use falls or their
+ * correlation contradicts them; one the onset named gives way to any the
+ * correlation names.  The whole method, its reasons and its error
+ * budget: docs/interference.md, "How", step 7.  Cost: per victim, one
+ * pass of two products over each candidate's 60 samples (the rest made
+ * once a sample, suspects_prepare).
  */
 #include "autoconf.h"
 
@@ -21,8 +23,6 @@
 #include "analysis/interference_int.h"
 
 #define RING INTERFERENCE_RING
-/* Positions before the victim's onset a step is also tried at. */
-#define ONSET_SLACK 4
 /* The longest lag (s) a correlation is tried at, and how many lags up to
  * it, 0 included: a cache or a queue that fills and drains. */
 #define LAG_S 30.0
@@ -47,13 +47,6 @@ prep_of(const struct interference *ifr, double *scratch)
 	return p;
 }
 
-/* The ring slot of position k, oldest (0) to newest (RING - 1). */
-static size_t
-slot_at(const struct interference *ifr, size_t k)
-{
-	return (size_t)((ifr->sample + k) % RING);
-}
-
 void
 suspects_prepare(struct interference *ifr, double *scratch)
 {
@@ -64,13 +57,13 @@ suspects_prepare(struct interference *ifr, double *scratch)
 	for (i = 0; i < ifr->nr; i++)
 		if (ifr->cgs[i].leaf)
 			for (k = 0; k < RING; k++)
-				p.total[k] += ifr->cgs[i].cpu[slot_at(ifr, k)];
+				p.total[k] += ifr->cgs[i].cpu[ifr_slot_at(ifr, k)];
 	for (i = 0; i < ifr->nr; i++) {
 		const struct cg *c = &ifr->cgs[i];
 		double sy = 0, syy = 0, syt = 0, slag = 0, y, py = 0;
 
 		for (k = 0; k < RING; k++) {
-			y = c->cpu[slot_at(ifr, k)];
+			y = c->cpu[ifr_slot_at(ifr, k)];
 			sy += y;
 			syy += y * y;
 			syt += y * p.total[k];
@@ -115,11 +108,11 @@ victim_sums(const struct interference *ifr, const struct cg *v,
 	s->lag = lag;
 	s->base = ifr->sample;
 	for (k = lag; k < RING; k++) {
-		size_t q = k - lag, sl = slot_at(ifr, q);
-		double x = v->x[slot_at(ifr, k)], a = v->cpu[sl];
+		size_t q = k - lag, sl = ifr_slot_at(ifr, q);
+		double x = v->x[ifr_slot_at(ifr, k)], a = v->cpu[sl];
 		double t = p->total[q];
 
-		if (!ifr_counts(&ifr->cfg, v->cpu[slot_at(ifr, k)], x))
+		if (!ifr_counts(&ifr->cfg, v->cpu[ifr_slot_at(ifr, k)], x))
 			continue;
 		if (q > 0 && s->in[q - 1]) {
 			s->xlag += x * px;
@@ -224,21 +217,6 @@ candidate_sums(const struct cg *u, size_t j, const struct prep *p,
 	}
 }
 
-/* Lag-1 autocorrelation in [0, 0.95] from `pairs` pairs' product sum
- * (lag) and member sum (pairsum), centred on the series' mean inside the
- * sum: a trending series' pairs are off its mean. */
-static double
-lag1(double lag, double pairsum, size_t pairs, double mean, double var)
-{
-	double r;
-
-	if (pairs < 2 || !(var > 0))
-		return 0;
-	r = (lag - mean * pairsum + (double)pairs * mean * mean) /
-	    (double)pairs / var;
-	return fmax(0, fmin(0.95, r));
-}
-
 /* The floor of n_eff - 5 at one-sided level p over RW_MIN_N samples or
  * more: under what independent random walks need for Fisher's z to keep
  * its level (bench/RESULTS.md, "The effective n's floor"). */
@@ -294,8 +272,8 @@ partial_r(const struct vsums *s, const struct csums *c, double floor_df,
 	    !(vy > 1e-6 * cyy))
 		return NAN;
 	r = vxy / sqrt(vx * vy);
-	rx = lag1(s->xlag, s->xpairs, s->pairs, mx, cxx);
-	ry = lag1(c->lag, c->pairsum, s->n == RING ? RING - 1 : s->pairs, my,
+	rx = ifr_lag1(s->xlag, s->xpairs, s->pairs, mx, cxx);
+	ry = ifr_lag1(c->lag, c->pairsum, s->n == RING ? RING - 1 : s->pairs, my,
 	    cyy);
 	neff = n * (1 - rx * ry) / (1 + rx * ry) - 5;
 	if (n >= RW_MIN_N)
@@ -304,107 +282,6 @@ partial_r(const struct vsums *s, const struct csums *c, double floor_df,
 	*z = neff >= 1 && r > r_min ? atanh(fmin(r, 0.999999)) * sqrt(neff) :
 	    0;
 	return r;
-}
-
-/* A cgroup's use over the window as prefix sums, position 0 the oldest,
- * so that any span's statistics cost the same whatever its length (the
- * onset tries several splits of each candidate). */
-struct series {
-	double s[RING + 1], ss[RING + 1];	/* of y, y * y before k */
-	double lag[RING + 1], pair[RING + 1];	/* of pairs (j - 1, j), j < k */
-};
-
-static void
-series_of(const struct interference *ifr, const struct cg *u,
-    struct series *q)
-{
-	double py = 0;
-	size_t k;
-
-	q->s[0] = q->ss[0] = q->lag[0] = q->pair[0] = 0;
-	for (k = 0; k < RING; k++) {
-		double y = u->cpu[slot_at(ifr, k)];
-
-		q->s[k + 1] = q->s[k] + y;
-		q->ss[k + 1] = q->ss[k] + y * y;
-		q->lag[k + 1] = q->lag[k] + (k ? y * py : 0);
-		q->pair[k + 1] = q->pair[k] + (k ? y + py : 0);
-		py = y;
-	}
-}
-
-/* Mean, variance and lag-1 autocorrelation of the series over positions
- * [from, to). */
-static void
-span_stats(const struct series *q, size_t from, size_t to, double *mean,
-    double *var, double *rho)
-{
-	double n = (double)(to - from);
-
-	*mean = (q->s[to] - q->s[from]) / n;
-	*var = fmax(0, (q->ss[to] - q->ss[from]) / n - *mean * *mean);
-	*rho = lag1(q->lag[to] - q->lag[from + 1], q->pair[to] -
-	    q->pair[from + 1], to - from - 1, *mean, *var);
-}
-
-/* The step of the series at position split: its t statistic in the
- * before-span's long-run standard error (0 when the step is within three
- * long-run deviations of the before-span), the step into *step and the
- * point-biserial correlation into *r. */
-static double
-step_t(const struct series *q, size_t split, double *step, double *r)
-{
-	double m0, v0, p0, m1, v1, p1, npre = (double)split;
-	double npost = (double)(RING - split), sd, se, all;
-
-	span_stats(q, 0, split, &m0, &v0, &p0);
-	span_stats(q, split, RING, &m1, &v1, &p1);
-	*step = m1 - m0;
-	sd = fmax(sqrt(v0), 0.01) * sqrt((1 + p0) / (1 - p0));
-	se = sd * sqrt(1 / npost + 1 / npre);
-	all = (npre * (v0 + m0 * m0) + npost * (v1 + m1 * m1)) / RING -
-	    pow((npre * m0 + npost * m1) / RING, 2);
-	*r = all > 0 ? *step * sqrt(npre * npost) / RING / sqrt(all) : 0;
-	/* A step within three of its own long-run deviations is one of its
-	 * swings, however many samples agree on it. */
-	return *step >= 3 * sd ? *step / se : 0;
-}
-
-/* u's step at the victim's onset (the CUSUM's last zero, give or take a
- * partly risen sample: tried at the ONSET_SLACK positions before it too,
- * the largest t taken); a step under 0.05 CPU-s/s is no step. */
-static double
-onset_t(const struct interference *ifr, const struct cg *u, size_t split,
-    double *r)
-{
-	double best = 0, t, step, rr;
-	struct series q;
-	size_t k;
-
-	*r = 0;
-	series_of(ifr, u, &q);
-	for (k = split >= 5 + ONSET_SLACK ? split - ONSET_SLACK : 5; k <= split;
-	    k++) {
-		t = step_t(&q, k, &step, &rr);
-		if (step >= 0.05 && t > best) {
-			best = t;
-			*r = rr;
-		}
-	}
-	return best;
-}
-
-/* The position at which v's rise began, or 0 when there is none to align
- * on: at least 5 positions before it and 2 since, within the window. */
-static size_t
-onset_split(const struct interference *ifr, const struct cg *v)
-{
-	uint64_t first = ifr->sample >= RING ? ifr->sample - RING : 0;
-
-	if (!v->victim || v->onset < first + 5 || v->onset + 2 > ifr->sample ||
-	    ifr->sample < RING)
-		return 0;
-	return (size_t)(v->onset - (ifr->sample - RING));
 }
 
 /* The z a test must pass: P(Z > z) = p. */
@@ -437,7 +314,8 @@ critical_z(double significance, double m, double tries)
 /* Insert (j, r) into best[], strongest first, at most k; the first seen
  * wins a tie. */
 static void
-rank_in(struct pick *best, size_t *n, size_t k, size_t j, double r)
+rank_in(struct pick *best, size_t *n, size_t k, size_t j, double r,
+    int onset)
 {
 	size_t i;
 
@@ -456,6 +334,7 @@ rank_in(struct pick *best, size_t *n, size_t k, size_t j, double r)
 	if (i < k) {
 		best[i].cg = j;
 		best[i].r = r;
+		best[i].onset = onset;
 		if (*n < k)
 			(*n)++;
 	}
@@ -465,7 +344,7 @@ rank_in(struct pick *best, size_t *n, size_t k, size_t j, double r)
 static double
 recent_use(const struct interference *ifr, const struct cg *c)
 {
-	return c->cpu[slot_at(ifr, RING - 1)];
+	return c->cpu[ifr_slot_at(ifr, RING - 1)];
 }
 
 /* The most c used in a sample of the last `last` positions. */
@@ -476,7 +355,7 @@ most_use(const struct interference *ifr, const struct cg *c, size_t last)
 	size_t k;
 
 	for (k = RING - last; k < RING; k++)
-		m = fmax(m, c->cpu[slot_at(ifr, k)]);
+		m = fmax(m, c->cpu[ifr_slot_at(ifr, k)]);
 	return m;
 }
 
@@ -511,13 +390,14 @@ contradicted(struct interference *ifr, const struct cg *u,
 }
 
 /* The held suspects of v still active, not contradicted and not found
- * now (what is found now is scored now) into best[]. */
+ * now (what is found now is scored now) into best[]; one the onset named
+ * gives way to any the correlation names now. */
 static void
 held_merge(struct interference *ifr, const struct cg *v, size_t vi,
     const struct prep *p, const struct lagged *l, struct pick *best,
     size_t *n)
 {
-	size_t i, o;
+	size_t i, o, found = *n;
 
 	for (i = 0; i < v->nheld; i++) {
 		struct cg *u = ifr_find(ifr, v->held[i].key);
@@ -525,12 +405,14 @@ held_merge(struct interference *ifr, const struct cg *v, size_t vi,
 
 		for (o = 0; o < *n && u; o++)
 			now |= best[o].cg == (size_t)(u - ifr->cgs);
-		if (u && !now && u->leaf && (size_t)(u - ifr->cgs) != vi &&
+		if (u && !now && !(found && v->held[i].onset) && u->leaf &&
+		    (size_t)(u - ifr->cgs) != vi &&
 		    most_use(ifr, u, ifr->geo.victim_samples) >=
 		    0.5 * v->held[i].use &&
 		    !contradicted(ifr, u, &v->held[i], p, l))
 			rank_in(best, n, ifr->cfg.suspects,
-			    (size_t)(u - ifr->cgs), v->held[i].r);
+			    (size_t)(u - ifr->cgs), v->held[i].r,
+			    v->held[i].onset);
 	}
 }
 
@@ -552,6 +434,7 @@ held_store(struct interference *ifr, struct cg *v, const struct pick *best,
 
 		h[i].key = u->key;
 		h[i].r = best[i].r;
+		h[i].onset = best[i].onset;
 		h[i].use = most_use(ifr, u, RING);
 		for (o = 0; o < v->nheld; o++)
 			if (v->held[o].key == u->key)
@@ -568,23 +451,6 @@ suspects_forget(struct cg *c)
 	free(c->held);
 	c->held = NULL;
 	c->nheld = 0;
-}
-
-/* Did v's own use step at split, or at any position before it that a
- * candidate's step is tried at (onset_t)?  Then an onset says nothing. */
-static int
-own_step(const struct interference *ifr, const struct cg *v, size_t split)
-{
-	double step, r;
-	struct series q;
-	size_t k;
-
-	series_of(ifr, v, &q);
-	for (k = split >= 5 + ONSET_SLACK ? split - ONSET_SLACK : 5; k <= split;
-	    k++)
-		if (fabs(step_t(&q, k, &step, &r)) > 3)
-			return 1;
-	return 0;
 }
 
 /* Candidate j's strongest correlation with v's CPI over the lags [from,
@@ -673,7 +539,7 @@ suspects_of(struct interference *ifr, size_t v, const double *scratch,
 	*n = 0;
 	lagged_sums(ifr, vc, &p, &l);
 	lag_bars(ifr, l.n, b);
-	if (split && own_step(ifr, vc, split))
+	if (split && onset_own_step(ifr, vc, split))
 		split = 0;
 	/* Lag 0, and only where it names nobody the other lags. */
 	for (k = 0; k < 2 && k < l.n && *n == 0; k++)
@@ -682,19 +548,12 @@ suspects_of(struct interference *ifr, size_t v, const double *scratch,
 			    k ? l.n : 1, &b[k]);
 
 			if (isfinite(r))
-				rank_in(best, n, ifr->cfg.suspects, j, r);
+				rank_in(best, n, ifr->cfg.suspects, j, r, 0);
 		}
 	held_merge(ifr, vc, v, &p, &l, best, n);
 	/* The onset, where nothing varied enough to correlate. */
-	b[0] = family_bar(ifr, ONSET_SLACK + 1);
-	for (j = 0; j < ifr->nr && split && *n == 0; j++) {
-		const struct cg *u = &ifr->cgs[j];
-		double r;
-
-		/* Its strength shown, so above the threshold like any. */
-		if (u->leaf && j != v && onset_t(ifr, u, split, &r) > b[0].z &&
-		    r > ifr->cfg.suspect_threshold)
-			rank_in(best, n, ifr->cfg.suspects, j, r);
-	}
+	if (*n == 0 && split)
+		onset_name(ifr, v, split, family_bar(ifr, IFR_ONSET_SLACK +
+		    1).z, best, n);
 	held_store(ifr, vc, best, *n);
 }

@@ -344,7 +344,7 @@ setup_many(struct sim *m, const struct scenario *sc, int run)
 static int
 rank_met(const struct score *s)
 {
-	return pct(s->rank1, s->caused) >= 95 && pct(s->decoy, s->caused) <= 5;
+	return pct(s->rank1, s->caused) >= 95 && pct(s->decoy, s->caused) <= 2;
 }
 
 static void
@@ -355,7 +355,7 @@ sp_antagonist(const struct score *s, struct verdict *v)
 	snprintf(v->special, sizeof(v->special), "no suspect: %.1f%% of "
 	    "victim results with a cause", none);
 	snprintf(v->keys, sizeof(v->keys), "no_suspect_pct=%.2f", none);
-	snprintf(v->target, sizeof(v->target), "rank 1 >= 95%%, decoys <= 5%%");
+	snprintf(v->target, sizeof(v->target), "rank 1 >= 95%%, decoys <= 2%%");
 	v->met = rank_met(s);
 }
 
@@ -368,7 +368,7 @@ sp_two(const struct score *s, struct verdict *v)
 	    "when both are causes: %.1f%% of %zu", both, s->both_cases);
 	snprintf(v->keys, sizeof(v->keys), "both_named_pct=%.2f both_cases=%zu",
 	    both, s->both_cases);
-	snprintf(v->target, sizeof(v->target), "rank 1 >= 95%%, decoys <= 5%%");
+	snprintf(v->target, sizeof(v->target), "rank 1 >= 95%%, decoys <= 2%%");
 	v->met = rank_met(s);
 }
 
@@ -459,7 +459,7 @@ sp_kube(const struct score *s, struct verdict *v)
 	snprintf(v->keys, sizeof(v->keys), "pod_named_pct=%.2f "
 	    "pod_rank1_pct=%.2f pod_flags=%zu", named, first, s->pod_flags);
 	snprintf(v->target, sizeof(v->target), "rank 1 (the container) >= "
-	    "95%%, decoys <= 5%%, no pod judged or named");
+	    "95%%, decoys <= 2%%, no pod judged or named");
 	v->met = rank_met(s) && s->pod_named == 0 && s->pod_flags == 0;
 }
 
@@ -523,6 +523,9 @@ sp_noise(const struct score *s, struct verdict *v)
 	v->met = all <= 0.5 && first <= 0.5;
 }
 
+/* 10,000 cgroups: issue 49's rank 1 and decoys, a suspect in 90% of the
+ * true victims' results (issue 41's "every victim" was the cap of 32
+ * victims a sample given suspects, gone since), the CPU and memory. */
 static void
 sp_many(const struct score *s, struct verdict *v)
 {
@@ -535,9 +538,10 @@ sp_many(const struct score *s, struct verdict *v)
 	    s->bytes_per_cg);
 	snprintf(v->keys, sizeof(v->keys), "with_suspects_pct=%.2f "
 	    "cpu_pct=%.4f bytes_per_cgroup=%.0f", with, cpu, s->bytes_per_cg);
-	snprintf(v->target, sizeof(v->target), "every victim with suspects, "
-	    "<= 1%% of a core, <= 1 kB per cgroup");
-	v->met = with >= 100 && cpu <= 1 && s->bytes_per_cg <= 1024;
+	snprintf(v->target, sizeof(v->target), "rank 1 >= 95%%, decoys <= 2%%, "
+	    "a suspect >= 90%%, <= 1%% of a core, <= 1 kB per cgroup");
+	v->met = rank_met(s) && with >= 90 && cpu <= 1 &&
+	    s->bytes_per_cg <= 1024;
 }
 
 static void

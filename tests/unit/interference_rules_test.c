@@ -1,6 +1,6 @@
 /*
  * interference_rules_test.c - each rule of the interference analysis
- * (analysis/detect.c, analysis/suspects.c) at its edge, both sides, on
+ * (analysis/detect.c, suspects.c, onset.c) at its edge, both sides, on
  * generated traces (tests/lib/ifr_trace.h) whose right answer is known by
  * construction:
  *
@@ -31,7 +31,9 @@
  *   neighbour whose use the victim's CPI follows 30 s late named like
  *   one it follows at once, the onset (a neighbour that steps up and
  *   stays is named, and still after its step has left the window; not
- *   when the victim's own use stepped too), a held suspect that stopped let go
+ *   when the victim's own use stepped too; of several stepping together,
+ *   the one the victim's CPI follows or none, and the name gives way to
+ *   the correlation's), a held suspect that stopped let go
  *   after a victim window, suspect_threshold and suspects with their
  *   ranking.
  *
@@ -856,7 +858,7 @@ test_significance(void)
 	CHECK(fabs(z - atanh(r) * sqrt(35)) < 1e-9);
 	/* P(Z > z) = 0.001 / 200 and 0.001 / 1000. */
 	CHECK(fabs(critical_z(0.001, 100, 1) - 4.417173) < 1e-5);
-	CHECK(fabs(critical_z(0.001, 100, ONSET_SLACK + 1) - 4.753424) < 1e-5);
+	CHECK(fabs(critical_z(0.001, 100, IFR_ONSET_SLACK + 1) - 4.753424) < 1e-5);
 }
 
 /*
@@ -1089,6 +1091,147 @@ test_onset(void)
 	interference_result_unref(r);
 	interference_free(ifr);
 	own_too = 0;
+	free(n);
+}
+
+/*
+ * Onsets together (issue 49's many-together): /b, /c and /a step up at
+ * 100 in the same sample among 200 busy neighbours (/b and /c first in
+ * the table, as the onset's first candidate was once named), then each
+ * switches between 1 and 2 CPUs on its own; /v's CPI follows /a.  Every
+ * one of the three steps at /v's onset: the onset names the one /v's CPI
+ * follows, /a, or nobody while their steps are all it has to go by; /b
+ * and /c are named in none of /v's results to 250, /a at rank 1 in 90%
+ * of those flagged.
+ */
+static void
+together_step(struct node *n, int t)
+{
+	static int left[3], hi[3];
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		if (t == 0)
+			left[i] = 1, hi[i] = 1;
+		if (--left[i] <= 0) {
+			hi[i] = !hi[i];
+			left[i] = 3 + (int)(6 * uniform());
+		}
+		n->cpu[i + 1] = t >= 100 ? (hi[i] ? 2.0 : 1.0) : 0.05;
+		n->cpi[i + 1] = noisy(2.0);
+	}
+	if (t == 0)
+		steady_walk = 0;
+	steady_walk = 0.9 * steady_walk + 0.05 * (uniform() - 0.5);
+	n->cpu[0] = 1.0;
+	n->cpi[0] = (1 + steady_walk) * noisy(1.0) * (1 + 0.15 * n->cpu[3]);
+	for (i = 4; i < n->nr; i++) {
+		n->cpu[i] = 0.3 + uniform();
+		n->cpi[i] = noisy(1.0);
+	}
+}
+
+static void
+test_onset_together(void)
+{
+	struct interference_config c = cfg_small();
+	struct interference *ifr = analysis(&c);
+	struct node *n = steady_node();
+	struct interference_result *r;
+	const struct interference_suspect *s;
+	int t, flagged = 0, first = 0, decoys = 0;
+
+	n->path[1] = "/b";
+	n->path[2] = "/c";
+	n->path[3] = "/a";
+	ifr_rng = 11;
+	for (t = 0; t < 250; t++) {
+		together_step(n, t);
+		feed(ifr, n);
+		r = interference_result(ifr);
+		if (t >= 100 && analysed(r, "/v") && analysed(r, "/v")->victim) {
+			s = suspect(r, "/v", 1);
+			flagged++;
+			first += s && strcmp(s->row->cgroup, "/a") == 0;
+			decoys += named(r, "/b") || named(r, "/c");
+		}
+		interference_result_unref(r);
+	}
+	printf("onsets together: /v flagged in %d results, /a rank 1 in %d, "
+	    "/b or /c named in %d\n", flagged, first, decoys);
+	CHECK(flagged >= 100);
+	CHECK(first >= 0.9 * flagged);
+	CHECK(decoys == 0);
+	interference_free(ifr);
+	free(n);
+}
+
+/*
+ * An onset's name gives way to the correlation's: at 220 in
+ * test_onset_together's node /v's CPI follows /a and the correlation
+ * names it.  A busy neighbour that is quiet now (so nothing contradicts
+ * it) is put in /v's held list: held as the correlation named it, it is
+ * named beside /a; held as the onset named it, it is not, since what the
+ * correlation names now explains the step it was named for.
+ */
+static int
+held_named(struct interference *ifr, size_t v, size_t u, int onset)
+{
+	struct pick best[INTERFERENCE_MAX_SUSPECTS];
+	struct held *h = calloc(1, sizeof(*h));
+	size_t n, i;
+	int found = 0;
+
+	if (h == NULL)
+		abort();
+	h->key = ifr->cgs[u].key;
+	h->r = 0.99;
+	h->use = most_use(ifr, &ifr->cgs[u], ifr->geo.victim_samples);
+	h->onset = onset;
+	suspects_forget(&ifr->cgs[v]);
+	ifr->cgs[v].held = h;
+	ifr->cgs[v].nheld = 1;
+	suspects_of(ifr, v, ifr->scratch, best, &n);
+	for (i = 0; i < n; i++)
+		found |= best[i].cg == u;
+	return found;
+}
+
+static void
+test_onset_gives_way(void)
+{
+	struct interference_config c = cfg_small();
+	struct interference *ifr = analysis(&c);
+	struct node *n = steady_node();
+	struct interference_result *r;
+	struct cg *v, *a, *q = NULL;
+	size_t i;
+	int t = 0;
+
+	n->path[1] = "/b";
+	n->path[2] = "/c";
+	n->path[3] = "/a";
+	ifr_rng = 11;
+	run_until(ifr, n, &t, 220, together_step, NULL);
+	r = interference_result(ifr);
+	CHECK(suspect(r, "/v", 1) && strcmp(suspect(r, "/v", 1)->row->cgroup,
+	    "/a") == 0);
+	interference_result_unref(r);
+	v = ifr_find(ifr, ifr_hash(IFR_HASH0, "/v", 2));
+	a = ifr_find(ifr, ifr_hash(IFR_HASH0, "/a", 2));
+	for (i = 0; i < ifr->nr && v && a && !q; i++)
+		if (ifr->cgs[i].leaf && &ifr->cgs[i] != v &&
+		    &ifr->cgs[i] != a && recent_use(ifr, &ifr->cgs[i]) <
+		    0.4 * most_use(ifr, &ifr->cgs[i], ifr->geo.victim_samples))
+			q = &ifr->cgs[i];
+	CHECK(v && a && q);
+	if (v && a && q) {
+		CHECK(held_named(ifr, (size_t)(v - ifr->cgs),
+		    (size_t)(q - ifr->cgs), 0));
+		CHECK(!held_named(ifr, (size_t)(v - ifr->cgs),
+		    (size_t)(q - ifr->cgs), 1));
+	}
+	interference_free(ifr);
 	free(n);
 }
 
@@ -1371,6 +1514,8 @@ main(void)
 	test_onset();
 	test_onset_threshold();
 	test_own_step_before();
+	test_onset_together();
+	test_onset_gives_way();
 	test_held_stops();
 	test_contradicted();
 	test_ranked();

@@ -1,0 +1,209 @@
+/*
+ * onset.c - the onset test of suspects.c (interference_int.h): for an
+ * antagonist that stepped up when the victim's rise began and stays,
+ * whose use varies too little to correlate.  Each candidate's step is
+ * tried at the victim's onset and the ONSET_SLACK positions before it;
+ * of those that stepped there, the one the victim's CPI follows best
+ * over the window is named, and only when it leads the next by
+ * ONSET_LEAD_Z: antagonists starting in the same minute all step at
+ * every victim's onset, and the first to come (as this test named once)
+ * is a coin toss among them.  docs/interference.md, "How", step 7.
+ */
+#include "autoconf.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "analysis/interference_int.h"
+
+#define RING INTERFERENCE_RING
+/* Positions before the victim's onset a step is also tried at. */
+#define ONSET_SLACK IFR_ONSET_SLACK
+/* How far the leader's correlation must lead the runner-up's, in
+ * standard errors of the difference of their Fisher z. */
+#define ONSET_LEAD_Z 1.0
+
+/* A cgroup's use over the window as prefix sums, position 0 the oldest,
+ * so that any span's statistics cost the same whatever its length (the
+ * onset tries several splits of each candidate). */
+struct series {
+	double s[RING + 1], ss[RING + 1];	/* of y, y * y before k */
+	double lag[RING + 1], pair[RING + 1];	/* of pairs (j - 1, j), j < k */
+};
+
+static void
+series_of(const struct interference *ifr, const struct cg *u,
+    struct series *q)
+{
+	double py = 0;
+	size_t k;
+
+	q->s[0] = q->ss[0] = q->lag[0] = q->pair[0] = 0;
+	for (k = 0; k < RING; k++) {
+		double y = u->cpu[ifr_slot_at(ifr, k)];
+
+		q->s[k + 1] = q->s[k] + y;
+		q->ss[k + 1] = q->ss[k] + y * y;
+		q->lag[k + 1] = q->lag[k] + (k ? y * py : 0);
+		q->pair[k + 1] = q->pair[k] + (k ? y + py : 0);
+		py = y;
+	}
+}
+
+/* Mean, variance and lag-1 autocorrelation of the series over positions
+ * [from, to). */
+static void
+span_stats(const struct series *q, size_t from, size_t to, double *mean,
+    double *var, double *rho)
+{
+	double n = (double)(to - from);
+
+	*mean = (q->s[to] - q->s[from]) / n;
+	*var = fmax(0, (q->ss[to] - q->ss[from]) / n - *mean * *mean);
+	*rho = ifr_lag1(q->lag[to] - q->lag[from + 1], q->pair[to] -
+	    q->pair[from + 1], to - from - 1, *mean, *var);
+}
+
+/* The step of the series at position split: its t statistic in the
+ * before-span's long-run standard error (0 when the step is within three
+ * long-run deviations of the before-span), the step into *step and the
+ * point-biserial correlation into *r. */
+static double
+step_t(const struct series *q, size_t split, double *step, double *r)
+{
+	double m0, v0, p0, m1, v1, p1, npre = (double)split;
+	double npost = (double)(RING - split), sd, se, all;
+
+	span_stats(q, 0, split, &m0, &v0, &p0);
+	span_stats(q, split, RING, &m1, &v1, &p1);
+	*step = m1 - m0;
+	sd = fmax(sqrt(v0), 0.01) * sqrt((1 + p0) / (1 - p0));
+	se = sd * sqrt(1 / npost + 1 / npre);
+	all = (npre * (v0 + m0 * m0) + npost * (v1 + m1 * m1)) / RING -
+	    pow((npre * m0 + npost * m1) / RING, 2);
+	*r = all > 0 ? *step * sqrt(npre * npost) / RING / sqrt(all) : 0;
+	/* A step within three of its own long-run deviations is one of its
+	 * swings, however many samples agree on it. */
+	return *step >= 3 * sd ? *step / se : 0;
+}
+
+/* u's step at the victim's onset (the CUSUM's last zero, give or take a
+ * partly risen sample: tried at the ONSET_SLACK positions before it too,
+ * the largest t taken); a step under 0.05 CPU-s/s is no step. */
+static double
+onset_t(const struct interference *ifr, const struct cg *u, size_t split,
+    double *r)
+{
+	double best = 0, t, step, rr;
+	struct series q;
+	size_t k;
+
+	*r = 0;
+	series_of(ifr, u, &q);
+	for (k = split >= 5 + ONSET_SLACK ? split - ONSET_SLACK : 5; k <= split;
+	    k++) {
+		t = step_t(&q, k, &step, &rr);
+		if (step >= 0.05 && t > best) {
+			best = t;
+			*r = rr;
+		}
+	}
+	return best;
+}
+
+/* The position at which v's rise began, or 0 when there is none to align
+ * on: at least 5 positions before it and 2 since, within the window. */
+size_t
+onset_split(const struct interference *ifr, const struct cg *v)
+{
+	uint64_t first = ifr->sample >= RING ? ifr->sample - RING : 0;
+
+	if (!v->victim || v->onset < first + 5 || v->onset + 2 > ifr->sample ||
+	    ifr->sample < RING)
+		return 0;
+	return (size_t)(v->onset - (ifr->sample - RING));
+}
+
+/* Did v's own use step at split, or at any position before it that a
+ * candidate's step is tried at (onset_t)?  Then an onset says nothing. */
+int
+onset_own_step(const struct interference *ifr, const struct cg *v, size_t split)
+{
+	double step, r;
+	struct series q;
+	size_t k;
+
+	series_of(ifr, v, &q);
+	for (k = split >= 5 + ONSET_SLACK ? split - ONSET_SLACK : 5; k <= split;
+	    k++)
+		if (fabs(step_t(&q, k, &step, &r)) > 3)
+			return 1;
+	return 0;
+}
+
+/* How closely v's CPI follows u's use over the window: Pearson's r over
+ * v's judged positions, and their number into *n. */
+static double
+follows(const struct interference *ifr, const struct cg *v,
+    const struct cg *u, double *n)
+{
+	double x = 0, y = 0, xx = 0, yy = 0, xy = 0, vx, vy;
+	size_t k;
+
+	*n = 0;
+	for (k = 0; k < RING; k++) {
+		size_t sl = ifr_slot_at(ifr, k);
+		double a = v->x[sl], b = u->cpu[sl];
+
+		if (!ifr_counts(&ifr->cfg, v->cpu[sl], a))
+			continue;
+		(*n)++;
+		x += a;
+		y += b;
+		xx += a * a;
+		yy += b * b;
+		xy += a * b;
+	}
+	if (*n < 4)
+		return 0;
+	vx = xx / *n - (x / *n) * (x / *n);
+	vy = yy / *n - (y / *n) * (y / *n);
+	if (!(vx > 0) || !(vy > 0))
+		return 0;
+	return fmax(-0.999, fmin(0.999, (xy / *n - (x / *n) * (y / *n)) /
+	    sqrt(vx * vy)));
+}
+
+void
+onset_name(struct interference *ifr, size_t v, size_t split, double z,
+    struct pick *best, size_t *n)
+{
+	const struct cg *vc = &ifr->cgs[v];
+	double lead = -1, second = -1, r, f, shown = 0, nv = 0;
+	size_t j, who = 0, passed = 0;
+
+	for (j = 0; j < ifr->nr && split; j++) {
+		const struct cg *u = &ifr->cgs[j];
+
+		/* Its step's strength shown, so above the threshold like
+		 * any. */
+		if (!u->leaf || j == v || !(onset_t(ifr, u, split, &r) > z) ||
+		    !(r > ifr->cfg.suspect_threshold))
+			continue;
+		f = follows(ifr, vc, u, &nv);
+		if (passed++ == 0 || f > lead) {
+			second = lead;
+			lead = f;
+			shown = r;
+			who = j;
+		} else if (f > second)
+			second = f;
+	}
+	if (passed == 0 || (passed > 1 && (atanh(lead) - atanh(second)) *
+	    sqrt(fmax(0, (nv - 3) / 2)) < ONSET_LEAD_Z))
+		return;
+	best[0].cg = who;
+	best[0].r = shown;
+	best[0].onset = 1;
+	*n = 1;
+}
