@@ -205,17 +205,23 @@ void detect_sample(struct interference *ifr, size_t slot, double *scratch);
 void detect_take_clean(struct cg *c);
 void detect_clean_missed(struct cg *c);
 
+/* The candidate whose use a victim's CPI follows most closely (Pearson's
+ * r over the victim's n judged positions), and the next one's r. */
+struct follower {
+	size_t cg;
+	double r, second, n;
+};
+
 /* onset.c: the position at which victim v's rise began (0: none to
- * align on); whether v's own use stepped there; and the one candidate
- * the onset names, whose use stepped there by more than z and whose use
- * the victim's CPI follows clearly best of those that did, into best[]
- * (onset set; nothing where none or several such). */
+ * align on); whether v's own use stepped there; and the onset's name
+ * into best[] (onset set): fo's candidate, when its use stepped there by
+ * more than z and v's CPI follows it clearly more than any other's. */
 #define IFR_ONSET_SLACK 4	/* positions before the onset also tried */
 size_t onset_split(const struct interference *ifr, const struct cg *v);
 int onset_own_step(const struct interference *ifr, const struct cg *v,
     size_t split);
-void onset_name(struct interference *ifr, size_t v, size_t split, double z,
-    struct pick *best, size_t *n);
+void onset_name(const struct interference *ifr, size_t split, double z,
+    const struct follower *fo, struct pick *best, size_t *n);
 
 /* suspects.c: ready the sample's sums (scratch holds 4 * nr + RING),
  * then victim v's suspects into best[], *n of them, strongest first. */

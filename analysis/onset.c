@@ -1,13 +1,16 @@
 /*
  * onset.c - the onset test of suspects.c (interference_int.h): for an
  * antagonist that stepped up when the victim's rise began and stays,
- * whose use varies too little to correlate.  Each candidate's step is
- * tried at the victim's onset and the ONSET_SLACK positions before it;
- * of those that stepped there, the one the victim's CPI follows best
- * over the window is named, and only when it leads the next by
- * ONSET_LEAD_Z: antagonists starting in the same minute all step at
- * every victim's onset, and the first to come (as this test named once)
- * is a coin toss among them.  docs/interference.md, "How", step 7.
+ * whose use varies too little to correlate.  The candidate the victim's
+ * CPI follows most closely of all (Pearson's r, found in suspects.c's
+ * correlation pass) is named when its step at the victim's onset, or at
+ * the ONSET_SLACK positions before it, is significant, and only when it
+ * leads the runner-up by ONSET_LEAD_Z: antagonists starting in the same
+ * minute all step at every victim's onset (the first that passed was
+ * once named, a coin toss among 50), and where the victim's onset is
+ * late (its CUSUM back at zero in its antagonist's first pause) another
+ * that stepped there is no explanation.  docs/interference.md, "How",
+ * step 7.
  */
 #include "autoconf.h"
 
@@ -19,8 +22,8 @@
 #define RING INTERFERENCE_RING
 /* Positions before the victim's onset a step is also tried at. */
 #define ONSET_SLACK IFR_ONSET_SLACK
-/* How far the leader's correlation must lead the runner-up's, in
- * standard errors of the difference of their Fisher z. */
+/* How far the follower's r must lead the runner-up's, in standard
+ * errors of the difference of their Fisher z (sqrt(2 / (n - 3))). */
 #define ONSET_LEAD_Z 1.0
 
 /* A cgroup's use over the window as prefix sums, position 0 the oldest,
@@ -127,7 +130,8 @@ onset_split(const struct interference *ifr, const struct cg *v)
 /* Did v's own use step at split, or at any position before it that a
  * candidate's step is tried at (onset_t)?  Then an onset says nothing. */
 int
-onset_own_step(const struct interference *ifr, const struct cg *v, size_t split)
+onset_own_step(const struct interference *ifr, const struct cg *v,
+    size_t split)
 {
 	double step, r;
 	struct series q;
@@ -141,69 +145,22 @@ onset_own_step(const struct interference *ifr, const struct cg *v, size_t split)
 	return 0;
 }
 
-/* How closely v's CPI follows u's use over the window: Pearson's r over
- * v's judged positions, and their number into *n. */
-static double
-follows(const struct interference *ifr, const struct cg *v,
-    const struct cg *u, double *n)
-{
-	double x = 0, y = 0, xx = 0, yy = 0, xy = 0, vx, vy;
-	size_t k;
-
-	*n = 0;
-	for (k = 0; k < RING; k++) {
-		size_t sl = ifr_slot_at(ifr, k);
-		double a = v->x[sl], b = u->cpu[sl];
-
-		if (!ifr_counts(&ifr->cfg, v->cpu[sl], a))
-			continue;
-		(*n)++;
-		x += a;
-		y += b;
-		xx += a * a;
-		yy += b * b;
-		xy += a * b;
-	}
-	if (*n < 4)
-		return 0;
-	vx = xx / *n - (x / *n) * (x / *n);
-	vy = yy / *n - (y / *n) * (y / *n);
-	if (!(vx > 0) || !(vy > 0))
-		return 0;
-	return fmax(-0.999, fmin(0.999, (xy / *n - (x / *n) * (y / *n)) /
-	    sqrt(vx * vy)));
-}
-
 void
-onset_name(struct interference *ifr, size_t v, size_t split, double z,
-    struct pick *best, size_t *n)
+onset_name(const struct interference *ifr, size_t split, double z,
+    const struct follower *fo, struct pick *best, size_t *n)
 {
-	const struct cg *vc = &ifr->cgs[v];
-	double lead = -1, second = -1, r, f, shown = 0, nv = 0;
-	size_t j, who = 0, passed = 0;
+	const struct cg *u = &ifr->cgs[fo->cg];
+	double r;
 
-	for (j = 0; j < ifr->nr && split; j++) {
-		const struct cg *u = &ifr->cgs[j];
-
-		/* Its step's strength shown, so above the threshold like
-		 * any. */
-		if (!u->leaf || j == v || !(onset_t(ifr, u, split, &r) > z) ||
-		    !(r > ifr->cfg.suspect_threshold))
-			continue;
-		f = follows(ifr, vc, u, &nv);
-		if (passed++ == 0 || f > lead) {
-			second = lead;
-			lead = f;
-			shown = r;
-			who = j;
-		} else if (f > second)
-			second = f;
-	}
-	if (passed == 0 || (passed > 1 && (atanh(lead) - atanh(second)) *
-	    sqrt(fmax(0, (nv - 3) / 2)) < ONSET_LEAD_Z))
+	/* Its step's strength shown, so above the threshold like any. */
+	if (!(onset_t(ifr, u, split, &r) > z) ||
+	    !(r > ifr->cfg.suspect_threshold))
 		return;
-	best[0].cg = who;
-	best[0].r = shown;
+	if (fo->second > -1 && (atanh(fo->r) - atanh(fo->second)) *
+	    sqrt(fmax(0, (fo->n - 3) / 2)) < ONSET_LEAD_Z)
+		return;
+	best[0].cg = fo->cg;
+	best[0].r = r;
 	best[0].onset = 1;
 	*n = 1;
 }

@@ -453,12 +453,27 @@ suspects_forget(struct cg *c)
 	c->nheld = 0;
 }
 
+/* Pearson's r of the victim's x and the candidate's use y. */
+static double
+pearson(const struct vsums *s, const struct csums *c)
+{
+	double n = (double)s->n, mx = s->x / n, my = c->y / n;
+	double vx = s->xx / n - mx * mx, vy = c->yy / n - my * my;
+
+	if (!(vx > 0) || !(vy > 1e-9))
+		return NAN;
+	return fmax(-0.999, fmin(0.999, (c->xy / n - mx * my) /
+	    sqrt(vx * vy)));
+}
+
 /* Candidate j's strongest correlation with v's CPI over the lags [from,
- * to) that passes bar b; NaN when none does. */
+ * to) that passes bar b; NaN when none does.  Into *f (if not NULL) how
+ * closely v's CPI follows j's use at lag `from`: Pearson's r, nothing
+ * held out (NaN when either does not vary). */
 static double
 correlated(const struct interference *ifr, size_t v, size_t j,
     const struct prep *p, const struct lagged *l, size_t from, size_t to,
-    const struct bar *b)
+    const struct bar *b, double *f)
 {
 	const struct cg *u = &ifr->cgs[j];
 	double r, z, df, best = NAN;
@@ -471,11 +486,13 @@ correlated(const struct interference *ifr, size_t v, size_t j,
 		if (l->s[i].n < INTERFERENCE_MIN_CORRELATED)
 			continue;
 		candidate_sums(u, j, p, &l->s[i], &c);
+		if (f && i == from)
+			*f = pearson(&l->s[i], &c);
 		z = 0;
 		r = partial_r(&l->s[i], &c, b->floor_df,
 		    ifr->cfg.suspect_threshold, &z, &df);
-		if (r > ifr->cfg.suspect_threshold && z > b->z &&
-		    !(r <= best))
+		/* z is 0 unless r > suspect_threshold (partial_r). */
+		if (z > b->z && !(r <= best))
 			best = r;
 	}
 	return best;
@@ -521,7 +538,7 @@ suspects_explain(struct interference *ifr, size_t v, const double *scratch)
 	victim_sums(ifr, &ifr->cgs[v], &p, 0, &l.s[0]);
 	l.n = 1;
 	for (j = 0; j < ifr->nr; j++)
-		if (isfinite(correlated(ifr, v, j, &p, &l, 0, 1, &b)))
+		if (isfinite(correlated(ifr, v, j, &p, &l, 0, 1, &b, NULL)))
 			return 1;
 	return 0;
 }
@@ -535,25 +552,33 @@ suspects_of(struct interference *ifr, size_t v, const double *scratch,
 	struct lagged l;
 	size_t j, k, split = onset_split(ifr, vc);
 	struct bar b[2];
+	struct follower fo = { 0, -1, -1, 0 };
 
 	*n = 0;
 	lagged_sums(ifr, vc, &p, &l);
 	lag_bars(ifr, l.n, b);
 	if (split && onset_own_step(ifr, vc, split))
 		split = 0;
+	fo.n = (double)l.s[0].n;
 	/* Lag 0, and only where it names nobody the other lags. */
 	for (k = 0; k < 2 && k < l.n && *n == 0; k++)
 		for (j = 0; j < ifr->nr; j++) {
-			double r = correlated(ifr, v, j, &p, &l, k,
-			    k ? l.n : 1, &b[k]);
+			double f = NAN, r = correlated(ifr, v, j, &p, &l, k,
+			    k ? l.n : 1, &b[k], k ? NULL : &f);
 
 			if (isfinite(r))
 				rank_in(best, n, ifr->cfg.suspects, j, r, 0);
+			if (f > fo.r) {
+				fo.second = fo.r;
+				fo.r = f;
+				fo.cg = j;
+			} else if (f > fo.second)
+				fo.second = f;
 		}
 	held_merge(ifr, vc, v, &p, &l, best, n);
 	/* The onset, where nothing varied enough to correlate. */
-	if (*n == 0 && split)
-		onset_name(ifr, v, split, family_bar(ifr, IFR_ONSET_SLACK +
-		    1).z, best, n);
+	if (*n == 0 && split && fo.r > -1)
+		onset_name(ifr, split, family_bar(ifr, IFR_ONSET_SLACK + 1).z,
+		    &fo, best, n);
 	held_store(ifr, vc, best, *n);
 }

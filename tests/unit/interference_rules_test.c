@@ -32,8 +32,8 @@
  *   one it follows at once, the onset (a neighbour that steps up and
  *   stays is named, and still after its step has left the window; not
  *   when the victim's own use stepped too; of several stepping together,
- *   the one the victim's CPI follows or none, and the name gives way to
- *   the correlation's), a held suspect that stopped let go
+ *   the one the victim's CPI follows or none, of two stepping as one
+ *   neither, and the name gives way to the correlation's), a held suspect that stopped let go
  *   after a victim window, suspect_threshold and suspects with their
  *   ranking.
  *
@@ -1167,6 +1167,60 @@ test_onset_together(void)
 }
 
 /*
+ * Two that step as one: /a and /b step up to 1.5 CPUs at 100 and stay,
+ * the same series (two replicas started together), /v's CPI up 25% from
+ * then.  The onset cannot tell them apart and /v's CPI follows both
+ * alike: neither is named, in any of /v's results to 250 (the first of
+ * the two was, before the lead over the runner-up was asked for).
+ */
+static void
+twins_step(struct node *n, int t)
+{
+	size_t i;
+
+	if (t == 0)
+		steady_walk = 0;
+	steady_walk = 0.9 * steady_walk + 0.05 * (uniform() - 0.5);
+	n->cpu[0] = 1.0;
+	n->cpu[1] = n->cpu[2] = t >= 100 ? 1.5 : 0.05;
+	n->cpi[0] = (1 + steady_walk) * noisy(1.0) * (t >= 100 ? 1.25 : 1);
+	n->cpi[1] = n->cpi[2] = noisy(2.0);
+	for (i = 3; i < n->nr; i++) {
+		n->cpu[i] = 0.3 + uniform();
+		n->cpi[i] = noisy(1.0);
+	}
+}
+
+static void
+test_onset_twins(void)
+{
+	struct interference_config c = cfg_small();
+	struct interference *ifr = analysis(&c);
+	struct node *n = steady_node();
+	struct interference_result *r;
+	int t, flagged = 0, twins = 0;
+
+	n->path[2] = "/b";
+	ifr_rng = 5;
+	for (t = 0; t < 250; t++) {
+		twins_step(n, t);
+		feed(ifr, n);
+		r = interference_result(ifr);
+		if (t >= 100 && analysed(r, "/v") && analysed(r, "/v")->victim) {
+			flagged++;
+			twins += named(r, "/a") || named(r, "/b");
+		}
+		interference_result_unref(r);
+	}
+	printf("twins stepping as one: /v flagged in %d results, /a or /b "
+	    "named in %d\n", flagged, twins);
+	CHECK(flagged >= 50);
+	CHECK(twins == 0);
+	interference_free(ifr);
+	free(n);
+}
+
+/*
  * An onset's name gives way to the correlation's: at 220 in
  * test_onset_together's node /v's CPI follows /a and the correlation
  * names it.  A busy neighbour that is quiet now (so nothing contradicts
@@ -1515,6 +1569,7 @@ main(void)
 	test_onset_threshold();
 	test_own_step_before();
 	test_onset_together();
+	test_onset_twins();
 	test_onset_gives_way();
 	test_held_stops();
 	test_contradicted();
