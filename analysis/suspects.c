@@ -28,6 +28,8 @@
 #define LAG_S 30.0
 #define LAGS 4
 
+_Static_assert(RING % 4 == 0, "candidate_sums takes the ring 4 at a time");
+
 /* The scratch a sample's sums live in: total[RING], then per cgroup. */
 struct prep {
 	double *total;			/* judged cgroups' use per position */
@@ -83,7 +85,8 @@ struct vsums {
 	size_t lag;			/* the node's positions this far back */
 	uint64_t base;			/* the ring's slot of position 0 */
 	size_t slot[RING];		/* the ring slot of each of at[] */
-	float xv[RING], av[RING];	/* the victim's x and use there */
+	float xs[RING], as[RING];	/* the victim's x and use by the
+					   ring slot of at[] (0 elsewhere) */
 	unsigned char in[RING];		/* position judged */
 	double x, xx, a, aa, xa, t, tt, xt, at_, xlag;
 	double xpairs;			/* both members of each pair, summed */
@@ -121,8 +124,8 @@ victim_sums(const struct interference *ifr, const struct cg *v,
 		}
 		s->in[q] = 1;
 		s->slot[s->n] = sl;
-		s->xv[s->n] = (float)x;
-		s->av[s->n] = (float)a;
+		s->xs[sl] = (float)x;
+		s->as[sl] = (float)a;
 		s->at[s->n++] = q;
 		s->x += x;
 		s->xx += x * x;
@@ -177,11 +180,17 @@ candidate_sums(const struct cg *u, size_t j, const struct prep *p,
 	double py = 0;
 
 	memset(c, 0, sizeof(*c));
-	for (i = 0; i < s->n; i++) {
-		double y = u->cpu[s->slot[i]];
+	/* Over every slot, in the ring's order (0 where not judged): no
+	 * gather, and four sums at a time. */
+	for (k = 0; k < RING; k += 4) {
+		double xy[4], ya[4];
 
-		c->xy += s->xv[i] * y;
-		c->ya += s->av[i] * y;
+		for (i = 0; i < 4; i++) {
+			xy[i] = (double)s->xs[k + i] * u->cpu[k + i];
+			ya[i] = (double)s->as[k + i] * u->cpu[k + i];
+		}
+		c->xy += (xy[0] + xy[1]) + (xy[2] + xy[3]);
+		c->ya += (ya[0] + ya[1]) + (ya[2] + ya[3]);
 	}
 	if (s->n == end) {
 		/* Every position before end: the whole ring's sums less its
@@ -237,7 +246,8 @@ struct bar {
 
 /* The partial correlation of x and y, a (the victim's use) and w = t - y
  * - a (the others' total) held out; its Fisher z into *z (0 for r not
- * above r_min), n_eff - 5 into *df.  NaN when a residual does not vary. */
+ * above r_min), n_eff - 5 into *df (0 for r not above r_min).  NaN when a
+ * residual does not vary. */
 static double
 partial_r(const struct vsums *s, const struct csums *c, double floor_df,
     double r_min, double *z, double *df)
@@ -272,6 +282,10 @@ partial_r(const struct vsums *s, const struct csums *c, double floor_df,
 	    !(vy > 1e-6 * cyy))
 		return NAN;
 	r = vxy / sqrt(vx * vy);
+	*z = 0;
+	*df = 0;
+	if (!(r > r_min))
+		return r;
 	rx = ifr_lag1(s->xlag, s->xpairs, s->pairs, mx, cxx);
 	ry = ifr_lag1(c->lag, c->pairsum, s->n == RING ? RING - 1 : s->pairs, my,
 	    cyy);
