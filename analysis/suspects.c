@@ -90,12 +90,32 @@ struct vsums {
 	unsigned char in[RING];		/* position judged */
 	double x, xx, a, aa, xa, t, tt, xt, at_, xlag;
 	double xpairs;			/* both members of each pair, summed */
+	/* The victim's side of every candidate's moments, made once:
+	 * 1 / n, the means and the (co)variances of x, a and t. */
+	double inv_n, mx, ma, mt, cxx, caa, ctt, cxa, cxt, cat, ica;
 };
 
 /* A candidate's side. */
 struct csums {
 	double y, yy, yt, lag, pairsum, xy, ya;
 };
+
+/* The victim's side of the moments, from its sums (n > 0). */
+static void
+vsums_moments(struct vsums *s)
+{
+	s->inv_n = 1 / (double)s->n;
+	s->mx = s->x * s->inv_n;
+	s->ma = s->a * s->inv_n;
+	s->mt = s->t * s->inv_n;
+	s->cxx = s->xx * s->inv_n - s->mx * s->mx;
+	s->caa = s->aa * s->inv_n - s->ma * s->ma;
+	s->ctt = s->tt * s->inv_n - s->mt * s->mt;
+	s->cxa = s->xa * s->inv_n - s->mx * s->ma;
+	s->cxt = s->xt * s->inv_n - s->mx * s->mt;
+	s->cat = s->at_ * s->inv_n - s->ma * s->mt;
+	s->ica = s->caa > 0 ? 1 / s->caa : 0;
+}
 
 /* The victim's sums with its CPI at each judged position k paired with
  * the node at k - lag: its own use, the others' total and (in
@@ -138,6 +158,8 @@ victim_sums(const struct interference *ifr, const struct cg *v,
 		s->at_ += a * t;
 		px = x;
 	}
+	if (s->n)
+		vsums_moments(s);
 }
 
 /* The lags tried, in samples: 0 and up to LAG_S in thirds, each once. */
@@ -252,31 +274,31 @@ static double
 partial_r(const struct vsums *s, const struct csums *c, double floor_df,
     double r_min, double *z, double *df)
 {
-	double n = (double)s->n;
-	double mx = s->x / n, ma = s->a / n, mt = s->t / n, my = c->y / n;
-	double cxx = s->xx / n - mx * mx, caa = s->aa / n - ma * ma;
-	double ctt = s->tt / n - mt * mt, cxa = s->xa / n - mx * ma;
-	double cxt = s->xt / n - mx * mt, cat = s->at_ / n - ma * mt;
-	double cyy = c->yy / n - my * my, cxy = c->xy / n - mx * my;
-	double cya = c->ya / n - my * ma, cyt = c->yt / n - my * mt;
+	double n = (double)s->n, in = s->inv_n;
+	double mx = s->mx, ma = s->ma, mt = s->mt, my = c->y * in;
+	double cxx = s->cxx, caa = s->caa, ctt = s->ctt, cxa = s->cxa;
+	double cxt = s->cxt, cat = s->cat, ica = s->ica;
+	double cyy = c->yy * in - my * my, cxy = c->xy * in - mx * my;
+	double cya = c->ya * in - my * ma, cyt = c->yt * in - my * mt;
 	double cxw = cxt - cxy - cxa, cyw = cyt - cyy - cya;
 	double caw = cat - cya - caa;
 	double cww = ctt + cyy + caa - 2 * cyt - 2 * cat + 2 * cya;
 	double vx = cxx, vy = cyy, vxy = cxy, vw = cww, vxw = cxw, vyw = cyw;
-	double r, rx, ry, neff;
+	double r, rx, ry, neff, iw;
 
 	if (caa > 1e-9) {
-		vx -= cxa * cxa / caa;
-		vy -= cya * cya / caa;
-		vxy -= cxa * cya / caa;
-		vw -= caw * caw / caa;
-		vxw -= cxa * caw / caa;
-		vyw -= cya * caw / caa;
+		vx -= cxa * cxa * ica;
+		vy -= cya * cya * ica;
+		vxy -= cxa * cya * ica;
+		vw -= caw * caw * ica;
+		vxw -= cxa * caw * ica;
+		vyw -= cya * caw * ica;
 	}
 	if (vw > 1e-9) {
-		vx -= vxw * vxw / vw;
-		vy -= vyw * vyw / vw;
-		vxy -= vxw * vyw / vw;
+		iw = 1 / vw;
+		vx -= vxw * vxw * iw;
+		vy -= vyw * vyw * iw;
+		vxy -= vxw * vyw * iw;
 	}
 	if (!(vx > 1e-12 * (cxx + mx * mx)) || !(vy > 1e-9) ||
 	    !(vy > 1e-6 * cyy))
@@ -293,8 +315,7 @@ partial_r(const struct vsums *s, const struct csums *c, double floor_df,
 	if (n >= RW_MIN_N)
 		neff = fmax(neff, floor_df);
 	*df = neff;
-	*z = neff >= 1 && r > r_min ? atanh(fmin(r, 0.999999)) * sqrt(neff) :
-	    0;
+	*z = neff >= 1 ? atanh(fmin(r, 0.999999)) * sqrt(neff) : 0;
 	return r;
 }
 

@@ -852,6 +852,7 @@ test_significance(void)
 		c.ya += y * a;
 	}
 	s.n = 40;
+	vsums_moments(&s);
 	r = partial_r(&s, &c, 0, -INFINITY, &z, &df);
 	CHECK(isfinite(r) && fabs(r) > 0.01);
 	CHECK(df == 35);
