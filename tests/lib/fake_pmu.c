@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collectors/perf/group.h"
@@ -92,6 +93,17 @@ fake_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
 	    (attr->exclude_guest || attr->exclude_host)) {
 		errno = EINVAL;
 		return -1;
+	}
+	if (fake.open_delay_ns) {
+		/* A slow open (a kernel busy with cgroups): nanosleep sleeps
+		 * at least this long, so a test can bound time from below. */
+		struct timespec ts = {
+			(time_t)(fake.open_delay_ns / 1000000000ULL),
+			(long)(fake.open_delay_ns % 1000000000ULL) };
+
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+			;
+		fake.delayed++;
 	}
 	for (i = 0; i < FAKE_MAXFD && fake.fds[i].used; i++)
 		;

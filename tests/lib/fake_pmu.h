@@ -44,6 +44,8 @@ struct fake_pmu {
 					   from zero (instance.c) */
 	uint64_t clock_ns;		/* perf_ops->now_ns; 0: a clock far
 					   ahead of any reading (no bound) */
+	uint64_t open_delay_ns;		/* each counting open sleeps it */
+	unsigned delayed;		/* ... how many opens slept */
 	int max_prio;			/* the most urgent line logged */
 	char log[65536];		/* what fake_capture logged */
 	const char *mountinfo;		/* for fake_make ("/nonexistent") */
