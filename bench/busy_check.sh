@@ -30,6 +30,9 @@ pmu_install_deps bench || exit 1
 command -v stress-ng >/dev/null || { echo "stress-ng is not installed"; exit 1; }
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/pmu_busy_check.XXXXXX") || exit 1
+# mktemp's 0700 would keep the suite's unprivileged users
+# (privileges.test) from the daemon built under it, as CI's clone does not.
+chmod 755 "$dir" || exit 1
 git clone -q "$top" "$dir/tree" || { echo "git clone $top failed"; exit 1; }
 echo "busy_check: $(git -C "$dir/tree" log -1 --format='%h %s'), in $dir/tree"
 
