@@ -117,13 +117,17 @@ cmp_double(const void *a, const void *b)
  * The clean part of c's ring, one-sided: a start from two low quantiles
  * of its counted samples (q05 and q25 of a normal are mean - 1.645 sd and
  * mean - 0.674 sd; with up to half the samples raised they still come
- * from the clean part), then three passes of the mean and variance of the
- * samples below mean + CLIP sd (a clean normal loses 0.6% of its upper
- * tail there), the autocovariance from the pairs of such samples in a
- * row.  Into c->clean[] with c->proposed set when at least two samples
- * lie above the clip and the clean mean is its own sd or more below the
- * baseline's mean; with fewer than
- * INTERFERENCE_MIN_SAMPLES / 2 counted samples, nothing.
+ * from the clean part), then three passes of the mean of the samples
+ * below mean + CLIP sd (a clean normal loses 0.6% of its upper tail
+ * there) and of the spread of those below that mean: the samples above
+ * it may be a burst's partial samples (one that began or ended within
+ * the sample), which filled the gap between the clean part and the
+ * bursts and, counted in the spread, widened the clip until it took
+ * everything.  The autocovariance from successive differences
+ * (clean_acov).  Into c->clean[] with c->proposed set when at least two
+ * samples lie above the clip and the clean mean is its own sd or more
+ * below the baseline's mean; with fewer than INTERFERENCE_MIN_SAMPLES / 2
+ * counted samples, nothing.
  */
 #define CLIP 2.5
 /* Samples between two looks at the clean part of a ring, doubled after
@@ -131,13 +135,49 @@ cmp_double(const void *a, const void *b)
  * wanders of its own is looked at every 8 minutes, not every minute). */
 #define CLEAN_EVERY (INTERFERENCE_RING / 10)
 #define CLEAN_MISSES_MAX 3
+/* The median of a chi-square of one degree of freedom: the median of the
+ * squares of a normal's values over their mean. */
+#define CHI2_1_MEDIAN 0.4549
+
+/*
+ * The lag-1 autocovariance of the clean part of c's ring, of variance
+ * var: var - MSSD / 2, where the mean squared successive difference MSSD
+ * (2 var (1 - phi) for a stationary series) is the median of the squared
+ * differences of samples in a row over CHI2_1_MEDIAN.  A burst's edges
+ * are a few large differences, which the median ignores; covariances of
+ * the samples under the clip took its partial samples' slow rises and
+ * falls for the noise's own autocorrelation (phi at PHI_MAX, the long-run
+ * sd four times the sd: no burst ever alarmed).  d: scratch of RING.
+ */
+static double
+clean_acov(const struct interference_config *cfg, const struct cg *c,
+    uint64_t sample, double var, double *d)
+{
+	size_t k, m = 0;
+	double mssd;
+
+	for (k = 0; k + 1 < INTERFERENCE_RING; k++) {
+		double x = c->x[k], y = c->x[k + 1];
+
+		/* Slot k is the newest (sample's), k + 1 the oldest. */
+		if (k != sample % INTERFERENCE_RING &&
+		    ifr_counts(cfg, c->cpu[k], x) &&
+		    ifr_counts(cfg, c->cpu[k + 1], y))
+			d[m++] = (x - y) * (x - y);
+	}
+	if (m < 2)
+		return 0;
+	qsort(d, m, sizeof(*d), cmp_double);
+	mssd = d[m / 2] / CHI2_1_MEDIAN;
+	return fmax(0, var - mssd / 2);
+}
 
 static void
 clean_of(const struct interference_config *cfg, struct cg *c,
     uint64_t sample, double *sorted)
 {
-	double mu, sd, sum, ss, cov = 0, top;
-	size_t n = 0, k, i, pass, in = 0, pairs = 0;
+	double mu, sd, sum, ss;
+	size_t n = 0, k, i, pass, in = 0;
 
 	for (k = 0; k < INTERFERENCE_RING; k++)
 		if (ifr_counts(cfg, c->cpu[k], c->x[k]))
@@ -148,33 +188,25 @@ clean_of(const struct interference_config *cfg, struct cg *c,
 	sd = (sorted[n / 4] - sorted[n / 20]) / (1.645 - 0.674);
 	mu = sorted[n / 4] + 0.674 * sd;
 	for (pass = 0; pass < 3; pass++) {
-		top = mu + CLIP * fmax(sd, 0.01 * mu);
+		double top = mu + CLIP * fmax(sd, 0.01 * mu);
+
 		sum = ss = 0;
 		for (in = 0; in < n && sorted[in] <= top; in++)
 			sum += sorted[in];
 		if (in < 2)
 			return;
 		mu = sum / (double)in;
-		for (i = 0; i < in; i++)
+		for (i = 0; i < in && sorted[i] < mu; i++)
 			ss += (sorted[i] - mu) * (sorted[i] - mu);
-		sd = sqrt(ss / (double)(in - 1));
+		if (i < 2)
+			return;
+		sd = sqrt(ss / (double)(i - 1));
 	}
 	if (n - in < 2 || mu > c->mean - fmax(sd, 0.01 * mu))
 		return;
-	top = mu + CLIP * fmax(sd, 0.01 * mu);
-	for (k = 0; k + 1 < INTERFERENCE_RING; k++) {
-		double x = c->x[k], y = c->x[k + 1];
-
-		/* Slot k is the newest (sample's), k + 1 the oldest. */
-		if (k != sample % INTERFERENCE_RING && ifr_counts(cfg, c->cpu[k], x) &&
-		    ifr_counts(cfg, c->cpu[k + 1], y) && x <= top && y <= top) {
-			cov += (x - mu) * (y - mu);
-			pairs++;
-		}
-	}
 	c->clean[0] = (float)mu;
 	c->clean[1] = (float)(sd * sd);
-	c->clean[2] = pairs ? (float)(cov / (double)pairs) : 0;
+	c->clean[2] = (float)clean_acov(cfg, c, sample, sd * sd, sorted);
 	c->proposed = 1;
 }
 
@@ -186,9 +218,15 @@ detect_clean_missed(struct cg *c)
 		c->clean_misses++;
 }
 
+/* Taken, the clean baseline counts as a whole one (a neighbour's use
+ * explained the ring's rises): its mean learns at 1 / BASELINE from then
+ * on, so that the bursts it did not see do not teach it back up while
+ * they stay under the alarm, as they did at a young baseline's 1 / bn. */
 void
 detect_take_clean(struct cg *c)
 {
+	if (c->bn < BASELINE)
+		c->bn = BASELINE;
 	c->clean_misses = 0;
 	c->mean = c->clean[0];
 	c->var = c->clean[1];
