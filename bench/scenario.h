@@ -124,6 +124,7 @@ struct score {
 	 * subject's interfered results after it, and those so flagged. */
 	size_t rs_found, rs_after, rs_hit;
 	double rs_first_min, rs_worst_min;
+	size_t rs_late;			/* runs first found after 15 min */
 	double cpu_s, sim_s, last_rank1_s, bytes_per_cg;
 	size_t tracked;
 	/* False victims and analysed cgroup-samples per 10 minutes of the

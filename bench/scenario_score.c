@@ -205,6 +205,7 @@ score_restart(struct sim *m, const struct cg *c, struct score *s)
 		s->rs_found++;
 		s->rs_first_min += min;
 		s->rs_worst_min = fmax(s->rs_worst_min, min);
+		s->rs_late += min > 15;
 		return;
 	}
 	if (m->first_right < 0 || !causes_now(m, c))
