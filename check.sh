@@ -44,7 +44,7 @@ count() {
 
 # $prebuild: make arguments to run after the build, before the tests.
 run_suite() {	# $1: label, $2: make check arguments, rest: configure arguments
-	local label=$1 checkargs=$2; shift 2
+	local label=$1 checkargs=$2 t0=$SECONDS; shift 2
 	echo "=== $label: configure $*"
 	[ -f Makefile ] && make -s distclean >/dev/null 2>&1
 	./configure -q --enable-werror "$@" || { fail=$((fail + 1)); status=1; return; }
@@ -63,6 +63,7 @@ run_suite() {	# $1: label, $2: make check arguments, rest: configure arguments
 	# test has run: no log, and that must count as a failure too.
 	[ -f test-suite.log ] || { echo "=== $label: make check ran no test (a build failed)"; fail=$((fail + 1)); status=1; }
 	grep -E '^(FAIL|ERROR)' test-suite.log 2>/dev/null | sed "s/^/=== $label: /"
+	echo "=== $label: $((SECONDS - t0)) s, the build included"
 }
 
 autoreconf -fi >/dev/null 2>&1 || { echo "autoreconf failed"; echo "0 passed, 1 failed"; exit 1; }
@@ -93,14 +94,18 @@ echo "=== plain: configure --enable-werror; the packages and image, then the sui
 [ -f Makefile ] && make -s distclean >/dev/null 2>&1
 if ./configure -q --enable-werror && make -s -j"$jobs" >/dev/null; then
 	echo "=== package"
+	t0=$SECONDS
 	rm -f test-suite.log
 	make check-package || status=1
 	[ -f test-suite.log ] && { cp test-suite.log test-suite-package.log; count test-suite.log; }
 	grep -E '^(FAIL|ERROR)' test-suite.log 2>/dev/null | sed "s/^/=== package: /"
 	[ -f test-suite.log ] || { echo "=== package: make check-package failed"; fail=$((fail + 1)); status=1; }
+	echo "=== package: $((SECONDS - t0)) s"
+	t0=$SECONDS
 	PMU_VM_IMAGE="$PWD/pkg/pmu-exporter-$(sed -n 's/^PACKAGE_VERSION = //p' Makefile).oci.tar" \
 	make -s -j"$jobs" distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror >distcheck.log 2>&1
 	dc=$?
+	echo "=== plain (distcheck): $((SECONDS - t0)) s"
 	# The summary of distcheck's `make check`: the suite's results.
 	count distcheck.log
 	grep -E '^(FAIL|ERROR):' distcheck.log | sed "s/^/=== plain (distcheck): /"
