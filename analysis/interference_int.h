@@ -222,6 +222,17 @@ int onset_own_step(const struct interference *ifr, const struct cg *v,
     size_t split);
 void onset_name(const struct interference *ifr, size_t split, double z,
     const struct follower *fo, struct pick *best, size_t *n);
+/* onset.c: the trend: u's use's rise along the window, in t (0: none); has
+ * v's own use risen so (then a trend says nothing); the trend's name into
+ * best[] (onset set): fo's candidate, of those whose use rose by more than
+ * the family's z, when v's CPI follows it clearly more than the next. */
+double trend_t(const struct interference *ifr, const struct cg *u);
+/* The trend t independent random walks exceed with probability p (fitted
+ * over bench/rw_null -t: a random walk's line is steep by chance). */
+double rw_trend(double p);
+int trend_own(const struct interference *ifr, const struct cg *v);
+void trend_name(const struct interference *ifr, const struct follower *fo,
+    struct pick *best, size_t *n);
 
 /* suspects.c: ready the sample's sums (scratch holds 4 * nr + RING),
  * then victim v's suspects into best[], *n of them, strongest first. */

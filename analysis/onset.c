@@ -9,8 +9,11 @@
  * minute all step at every victim's onset (the first that passed was
  * once named, a coin toss among 50), and where the victim's onset is
  * late (its CUSUM back at zero in its antagonist's first pause) another
- * that stepped there is no explanation.  docs/interference.md, "How",
- * step 7.
+ * that stepped there is no explanation.  And the trend, for one whose use
+ * ramps up over the window (no step to align on, too smooth to correlate
+ * among many): of the candidates whose use rose significantly along the
+ * window, the one the victim's CPI follows most closely, when it leads
+ * the next such by as much.  docs/interference.md, "How", step 7.
  */
 #include "autoconf.h"
 
@@ -145,6 +148,79 @@ onset_own_step(const struct interference *ifr, const struct cg *v,
 	return 0;
 }
 
+/* Does fo's candidate lead the runner-up by ONSET_LEAD_Z standard errors
+ * of the difference of their Fisher z?  Several that stepped or ramped
+ * together are no explanation of one victim's rise. */
+static int
+leads(const struct follower *fo)
+{
+	return !(fo->second > -1 && (atanh(fo->r) - atanh(fo->second)) *
+	    sqrt(fmax(0, (fo->n - 3) / 2)) < ONSET_LEAD_Z);
+}
+
+double
+rw_trend(double p)
+{
+	double l = log10(0.01 / p);
+
+	return p < 0.01 ? 10.9 + l * (7.0 + 0.6 * l) : 10.9;
+}
+
+/* The rise of u's use along the window, a least-squares line over its
+ * RING positions: the slope's t in the residuals' long-run standard error
+ * (their lag-1 autocorrelation, capped as ifr_lag1's), 0 when the rise
+ * over the window is under 0.05 CPU-s/s or within three of the
+ * residuals' long-run deviations (one of its swings). */
+double
+trend_t(const struct interference *ifr, const struct cg *u)
+{
+	double sy = 0, sxy = 0, sxx = 0, b, m, e, pe = 0, ee = 0, lag = 0;
+	double mid = (RING - 1) / 2.0, sd, rho, rise;
+	size_t k;
+
+	for (k = 0; k < RING; k++) {
+		double y = u->cpu[ifr_slot_at(ifr, k)], x = (double)k - mid;
+
+		sy += y;
+		sxy += x * y;
+		sxx += x * x;
+	}
+	m = sy / RING;
+	b = sxy / sxx;
+	for (k = 0; k < RING; k++) {
+		e = u->cpu[ifr_slot_at(ifr, k)] - m - b * ((double)k - mid);
+		ee += e * e;
+		lag += k ? e * pe : 0;
+		pe = e;
+	}
+	rho = ee > 0 ? fmax(0, fmin(0.95, lag / ee)) : 0;
+	sd = fmax(sqrt(ee / (RING - 2)), 0.01) * sqrt((1 + rho) / (1 - rho));
+	rise = b * (RING - 1);
+	if (!(rise >= 0.05) || !(rise >= 3 * sd))
+		return 0;
+	return b * sqrt(sxx) / sd;
+}
+
+int
+trend_own(const struct interference *ifr, const struct cg *v)
+{
+	return trend_t(ifr, v) > 3;
+}
+
+void
+trend_name(const struct interference *ifr, const struct follower *fo,
+    struct pick *best, size_t *n)
+{
+	/* Its correlation with the victim's CPI shown: above the
+	 * threshold like any. */
+	if (!(fo->r > ifr->cfg.suspect_threshold) || !leads(fo))
+		return;
+	best[0].cg = fo->cg;
+	best[0].r = fo->r;
+	best[0].onset = 1;
+	*n = 1;
+}
+
 void
 onset_name(const struct interference *ifr, size_t split, double z,
     const struct follower *fo, struct pick *best, size_t *n)
@@ -154,10 +230,7 @@ onset_name(const struct interference *ifr, size_t split, double z,
 
 	/* Its step's strength shown, so above the threshold like any. */
 	if (!(onset_t(ifr, u, split, &r) > z) ||
-	    !(r > ifr->cfg.suspect_threshold))
-		return;
-	if (fo->second > -1 && (atanh(fo->r) - atanh(fo->second)) *
-	    sqrt(fmax(0, (fo->n - 3) / 2)) < ONSET_LEAD_Z)
+	    !(r > ifr->cfg.suspect_threshold) || !leads(fo))
 		return;
 	best[0].cg = fo->cg;
 	best[0].r = r;

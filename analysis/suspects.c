@@ -6,9 +6,11 @@
  * victim's own use and the others' total held out (at lag 0, then where
  * nobody passes at lags to LAG_S), Fisher's z with Bartlett's n_eff
  * floored by rw_floor; and where nothing correlates, the onset
- * (onset.c), for an antagonist that stepped up and stays.  A victim
- * holds its suspects through its episode until their use falls or their
- * correlation contradicts them; one the onset named gives way to any the
+ * (onset.c), for an antagonist that stepped up and stays, then its trend
+ * (onset.c), for one that ramped up, past what random walks reach
+ * (rw_trend).  A victim holds its suspects through its episode until
+ * their use falls or, varying from sample to sample, their correlation
+ * contradicts them; one the onset or the trend named gives way to any the
  * correlation names.  The whole method, its reasons and its error
  * budget: docs/interference.md, "How", step 7.  Cost: per victim, one
  * pass of two products over each candidate's 60 samples (the rest made
@@ -261,9 +263,10 @@ rw_floor(double p)
 	return fmin(3.5, 2.7 + 0.28 * log10(0.01 / p));
 }
 
-/* What a correlation must pass: Fisher's z, its n_eff's floor. */
+/* What a correlation must pass: Fisher's z, its n_eff's floor; and what
+ * a trend must (z, or what random walks reach at the level). */
 struct bar {
-	double z, floor_df;
+	double z, floor_df, trend;
 };
 
 /* The partial correlation of x and y, a (the victim's use) and w = t - y
@@ -338,8 +341,9 @@ z_upper(double p)
 }
 
 /* The z each test of a candidate must pass: two tests (partial
- * correlation, onset) of each of m candidates, the onset's over `tries`
- * splits, all within significance together (Bonferroni). */
+ * correlation; onset and trend) of each of m candidates, the second's
+ * over `tries` splits and the trend, all within significance together
+ * (Bonferroni). */
 static double
 critical_z(double significance, double m, double tries)
 {
@@ -403,7 +407,7 @@ contradicted(struct interference *ifr, const struct cg *u,
     const struct held *h, const struct prep *p, const struct lagged *l)
 {
 	struct csums c;
-	double z, r, df, m;
+	double z, r, df, m, var;
 	size_t i;
 
 	if (recent_use(ifr, u) < 0.5 * h->use)
@@ -415,7 +419,10 @@ contradicted(struct interference *ifr, const struct cg *u,
 			return 0;
 		candidate_sums(u, (size_t)(u - ifr->cgs), p, s, &c);
 		m = c.y / (double)s->n;
-		if (c.yy / (double)s->n - m * m < 0.01 * m * m)
+		var = c.yy / (double)s->n - m * m;
+		var *= 1 - ifr_lag1(c.lag, c.pairsum, s->n == RING ?
+		    RING - 1 : s->pairs, m, var);
+		if (var < 0.01 * m * m)
 			return 0;
 		r = partial_r(s, &c, 0, INFINITY, &z, &df);
 		if (!isfinite(r) || r > ifr->cfg.suspect_threshold)
@@ -546,6 +553,8 @@ family_bar(const struct interference *ifr, double tries)
 	b.z = critical_z(ifr->cfg.suspect_significance, m, tries);
 	b.floor_df = rw_floor(ifr->cfg.suspect_significance / (2 * m *
 	    tries));
+	b.trend = fmax(b.z, rw_trend(ifr->cfg.suspect_significance / (2 * m *
+	    tries)));
 	return b;
 }
 
@@ -587,7 +596,11 @@ suspects_of(struct interference *ifr, size_t v, const double *scratch,
 	struct lagged l;
 	size_t j, k, split = onset_split(ifr, vc);
 	struct bar b[2];
-	struct follower fo = { 0, -1, -1, 0 };
+	struct follower fo = { 0, -1, -1, 0 }, tr = { 0, -1, -1, 0 };
+	int trend = !trend_own(ifr, vc);
+	/* The onset's half of the significance: its positions and the
+	 * trend. */
+	struct bar ob = family_bar(ifr, IFR_ONSET_SLACK + 2);
 
 	*n = 0;
 	lagged_sums(ifr, vc, &p, &l);
@@ -609,11 +622,23 @@ suspects_of(struct interference *ifr, size_t v, const double *scratch,
 				fo.cg = j;
 			} else if (f > fo.second)
 				fo.second = f;
+			if (trend && f > ifr->cfg.suspect_threshold &&
+			    f > tr.second && trend_t(ifr, &ifr->cgs[j]) > ob.trend) {
+				if (f > tr.r) {
+					tr.second = tr.r;
+					tr.r = f;
+					tr.cg = j;
+				} else
+					tr.second = f;
+			}
 		}
 	held_merge(ifr, vc, v, &p, &l, best, n);
 	/* The onset, where nothing varied enough to correlate. */
 	if (*n == 0 && split && fo.r > -1)
-		onset_name(ifr, split, family_bar(ifr, IFR_ONSET_SLACK + 1).z,
-		    &fo, best, n);
+		onset_name(ifr, split, ob.z, &fo, best, n);
+	/* The trend, for one that ramped up: neither varied nor stepped. */
+	tr.n = fo.n;
+	if (*n == 0 && tr.r > -1)
+		trend_name(ifr, &tr, best, n);
 	held_store(ifr, vc, best, *n);
 }

@@ -12,15 +12,26 @@
  * correlation exceeded with probability p and the degrees of freedom
  * Fisher's z would need to put its critical value there:
  * (z_p / atanh(r_p))^2.  A floor under that keeps the test at its
- * level.  Draws from tests/lib/xorshift.h: the same figures every run.
+ * level.
+ *
+ *   rw_null -t SERIES [PHI]
+ *
+ * The same null for the trend of suspects (analysis/onset.c, trend_t,
+ * called here on each series): SERIES random walks (or AR(1) series at
+ * PHI) of the window's 60 samples, at CPU 1 with steps of 0.3 (where its
+ * floors of 0.05 CPU-s/s and three deviations do not bind), and the trend
+ * t exceeded with probability p, which rw_trend's bar is fitted over.
+ * Draws from tests/lib/xorshift.h: the same figures every run.
  */
 #include "autoconf.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tests/lib/xorshift.h"
+#include "analysis/interference_int.h"
 
 #define MAX_N 256
 
@@ -131,6 +142,47 @@ z_upper(double p)
 	return hi;
 }
 
+/* -t: the trend t of random walks (phi 1) or AR(1) series. */
+static int
+trend_null(long series, double phi)
+{
+	static const double ps[] = { 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7 };
+	struct interference *ifr = calloc(1, sizeof(*ifr));
+	struct cg *c = calloc(1, sizeof(*c));
+	double *t = malloc((size_t)series * sizeof(*t)), a;
+	long i, beyond = 0;
+	size_t k;
+
+	if (ifr == NULL || c == NULL || t == NULL) {
+		fprintf(stderr, "rw_null: out of memory\n");
+		return 1;
+	}
+	ifr->sample = INTERFERENCE_RING;
+	for (i = 0; i < series; i++) {
+		a = phi < 1 ? gauss() / sqrt(1 - phi * phi) : 0;
+		for (k = 0; k < INTERFERENCE_RING; k++) {
+			a = phi * a + gauss();
+			c->cpu[ifr_slot_at(ifr, k)] = (float)(1 + 0.3 * a);
+		}
+		t[i] = trend_t(ifr, c);
+		beyond += t[i] > 0;
+	}
+	qsort(t, (size_t)series, sizeof(*t), descending);
+	printf("phi %.3f: a trend at all in %.2f%%\n", phi,
+	    100.0 * (double)beyond / (double)series);
+	for (k = 0; k < sizeof(ps) / sizeof(ps[0]); k++) {
+		long at = (long)(ps[k] * (double)series);
+
+		if (at >= 3)
+			printf("phi %.3f p %.0e: trend t %.1f, rw_trend %.1f\n",
+			    phi, ps[k], t[at], rw_trend(ps[k]));
+	}
+	free(t);
+	free(c);
+	free(ifr);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -140,10 +192,12 @@ main(int argc, char **argv)
 	size_t k;
 	int n;
 
+	if (argc >= 3 && strcmp(argv[1], "-t") == 0 && atol(argv[2]) >= 100)
+		return trend_null(atol(argv[2]), argc > 3 ? atof(argv[3]) : 1);
 	if (argc < 3 || (n = atoi(argv[1])) < 5 || n > MAX_N ||
 	    (pairs = atol(argv[2])) < 100) {
-		fprintf(stderr, "usage: rw_null N(5-%d) PAIRS(>=100) [PHI]\n",
-		    MAX_N);
+		fprintf(stderr, "usage: rw_null N(5-%d) PAIRS(>=100) [PHI]\n"
+		    "       rw_null -t SERIES(>=100) [PHI]\n", MAX_N);
 		return 2;
 	}
 	phi = argc > 3 ? atof(argv[3]) : 1;
