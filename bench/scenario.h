@@ -27,6 +27,7 @@
 #define MAX_CAUSES 2
 #define BUCKET_S 600		/* false victims counted per 10 minutes */
 #define BUCKETS 24
+#define BUCKET_SEEDS 20	/* a bucket's scenarios: seeds at least */
 #define LAG_MAX_S 60		/* the longest lag a victim's CPI has */
 
 /* ---- scenario_node.c: the simulated node ---------------------------- */
@@ -156,6 +157,8 @@ struct scenario {
 	long node_from;			/* setup_node's episode (many:
 					   the pairs' starts apart), */
 	double node_lo, node_hi;	/* its rise per cgroup */
+	unsigned min_seeds;		/* at least (but under -q): a
+					   10-minute bucket's figure */
 };
 
 #define NR_SCENARIOS 20
