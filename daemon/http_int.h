@@ -119,6 +119,7 @@ void http_conn_refused(struct http *h, enum http_refusal why, uint64_t n);
 int http_conn_claim(struct http *h, struct MHD_Connection *conn);
 int http_conn_reclaim(struct http *h, struct MHD_Connection *conn);
 void http_conn_arrived(struct MHD_Connection *conn);
+void http_conn_answering(struct MHD_Connection *conn);
 void http_conn_done(struct http *h, struct MHD_Connection *conn);
 MHD_Result http_conn_first_call(struct http *h, struct MHD_Connection *conn,
     int *answered);

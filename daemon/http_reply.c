@@ -101,6 +101,7 @@ http_reply_hdr(struct http *h, struct MHD_Connection *conn,
 	if (extra_name)
 		MHD_add_response_header(resp, extra_name, extra_value);
 	http_reply_headers(h, resp);
+	http_conn_answering(conn);
 	if (status == MHD_HTTP_UNAUTHORIZED)
 		r = MHD_queue_basic_auth_fail_response(conn, "pmu_exporter",
 		    resp);

@@ -213,6 +213,7 @@ send_metrics(struct http *h, struct MHD_Connection *conn,
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY,
 	    "Accept, Accept-Encoding");
 	http_reply_headers(h, resp);
+	http_conn_answering(conn);
 	r = MHD_queue_response(conn, MHD_HTTP_OK, resp);
 	MHD_destroy_response(resp);
 	return r;
