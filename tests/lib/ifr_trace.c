@@ -162,3 +162,21 @@ noisy(double base)
 	return base * (1 + 0.03 * (uniform() * 2 - 1) * 1.7);
 }
 
+struct node *
+pair_node(void)
+{
+	static char names[200][24];
+	struct node *n = calloc(1, sizeof(*n));
+	size_t i;
+
+	if (n == NULL)
+		abort();
+	n->nr = 202;
+	n->path[0] = "/v";
+	n->path[1] = "/a";
+	for (i = 0; i < 200; i++) {
+		snprintf(names[i], sizeof(names[i]), "/n%zu", i);
+		n->path[i + 2] = names[i];
+	}
+	return n;
+}

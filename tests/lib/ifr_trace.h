@@ -51,5 +51,8 @@ const struct interference_suspect *suspect(
 int named(const struct interference_result *r, const char *path);
 /* CPI around base with a 3% spread. */
 double noisy(double base);
+/* A node of /v, /a and 200 busy neighbours /n0 ... /n199 (freed by the
+ * caller). */
+struct node *pair_node(void);
 
 #endif

@@ -1014,26 +1014,6 @@ steady_step(struct node *n, int t)
 	}
 }
 
-/* /v, /a and 200 busy neighbours /n0... */
-static struct node *
-steady_node(void)
-{
-	static char names[200][24];
-	struct node *n = calloc(1, sizeof(*n));
-	size_t i;
-
-	if (n == NULL)
-		abort();
-	n->nr = 202;
-	n->path[0] = "/v";
-	n->path[1] = "/a";
-	for (i = 0; i < 200; i++) {
-		snprintf(names[i], sizeof(names[i]), "/n%zu", i);
-		n->path[i + 2] = names[i];
-	}
-	return n;
-}
-
 /*
  * The onset: /a steps up at t=100 and stays until 300, the victim's CPI
  * up 25% while it does, among 200 busy neighbours: the victim is flagged
@@ -1050,7 +1030,7 @@ test_onset(void)
 {
 	struct interference_config c = cfg_small();
 	struct interference *ifr = analysis(&c);
-	struct node *n = steady_node();
+	struct node *n = pair_node();
 	struct interference_result *r;
 	const struct interference_suspect *s;
 	int t = 0, decoys = 0;
@@ -1137,7 +1117,7 @@ test_onset_together(void)
 {
 	struct interference_config c = cfg_small();
 	struct interference *ifr = analysis(&c);
-	struct node *n = steady_node();
+	struct node *n = pair_node();
 	struct interference_result *r;
 	const struct interference_suspect *s;
 	int t, flagged = 0, first = 0, decoys = 0;
@@ -1197,7 +1177,7 @@ test_onset_twins(void)
 {
 	struct interference_config c = cfg_small();
 	struct interference *ifr = analysis(&c);
-	struct node *n = steady_node();
+	struct node *n = pair_node();
 	struct interference_result *r;
 	int t, flagged = 0, twins = 0;
 
@@ -1257,7 +1237,7 @@ test_onset_gives_way(void)
 {
 	struct interference_config c = cfg_small();
 	struct interference *ifr = analysis(&c);
-	struct node *n = steady_node();
+	struct node *n = pair_node();
 	struct interference_result *r;
 	struct cg *v, *a, *q = NULL;
 	size_t i;
@@ -1319,7 +1299,7 @@ test_own_step_before(void)
 {
 	struct interference_config c = cfg_small();
 	struct interference *ifr = analysis(&c);
-	struct node *n = steady_node();
+	struct node *n = pair_node();
 	struct interference_result *r;
 	int t, named_a = 0, flagged = 0;
 
@@ -1353,7 +1333,7 @@ onset_first(double threshold, int *at, double *r)
 {
 	struct interference_config c = cfg_small();
 	struct interference *ifr;
-	struct node *n = steady_node();
+	struct node *n = pair_node();
 	struct interference_result *res;
 	const struct interference_suspect *s;
 	int t, found = 0;
@@ -1428,7 +1408,7 @@ test_held_stops(void)
 {
 	struct interference_config c = cfg_small();
 	struct interference *ifr = analysis(&c);
-	struct node *n = steady_node();
+	struct node *n = pair_node();
 	struct interference_result *r;
 	int t = 0, named_then;
 

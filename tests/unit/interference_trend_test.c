@@ -58,25 +58,6 @@ ramp_step(struct node *n, int t)
 		n->cpu[2] = n->cpu[1];
 }
 
-static struct node *
-ramp_node(void)
-{
-	static char names[200][24];
-	struct node *n = calloc(1, sizeof(*n));
-	size_t i;
-
-	if (n == NULL)
-		abort();
-	n->nr = 202;
-	n->path[0] = "/v";
-	n->path[1] = "/a";
-	for (i = 0; i < 200; i++) {
-		snprintf(names[i], sizeof(names[i]), "/n%zu", i);
-		n->path[i + 2] = names[i];
-	}
-	return n;
-}
-
 /*
  * The ramp: /v is flagged during /a's ramp; /a is named from its trend
  * (the name held as the onset's: no correlation found it), at rank 1 in
@@ -92,7 +73,7 @@ test_ramp(void)
 {
 	struct interference_config c = cfg_small();
 	struct interference *ifr = analysis(&c);
-	struct node *n = ramp_node();
+	struct node *n = pair_node();
 	struct interference_result *r;
 	const struct interference_suspect *s;
 	struct cg *v;
@@ -143,7 +124,7 @@ test_ramp_explained(void)
 {
 	struct interference_config c = cfg_small();
 	struct interference *ifr = analysis(&c);
-	struct node *n = ramp_node();
+	struct node *n = pair_node();
 	struct interference_result *r;
 	int t, flagged = 0, first = 0;
 
@@ -310,7 +291,7 @@ test_held_ramp(void)
 {
 	struct interference_config c = cfg_small();
 	struct interference *ifr = analysis(&c);
-	struct node *n = ramp_node();
+	struct node *n = pair_node();
 	struct interference_result *r;
 	struct cg *v, *q, *p;
 	int t;
