@@ -119,56 +119,54 @@ test_ramp(void)
  * as /a does (two replicas started together), /v's CPI follows both
  * alike: neither is named from the trend.
  */
-static void
-test_ramp_explained(void)
+/* n's ramp to `until` in a new analysis: /v's victim results from 100
+ * into *flagged, those naming /a or /b returned. */
+static int
+ramp_named(struct node *n, int until, int *flagged)
 {
 	struct interference_config c = cfg_small();
 	struct interference *ifr = analysis(&c);
-	struct node *n = pair_node();
 	struct interference_result *r;
-	int t, flagged = 0, first = 0;
+	int t, named_n = 0;
 
 	ifr_rng = 3;
-	own_ramp = 1;
-	flagged = first = 0;
-	for (t = 0; t < 300; t++) {
+	*flagged = 0;
+	for (t = 0; t < until; t++) {
 		ramp_step(n, t);
 		feed(ifr, n);
 		r = interference_result(ifr);
 		if (t >= 100 && analysed(r, "/v") && analysed(r, "/v")->victim) {
-			flagged++;
-			first += named(r, "/a");
+			(*flagged)++;
+			named_n += named(r, "/a") || named(r, "/b");
 		}
 		interference_result_unref(r);
 	}
+	interference_free(ifr);
+	return named_n;
+}
+
+static void
+test_ramp_explained(void)
+{
+	struct node *n = pair_node();
+	int flagged, first;
+
+	own_ramp = 1;
+	first = ramp_named(n, 300, &flagged);
 	printf("ramp with /v's own use: /v flagged in %d results, /a named "
 	    "in %d\n", flagged, first);
 	CHECK(flagged >= 50);
 	CHECK(first == 0);
 	own_ramp = 0;
-	interference_free(ifr);
 
-	ifr = analysis(&c);
-	ifr_rng = 3;
 	twins = 1;
 	n->path[2] = "/b";
-	flagged = first = 0;
-	for (t = 0; t < 230; t++) {
-		ramp_step(n, t);
-		feed(ifr, n);
-		r = interference_result(ifr);
-		if (t >= 100 && analysed(r, "/v") && analysed(r, "/v")->victim) {
-			flagged++;
-			first += named(r, "/a") || named(r, "/b");
-		}
-		interference_result_unref(r);
-	}
+	first = ramp_named(n, 230, &flagged);
 	printf("twins ramping as one: /v flagged in %d results to 230, /a "
 	    "or /b named in %d\n", flagged, first);
 	CHECK(flagged >= 20);
 	CHECK(first == 0);
 	twins = 0;
-	interference_free(ifr);
 	free(n);
 }
 
