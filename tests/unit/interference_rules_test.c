@@ -53,6 +53,7 @@
 #include "tests/lib/check.h"
 /* Its statics, for the significance's two figures (test_significance). */
 #include "analysis/suspects.c"
+#include "tests/lib/ifr_held.h"
 
 /* Feed n until t reaches `to`, counting victims into *any. */
 static void
@@ -1209,29 +1210,6 @@ test_onset_twins(void)
  * named beside /a; held as the onset named it, it is not, since what the
  * correlation names now explains the step it was named for.
  */
-static int
-held_named(struct interference *ifr, size_t v, size_t u, int onset)
-{
-	struct pick best[INTERFERENCE_MAX_SUSPECTS];
-	struct held *h = calloc(1, sizeof(*h));
-	size_t n, i;
-	int found = 0;
-
-	if (h == NULL)
-		abort();
-	h->key = ifr->cgs[u].key;
-	h->r = 0.99;
-	h->use = most_use(ifr, &ifr->cgs[u], ifr->geo.victim_samples);
-	h->onset = onset;
-	suspects_forget(&ifr->cgs[v]);
-	ifr->cgs[v].held = h;
-	ifr->cgs[v].nheld = 1;
-	suspects_of(ifr, v, ifr->scratch, best, &n);
-	for (i = 0; i < n; i++)
-		found |= best[i].cg == u;
-	return found;
-}
-
 static void
 test_onset_gives_way(void)
 {

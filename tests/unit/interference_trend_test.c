@@ -20,6 +20,7 @@
 #include "tests/lib/ifr_trace.h"
 #include "tests/lib/check.h"
 #include "analysis/suspects.c"
+#include "tests/lib/ifr_held.h"
 
 static int own_ramp, twins;
 static double walk;
@@ -260,30 +261,6 @@ held_step(struct node *n, int t)
 		n->cpu[i] = 0.3 + uniform();
 }
 
-/* Is u named for victim v with only u held for it (as the correlation
- * named it)? */
-static int
-held_named(struct interference *ifr, struct cg *v, struct cg *u)
-{
-	struct pick best[INTERFERENCE_MAX_SUSPECTS];
-	struct held *h = calloc(1, sizeof(*h));
-	size_t n, i;
-	int found = 0;
-
-	if (h == NULL)
-		abort();
-	h->key = u->key;
-	h->r = 0.99;
-	h->use = most_use(ifr, u, ifr->geo.victim_samples);
-	suspects_forget(v);
-	v->held = h;
-	v->nheld = 1;
-	suspects_of(ifr, (size_t)(v - ifr->cgs), ifr->scratch, best, &n);
-	for (i = 0; i < n; i++)
-		found |= &ifr->cgs[best[i].cg] == u;
-	return found;
-}
-
 static void
 test_held_ramp(void)
 {
@@ -309,8 +286,10 @@ test_held_ramp(void)
 	p = ifr_find(ifr, ifr_hash(IFR_HASH0, "/p", 2));
 	CHECK(v && q && p);
 	if (v && q && p) {
-		CHECK(held_named(ifr, v, q));
-		CHECK(!held_named(ifr, v, p));
+		CHECK(held_named(ifr, (size_t)(v - ifr->cgs),
+		    (size_t)(q - ifr->cgs), 0));
+		CHECK(!held_named(ifr, (size_t)(v - ifr->cgs),
+		    (size_t)(p - ifr->cgs), 0));
 	}
 	interference_free(ifr);
 	free(n);
