@@ -471,7 +471,7 @@ auth_failures(struct auth *a, uint64_t out[AUTH_NR_REASONS])
 
 int
 auth_new(const struct webcfg *w, unsigned failures_per_minute,
-    unsigned workers, struct auth **out)
+    unsigned workers, unsigned connections, struct auth **out)
 {
 	struct auth *a;
 	int r, i;
@@ -494,7 +494,7 @@ auth_new(const struct webcfg *w, unsigned failures_per_minute,
 		a->seed = mono_ns() ^ (uint64_t)(uintptr_t)a;
 	/* Lowered priority: an attacker's bcrypt yields to scrapes. */
 	if ((r = workq_new("pmu-auth", workers ? workers : 1,
-	    AUTH_MAX_QUEUED, 10, &a->workers)) < 0) {
+	    AUTH_MAX_QUEUED, connections, 10, &a->workers)) < 0) {
 		auth_free(a);
 		return r;
 	}

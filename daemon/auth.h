@@ -24,7 +24,10 @@
  *    last 10 minutes (a scraper after a restart, or whose password just
  *    changed) has its check in the front lane, one at a time, taken
  *    ahead of every other: attackers cannot queue ahead of it, however
- *    many addresses they have failed from.  Checks of an address that
+ *    many addresses they have failed from.  The lane has room for a
+ *    check on every connection the server holds, so such a check is
+ *    never refused: many new addresses at once (an attacker's, at a
+ *    restart) only make it wait its turn, one check an address.  Checks of an address that
  *    failed lately go in the other lane, at most AUTH_MAX_PENDING at once
  *    per address, and only while the CPU for failed checks lasts: a
  *    bucket of 1 CPU-second refilled at a tenth of a CPU, charged with
@@ -78,10 +81,12 @@ enum auth_verdict {
 
 /*
  * Basic auth for w's users.  failures_per_minute 0: no budget.  workers:
- * bcrypt threads (at least 1).  0, or -errno.
+ * bcrypt threads (at least 1).  connections: the most the server holds
+ * open, each with one request at most waiting for a check (the front
+ * lane's room).  0, or -errno.
  */
 int auth_new(const struct webcfg *w, unsigned failures_per_minute,
-    unsigned workers, struct auth **out);
+    unsigned workers, unsigned connections, struct auth **out);
 
 /*
  * Judge a request's credentials (user and pass as the client sent them,

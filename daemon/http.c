@@ -273,10 +273,11 @@ http_new(const struct http_opts *o, struct http **out, char *err,
 	}
 	/* Two render workers, even on one CPU: a long render then holds up
 	 * no render of another variant. */
-	if ((r = workq_new("pmu-render", 2, 64, 0,
+	if ((r = workq_new("pmu-render", 2, 64, 0, 0,
 	    &h->render)) < 0 || (o->web && o->web->nr_users &&
 	    (r = auth_new(o->web, o->auth_failures_per_minute,
-	    cpus_upto(HTTP_MAX_THREADS), &h->auth)) < 0)) {
+	    cpus_upto(HTTP_MAX_THREADS), h->o.max_connections,
+	    &h->auth)) < 0)) {
 		snprintf(err, errlen, "starting the HTTP workers: %s",
 		    strerror(-r));
 		http_free(h);

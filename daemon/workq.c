@@ -28,7 +28,7 @@ struct workq {
 	pthread_cond_t cond;
 	/* [0]: the front lane (workq_submit_first), taken first; [1]. */
 	struct workq_job *head[2], *tail[2];
-	unsigned queued[2], max_queued;
+	unsigned queued[2], max_queued[2];
 	int stopping, stopped;
 	int nice;
 	char name[16];
@@ -68,8 +68,8 @@ worker_main(void *arg)
 }
 
 int
-workq_new(const char *name, unsigned threads, unsigned max_queued, int nice,
-    struct workq **out)
+workq_new(const char *name, unsigned threads, unsigned max_queued,
+    unsigned max_first, int nice, struct workq **out)
 {
 	struct workq *q;
 	unsigned i;
@@ -84,7 +84,8 @@ workq_new(const char *name, unsigned threads, unsigned max_queued, int nice,
 	}
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->cond, NULL);
-	q->max_queued = max_queued;
+	q->max_queued[0] = max_first;
+	q->max_queued[1] = max_queued;
 	q->nice = nice;
 	snprintf(q->name, sizeof(q->name), "%s", name);
 	for (i = 0; i < threads; i++) {
@@ -108,7 +109,7 @@ submit(struct workq *q, struct workq_job *job, int l)
 	pthread_mutex_lock(&q->lock);
 	if (q->stopping)
 		r = -ESHUTDOWN;
-	else if (q->queued[l] >= q->max_queued)
+	else if (q->queued[l] >= q->max_queued[l])
 		r = -EAGAIN;
 	else {
 		job->next = NULL;

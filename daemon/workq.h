@@ -24,11 +24,11 @@ struct workq;
 
 /*
  * Start threads workers named name ("pmu-auth"), running at nice +nice
- * relative to the process, with room for max_queued jobs waiting.  0, or
- * -errno (nothing started).
+ * relative to the process, with room for max_queued jobs waiting, and
+ * max_first more in the front lane.  0, or -errno (nothing started).
  */
 int workq_new(const char *name, unsigned threads, unsigned max_queued,
-    int nice, struct workq **out);
+    unsigned max_first, int nice, struct workq **out);
 
 /*
  * Queue job.  0; -EAGAIN when max_queued jobs already wait; -ESHUTDOWN
@@ -38,8 +38,8 @@ int workq_submit(struct workq *q, struct workq_job *job);
 
 /*
  * The same, in the front lane: a worker takes every job waiting there
- * before any workq_submit() queued.  The lane has max_queued places of
- * its own.
+ * before any workq_submit() queued, in the max_first places of its
+ * own.
  */
 int workq_submit_first(struct workq *q, struct workq_job *job);
 

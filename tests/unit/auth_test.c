@@ -83,7 +83,7 @@ test_budget(struct webcfg *w)
 	unsigned retry = 0;
 	uint64_t t0 = 1000 * SEC;
 
-	CHECK(auth_new(w, 10, 1, &a) == 0);
+	CHECK(auth_new(w, 10, 1, 64, &a) == 0);
 	if (a == NULL)
 		return;
 	/* A burst of 10, then nothing; one back every 6 s (10 a minute). */
@@ -112,7 +112,7 @@ test_budget(struct webcfg *w)
 	auth_free(a);
 
 	/* No budget: never throttled. */
-	CHECK(auth_new(w, 0, 1, &a) == 0);
+	CHECK(auth_new(w, 0, 1, 64, &a) == 0);
 	if (a) {
 		CHECK(take_n(a, "192.0.2.1", 1000, t0, &retry) == 1000);
 		auth_free(a);
@@ -176,7 +176,7 @@ test_cache(struct webcfg *w)
 	uint64_t f[AUTH_NR_REASONS];
 	unsigned retry = 0;
 
-	CHECK(auth_new(w, 100, 2, &a) == 0);
+	CHECK(auth_new(w, 100, 2, 64, &a) == 0);
 	if (a == NULL)
 		return;
 	CHECK(judge(a, NULL, NULL, "192.0.2.9", &retry) == AUTH_MISSING);
@@ -215,7 +215,7 @@ test_cache(struct webcfg *w)
 	/* A budget of 2: the third wrong password is not checked, but the
 	 * cached pair still passes from that address, and an uncached
 	 * right password from another address is checked. */
-	CHECK(auth_new(w, 2, 1, &a) == 0);
+	CHECK(auth_new(w, 2, 1, 64, &a) == 0);
 	if (a == NULL)
 		return;
 	CHECK(judge(a, "prom", "right pass", "192.0.2.9", &retry) == 11);
@@ -305,7 +305,7 @@ test_workq(void)
 	int i, n, cancelled = 0;
 
 	/* Everything queued runs, once. */
-	CHECK(workq_new("test", 3, 20, 0, &q) == 0);
+	CHECK(workq_new("test", 3, 20, 20, 0, &q) == 0);
 	for (i = 0; i < 20; i++) {
 		jobs[i].j.run = job_run;
 		CHECK(workq_submit(q, &jobs[i].j) == 0);
@@ -325,7 +325,7 @@ test_workq(void)
 	/* One worker held up: the queue fills to its bound; stopping
 	 * cancels what waits and waits for what runs. */
 	memset(jobs, 0, sizeof(jobs));
-	CHECK(workq_new("test", 1, 3, 0, &q) == 0);
+	CHECK(workq_new("test", 1, 3, 2, 0, &q) == 0);
 	pthread_mutex_lock(&gate);
 	jobs[0].j.run = job_run;
 	jobs[0].gate = &gate;
@@ -338,7 +338,13 @@ test_workq(void)
 	}
 	jobs[4].j.run = job_run;
 	CHECK(workq_submit(q, &jobs[4].j) == -EAGAIN);
-	CHECK(workq_queued(q) == 3);
+	/* The front lane has its own room. */
+	for (i = 5; i <= 7; i++)
+		jobs[i].j.run = job_run;
+	CHECK(workq_submit_first(q, &jobs[5].j) == 0);
+	CHECK(workq_submit_first(q, &jobs[6].j) == 0);
+	CHECK(workq_submit_first(q, &jobs[7].j) == -EAGAIN);
+	CHECK(workq_queued(q) == 5);
 	st = (struct stopper){ q, 0 };
 	CHECK(pthread_create(&t, NULL, stop_main, &st) == 0);
 	/* Cancelled at once, while the running job still waits. */
@@ -350,10 +356,11 @@ test_workq(void)
 	pthread_mutex_unlock(&gate);
 	pthread_join(t, NULL);
 	CHECK(ran(&jobs[0]) && !jobs[0].cancelled);
-	for (i = 1; i <= 3; i++)
+	for (i = 1; i <= 6; i++)
 		cancelled += jobs[i].cancelled && !ran(&jobs[i]);
-	CHECK(cancelled == 3);
+	CHECK(cancelled == 5);
 	CHECK(!ran(&jobs[4]) && !jobs[4].cancelled);
+	CHECK(!ran(&jobs[7]) && !jobs[7].cancelled);
 	workq_free(q);
 }
 
