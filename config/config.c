@@ -31,6 +31,7 @@
 #include <yaml.h>
 
 #include "config/config_int.h"
+#include "util/text.h"
 
 static int
 duration_key(struct parse *p, yaml_node_t *n, const char *key, uint64_t *ns,
@@ -66,8 +67,7 @@ root_limits(struct parse *p, yaml_node_t *root)
 			return r;
 		errno = 0;
 		v = strtoull(scalar(n), &end, 10);
-		if (errno || *end || end == scalar(n) || v < 1 ||
-		    scalar(n)[0] == '-')
+		if (!text_is_whole(scalar(n), 0) || errno || v < 1)
 			return perr(p, n, "max_fds must be a positive whole "
 			    "number, not \"%s\"", scalar(n));
 		cfg->max_fds = v;

@@ -86,9 +86,6 @@ uint64_t config_regex_weight(const char *re, uint64_t *empties,
  * CONFIG_MAX_BYTES + 1). */
 uint64_t config_regex_bytes(const char *re);
 
-/* Parse a duration such as "1s", "500ms", "2m".  0 or -EINVAL. */
-int text_parse_duration(const char *s, uint64_t *ns);
-
 /*
  * Can the plan run as it asks?  Where a cgroups entry's fallback:
  * refuses, its kind is asked whether it can run on this machine (struct

@@ -37,7 +37,8 @@ number(const struct yamldoc *d, yaml_node_t *n, const char *key, double lo,
 		return r;
 	errno = 0;
 	v = strtod(yamldoc_scalar(n), &end);
-	if (errno || end == yamldoc_scalar(n) || *end || !isfinite(v) ||
+	if (!text_is_decimal(yamldoc_scalar(n)) || errno || *end ||
+	    !isfinite(v) ||
 	    (lo_open ? v <= lo : v < lo) || (hi_open ? v >= hi : v > hi))
 		return perr(d, n, "interference.%s must be a number from %g%s "
 		    "to %g%s, not \"%s\"", key, lo, lo_open ? " (excluded)" : "",
@@ -58,8 +59,8 @@ whole(const struct yamldoc *d, yaml_node_t *n, const char *key,
 		return r;
 	errno = 0;
 	v = strtoul(yamldoc_scalar(n), &end, 10);
-	if (errno || end == yamldoc_scalar(n) || *end ||
-	    yamldoc_scalar(n)[0] == '-' || v < lo || v > hi)
+	if (!text_is_whole(yamldoc_scalar(n), 0) || errno || *end ||
+	    v < lo || v > hi)
 		return perr(d, n, "interference.%s must be a whole number from "
 		    "%u to %u, not \"%s\"", key, lo, hi, yamldoc_scalar(n));
 	*out = (unsigned)v;
@@ -267,7 +268,7 @@ number_keys(const struct yamldoc *d, yaml_node_t *n, const struct plan *cfg,
 	    &c->suspect_threshold)) < 0)
 		return r;
 	if ((v = yamldoc_get(d, n, "suspect_significance")) != NULL &&
-	    (r = number(d, v, "suspect_significance", 0, 0.5, 1, 0,
+	    (r = number(d, v, "suspect_significance", 0, 0.5, 1, 1,
 	    &c->suspect_significance)) < 0)
 		return r;
 	if ((v = yamldoc_get(d, n, "suspects")) != NULL &&

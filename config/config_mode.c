@@ -16,6 +16,7 @@
 #include <yaml.h>
 
 #include "config/config_int.h"
+#include "util/text.h"
 
 /* The kinds this build has (plan_kind_at), those that fall back only
  * when fb: "perf, bpf or null", for a message. */
@@ -232,8 +233,8 @@ option_value(struct parse *p, yaml_node_t *v, const char *key,
 		return r;
 	errno = 0;
 	x = strtoull(scalar(v), &end, 10);
-	if (errno || *end || end == scalar(v) || x < o->min || x > o->max ||
-	    scalar(v)[0] == '-')
+	if (!text_is_whole(scalar(v), 0) || errno || *end || x < o->min ||
+	    x > o->max)
 		return perr(p, v, "%s must be a whole number from %llu to "
 		    "%llu, not \"%s\"", key, (unsigned long long)o->min,
 		    (unsigned long long)o->max, scalar(v));

@@ -12,6 +12,7 @@
 #include <yaml.h>
 
 #include "config/config_int.h"
+#include "util/text.h"
 
 int
 config_bool(const char *s, int *out)
@@ -41,7 +42,8 @@ config_whole_number(struct parse *p, yaml_node_t *n, const char *key, long lo,
 		return r;
 	errno = 0;
 	*v = strtol(scalar(n), &end, 10);
-	if (errno || *end || end == scalar(n) || *v < lo || *v > hi)
+	if (!text_is_whole(scalar(n), 1) || errno || *end || *v < lo ||
+	    *v > hi)
 		return perr(p, n, "%s must be a whole number from %ld to %ld, "
 		    "not \"%s\"", key, lo, hi, scalar(n));
 	return 0;

@@ -101,7 +101,7 @@ parse_web_limit(int which, const char *arg, struct http_opts *w)
 	}
 	errno = 0;
 	v = strtoull(arg, &end, 10);
-	if (errno || end == arg || *end || arg[0] == '-' || v > 1000000000ULL ||
+	if (!text_is_whole(arg, 0) || errno || *end || v > 1000000000ULL ||
 	    (which == 1 && v == 0) || (which == 4 && v < 1024))
 		goto bad;
 	switch (which) {

@@ -45,18 +45,68 @@ text_distance(const char *a, const char *b)
 	}
 	return row[lb];
 }
+/* Decimal digits from s; past them into *end. */
+static size_t
+digits(const char *s, const char **end)
+{
+	size_t n = 0;
+
+	while (isdigit((unsigned char)s[n]))
+		n++;
+	*end = s + n;
+	return n;
+}
+
+int
+text_is_whole(const char *s, int sign)
+{
+	const char *e;
+
+	if (sign && *s == '-')
+		s++;
+	return digits(s, &e) > 0 && *e == '\0';
+}
+
+int
+text_is_decimal(const char *s)
+{
+	const char *e;
+	size_t n;
+
+	if (*s == '-')
+		s++;
+	n = digits(s, &e);
+	if (*e == '.')
+		n += digits(e + 1, &e);
+	if (n == 0)
+		return 0;
+	if (*e == 'e' || *e == 'E') {
+		s = e + 1;
+		if (*s == '-' || *s == '+')
+			s++;
+		if (digits(s, &e) == 0)
+			return 0;
+	}
+	return *e == '\0';
+}
+
 int
 text_parse_duration(const char *s, uint64_t *ns)
 {
+	const char *num;
 	char *end;
 	double v;
 	uint64_t mult;
 
-	if (!isdigit((unsigned char)*s))
+	/* Digits and a fraction, then the unit: what strtod reads must be
+	 * no more (it would take "0x10" as 16, "1e3" as 1000). */
+	if (digits(s, &num) == 0)
+		return -EINVAL;
+	if (*num == '.' && digits(num + 1, &num) == 0)
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s)
+	if (errno || end != num)
 		return -EINVAL;
 	if (strcmp(end, "ms") == 0)
 		mult = 1000000ULL;

@@ -12,9 +12,22 @@
  * either is 63 characters or longer. */
 size_t text_distance(const char *a, const char *b);
 
-/* Parse a duration such as "1s", "500ms", "2m", "1h" into ns: digits
- * first, then a unit.  0 or -EINVAL. */
+/* Parse a duration such as "1s", "500ms", "1.5s", "2m", "1h" into ns:
+ * decimal digits (a fraction allowed), then a unit, nothing else (no
+ * space, sign, hex or exponent).  0 or -EINVAL. */
 int text_parse_duration(const char *s, uint64_t *ns);
+
+/*
+ * The number formats the config and the flags accept, checked before
+ * strtoull or strtod reads them, which would also take a leading space,
+ * a sign, hex ("0x10") and, for strtod, "inf" and "nan":
+ * text_is_whole: decimal digits only, "-" first allowed with sign (so a
+ * range check, not a syntax error, says why -1 is refused);
+ * text_is_decimal: an optional "-", digits with an optional fraction
+ * (".5" and "5." too), an optional exponent ("1e-4").
+ */
+int text_is_whole(const char *s, int sign);
+int text_is_decimal(const char *s);
 
 /* Read a small text file (sysfs, cgroupfs, tracefs) into buf, at most
  * len - 1 bytes, trailing whitespace cut.  0, -EINVAL for a file with a

@@ -22,6 +22,7 @@
 #include "tests/lib/check.h"
 #include "tests/lib/kinds.h"
 #include "util/text.h"
+#include "util/text.h"
 
 static char err[1024];
 
@@ -334,6 +335,16 @@ test_cgroup_key_errors(void)
 	    "t.yaml:8:17: relabel source \"name\" is not known (the only source is \"path\")");
 	bad(GROUPS "max_fds: -3\ncpus:\n  - cpus: all\n    groups: [ipc]\n",
 	    "t.yaml:4:10: max_fds must be a positive whole number, not \"-3\"");
+	/* strtoull takes a leading space, then "-1" as its largest value:
+	 * no fd budget at all (issue 50, item 10). */
+	bad(GROUPS "max_fds: ' -1'\ncpus:\n  - cpus: all\n    groups: [ipc]\n",
+	    "t.yaml:4:10: max_fds must be a positive whole number, not \" -1\"");
+	bad(GROUPS "max_fds: 0x100\ncpus:\n  - cpus: all\n    groups: [ipc]\n",
+	    "t.yaml:4:10: max_fds must be a positive whole number, not \"0x100\"");
+	bad(GROUPS "cgroups:\n  - path: /a/**\n    depth: ' 3'\n    groups: [ipc]\n",
+	    "t.yaml:6:12: depth must be a whole number from 1 to 64, not \" 3\"");
+	bad(GROUPS "cgroups:\n  - path: /a/**\n    depth: +3\n    groups: [ipc]\n",
+	    "t.yaml:6:12: depth must be a whole number from 1 to 64, not \"+3\"");
 	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    relabel:\n      - regex: a\n        target_label: x\n        replace: [a, b]\n",
 	    "t.yaml:10:18: replace must be a mapping, not a list");
 	bad(GROUPS "cgroups:\n  - path: /a\n    groups: [ipc]\n    relabel:\n      - regex: a\n        target_label: x\n        replace: {'': b}\n",
@@ -524,6 +535,8 @@ test_bpf_keys(void)
 	    "t.yaml:8:19: bpf_fallback must be perf, refuse or skip, not \"never\"");
 	bad(GROUPS "bpf_max_cgroups: 0\ncgroups:\n  - path: /a\n    groups: [ipc]\n",
 	    "t.yaml:4:18: bpf_max_cgroups must be a whole number from 1 to 1000000, not \"0\"");
+	bad(GROUPS "bpf_max_cgroups: ' 10'\ncgroups:\n  - path: /a\n    groups: [ipc]\n",
+	    "t.yaml:4:18: bpf_max_cgroups must be a whole number from 1 to 1000000, not \" 10\"");
 	test_bpf_event_budget();
 	test_kind_spellings();
 }
@@ -604,6 +617,23 @@ test_durations(void)
 	CHECK(text_parse_duration("s", &ns) == -EINVAL);
 	CHECK(text_parse_duration("-1s", &ns) == -EINVAL);
 	CHECK(text_parse_duration("1d", &ns) == -EINVAL);
+	/* Decimal only (issue 50, item 10): strtod alone read "0x10m" as
+	 * 16 minutes. */
+	CHECK(text_parse_duration("0x10m", &ns) == -EINVAL);
+	CHECK(text_parse_duration("1e3s", &ns) == -EINVAL);
+	CHECK(text_parse_duration("1.s", &ns) == -EINVAL);
+	CHECK(text_parse_duration(" 1s", &ns) == -EINVAL);
+	CHECK(text_parse_duration("0.5s", &ns) == 0 && ns == 500000000ULL);
+	CHECK(text_is_whole("12", 0) && !text_is_whole("-1", 0) &&
+	    text_is_whole("-1", 1) && !text_is_whole(" 1", 0) &&
+	    !text_is_whole("+1", 0) && !text_is_whole("0x1", 0) &&
+	    !text_is_whole("", 0) && !text_is_whole("-", 1));
+	CHECK(text_is_decimal("0.001") && text_is_decimal("1e-4") &&
+	    text_is_decimal(".5") && text_is_decimal("5.") &&
+	    text_is_decimal("-1") && !text_is_decimal(" 1") &&
+	    !text_is_decimal("0x10") && !text_is_decimal("inf") &&
+	    !text_is_decimal("nan") && !text_is_decimal(".") &&
+	    !text_is_decimal("1e") && !text_is_decimal("+1"));
 }
 
 static void

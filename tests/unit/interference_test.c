@@ -320,6 +320,38 @@ test_config_geometry(void)
 	    "(1s to 10m)");
 }
 
+
+/* Decimal numbers only, and each bound as the docs say it (issue 50,
+ * item 10): "0x10m" read as 16 minutes, 0.5 taken where the docs say
+ * below 0.5, a leading space taken. */
+static void
+test_config_numbers(void)
+{
+	struct interference_config ic;
+	char err[512];
+
+	CHECK(parse(IPC ON_CG "interference:\n  window: 0x10m\n", &ic, err,
+	    sizeof(err)) < 0);
+	CHECK_CONTAINS(err, "t.yaml:8:11: interference.window");
+	CHECK(parse(IPC ON_CG "interference:\n  suspect_significance: 0.5\n",
+	    &ic, err, sizeof(err)) < 0);
+	CHECK_CONTAINS(err, "t.yaml:8:25: interference.suspect_significance "
+	    "must be a number from 0 (excluded) to 0.5 (excluded), not \"0.5\"");
+	CHECK(parse(IPC ON_CG "interference:\n  suspect_significance: 1e-4\n",
+	    &ic, err, sizeof(err)) == 0 && ic.suspect_significance == 1e-4);
+	interference_config_fini(&ic);
+	CHECK(parse(IPC ON_CG "interference:\n  cpu_floor: ' 0.3'\n", &ic,
+	    err, sizeof(err)) < 0);
+	CHECK(parse(IPC ON_CG "interference:\n  cpu_floor: 0x1p-2\n", &ic,
+	    err, sizeof(err)) < 0);
+	CHECK(parse(IPC ON_CG "interference:\n  cpu_floor: nan\n", &ic,
+	    err, sizeof(err)) < 0);
+	CHECK(parse(IPC ON_CG "interference:\n  suspects: ' 2'\n", &ic, err,
+	    sizeof(err)) < 0);
+	CHECK(parse(IPC ON_CG "interference:\n  suspects: 0x2\n", &ic, err,
+	    sizeof(err)) < 0);
+}
+
 static void
 test_config(void)
 {
@@ -591,6 +623,7 @@ main(void)
 	test_expo();
 	test_elapsed();
 	test_config();
+	test_config_numbers();
 	test_config_geometry();
 
 	if (system("command -v promtool >/dev/null") != 0) {
