@@ -246,6 +246,16 @@ log_reaches() { [ "$(log_count "$1")" -ge "$2" ]; }
 wait_log() { wait_until "$2 line(s) of the daemon's log matching $1" log_reaches "$1" "$2"; }
 
 # cg_usage_ns CGROUP_DIR: the CPU time its tasks have used (cpu.stat), in ns.
+# Nanoseconds the machine has spent in interrupts (hard and soft) and
+# lost to steal so far: /proc/stat's irq, softirq and steal, each summed
+# over the CPUs in ns and then rounded down to USER_HZ ticks.  A window's
+# time is the difference of two reads, plus up to irq_steal_round_ns (a
+# tick for each of the three fields: 30 ms at USER_HZ 100), which the
+# two roundings can hide.
+irq_steal_ns() {
+	awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu" { printf "%.0f\n", ($7 + $8 + $9) * 1e9 / hz }' /proc/stat
+}
+irq_steal_round_ns() { echo $(( 3 * 1000000000 / $(getconf CLK_TCK) )); }
 cg_usage_ns() { awk '$1 == "usage_usec" { printf "%.0f\n", $2 * 1000 }' "$1/cpu.stat"; }
 cg_usage_reaches() { [ "$(cg_usage_ns "$1")" -ge "$2" ]; }
 # spinner_start CGROUP_DIR [CPU]: a busy loop in the cgroup (pinned to
