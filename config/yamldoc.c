@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "config/yamldoc.h"
+#include "util/offthread.h"
 #include "util/text.h"
 
 /*
@@ -208,9 +209,9 @@ yamldoc_parse(const struct yamldoc *d, const char *text, size_t len,
 	return r;
 }
 
-int
-yamldoc_read_file(const char *path, size_t max, char **buf, size_t *len,
-    char *err, size_t errlen)
+static int
+read_now(const char *path, size_t max, char **buf, size_t *len, char *err,
+    size_t errlen)
 {
 	char *p = NULL, *tmp;
 	size_t n, used = 0, cap = 0;
@@ -289,6 +290,71 @@ yamldoc_read_file(const char *path, size_t max, char **buf, size_t *len,
 	*buf = p;
 	*len = used;
 	return 0;
+}
+
+/* One read, as offthread_run runs it. */
+struct read_job {
+	char *path;
+	size_t max, len;
+	char *buf;
+	char err[512];
+};
+
+static int
+read_run(void *arg)
+{
+	struct read_job *j = arg;
+
+	return read_now(j->path, j->max, &j->buf, &j->len, j->err,
+	    sizeof(j->err));
+}
+
+static void
+read_free(void *arg)
+{
+	struct read_job *j = arg;
+
+	free(j->buf);
+	free(j->path);
+	free(j);
+}
+
+int
+yamldoc_read_file(const char *path, size_t max, char **buf, size_t *len,
+    char *err, size_t errlen)
+{
+	struct read_job *j = calloc(1, sizeof(*j));
+	int r;
+
+	if (j == NULL || (j->path = strdup(path)) == NULL) {
+		free(j);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	j->max = max;
+	r = offthread_run(read_run, j, read_free,
+	    YAMLDOC_READ_TIMEOUT_S * 1000000000ULL);
+	/* Given up, j is the read's now. */
+	if (r == -EINTR) {
+		snprintf(err, errlen, "%s: not read: a termination signal came "
+		    "first (its file system is not answering)", path);
+		return r;
+	}
+	if (r == -ETIMEDOUT) {
+		snprintf(err, errlen, "%s: no answer from its file system "
+		    "within %d s (a hung mount?)", path,
+		    YAMLDOC_READ_TIMEOUT_S);
+		return r;
+	}
+	if (r < 0)
+		snprintf(err, errlen, "%s", j->err);
+	else {
+		*buf = j->buf;
+		*len = j->len;
+		j->buf = NULL;
+	}
+	read_free(j);
+	return r;
 }
 
 int

@@ -50,7 +50,11 @@ int yamldoc_parse(const struct yamldoc *d, const char *text, size_t len,
  * is read; a symbolic link is followed (a ConfigMap's files are links).
  * 0, or -errno with "path: reason" in err: a directory (-EISDIR) and a
  * FIFO or device (-EINVAL) are named as such, a larger file is -EFBIG.
+ * The open and the reads run on a thread of their own (util/offthread.h):
+ * a file on a hung mount is given up after YAMLDOC_READ_TIMEOUT_S
+ * (-ETIMEDOUT), or at once when SIGTERM or SIGINT is pending (-EINTR).
  */
+#define YAMLDOC_READ_TIMEOUT_S 10
 int yamldoc_read_file(const char *path, size_t max, char **buf, size_t *len,
     char *err, size_t errlen);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "util/mountinfo.h"
+#include "util/text.h"
 
 /* Undo mountinfo's \ooo escapes (space, tab, newline, backslash) in
  * place. */
@@ -38,7 +39,9 @@ mountinfo_each(const char *path,
 	size_t cap = 0;
 	int stop = 0;
 
-	if ((f = fopen(path, "re")) == NULL)
+	/* Only a regular file, opened without waiting: a FIFO planted at
+	 * <procfs>/self/mountinfo would hold start-up before it listens. */
+	if ((f = text_open_regular(path)) == NULL)
 		return -errno;
 	while (!stop && getline(&line, &cap, f) > 0) {
 		struct mountinfo_entry m = { NULL, NULL, NULL };

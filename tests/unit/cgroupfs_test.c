@@ -63,6 +63,31 @@ test_find(void)
 	    &v2) == 0);
 }
 
+/*
+ * A FIFO at <procfs>/self/mountinfo (issue 50, item 9) neither holds
+ * start-up waiting for a writer nor is read when one has written a
+ * mount line into it: only a regular file is read.
+ */
+static void
+test_find_fifo(void)
+{
+	static const char line[] = "30 23 0:26 / /sys/fs/cgroup/unified "
+	    "rw - cgroup2 cgroup2 rw\n";
+	char dir[] = "/tmp/cgroupfs_test.XXXXXX", path[4096], root[4096];
+	int v2 = -1, w;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/mountinfo", dir);
+	CHECK(mkfifo(path, 0600) == 0);
+	CHECK(cgroupfs_find(path, root, sizeof(root), &v2) == -EINVAL);
+	CHECK((w = open(path, O_RDWR | O_CLOEXEC)) >= 0);
+	CHECK(write(w, line, strlen(line)) == (ssize_t)strlen(line));
+	CHECK(cgroupfs_find(path, root, sizeof(root), &v2) == -EINVAL);
+	close(w);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void
 mk(const char *base, const char *rel)
 {
@@ -458,6 +483,7 @@ main(void)
 {
 	srcdir = getenv("srcdir") ? getenv("srcdir") : ".";
 	test_find();
+	test_find_fifo();
 	test_expand();
 	test_match();
 	test_globstar();
