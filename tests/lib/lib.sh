@@ -161,7 +161,12 @@ start_daemon() {
 		# Ready is after the first collection: as long as that takes.
 		end=$(( $(date +%s) + PMU_WAIT_S ))
 		while [ "$(date +%s)" -lt "$end" ]; do
-			if http_get "http://127.0.0.1:$PORT/-/ready" >/dev/null; then
+			# Its own listening line first: a port another suite's
+			# daemon holds answers the ready probe too (seen with
+			# check.sh's two lanes: this one had exited, "Address
+			# already in use", and the test scraped the other).
+			if grep -q "listening on 127.0.0.1:$PORT " "$TMP/daemon.log" &&
+			    http_get "http://127.0.0.1:$PORT/-/ready" >/dev/null; then
 				return 0
 			fi
 			kill -0 "$DAEMON_PID" 2>/dev/null || break
