@@ -101,7 +101,7 @@ struct interference {
 	size_t nr, cap;
 	uint32_t *idx;			/* slot -> index + 1; 0: empty */
 	size_t mask;			/* idx has mask + 1 slots */
-	double *scratch;		/* [4 * scratch_cap + RING] */
+	double *scratch;		/* [5 * scratch_cap + RING] */
 	size_t scratch_cap;
 	int members_changed;		/* leaves to find again */
 	uint32_t gen;
@@ -234,7 +234,7 @@ int trend_own(const struct interference *ifr, const struct cg *v);
 void trend_name(const struct interference *ifr, const struct follower *fo,
     struct pick *best, size_t *n);
 
-/* suspects.c: ready the sample's sums (scratch holds 4 * nr + RING),
+/* suspects.c: ready the sample's sums (scratch holds 5 * nr + RING),
  * then victim v's suspects into best[], *n of them, strongest first. */
 void suspects_prepare(struct interference *ifr, double *scratch);
 void suspects_of(struct interference *ifr, size_t v, const double *scratch,

@@ -36,6 +36,8 @@ _Static_assert(RING % 4 == 0, "candidate_sums takes the ring 4 at a time");
 struct prep {
 	double *total;			/* judged cgroups' use per position */
 	double *sy, *syy, *syt, *slag;	/* each cgroup's, over all positions */
+	double *trend;			/* its trend_t, NAN until asked: the
+					   same for every victim of the sample */
 };
 
 static struct prep
@@ -48,7 +50,16 @@ prep_of(const struct interference *ifr, double *scratch)
 	p.syy = p.sy + ifr->nr;
 	p.syt = p.syy + ifr->nr;
 	p.slag = p.syt + ifr->nr;
+	p.trend = p.slag + ifr->nr;
 	return p;
+}
+
+static double
+trend_of(const struct interference *ifr, const struct prep *p, size_t j)
+{
+	if (isnan(p->trend[j]))
+		p->trend[j] = trend_t(ifr, &ifr->cgs[j]);
+	return p->trend[j];
 }
 
 void
@@ -78,6 +89,7 @@ suspects_prepare(struct interference *ifr, double *scratch)
 		p.syy[i] = syy;
 		p.syt[i] = syt;
 		p.slag[i] = slag;
+		p.trend[i] = NAN;
 	}
 }
 
@@ -623,7 +635,7 @@ suspects_of(struct interference *ifr, size_t v, const double *scratch,
 			} else if (f > fo.second)
 				fo.second = f;
 			if (trend && f > ifr->cfg.suspect_threshold &&
-			    f > tr.second && trend_t(ifr, &ifr->cgs[j]) > ob.trend) {
+			    f > tr.second && trend_of(ifr, &p, j) > ob.trend) {
 				if (f > tr.r) {
 					tr.second = tr.r;
 					tr.r = f;
