@@ -342,31 +342,26 @@ pipelined(struct MHD_Connection *conn)
 }
 
 /*
- * The first call, with the headers only: a request with a body or too
- * deep a pipeline is answered here and its connection closed, before any
- * body is read and before authentication.  Else MHD_YES, *answered 0.
+ * The first call, with the headers only: is the request refused before
+ * any body is read and before authentication (a body, too deep a
+ * pipeline)?  1, counted, with *why (the caller answers it and closes
+ * the connection); else 0.
  */
-MHD_Result
-http_conn_first_call(struct http *h, struct MHD_Connection *conn,
-    int *answered)
+int
+http_conn_refuse_early(struct http *h, struct MHD_Connection *conn,
+    enum http_refusal *why)
 {
-	*answered = 1;
 	if (has_body(conn)) {
-		http_conn_refused(h, REFUSED_BODY, 1);
-		return http_reply_hdr(h, conn,
-		    MHD_HTTP_CONTENT_TOO_LARGE, "text/plain",
-		    "no request here takes a body\n",
-		    MHD_HTTP_HEADER_CONNECTION, "close");
+		*why = REFUSED_BODY;
+		http_conn_refused(h, *why, 1);
+		return 1;
 	}
 	if (pipelined(conn)) {
-		http_conn_refused(h, REFUSED_PIPELINED, 1);
-		return http_reply_hdr(h, conn,
-		    MHD_HTTP_TOO_MANY_REQUESTS, "text/plain",
-		    "too many requests sent with their answers "
-		    "unread\n", MHD_HTTP_HEADER_CONNECTION, "close");
+		*why = REFUSED_PIPELINED;
+		http_conn_refused(h, *why, 1);
+		return 1;
 	}
-	*answered = 0;
-	return MHD_YES;
+	return 0;
 }
 
 /* ---- the request deadline ------------------------------------------ */

@@ -10,7 +10,10 @@
  * the self-metrics read the counts); the scrape
  * counts, the scrapes in flight, the render tasks and the caches are
  * http_request.c's; a request's struct req and its markers are made and
- * read through http_reply.c; the password checks go through http_auth.c (the
+ * read through http_reply.c, which marks an answer queued in http_conn.c's
+ * table (http_conn_answering) and calls no other of these files; what
+ * http_conn.c refuses on the headers alone is answered by http_request.c;
+ * the password checks go through http_auth.c (the
  * self-metrics read its failure counts); the options, the daemon and the
  * listening socket are http.c's.  http.c also makes and frees the whole:
  * the locks, the caches and the workers live as long as the server.
@@ -121,8 +124,8 @@ int http_conn_reclaim(struct http *h, struct MHD_Connection *conn);
 void http_conn_arrived(struct MHD_Connection *conn);
 void http_conn_answering(struct MHD_Connection *conn);
 void http_conn_done(struct http *h, struct MHD_Connection *conn);
-MHD_Result http_conn_first_call(struct http *h, struct MHD_Connection *conn,
-    int *answered);
+int http_conn_refuse_early(struct http *h, struct MHD_Connection *conn,
+    enum http_refusal *why);
 void http_conn_notify(void *cls, struct MHD_Connection *conn,
     void **socket_context, enum MHD_ConnectionNotificationCode toe);
 

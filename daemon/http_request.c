@@ -427,12 +427,28 @@ route(struct http *h, struct MHD_Connection *conn, const char *url,
 	    "not found\n");
 }
 
+/* A request http_conn.c refused on its headers: answered, and its
+ * connection closed. */
+static MHD_Result
+refuse_early(struct http *h, struct MHD_Connection *conn,
+    enum http_refusal why)
+{
+	if (why == REFUSED_BODY)
+		return http_reply_hdr(h, conn, MHD_HTTP_CONTENT_TOO_LARGE,
+		    "text/plain", "no request here takes a body\n",
+		    MHD_HTTP_HEADER_CONNECTION, "close");
+	return http_reply_hdr(h, conn, MHD_HTTP_TOO_MANY_REQUESTS,
+	    "text/plain", "too many requests sent with their answers "
+	    "unread\n", MHD_HTTP_HEADER_CONNECTION, "close");
+}
+
 MHD_Result
 http_request_handle(void *cls, struct MHD_Connection *conn, const char *url,
     const char *method, const char *version, const char *upload_data,
     size_t *upload_data_size, void **req_cls)
 {
 	struct http *h = cls;
+	enum http_refusal why;
 	struct req *r;
 	MHD_Result ret;
 	int answered;
@@ -440,11 +456,12 @@ http_request_handle(void *cls, struct MHD_Connection *conn, const char *url,
 	(void)version;
 	(void)upload_data;
 	if (*req_cls == NULL) {
-		/* First call: headers only.  Answer on the second. */
-		ret = http_conn_first_call(h, conn, &answered);
-		if (!answered)
-			http_reply_seen(req_cls);
-		return ret;
+		/* First call: headers only.  Answer on the second, but for
+		 * what is refused before any body or authentication. */
+		if (http_conn_refuse_early(h, conn, &why))
+			return refuse_early(h, conn, why);
+		http_reply_seen(req_cls);
+		return MHD_YES;
 	}
 	if (*upload_data_size != 0) {
 		*upload_data_size = 0;	/* ignore any body (none comes) */
