@@ -45,6 +45,7 @@ text_distance(const char *a, const char *b)
 	}
 	return row[lb];
 }
+
 /* Decimal digits from s; past them into *end. */
 static size_t
 digits(const char *s, const char **end)
