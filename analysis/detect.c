@@ -36,7 +36,13 @@
  * (clean_of); where that is clearly lower than the baseline it is
  * proposed, and the baseline takes it only if a neighbour's use explains
  * the ring's CPI (interference.c asks suspects.c): a cgroup whose CPI
- * wanders on its own keeps its wide baseline.
+ * wanders on its own keeps its wide baseline.  Where no clean part lies
+ * below (the cgroup's own CPI wanders as far as the bursts reach, and
+ * bursts take part of most samples), a cgroup out of alarm offers the
+ * line instead, on its CPI's own schedule: the neighbour's use whose
+ * rises explain the ring is found among those whose use varied most, and
+ * the baseline is the CPI on the line of CPI on that use, at the least
+ * that neighbour used (detect_fit_clean).
  *
  * While a cgroup is in alarm its baseline learns only its mean, with
  * weight 1/BASELINE: interference does not become the baseline within the
@@ -135,6 +141,10 @@ cmp_double(const void *a, const void *b)
  * wanders of its own is looked at every 8 minutes, not every minute). */
 #define CLEAN_EVERY (INTERFERENCE_RING / 10)
 #define CLEAN_MISSES_MAX 3
+/* A fit's offers (detect_fit_clean) back off further, up to every 192
+ * samples: each asks every other cgroup's use (bench/RESULTS.md, "Clean
+ * from the line"). */
+#define FIT_MISSES_MAX 5
 /* The median of a chi-square of one degree of freedom: the median of the
  * squares of a normal's values over their mean. */
 #define CHI2_1_MEDIAN 0.4549
@@ -207,15 +217,81 @@ clean_of(const struct interference_config *cfg, struct cg *c,
 	c->clean[0] = (float)mu;
 	c->clean[1] = (float)(sd * sd);
 	c->clean[2] = (float)clean_acov(cfg, c, sample, sd * sd, sorted);
-	c->proposed = 1;
+	c->proposed = OFFER_CLEAN;
+}
+
+/*
+ * The clean baseline of c from neighbour u's use, whose rises explain c's
+ * CPI over the ring: c's CPI with u's use at the least it used there (the
+ * line of x on u's use, at its lowest), the residuals' variance and lag-1
+ * autocovariance.  Into c->clean[], 1 when clearly below the baseline.
+ */
+int
+detect_fit_clean(const struct interference_config *cfg, struct cg *c,
+    const struct cg *u, uint64_t sample)
+{
+	double n = 0, sx = 0, sy = 0, sxy = 0, syy = 0, lo = INFINITY;
+	double b, mx, my, v, r, pr = NAN, ss = 0, sl = 0, np = 0, sd;
+	size_t k, i;
+
+	for (k = 0; k < INTERFERENCE_RING; k++) {
+		double x = c->x[k], y = u->cpu[k];
+
+		if (!ifr_counts(cfg, c->cpu[k], x) || !isfinite(y))
+			continue;
+		n++;
+		sx += x;
+		sy += y;
+		sxy += x * y;
+		syy += y * y;
+		lo = fmin(lo, y);
+	}
+	if (n < INTERFERENCE_MIN_SAMPLES / 2)
+		return 0;
+	mx = sx / n;
+	my = sy / n;
+	v = syy / n - my * my;
+	if (!(v > 1e-9))
+		return 0;
+	b = (sxy / n - mx * my) / v;
+	if (!(b > 0))
+		return 0;
+	/* The residuals from the newest sample's slot on, in time order. */
+	for (i = 1; i <= INTERFERENCE_RING; i++) {
+		k = (sample + i) % INTERFERENCE_RING;
+		if (!ifr_counts(cfg, c->cpu[k], c->x[k]) ||
+		    !isfinite(u->cpu[k])) {
+			pr = NAN;
+			continue;
+		}
+		r = c->x[k] - mx - b * (u->cpu[k] - my);
+		ss += r * r;
+		if (isfinite(pr)) {
+			sl += r * pr;
+			np++;
+		}
+		pr = r;
+	}
+	v = ss / (n - 2);
+	sd = sqrt(v);
+	mx -= b * (my - lo);
+	if (mx > c->mean - fmax(sd, 0.01 * mx))
+		return 0;
+	c->clean[0] = (float)mx;
+	c->clean[1] = (float)fmin(v, c->var);
+	c->clean[2] = (float)fmin(c->acov, np > 0 ? fmax(0, sl / np) : 0);
+	return 1;
 }
 
 void
 detect_clean_missed(struct cg *c)
 {
-	c->proposed = 0;
-	if (c->clean_misses < CLEAN_MISSES_MAX)
+	if (c->proposed == OFFER_FIT) {
+		if (c->fit_misses < FIT_MISSES_MAX)
+			c->fit_misses++;
+	} else if (c->clean_misses < CLEAN_MISSES_MAX)
 		c->clean_misses++;
+	c->proposed = 0;
 }
 
 /* Taken, the clean baseline counts as a whole one (a neighbour's use
@@ -227,7 +303,7 @@ detect_take_clean(struct cg *c)
 {
 	if (c->bn < BASELINE)
 		c->bn = BASELINE;
-	c->clean_misses = 0;
+	c->clean_misses = c->fit_misses = 0;
 	c->mean = c->clean[0];
 	c->var = c->clean[1];
 	c->acov = c->clean[2];
@@ -261,6 +337,9 @@ judge(const struct interference_config *cfg, struct cg *c, double x,
 	c->high = c->cusum >= CUSUM_H;
 	if ((sample + c->key) % ((uint64_t)CLEAN_EVERY << c->clean_misses) == 0)
 		clean_of(cfg, c, sample, scratch);
+	if (!c->proposed && c->cusum <= 0 && (sample + c->key) %
+	    ((uint64_t)CLEAN_EVERY << c->fit_misses) == 0)
+		c->proposed = OFFER_FIT;
 	if (c->cusum <= 0) {
 		learn(c, x, 3 * sd);
 		return;

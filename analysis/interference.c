@@ -208,13 +208,16 @@ scratch_fit(struct interference *ifr)
 }
 
 /* The clean baselines detect.c proposed, each taken where a neighbour
- * explains the cgroup's CPI over the ring (detect.c, suspects.c); an
- * offer not taken from a baseline of a whole ring's samples or more
- * makes detect.c look less often (a younger one's test had few). */
+ * explains the cgroup's CPI over the ring (detect.c, suspects.c): a
+ * clean part from below where any does, a line where one of the
+ * neighbours whose use varied most does and the line's CPI at its least
+ * is clearly below the baseline; an offer not taken from a baseline of a
+ * whole ring's samples or more makes detect.c look less often (a younger
+ * one's test had few). */
 static void
 take_clean(struct interference *ifr)
 {
-	size_t i;
+	size_t i, j;
 	int prepared = 0;
 
 	for (i = 0; i < ifr->nr; i++) {
@@ -225,7 +228,10 @@ take_clean(struct interference *ifr)
 		if (!prepared)
 			suspects_prepare(ifr, ifr->scratch);
 		prepared = 1;
-		if (suspects_explain(ifr, i, ifr->scratch))
+		if (suspects_explain(ifr, i, ifr->scratch,
+		    c->proposed == OFFER_FIT, &j) &&
+		    (c->proposed == OFFER_CLEAN || detect_fit_clean(&ifr->cfg,
+		    c, &ifr->cgs[j], ifr->sample)))
 			detect_take_clean(c);
 		else if (c->bn >= INTERFERENCE_RING)
 			detect_clean_missed(c);

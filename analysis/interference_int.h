@@ -47,6 +47,13 @@ struct held {
 	int onset;			/* named by the onset alone */
 };
 
+/* What a cgroup offers to take as its clean baseline (detect.c). */
+enum { OFFER_NONE, OFFER_CLEAN, OFFER_FIT };
+
+/* The candidates a fit's offer is asked of (suspects_prepare): those
+ * whose use varied most over the ring. */
+#define IFR_SWINGERS 8
+
 struct cg {
 	uint64_t key;			/* hash of the path */
 	uint64_t workload;		/* of its labels (state.c); 0: none */
@@ -68,8 +75,9 @@ struct cg {
 	uint32_t outliers, periods;
 	uint8_t have_last, victim, analysed, high, leaf, nheld;
 	uint8_t fresh;			/* became a victim this sample */
-	uint8_t proposed;		/* clean[] offered this sample */
+	uint8_t proposed;		/* OFFER_*: offered this sample */
 	uint8_t clean_misses;		/* offers unexplained in a row */
+	uint8_t fit_misses;		/* ... of OFFER_FIT */
 	float clean[3];			/* the ring's clean mean, var, acov */
 	float cpu[INTERFERENCE_RING];	/* CPU-s/s per sample */
 	float x[INTERFERENCE_RING];	/* CPI / the node's; NaN: none */
@@ -116,6 +124,9 @@ struct interference {
 	uint64_t last_began_ns;		/* the last snapshot's */
 	uint64_t sample;		/* samples closed */
 	size_t containing;		/* tracked cgroups with one below */
+	size_t swinger[IFR_SWINGERS];	/* of this sample (suspects.c) */
+	double swing_ss[IFR_SWINGERS];
+	size_t nswing;
 
 	/* What outlives the daemon (state.c). */
 	char *state_path;		/* NULL: nothing kept */
@@ -203,6 +214,8 @@ void detect_sample(struct interference *ifr, size_t slot, double *scratch);
 /* detect.c: c's baseline from the clean part of its ring (proposed), or
  * the offer declined. */
 void detect_take_clean(struct cg *c);
+int detect_fit_clean(const struct interference_config *cfg, struct cg *c,
+    const struct cg *u, uint64_t sample);
 void detect_clean_missed(struct cg *c);
 
 /* The candidate whose use a victim's CPI follows most closely (Pearson's
@@ -241,9 +254,11 @@ void suspects_of(struct interference *ifr, size_t v, const double *scratch,
     struct pick *best, size_t *n);
 void suspects_forget(struct cg *c);
 /* ... and whether some neighbour's use explains v's CPI over the ring (a
- * suspect by the partial correlation's test), after suspects_prepare. */
+ * suspect by the partial correlation's test, at the level of a test of
+ * every one), after suspects_prepare: of every cgroup, or with swing of
+ * the IFR_SWINGERS whose use varied most; the one into *who. */
 int suspects_explain(struct interference *ifr, size_t v,
-    const double *scratch);
+    const double *scratch, int swing, size_t *who);
 
 /* state.c: a row's workload key (0: no labels to tell it by); c's
  * baseline from the file when it has one for c; the periodic write at

@@ -62,11 +62,36 @@ trend_of(const struct interference *ifr, const struct prep *p, size_t j)
 	return p->trend[j];
 }
 
+/* The IFR_SWINGERS leaves whose use varied most (ss: its sum of
+ * squares about the mean), most first: ifr->swing_ss alongside. */
+static void
+swing_in(struct interference *ifr, size_t j, double ss)
+{
+	size_t i = ifr->nswing;
+
+	if (!(ss > 0))
+		return;
+	if (i == IFR_SWINGERS && !(ss > ifr->swing_ss[i - 1]))
+		return;
+	if (i == IFR_SWINGERS)
+		i--;
+	for (; i > 0 && ifr->swing_ss[i - 1] < ss; i--) {
+		ifr->swinger[i] = ifr->swinger[i - 1];
+		ifr->swing_ss[i] = ifr->swing_ss[i - 1];
+	}
+	ifr->swinger[i] = j;
+	ifr->swing_ss[i] = ss;
+	if (ifr->nswing < IFR_SWINGERS)
+		ifr->nswing++;
+}
+
 void
 suspects_prepare(struct interference *ifr, double *scratch)
 {
 	struct prep p = prep_of(ifr, scratch);
 	size_t i, k;
+
+	ifr->nswing = 0;
 
 	memset(p.total, 0, RING * sizeof(*p.total));
 	for (i = 0; i < ifr->nr; i++)
@@ -90,6 +115,8 @@ suspects_prepare(struct interference *ifr, double *scratch)
 		p.syt[i] = syt;
 		p.slag[i] = slag;
 		p.trend[i] = NAN;
+		if (c->leaf)
+			swing_in(ifr, i, syy - sy * sy / RING);
 	}
 }
 
@@ -581,21 +608,26 @@ lag_bars(const struct interference *ifr, size_t nl, struct bar *b)
 }
 
 int
-suspects_explain(struct interference *ifr, size_t v, const double *scratch)
+suspects_explain(struct interference *ifr, size_t v, const double *scratch,
+    int swing, size_t *who)
 {
 	struct prep p = prep_of(ifr, (double *)scratch);
 	struct lagged l;
 	struct bar b = family_bar(ifr, 1);
-	size_t j;
+	size_t i, j, n = swing ? ifr->nswing : ifr->nr;
 
 	/* Lag 0 alone: most offers are a busy cgroup's own swings, which
 	 * nobody explains, and at 10,000 cgroups the other lags tried for
 	 * each tripled the analysis's CPU (bench/RESULTS.md, "Lags"). */
 	victim_sums(ifr, &ifr->cgs[v], &p, 0, &l.s[0]);
 	l.n = 1;
-	for (j = 0; j < ifr->nr; j++)
-		if (isfinite(correlated(ifr, v, j, &p, &l, 0, 1, &b, NULL)))
+	for (i = 0; i < n; i++) {
+		j = swing ? ifr->swinger[i] : i;
+		if (isfinite(correlated(ifr, v, j, &p, &l, 0, 1, &b, NULL))) {
+			*who = j;
 			return 1;
+		}
+	}
 	return 0;
 }
 

@@ -5,6 +5,8 @@
  *   just above the clean part do not widen it;
  * - its autocorrelation from successive differences: white noise with
  *   bursts in it is white, an AR(1) noise without them is not;
+ * - the line of the CPI on a neighbour's use, at its least, where no
+ *   clean part lies below (detect_fit_clean), and its offers' backing off;
  * - a taken clean baseline counts as a whole one.
  * detect.c is included whole for its static functions.
  */
@@ -126,6 +128,77 @@ test_autocorrelation(void)
 	CHECK(phi_ar > 0.35);
 }
 
+/*
+ * The line (detect_fit_clean): CPI 1.0 (sd 0.03) raised 0.2 per CPU of
+ * neighbour /a's use, /a at 0.05 to 1.55 CPU.  Its clean baseline is the
+ * CPI at /a's least, 1.01, with the residuals' spread (the noise's, not
+ * the bursts': under the baseline's own).  None where the CPI falls with
+ * /a's use, where the line's CPI is within its spread of the baseline,
+ * or from fewer than half a baseline's samples.
+ */
+static void
+test_fit(void)
+{
+	struct interference_config cfg = cfg_of();
+	double x[INTERFERENCE_RING], use[INTERFERENCE_RING];
+	struct cg c, a;
+	size_t k;
+
+	rng = 13;
+	memset(&a, 0, sizeof(a));
+	for (k = 0; k < INTERFERENCE_RING; k++) {
+		use[k] = 0.05 + 1.5 * (double)((k * 7) % 11) / 10;
+		a.cpu[k] = (float)use[k];
+		x[k] = 1.0 + 0.2 * use[k] + 0.03 * gauss();
+	}
+	ring_of(&c, x, 1.15);
+	c.var = 0.02;
+	CHECK(detect_fit_clean(&cfg, &c, &a, INTERFERENCE_RING - 1) == 1);
+	printf("fit: clean mean %.4f, sd %.4f\n", c.clean[0],
+	    sqrt(c.clean[1]));
+	CHECK(fabs(c.clean[0] - 1.01) < 0.02);
+	CHECK(sqrt(c.clean[1]) > 0.02 && sqrt(c.clean[1]) < 0.04);
+	/* Within its spread of the baseline: nothing. */
+	c.mean = 1.03;
+	CHECK(detect_fit_clean(&cfg, &c, &a, INTERFERENCE_RING - 1) == 0);
+	/* Falling with the use: nothing. */
+	for (k = 0; k < INTERFERENCE_RING; k++)
+		x[k] = 1.3 - 0.2 * use[k] + 0.03 * gauss();
+	ring_of(&c, x, 1.15);
+	CHECK(detect_fit_clean(&cfg, &c, &a, INTERFERENCE_RING - 1) == 0);
+	/* Half a baseline's samples less one, counted: nothing. */
+	for (k = 0; k < INTERFERENCE_RING; k++)
+		x[k] = 1.0 + 0.2 * use[k] + 0.03 * gauss();
+	ring_of(&c, x, 1.15);
+	for (k = INTERFERENCE_MIN_SAMPLES / 2 - 1; k < INTERFERENCE_RING; k++)
+		c.cpu[k] = 0.1f;
+	CHECK(detect_fit_clean(&cfg, &c, &a, INTERFERENCE_RING - 1) == 0);
+	c.cpu[INTERFERENCE_MIN_SAMPLES / 2 - 1] = 1;
+	CHECK(detect_fit_clean(&cfg, &c, &a, INTERFERENCE_RING - 1) == 1);
+}
+
+/* A fit's offer unexplained backs off on its own count, to every
+ * CLEAN_EVERY << FIT_MISSES_MAX samples, and leaves the clean part's. */
+static void
+test_fit_missed(void)
+{
+	struct cg c;
+	int i;
+
+	memset(&c, 0, sizeof(c));
+	for (i = 0; i < 10; i++) {
+		c.proposed = OFFER_FIT;
+		detect_clean_missed(&c);
+	}
+	CHECK(c.fit_misses == FIT_MISSES_MAX && c.clean_misses == 0);
+	CHECK(c.proposed == OFFER_NONE);
+	c.proposed = OFFER_CLEAN;
+	detect_clean_missed(&c);
+	CHECK(c.clean_misses == 1 && c.fit_misses == FIT_MISSES_MAX);
+	detect_take_clean(&c);
+	CHECK(c.clean_misses == 0 && c.fit_misses == 0);
+}
+
 /* Taken, a young baseline counts as a whole one, at the clean part's
  * moments, its alarm cleared. */
 static void
@@ -156,6 +229,8 @@ main(void)
 {
 	test_spread_below();
 	test_autocorrelation();
+	test_fit();
+	test_fit_missed();
 	test_take();
 	return CHECK_DONE();
 }

@@ -21,7 +21,9 @@
  *   score's cap (a long episode's victim is none soon after it ends);
  *   the clean start (a baseline learnt while an antagonist acts in bursts
  *   comes out at the clean CPI, and the victim is flagged with it; one
- *   whose CPI jumps with no neighbour behind it keeps its wide baseline);
+ *   whose CPI jumps with no neighbour behind it keeps its wide baseline;
+ *   so too where the victim's own CPI wanders as far as the bursts
+ *   reach, from the line of its CPI on the neighbour's use);
  * - suspects: the significance's figures (Fisher's z with n_eff - 5, the
  *   Bonferroni bound over two tests a candidate); the victim's own use
  *   held out (a sidecar following the victim's load is never named),
@@ -35,7 +37,7 @@
  *   the one the victim's CPI follows or none, of two stepping as one
  *   neither, and the name gives way to the correlation's), a held suspect that stopped let go
  *   after a victim window, suspect_threshold and suspects with their
- *   ranking.
+ *   ranking; the swingers a fit asks, the most varied first.
  *
  * One file: one analysis's rules, a function each, in the order listed
  * above (detect.c's, then suspects.c's), all driven by one trace generator
@@ -625,6 +627,96 @@ test_clean_start(void)
 	interference_free(ifr);
 }
 
+/* /v's and /w's own slow wander (AR(1), phi 0.95, sd 7% in log). */
+static double wander_v, wander_w;
+
+static double
+wander(double *w)
+{
+	*w = 0.95 * *w + 0.076 * (uniform() - 0.5);
+	return exp(*w);
+}
+
+/* The share of a sample a burst took: none in WANDER_IDLE of them, else
+ * anything from a fifth to all of it (a burst of 20 to 90 s across
+ * samples of 10 s begins and ends within some). */
+#define WANDER_IDLE 0.3
+/* Runs of 400 samples: one run's wander may or may not leave a quiet
+ * stretch in the first ring (without the line, 0 to 221 of 300 right over
+ * seeds 1 to 10; with it, 196 to 291). */
+#define WANDER_SEEDS 6
+
+static double
+share(void)
+{
+	return uniform() < WANDER_IDLE ? 0 : 0.2 + 0.8 * uniform();
+}
+
+static void
+wandering_step(struct node *n, int t)
+{
+	double a = share(), own = share();
+	size_t i;
+
+	if (t == 0)
+		wander_v = wander_w = 0;
+	n->cpu[0] = n->cpu[1] = 1.0;
+	n->cpu[2] = 0.05 + 1.5 * a;
+	n->cpi[0] = noisy(1.0) * wander(&wander_v) * (1 + 0.35 * a);
+	n->cpi[1] = noisy(1.0) * wander(&wander_w) * (1 + 0.35 * own);
+	n->cpi[2] = noisy(2.0);
+	for (i = 3; i < n->nr; i++) {
+		n->cpu[i] = 0.3 + uniform();
+		n->cpi[i] = noisy(1.0);
+	}
+}
+
+/*
+ * The same start, where no clean part lies below: /v's own CPI wanders
+ * (7%, slowly) and /a's bursts take part of most samples, so that the
+ * ring's CPI is one spread, not two parts.  /v's baseline comes from the
+ * line of its CPI on /a's use, at /a's least (detect_fit_clean), and /v
+ * is flagged with /a at rank 1 in most results; /w, whose CPI jumps as
+ * much with nobody's use behind it, keeps its wide baseline.
+ */
+static void
+test_clean_wandering(void)
+{
+	struct interference_config c = cfg_small();
+	struct node n = { .nr = 23, .path = { "/v", "/w", "/a" } };
+	static char names[20][8];
+	struct interference_result *r;
+	int t, right = 0, own = 0;
+	unsigned seed;
+	size_t i;
+
+	for (i = 0; i < 20; i++) {
+		snprintf(names[i], sizeof(names[i]), "/n%zu", i);
+		n.path[i + 3] = names[i];
+	}
+	for (seed = 1; seed <= WANDER_SEEDS; seed++) {
+		struct interference *ifr = analysis(&c);
+
+		ifr_rng = seed;
+		for (t = 0; t < 400; t++) {
+			wandering_step(&n, t);
+			feed(ifr, &n);
+			if (t < 100)
+				continue;
+			r = interference_result(ifr);
+			right += suspect(r, "/v", 1) && strcmp(suspect(r, "/v",
+			    1)->row->cgroup, "/a") == 0;
+			own += analysed(r, "/w") && analysed(r, "/w")->victim;
+			interference_result_unref(r);
+		}
+		interference_free(ifr);
+	}
+	printf("clean start, wandering: /v flagged with /a in %d of %d, "
+	    "/w in %d\n", right, 300 * WANDER_SEEDS, own);
+	CHECK(right >= 200 * WANDER_SEEDS);
+	CHECK(own <= 30 * WANDER_SEEDS);
+}
+
 /* ---- suspects --------------------------------------------------------- */
 
 /*
@@ -713,6 +805,31 @@ decoy_named(size_t extra, double *r_out)
 	free(n);
 	free(names);
 	return named_;
+}
+
+/* The candidates a fit's offer asks (swing_in): the IFR_SWINGERS whose
+ * use varied most, most first; one that did not vary, never. */
+static void
+test_swingers(void)
+{
+	struct interference ifr;
+	size_t i;
+
+	memset(&ifr, 0, sizeof(ifr));
+	for (i = 0; i < 3 * IFR_SWINGERS; i++)
+		swing_in(&ifr, i, i % 3 == 0 ? 0 : (double)((i * 5) % 17));
+	CHECK(ifr.nswing == IFR_SWINGERS);
+	for (i = 0; i < ifr.nswing; i++) {
+		CHECK(ifr.swinger[i] % 3 != 0);
+		CHECK(ifr.swing_ss[i] == (double)((ifr.swinger[i] * 5) % 17));
+		if (i > 0)
+			CHECK(ifr.swing_ss[i] <= ifr.swing_ss[i - 1]);
+	}
+	CHECK(ifr.swing_ss[0] == 16 && ifr.swing_ss[IFR_SWINGERS - 1] == 8);
+	memset(&ifr, 0, sizeof(ifr));
+	swing_in(&ifr, 4, 0);
+	swing_in(&ifr, 5, 2);
+	CHECK(ifr.nswing == 1 && ifr.swinger[0] == 5);
 }
 
 /* Significance against the number of candidates: a decoy of correlation
@@ -1518,8 +1635,10 @@ main(void)
 	test_floor();
 	test_detector();
 	test_clean_start();
+	test_clean_wandering();
 	test_own_load();
 	test_candidates();
+	test_swingers();
 	test_autocorrelation();
 	test_neff_floor();
 	test_significance();
