@@ -10,6 +10,7 @@
 # installed under a booted systemd, and the multi-arch OCI image run as
 # real containers under podman and containerd (make check-package), whose
 # arm64 image the guest then runs.
+# After each pass, its tests' wall times summed and its slowest eight.
 # Ends with one line "N passed, N failed, N skipped" summed over all of
 # them.
 #
@@ -29,11 +30,22 @@ pmu_install_deps test || exit 1
 if [ "${CI:-}" = true ]; then
 	PMU_TEST_CACHE=$(mktemp -d "${TMPDIR:-/tmp}/pmu_exporter-test-cache.XXXXXX") || exit 1
 	export PMU_TEST_CACHE
-	trap 'rm -rf "$PMU_TEST_CACHE"' EXIT
 	echo "=== CI=true: caches start empty ($PMU_TEST_CACHE)"
 fi
 jobs=$(nproc)
 pass=0 fail=0 skip=0 status=0
+# Each test's wall time (tests/lib/limit.sh), named per pass by slowest().
+PMU_TEST_TIMES=$(mktemp "${TMPDIR:-/tmp}/pmu_exporter-test-times.XXXXXX") || exit 1
+export PMU_TEST_TIMES
+trap 'rm -f "$PMU_TEST_TIMES"; [ -n "${PMU_TEST_CACHE:-}" ] && rm -rf "$PMU_TEST_CACHE"' EXIT
+
+# The pass's slowest tests and the sum of its tests' times: where the
+# suite's wall time goes (issue 51).
+slowest() {	# $1: label
+	[ -s "$PMU_TEST_TIMES" ] || return 0
+	echo "=== $1: tests' wall times summed $(awk -F'\t' '{ s += $1 } END { print s }' "$PMU_TEST_TIMES") s; the slowest: $(sort -rn "$PMU_TEST_TIMES" | head -8 | awk -F'\t' '{ n = split($2, p, "/"); printf "%s%s %s s", (NR > 1 ? ", " : ""), p[n], $1 }')"
+	: > "$PMU_TEST_TIMES"
+}
 
 count() {
 	local log=$1 p f s e
@@ -64,6 +76,7 @@ run_suite() {	# $1: label, $2: make check arguments, rest: configure arguments
 	[ -f test-suite.log ] || { echo "=== $label: make check ran no test (a build failed)"; fail=$((fail + 1)); status=1; }
 	grep -E '^(FAIL|ERROR)' test-suite.log 2>/dev/null | sed "s/^/=== $label: /"
 	echo "=== $label: $((SECONDS - t0)) s, the build included"
+	slowest "$label"
 }
 
 autoreconf -fi >/dev/null 2>&1 || { echo "autoreconf failed"; echo "0 passed, 1 failed"; exit 1; }
@@ -101,11 +114,13 @@ if ./configure -q --enable-werror && make -s -j"$jobs" >/dev/null; then
 	grep -E '^(FAIL|ERROR)' test-suite.log 2>/dev/null | sed "s/^/=== package: /"
 	[ -f test-suite.log ] || { echo "=== package: make check-package failed"; fail=$((fail + 1)); status=1; }
 	echo "=== package: $((SECONDS - t0)) s"
+	slowest package
 	t0=$SECONDS
 	PMU_VM_IMAGE="$PWD/pkg/pmu-exporter-$(sed -n 's/^PACKAGE_VERSION = //p' Makefile).oci.tar" \
 	make -s -j"$jobs" distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror >distcheck.log 2>&1
 	dc=$?
 	echo "=== plain (distcheck): $((SECONDS - t0)) s"
+	slowest "plain (distcheck)"
 	# The summary of distcheck's `make check`: the suite's results.
 	count distcheck.log
 	grep -E '^(FAIL|ERROR):' distcheck.log | sed "s/^/=== plain (distcheck): /"

@@ -16,7 +16,8 @@
 # second (120 s), an integration test in seconds to minutes (1200 s),
 # the package and image tests build a Debian package first (3600 s).
 # PMU_TEST_TIMEOUT=SECONDS sets every test's limit (0: none), e.g. for a
-# slower machine or to debug a test under gdb.
+# slower machine or to debug a test under gdb.  With PMU_TEST_TIMES=FILE
+# each test's wall time is added to FILE as a line "SECONDS<TAB>TEST".
 [ $# -gt 0 ] || { echo "usage: limit.sh [COMPILER...] TEST" >&2; exit 99; }
 eval "t=\${$#}"
 case $t in
@@ -32,6 +33,10 @@ esac
 start=$(date +%s)
 timeout -k 30 "$limit" "$@"
 rc=$?
+# Where the suite's time goes: check.sh names the slowest tests of each
+# pass from these lines (seconds, then the test).
+[ -n "${PMU_TEST_TIMES:-}" ] &&
+	printf '%s\t%s\n' "$(( $(date +%s) - start ))" "$t" >> "$PMU_TEST_TIMES"
 case $rc in
 124|137)
 	# 137 is also a SIGKILL from elsewhere (the OOM killer): only past
