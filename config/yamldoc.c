@@ -340,6 +340,13 @@ yamldoc_read_file(const char *path, size_t max, char **buf, size_t *len,
 		    "first (its file system is not answering)", path);
 		return r;
 	}
+	if (r == -EBUSY && j->err[0] == '\0') {
+		snprintf(err, errlen, "%s: not read: %d earlier reads still wait "
+		    "on file systems that do not answer", path,
+		    OFFTHREAD_STUCK_MAX);
+		read_free(j);
+		return r;
+	}
 	if (r == -ETIMEDOUT) {
 		snprintf(err, errlen, "%s: no answer from its file system "
 		    "within %d s (a hung mount?)", path,

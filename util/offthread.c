@@ -24,6 +24,11 @@
 /* How often the wait looks for a pending termination signal. */
 #define SLICE_NS 50000000ULL
 
+/* Calls given up on whose threads still wait in the kernel: past
+ * OFFTHREAD_STUCK_MAX a new call is refused at once, so that a mount that
+ * never answers, read at every reload, does not grow a thread a reload. */
+static unsigned stuck;
+
 struct call {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -59,6 +64,7 @@ runner(void *p)
 	if (gone) {
 		c->release(c->arg);
 		call_free(c);
+		__atomic_fetch_sub(&stuck, 1, __ATOMIC_RELEASE);
 	}
 	return NULL;
 }
@@ -72,6 +78,12 @@ termination_pending(void)
 	    (sigismember(&s, SIGTERM) == 1 || sigismember(&s, SIGINT) == 1);
 }
 
+unsigned
+offthread_stuck(void)
+{
+	return __atomic_load_n(&stuck, __ATOMIC_ACQUIRE);
+}
+
 int
 offthread_run(int (*fn)(void *arg), void *arg, void (*release)(void *arg),
     uint64_t timeout_ns)
@@ -83,6 +95,8 @@ offthread_run(int (*fn)(void *arg), void *arg, void (*release)(void *arg),
 	struct call *c;
 	int r;
 
+	if (__atomic_load_n(&stuck, __ATOMIC_RELAXED) >= OFFTHREAD_STUCK_MAX)
+		return -EBUSY;
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return fn(arg);
 	c->fn = fn;
@@ -126,6 +140,7 @@ offthread_run(int (*fn)(void *arg), void *arg, void (*release)(void *arg),
 	}
 	if (!c->done) {
 		c->abandoned = 1;
+		__atomic_fetch_add(&stuck, 1, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&c->lock);
 		return r;
 	}
