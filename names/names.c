@@ -305,9 +305,9 @@ names_main(void *arg)
 		if (have) {
 			if (nr > MAX_IDS) {
 				if (!n->logged_cap++)
-					LOG(n, 4, "container names: %zu "
-					    "containers; names are kept for "
-					    "%d of them", nr, MAX_IDS);
+					LOG(n, LOG_WARNING, "container "
+					    "names: %zu containers; names are "
+					    "kept for %d of them", nr, MAX_IDS);
 				while (nr > MAX_IDS) {
 					nr--;
 					free(want[nr].id);
@@ -412,8 +412,8 @@ names_free(struct names *n)
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += STOP_S;
 		if (pthread_timedjoin_np(n->thread, NULL, &until) != 0) {
-			LOG(n, 4, "container names: a lookup did not end "
-			    "within %ds; not waiting for it", STOP_S);
+			LOG(n, LOG_WARNING, "container names: a lookup did "
+			    "not end within %ds; not waiting for it", STOP_S);
 			pthread_detach(n->thread);
 			return;
 		}

@@ -12,6 +12,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <syslog.h>
 
 #include "names/names.h"
 #include "names/runtime.h"
@@ -20,6 +21,8 @@
 #define ROUND_NS 100000000ULL		/* 100 ms */
 #define NREADERS 3			/* names.c's readers[] */
 
+/* A message through the resolver's hook; prio is syslog.h's (LOG_WARNING,
+ * LOG_INFO, LOG_DEBUG). */
 #define LOG(n, prio, ...) do {						\
 	if ((n)->o.log)							\
 		(n)->o.log((prio), __VA_ARGS__);			\

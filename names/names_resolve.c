@@ -91,16 +91,17 @@ probe_all(struct names *n)
 		if (r == rd->state)
 			continue;
 		if (r == 0)
-			LOG(n, 6, "container names: reading %s state in %s",
-			    rd->ops->name, where);
+			LOG(n, LOG_INFO, "container names: reading %s state "
+			    "in %s", rd->ops->name, where);
 		else if (r == -ENOENT)
-			LOG(n, 6, "container names: no "
+			LOG(n, LOG_INFO, "container names: no "
 			    "%s state here (%s absent)%s", rd->ops->name,
 			    where, rd->state == 1 ? "" : ": its containers "
 			    "keep only their ids");
 		else
-			LOG(n, 4, "container names: %s state unreadable: "
-			    "%s: %s; its containers keep only their ids",
+			LOG(n, LOG_WARNING, "container names: %s state "
+			    "unreadable: %s: %s; its containers keep only "
+			    "their ids",
 			    rd->ops->name, where, strerror(-r));
 		rd->state = r;
 		snprintf(rd->where, sizeof(rd->where), "%s", where);
@@ -129,13 +130,14 @@ lookup_id(struct names *n, const char *id, struct names_found *f,
 		if (probed && (dt >= SLOW_NS) != rd->slow) {
 			rd->slow = dt >= SLOW_NS;
 			if (rd->slow)
-				LOG(n, 4, "container names: reading %s state "
-				    "is slow (%.1fs for one container); "
-				    "names may come late", rd->ops->name,
-				    (double)dt / 1e9);
+				LOG(n, LOG_WARNING, "container names: "
+				    "reading %s state is slow (%.1fs for one "
+				    "container); names may come late",
+				    rd->ops->name, (double)dt / 1e9);
 			else
-				LOG(n, 6, "container names: reading %s state "
-				    "is fast again", rd->ops->name);
+				LOG(n, LOG_INFO, "container names: "
+				    "reading %s state is fast again",
+				    rd->ops->name);
 		}
 		if (r == 0)
 			return 1;
@@ -206,14 +208,15 @@ say_misplaced(struct names *n, const struct centry *e,
 {
 	const char *where = f->cgpath[0][0] ? f->cgpath[0] :
 	    "no cgroup in its record";
-	int prio = 4;
+	int prio = LOG_WARNING;
 
 	if (n->misplaced_window_ns == 0 ||
 	    now - n->misplaced_window_ns >= MISPLACED_WINDOW_NS) {
 		if (n->misplaced_quiet)
-			LOG(n, 4, "container names: %u more cgroups carried "
-			    "the id of a container placed elsewhere in the "
-			    "last minute: not named (each at debug)",
+			LOG(n, LOG_WARNING, "container names: %u more "
+			    "cgroups carried the id of a container placed "
+			    "elsewhere in the last minute: not named (each at "
+			    "debug)",
 			    n->misplaced_quiet);
 		n->misplaced_window_ns = now;
 		n->misplaced_warned = n->misplaced_quiet = 0;
@@ -222,7 +225,7 @@ say_misplaced(struct names *n, const struct centry *e,
 		n->misplaced_warned++;
 	else {
 		n->misplaced_quiet++;
-		prio = 7;
+		prio = LOG_DEBUG;
 	}
 	LOG(n, prio, "container names: cgroup %s carries the id of "
 	    "container %.12s, which its runtime places elsewhere (%s): not "
@@ -251,8 +254,8 @@ resolve_one(struct names *n, struct centry *e, uint64_t *now,
 	*now = mono_ns();
 	if (err && !e->logged) {
 		e->logged = 1;
-		LOG(n, 4, "container names: %s; container %.12s keeps only "
-		    "its id", f->err, e->id);
+		LOG(n, LOG_WARNING, "container names: %s; container %.12s "
+		    "keeps only its id", f->err, e->id);
 	}
 	/* The id is in the cgroup's name, which anyone may choose; the
 	 * runtime's record says where the container is. */
