@@ -105,7 +105,17 @@ scrape_get(struct scrape_cache *c, struct snapshot *s)
 	return r ? publish_of(r, struct scrape, ref) : NULL;
 }
 
-const struct scrape_blob *
+/*
+ * Slot `slot` (< SCRAPE_SLOTS), rendered on first use: later calls
+ * return the same blob.  render fills *out (a malloc'ed buffer, owned by
+ * the scrape afterwards) and returns 0, or returns -errno and leaves *out
+ * alone; the next call then tries again.  render may ask for another slot
+ * (never its own).  NULL when render failed.
+ */
+typedef int (*scrape_render_fn)(struct scrape *sc, void *arg,
+    struct scrape_blob *out);
+
+static const struct scrape_blob *
 scrape_blob(struct scrape *sc, unsigned slot, scrape_render_fn render,
     void *arg)
 {
