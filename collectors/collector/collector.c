@@ -47,9 +47,12 @@
  *   plan.c         the plan: groups, targets, the kinds' descriptions
  *   snapshot.c     a snapshot's arena and its references
  *
- * Two calls go through pointers, which no object shows: down, to a
- * kind's hooks (source.c only); up, once a collection, to the daemon's
- * collector_opts.published (the analysis's feed), and to its log.
+ * Some calls go through pointers, which no object shows.  Down: a kind's
+ * hooks and what it holds for a target (source.c only), and an instance's
+ * source (read, enable, close: source.h's inline calls, from instance.c,
+ * target.c and probe.c).  Up, two: the daemon's hooks in collector_opts,
+ * published (the analysis's feed, once a collection) and log (at each
+ * report).
  */
 #include "autoconf.h"
 
