@@ -1,6 +1,8 @@
 /*
- * source.h - where a group instance's counts come from: one small
- * interface, two implementations.
+ * source.h - where a group instance's counts come from: the counter
+ * source interface (three objects with their ops, the context and
+ * answers of a kind's hooks, its --check-config table), the kinds table
+ * and source.c's calls through it; two kinds implement it.
  *
  *   source_perf.c   a perf group of its own, opened on the instance's CPU
  *                   for its target (system-wide, or a cgroup in cgroup
@@ -22,8 +24,8 @@
  * (its state, one per collector), what it holds for a target (struct
  * source_hold, from attach), and the source of an instance (struct
  * source, from open).  A third kind (a duty-cycled group, say) is a new
- * file with a new table, named in source_kinds[].  Everything here runs
- * on the collector thread.
+ * file and one line of source.c's PRODUCT_KINDS (HACKING.md, "Adding a
+ * source kind").  Everything here runs on the collector thread.
  */
 #ifndef PMU_SOURCE_H
 #define PMU_SOURCE_H
