@@ -115,9 +115,10 @@ struct namemap *names_map(struct names *n);
 
 /*
  * Look id up now, on the calling thread, through every reader: for the
- * tests and the fuzzer (the resolver's round looks ids up itself).  1 and *f filled when a runtime knows id
- * and its record places it in cgroup; 0 otherwise.  Whether cgroup is in
- * a delegated subtree is not looked at here (names_delegated).
+ * tests and the fuzzer (the resolver's round looks ids up itself).  1
+ * and *f filled when a runtime knows id and its record places it in
+ * cgroup; 0 otherwise.  Whether cgroup is in a delegated subtree is not
+ * looked at here (names_delegated).
  */
 struct names_found;
 int names_lookup(struct names *n, const char *id, const char *cgroup,
