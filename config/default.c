@@ -23,7 +23,7 @@
  * dozen, counted in perf mode, which needs no CAP_BPF; containers and
  * pods run to hundreds, counted in mode: bpf, in perf mode where BPF
  * cannot run.  A pod is the sum of its containers, worth counting only
- * where it costs a map entry: bpf_fallback: skip.  A build without BPF
+ * where it costs a map entry: fallback: skip.  A build without BPF
  * counts the containers in perf mode and leaves the pods out.
  */
 #include "autoconf.h"
@@ -33,14 +33,14 @@
 #ifdef HAVE_BPF
 #define MANY \
 	"    mode: bpf\n" \
-	"    bpf_fallback: perf\n"
+	"    fallback: perf\n"
 #define PODS(G) \
 	"  # Pods: the sum of their containers, in mode: bpf only.\n" \
 	"  - layout: kubernetes-pod\n" \
 	"    path: /kubepods.slice/kubepods-*.slice/kubepods-*-pod*.slice\n" \
 	"    groups: [" G "]\n" \
 	"    mode: bpf\n" \
-	"    bpf_fallback: skip\n" \
+	"    fallback: skip\n" \
 	"    relabel: &pod_uid_systemd\n" \
 	"      - regex: '.*-pod([0-9a-f_]+)\\.slice'\n" \
 	"        target_label: pod_uid\n" \
@@ -49,13 +49,13 @@
 	"    path: /kubepods.slice/kubepods-pod*.slice\n" \
 	"    groups: [" G "]\n" \
 	"    mode: bpf\n" \
-	"    bpf_fallback: skip\n" \
+	"    fallback: skip\n" \
 	"    relabel: *pod_uid_systemd\n" \
 	"  - layout: kubernetes-pod\n" \
 	"    path: /kubepods/*/pod*\n" \
 	"    groups: [" G "]\n" \
 	"    mode: bpf\n" \
-	"    bpf_fallback: skip\n" \
+	"    fallback: skip\n" \
 	"    relabel: &pod_uid_cgroupfs\n" \
 	"      - regex: '.*/pod([0-9a-f-]+)'\n" \
 	"        target_label: pod_uid\n" \
@@ -63,7 +63,7 @@
 	"    path: /kubepods/pod*\n" \
 	"    groups: [" G "]\n" \
 	"    mode: bpf\n" \
-	"    bpf_fallback: skip\n" \
+	"    fallback: skip\n" \
 	"    relabel: *pod_uid_cgroupfs\n"
 #else
 /* Without BPF, mode: bpf is a config error: perf mode, and no pods. */
