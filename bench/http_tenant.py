@@ -4,7 +4,10 @@ two hostile clients against the daemon's HTTP server for SECONDS, each
 from a loopback address of its own, so that the soak's scrapes from
 127.0.0.1 show whether one address can starve another.
 
-  http_tenant.py PORT SECONDS
+  http_tenant.py PORT SECONDS [USER:PASSWORD]
+
+With USER:PASSWORD (a daemon with basic auth) every request carries
+them, so that the scrapes are answered in full rather than with 401.
 
 - pipelining (127.0.0.2): waves of 45 connections, each sending 100
   scrapes at once with a 2 KB receive buffer and reading 1 KB of answers
@@ -18,13 +21,13 @@ from a loopback address of its own, so that the soak's scrapes from
 At the end one line per client: waves, answers by status, connections
 the server closed.  Only sockets are made; nothing is left behind.
 """
+import base64
 import re
-import select
 import socket
 import sys
 import time
 
-SCRAPE = b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"
+HEAD = b"GET /metrics HTTP/1.1\r\nHost: x\r\n"
 
 
 def connect(port, src, rcvbuf=None):
@@ -75,13 +78,18 @@ def wave(port, src, n, first, every, step, rcvbuf, tally, wave_s=20):
 
 def main():
     port, secs = int(sys.argv[1]), float(sys.argv[2])
+    head = HEAD
+    if len(sys.argv) > 3:
+        head += (b"Authorization: Basic " +
+                 base64.b64encode(sys.argv[3].encode()) + b"\r\n")
+    scrape = head + b"\r\n"
     pipe = {"waves": 0, "closed": 0, "refused": 0}
     body = {"waves": 0, "closed": 0, "refused": 0}
     end = time.time() + secs
     while time.time() < end - 20:
-        wave(port, "127.0.0.2", 45, SCRAPE * 100, 5, b"", 2048, pipe)
-        wave(port, "127.0.0.3", 64, b"GET /metrics HTTP/1.1\r\nHost: x\r\n"
-             b"Content-Length: 100000000\r\n\r\n", 1, b"x", None, body)
+        wave(port, "127.0.0.2", 45, scrape * 100, 5, b"", 2048, pipe)
+        wave(port, "127.0.0.3", 64, head + b"Content-Length: 100000000\r\n\r\n",
+             1, b"x", None, body)
     print("pipelining:", " ".join(f"{k} {v}" for k, v in sorted(pipe.items())))
     print("slow bodies:", " ".join(f"{k} {v}" for k, v in sorted(body.items())))
 

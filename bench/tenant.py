@@ -5,7 +5,12 @@
 #   tenant.py cg DIR SECONDS
 #       as the unprivileged tenant, in the cgroup subtree DIR delegated to
 #       it: cgroups named with invalid UTF-8, 255-byte names cut inside a
-#       character, libpod-<id>.scope names, created and removed (churn).
+#       character, libpod-<id>.scope names, created and removed (churn);
+#       and twins (issue 50): names that differ in an invalid byte only,
+#       job<n>\xfe and job<n>\xff, with job<n>\uFFFDfe, which spells the
+#       first one's repair in valid UTF-8 (two of those triples, !job0
+#       and !job1, made first and kept; more made and removed in the
+#       churn).
 #   tenant.py rt ROOT CGDIR OUTSIDE SECONDS CGREL
 #       as a runtime gone bad, in the fake root ROOT (--path.rootfs):
 #       Docker containers (a cgroup each in CGDIR, which is CGREL from
@@ -22,6 +27,15 @@
 #       a .scope at the bottom of each, and 1,100 libpod-t<i>.scope
 #       directories to fill whatever has slots; kept until the deadline,
 #       then removed.
+#   tenant.py crowd DIR N SECONDS
+#       as the unprivileged tenant in DIR (issue 50, items 6 and 7): N
+#       directories libpod-t<i>.scope, made at once and kept until the
+#       deadline, then removed.
+#   tenant.py flood DIR SECONDS ID...
+#       as the unprivileged tenant in DIR (issue 50, item 8): cgroups
+#       libpod-<ID>.scope named after other people's containers, one
+#       made every 0.25 s, the IDs in turn, each removed 1 s later (at
+#       most 5 at once; 240 a minute).
 #
 # Prints what it did, one line of counts, at the end; removes the
 # cgroups it made then (the files stay for the caller to remove).
@@ -66,13 +80,34 @@ def rmdir_quiet(p):
         pass
 
 
+def twins(prefix):
+    """job\xfe, job\xff and job\uFFFDfe: one name after a repair that
+    is not one-to-one."""
+    return [prefix + b"\xfe", prefix + b"\xff", prefix + "\ufffdfe".encode()]
+
+
 def tenant_cg(d, secs):
     d = os.fsencode(d)
     live = []
     end = time.monotonic() + secs
+    # The kept twins first, and alone for 3 s: counted before the churn
+    # takes the subtree's share (the first cgroups counted stay so).
+    kept = twins(b"!job0") + twins(b"!job1")
+    for name in kept:
+        if try_mkdir(os.path.join(d, name)):
+            did("cgroup-twin")
+    time.sleep(3)
+    n = 2
     while time.monotonic() < end:
         k = rng.random()
-        if k < 0.4:
+        if k < 0.05:
+            for name in twins(b"job%d" % n):
+                p = os.path.join(d, name)
+                if try_mkdir(p):
+                    live.append(p)
+                    did("cgroup-twin")
+            n += 1
+        elif k < 0.4:
             name = bad_bytes(rng.randint(1, 255))
             what = "cgroup-invalid-utf8"
         elif k < 0.6:
@@ -90,6 +125,37 @@ def tenant_cg(d, secs):
             rmdir_quiet(live.pop(rng.randrange(len(live))))
             did("cgroup-removed")
         time.sleep(0.05)
+    for p in live + [os.path.join(d, name) for name in kept]:
+        rmdir_quiet(p)
+
+
+def tenant_crowd(d, n, secs):
+    end = time.time() + secs
+    made = []
+    for i in range(n):
+        p = os.path.join(d, "libpod-t%05d.scope" % i)
+        if try_mkdir(p):
+            made.append(p)
+            did("crowd")
+    while time.time() < end:
+        time.sleep(min(1.0, max(0.0, end - time.time())))
+    for p in made:
+        rmdir_quiet(p)
+
+
+def tenant_flood(d, secs, ids):
+    end = time.monotonic() + secs
+    live = []
+    i = 0
+    while time.monotonic() < end:
+        p = os.path.join(d, "libpod-%s.scope" % ids[i % len(ids)])
+        i += 1
+        if not os.path.isdir(p) and try_mkdir(p):
+            live.append(p)
+            did("flood")
+        while len(live) >= 5:
+            rmdir_quiet(live.pop(0))
+        time.sleep(0.25)
     for p in live:
         rmdir_quiet(p)
 
@@ -277,6 +343,10 @@ def tenant_walk(d, secs):
 if __name__ == "__main__":
     if sys.argv[1] == "walk":
         tenant_walk(sys.argv[2], float(sys.argv[3]))
+    elif sys.argv[1] == "crowd":
+        tenant_crowd(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))
+    elif sys.argv[1] == "flood":
+        tenant_flood(sys.argv[2], float(sys.argv[3]), sys.argv[4:])
     elif sys.argv[1] == "cg":
         tenant_cg(sys.argv[2], float(sys.argv[3]))
     else:
