@@ -593,38 +593,50 @@ bursty_step(struct node *n, int t)
  * at rank 1 in most results; /w, whose jumps nobody's use explains,
  * keeps the baseline it learnt (jumps and all) and is flagged in few.
  */
+/* One run of a clean start: /v, /w, /a and 20 busy neighbours fed by step
+ * for `to` samples from seed; from sample 100 on, /v's results with /a at
+ * rank 1 added to *right and /w's flagged ones to *own. */
 static void
-test_clean_start(void)
+clean_run(void (*step)(struct node *, int), uint64_t seed, int to,
+    int *right, int *own)
 {
 	struct interference_config c = cfg_small();
 	struct interference *ifr = analysis(&c);
 	struct node n = { .nr = 23, .path = { "/v", "/w", "/a" } };
 	static char names[20][8];
 	struct interference_result *r;
-	int t, right = 0, own = 0;
 	size_t i;
+	int t;
 
 	for (i = 0; i < 20; i++) {
 		snprintf(names[i], sizeof(names[i]), "/n%zu", i);
 		n.path[i + 3] = names[i];
 	}
-	ifr_rng = 11;
-	for (t = 0; t < 300; t++) {
-		bursty_step(&n, t);
+	ifr_rng = seed;
+	for (t = 0; t < to; t++) {
+		step(&n, t);
 		feed(ifr, &n);
 		if (t < 100)
 			continue;
 		r = interference_result(ifr);
-		right += suspect(r, "/v", 1) &&
+		*right += suspect(r, "/v", 1) &&
 		    strcmp(suspect(r, "/v", 1)->row->cgroup, "/a") == 0;
-		own += analysed(r, "/w") && analysed(r, "/w")->victim;
+		*own += analysed(r, "/w") && analysed(r, "/w")->victim;
 		interference_result_unref(r);
 	}
+	interference_free(ifr);
+}
+
+static void
+test_clean_start(void)
+{
+	int right = 0, own = 0;
+
+	clean_run(bursty_step, 11, 300, &right, &own);
 	printf("clean start: /v flagged with /a in %d of 200, /w in %d\n",
 	    right, own);
 	CHECK(right >= 160);
 	CHECK(own <= 20);
-	interference_free(ifr);
 }
 
 /* /v's and /w's own slow wander (AR(1), phi 0.95, sd 7% in log). */
@@ -682,35 +694,11 @@ wandering_step(struct node *n, int t)
 static void
 test_clean_wandering(void)
 {
-	struct interference_config c = cfg_small();
-	struct node n = { .nr = 23, .path = { "/v", "/w", "/a" } };
-	static char names[20][8];
-	struct interference_result *r;
-	int t, right = 0, own = 0;
+	int right = 0, own = 0;
 	unsigned seed;
-	size_t i;
 
-	for (i = 0; i < 20; i++) {
-		snprintf(names[i], sizeof(names[i]), "/n%zu", i);
-		n.path[i + 3] = names[i];
-	}
-	for (seed = 1; seed <= WANDER_SEEDS; seed++) {
-		struct interference *ifr = analysis(&c);
-
-		ifr_rng = seed;
-		for (t = 0; t < 400; t++) {
-			wandering_step(&n, t);
-			feed(ifr, &n);
-			if (t < 100)
-				continue;
-			r = interference_result(ifr);
-			right += suspect(r, "/v", 1) && strcmp(suspect(r, "/v",
-			    1)->row->cgroup, "/a") == 0;
-			own += analysed(r, "/w") && analysed(r, "/w")->victim;
-			interference_result_unref(r);
-		}
-		interference_free(ifr);
-	}
+	for (seed = 1; seed <= WANDER_SEEDS; seed++)
+		clean_run(wandering_step, seed, 400, &right, &own);
 	printf("clean start, wandering: /v flagged with /a in %d of %d, "
 	    "/w in %d\n", right, 300 * WANDER_SEEDS, own);
 	CHECK(right >= 200 * WANDER_SEEDS);
