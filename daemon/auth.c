@@ -60,6 +60,7 @@ struct bucket {
 	uint64_t at_ns;			/* when tokens was last brought up */
 	uint64_t failed_ns;		/* its last failure; 0: none */
 	unsigned pending;		/* its checks queued or running */
+	struct auth_check *front;	/* its check in the front lane */
 };
 
 struct auth {
@@ -183,6 +184,7 @@ bucket_find(struct auth *a, const unsigned char key[16], uint64_t now,
 	victim->at_ns = now;
 	victim->failed_ns = 0;
 	victim->pending = 0;
+	victim->front = NULL;
 	return victim;
 }
 
@@ -242,40 +244,41 @@ auth_budget_refund(struct auth *a, const struct sockaddr *client,
 	pthread_mutex_unlock(&a->lock);
 }
 
+/* Do two digests match?  In a time that does not say where they differ. */
+static int
+same_digest(const unsigned char x[32], const unsigned char y[32])
+{
+	unsigned char diff = 0;
+	size_t i;
+
+	for (i = 0; i < 32; i++)
+		diff |= (unsigned char)(x[i] ^ y[i]);
+	return diff == 0;
+}
+
+struct workq *
+auth_workers(struct auth *a)
+{
+	return a->workers;
+}
+
 /* Is digest in the cache?  Every entry is compared in full, whatever
  * matches: the time does not depend on where, or whether. Lock held. */
 static int
 cache_has(const struct auth *a, const unsigned char digest[32])
 {
-	unsigned char diff;
 	int hit = 0;
-	size_t k, i;
+	size_t k;
 
-	for (k = 0; k < AUTH_CACHE; k++) {
-		for (diff = 0, i = 0; i < 32; i++)
-			diff |= (unsigned char)(digest[i] ^ a->cache[k][i]);
-		hit |= a->cache_used[k] & (diff == 0);
-	}
+	for (k = 0; k < AUTH_CACHE; k++)
+		hit |= a->cache_used[k] & same_digest(digest, a->cache[k]);
 	return hit;
 }
 
-/* c's check is over, or will not run: its address's place given back
- * (and its token, if refund), the copies wiped. */
+/* Wipe and free c's copies of the credentials. */
 static void
-release(struct auth_check *c, int refund)
+wipe(struct auth_check *c)
 {
-	struct auth *a = c->a;
-	struct bucket *b;
-
-	pthread_mutex_lock(&a->lock);
-	if ((b = bucket_find(a, c->client, mono_ns(), 0)) != NULL) {
-		if (b->pending)
-			b->pending--;
-		if (refund && a->cap > 0)
-			b->tokens = b->tokens + 1 > a->cap ? a->cap :
-			    b->tokens + 1;
-	}
-	pthread_mutex_unlock(&a->lock);
 	if (c->pass) {
 		explicit_bzero(c->pass, strlen(c->pass));
 		free(c->pass);
@@ -285,13 +288,38 @@ release(struct auth_check *c, int refund)
 	explicit_bzero(c->digest, sizeof(c->digest));
 }
 
+/* c's check is over, or will not run: its address's place given back
+ * (and its token, if refund; a check that follows another holds
+ * neither), the copies wiped. */
+static void
+release(struct auth_check *c, int refund)
+{
+	struct auth *a = c->a;
+	struct bucket *b;
+
+	pthread_mutex_lock(&a->lock);
+	if (!c->follows &&
+	    (b = bucket_find(a, c->client, mono_ns(), 0)) != NULL) {
+		if (b->front == c)
+			b->front = NULL;
+		if (b->pending)
+			b->pending--;
+		if (refund && a->cap > 0)
+			b->tokens = b->tokens + 1 > a->cap ? a->cap :
+			    b->tokens + 1;
+	}
+	pthread_mutex_unlock(&a->lock);
+	wipe(c);
+}
+
 /*
  * May the address of key have a check now (lock held)?  0, with c->first
  * set for an address that has not failed lately and has no check in
- * hand (its check goes ahead of the others); else -EAGAIN: the budget
- * of failures per address (*retry_after_s set), or, with a budget, an
- * address that failed lately has AUTH_MAX_PENDING checks in hand, or
- * the CPU for failed checks is spent (1 s).
+ * hand (its check goes ahead of the others), or c->follows for one whose
+ * check in the front lane has c's credentials (c takes its verdict); else
+ * -EAGAIN: the budget of failures per address (*retry_after_s set), or,
+ * with a budget, an address that failed lately has AUTH_MAX_PENDING
+ * checks in hand, or the CPU for failed checks is spent (1 s).
  */
 static int
 admit(struct auth *a, struct auth_check *c, const unsigned char key[16],
@@ -301,6 +329,10 @@ admit(struct auth *a, struct auth_check *c, const unsigned char key[16],
 	int r;
 
 	c->first = fresh(b, now) && b->pending == 0;
+	c->follows = !c->first && fresh(b, now) && b->front != NULL &&
+	    same_digest(b->front->digest, c->digest);
+	if (c->follows)
+		return 0;
 	if ((r = budget_take(a, key, now, retry_after_s)) < 0)
 		return r;
 	if (!c->first && a->cap > 0 && (b->pending >= AUTH_MAX_PENDING ||
@@ -403,6 +435,34 @@ failed(struct auth *a, const unsigned char key[16], uint64_t cpu_ns)
 	pthread_mutex_unlock(&a->lock);
 }
 
+/* Count a refusal of c's credentials by why they were wrong. */
+static void
+count_wrong(struct auth *a, const struct auth_check *c)
+{
+	atomic_fetch_add(&a->failures[user_exists(a->w, c->user) ?
+	    AUTH_REASON_PASSWORD : AUTH_REASON_USER], 1);
+}
+
+/* The front-lane check c is over with ok (1, 0, or -1: not made): the
+ * checks that follow it take its verdict.  Lock not held. */
+static void
+lead_done(struct auth *a, struct auth_check *c, int ok)
+{
+	struct auth_check *f, *next;
+
+	pthread_mutex_lock(&a->lock);
+	f = c->followers;
+	c->followers = NULL;
+	pthread_mutex_unlock(&a->lock);
+	for (; f != NULL; f = next) {
+		next = f->next_follower;
+		if (ok == 0)
+			count_wrong(a, f);
+		release(f, 0);
+		f->done(f, ok);		/* may free f */
+	}
+}
+
 static void
 check_run(struct workq_job *job, int cancelled)
 {
@@ -414,6 +474,7 @@ check_run(struct workq_job *job, int cancelled)
 
 	if (cancelled) {
 		release(c, 1);
+		lead_done(a, c, -1);
 		c->done(c, -1);
 		return;
 	}
@@ -432,24 +493,77 @@ check_run(struct workq_job *job, int cancelled)
 		budget_refund(a, c->client, mono_ns());
 		pthread_mutex_unlock(&a->lock);
 	} else
-		atomic_fetch_add(&a->failures[user_exists(a->w, c->user) ?
-		    AUTH_REASON_PASSWORD : AUTH_REASON_USER], 1);
-	release(c, 0);
+		count_wrong(a, c);
+	release(c, 0);		/* no more followers from here */
+	lead_done(a, c, ok);
 	c->done(c, ok);		/* may free c: the last use */
+}
+
+/*
+ * c follows a check in the front lane with its credentials: wait for its
+ * verdict.  0: c will have it (or has: the check passed since); 1: the
+ * check is over and its verdict gone (it failed, or left the cache): c
+ * is admitted for a check of its own.  -EAGAIN: it could not be
+ * (counted).
+ */
+static int
+follow(struct auth *a, struct auth_check *c)
+{
+	unsigned retry_s;
+	struct bucket *b;
+	uint64_t now = mono_ns();
+	int hit = 0, r = 0, led = 0;
+
+	pthread_mutex_lock(&a->lock);
+	b = bucket_find(a, c->client, now, 0);
+	if (b != NULL && b->front != NULL &&
+	    same_digest(b->front->digest, c->digest)) {
+		c->next_follower = b->front->followers;
+		b->front->followers = c;
+		led = 1;
+	} else if ((hit = cache_has(a, c->digest)) == 0)
+		r = admit(a, c, c->client, now, &retry_s);
+	pthread_mutex_unlock(&a->lock);
+	if (led)
+		return 0;
+	if (hit) {
+		wipe(c);
+		c->done(c, 1);
+		return 0;
+	}
+	if (r < 0) {
+		atomic_fetch_add(&a->failures[AUTH_REASON_THROTTLED], 1);
+		wipe(c);
+		return r;
+	}
+	return 1;	/* its own check (admit saw no other lead here) */
 }
 
 int
 auth_submit(struct auth *a, struct auth_check *c)
 {
+	struct bucket *b;
 	int r;
 
 	c->job.run = check_run;
+	c->followers = NULL;
+	if (c->follows && (r = follow(a, c)) <= 0)
+		return r;
+	if (c->first) {
+		/* Before the queue: its worker may be done at once. */
+		pthread_mutex_lock(&a->lock);
+		if ((b = bucket_find(a, c->client, mono_ns(), 0)) != NULL &&
+		    b->front == NULL)
+			b->front = c;
+		pthread_mutex_unlock(&a->lock);
+	}
 	if ((r = c->first ? workq_submit_first(a->workers, &c->job) :
 	    workq_submit(a->workers, &c->job)) < 0) {
 		if (r == -EAGAIN)
 			atomic_fetch_add(&a->failures[AUTH_REASON_THROTTLED],
 			    1);
 		release(c, 1);
+		lead_done(a, c, -1);
 	}
 	return r;
 }

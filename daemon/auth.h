@@ -27,11 +27,15 @@
  *    many addresses they have failed from.  The lane has room for a
  *    check on every connection the server holds, so such a check is
  *    never refused: many new addresses at once (an attacker's, at a
- *    restart) only make it wait its turn, one check an address.  Checks of an address that
- *    failed lately go in the other lane, at most AUTH_MAX_PENDING at once
- *    per address, and only while the CPU for failed checks lasts: a
- *    bucket of 1 CPU-second refilled at a tenth of a CPU, charged with
- *    the CPU time each failed check took (measured on its worker).
+ *    restart) only make it wait its turn, one check an address.  Another
+ *    request from that address with the same credentials while its check
+ *    waits (a scraper's next scrape, a retry) takes that check's verdict
+ *    when it comes, with no bcrypt of its own; other credentials from it
+ *    go in the other lane.  Checks of an address that failed lately go
+ *    in the other lane, at most AUTH_MAX_PENDING at once per address,
+ *    and only while the CPU for failed checks lasts: a bucket of 1
+ *    CPU-second refilled at a tenth of a CPU, charged with the CPU time
+ *    each failed check took (measured on its worker).
  *
  * So the CPU that failed checks can take is a tenth of a CPU overall
  * (after a burst of a CPU-second), plus one check per new address every
@@ -64,6 +68,9 @@ struct auth_check {
 	unsigned char digest[32];
 	unsigned char client[16];	/* the budget's key */
 	int first;			/* for the front lane */
+	int follows;			/* takes the front check's verdict */
+	struct auth_check *followers;	/* (the front check's) */
+	struct auth_check *next_follower;
 	/*
 	 * Called once on a worker thread when the check is done: ok is 1
 	 * (the credentials are now cached) or 0; -1 when the server is
@@ -101,7 +108,10 @@ enum auth_verdict auth_begin(struct auth *a, struct auth_check *c,
     unsigned *retry_after_s);
 
 /*
- * Queue c (from auth_begin's AUTH_CHECK) for bcrypt; c->done must be set.
+ * Queue c (from auth_begin's AUTH_CHECK) for bcrypt, or have it wait for
+ * the verdict of the same credentials' check from its address (done may
+ * then be called before this returns, on the caller's thread, when that
+ * check has just passed); c->done must be set.
  * 0; or -EAGAIN (too many checks waiting: answer 429, counted as
  * throttled) or -ESHUTDOWN, and then c is released (its token given back)
  * and done is never called.

@@ -31,4 +31,8 @@ int auth_budget_take(struct auth *a, const struct sockaddr *client,
 void auth_budget_refund(struct auth *a, const struct sockaddr *client,
     uint64_t now_ns);
 
+/* auth.c: its bcrypt workers (a test holds them up with a job of its
+ * own). */
+struct workq *auth_workers(struct auth *a);
+
 #endif

@@ -364,6 +364,141 @@ test_workq(void)
 	workq_free(q);
 }
 
+/* ---- a check's followers --------------------------------------------- */
+
+/* Begin user:pass from client into wt and submit it, not waiting: the
+ * verdict, or AUTH_CHECK once submitted (-1: refused). */
+static int
+start(struct auth *a, struct waiter *wt, const char *user, const char *pass,
+    const char *client)
+{
+	struct sockaddr_storage ss = addr(client);
+	enum auth_verdict v;
+	unsigned retry = 0;
+
+	memset(wt, 0, sizeof(*wt));
+	pthread_mutex_init(&wt->lock, NULL);
+	pthread_cond_init(&wt->cond, NULL);
+	v = auth_begin(a, &wt->c, user, pass, (struct sockaddr *)&ss, &retry);
+	if (v != AUTH_CHECK)
+		return (int)v;
+	wt->c.done = on_done;
+	return auth_submit(a, &wt->c) < 0 ? -1 : (int)v;
+}
+
+/* 10 + wt's verdict, once it has one. */
+static int
+finish(struct waiter *wt)
+{
+	int ok;
+
+	pthread_mutex_lock(&wt->lock);
+	while (!wt->done)
+		pthread_cond_wait(&wt->cond, &wt->lock);
+	ok = wt->ok;
+	pthread_mutex_unlock(&wt->lock);
+	pthread_cond_destroy(&wt->cond);
+	pthread_mutex_destroy(&wt->lock);
+	return 10 + ok;
+}
+
+/* Has wt its verdict yet? */
+static int
+has_verdict(struct waiter *wt)
+{
+	int d;
+
+	pthread_mutex_lock(&wt->lock);
+	d = wt->done;
+	pthread_mutex_unlock(&wt->lock);
+	return d;
+}
+
+/*
+ * A fresh address whose check waits in the front lane (the one worker
+ * held up by a job of the test's): its next request with the same
+ * credentials takes that check's verdict (before: it went to the other
+ * lane, and with that lane full got 429 at once); other credentials
+ * from it go to the other lane; one that follows a check already over
+ * takes the cache's word, or is checked itself.
+ */
+static void
+test_followers(struct webcfg *w)
+{
+	static struct waiter lead, f1, f2, other, late;
+	pthread_mutex_t gate = PTHREAD_MUTEX_INITIALIZER;
+	struct job hold = { .j.run = job_run, .gate = &gate };
+	uint64_t f[AUTH_NR_REASONS];
+	struct auth *a = NULL;
+	struct workq *q;
+
+	/* A budget of 2 a minute: the followers take none. */
+	CHECK(auth_new(w, 2, 1, 64, &a) == 0);
+	if (a == NULL)
+		return;
+	q = auth_workers(a);
+	pthread_mutex_lock(&gate);
+	CHECK(workq_submit_first(q, &hold.j) == 0);
+	while (workq_queued(q) != 0)	/* the worker has taken it */
+		usleep(1000);
+	CHECK(start(a, &lead, "prom", "right pass", "192.0.2.20") ==
+	    AUTH_CHECK);
+	CHECK(start(a, &f1, "prom", "right pass", "192.0.2.20") ==
+	    AUTH_CHECK);
+	CHECK(start(a, &f2, "prom", "right pass", "192.0.2.20") ==
+	    AUTH_CHECK);
+	CHECK(start(a, &other, "prom", "wrong", "192.0.2.20") == AUTH_CHECK);
+	/* The lead and other queued; the followers wait on the lead. */
+	CHECK(workq_queued(q) == 2);
+	CHECK(!has_verdict(&f1) && !has_verdict(&f2));
+	pthread_mutex_unlock(&gate);
+	CHECK(finish(&lead) == 11);
+	CHECK(finish(&f1) == 11);
+	CHECK(finish(&f2) == 11);
+	CHECK(finish(&other) == 10);
+	while (!ran(&hold))
+		usleep(1000);
+
+	/* Wrong credentials: the followers are refused with the lead, and
+	 * each refusal counted. */
+	memset(&hold, 0, sizeof(hold));
+	hold.j.run = job_run;
+	hold.gate = &gate;
+	pthread_mutex_lock(&gate);
+	CHECK(workq_submit_first(q, &hold.j) == 0);
+	while (workq_queued(q) != 0)
+		usleep(1000);
+	CHECK(start(a, &lead, "other", "wrong", "192.0.2.21") == AUTH_CHECK);
+	CHECK(start(a, &f1, "other", "wrong", "192.0.2.21") == AUTH_CHECK);
+	CHECK(workq_queued(q) == 1);
+	/* Begun behind the lead, submitted after it is over: checked on
+	 * its own (the address has failed since: the other lane). */
+	memset(&late, 0, sizeof(late));
+	pthread_mutex_init(&late.lock, NULL);
+	pthread_cond_init(&late.cond, NULL);
+	{
+		struct sockaddr_storage ss = addr("192.0.2.21");
+		unsigned retry = 0;
+
+		CHECK(auth_begin(a, &late.c, "other", "wrong",
+		    (struct sockaddr *)&ss, &retry) == AUTH_CHECK);
+		CHECK(late.c.follows);
+		pthread_mutex_unlock(&gate);
+		CHECK(finish(&lead) == 10);
+		CHECK(finish(&f1) == 10);
+		late.c.done = on_done;
+		CHECK(auth_submit(a, &late.c) == 0);
+		CHECK(!late.c.follows && !late.c.first);
+		CHECK(finish(&late) == 10);
+	}
+	auth_failures(a, f);
+	CHECK(f[AUTH_REASON_PASSWORD] == 4);	/* other, lead, f1, late */
+	CHECK(f[AUTH_REASON_THROTTLED] == 0);
+	while (!ran(&hold))
+		usleep(1000);
+	auth_free(a);
+}
+
 /* "prom:right pass" in base64, under schemes in any case. */
 static void
 test_parse_basic(void)
@@ -403,6 +538,8 @@ main(void)
 		test_cache(w);
 	}
 	test_workq();
+	if (w)
+		test_followers(w);
 	test_parse_basic();
 	webcfg_free(w);
 	return CHECK_DONE();
