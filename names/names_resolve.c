@@ -108,11 +108,14 @@ probe_all(struct names *n)
 	}
 }
 
-/* Every reader present, in order, until one knows id: 1, or 0. */
+/* Every reader present, in order, until one knows id: 1, or 0, with
+ * *err the first reader's error and f->err its words (the readers after
+ * it start from a clean f). */
 static int
 lookup_id(struct names *n, const char *id, struct names_found *f,
     int *err, int probed)
 {
+	char why[sizeof(f->err)] = "";
 	uint64_t t0, dt;
 	size_t i;
 	int r;
@@ -141,9 +144,16 @@ lookup_id(struct names *n, const char *id, struct names_found *f,
 		}
 		if (r == 0)
 			return 1;
-		if (r != -ENOENT && *err == 0)
-			*err = r;	/* f->err says where */
+		if (r != -ENOENT && *err == 0) {
+			*err = r;
+			if (f->err[0])
+				snprintf(why, sizeof(why), "%s", f->err);
+			else
+				snprintf(why, sizeof(why), "%s state: %s",
+				    rd->ops->name, strerror(-r));
+		}
 	}
+	memcpy(f->err, why, sizeof(why));
 	return 0;
 }
 

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1051,6 +1052,50 @@ test_merge_oom(void)
 	names_free(n);
 }
 
+/*
+ * A record one runtime cannot read, of a container the runtimes after it
+ * do not know: the line says the first one's words (before: each reader
+ * after it started from a clean record, and the line said "container
+ * names: ; container <id> keeps only its id").
+ */
+static char kept_line[1024];
+static atomic_int kept_said;
+
+static void
+catch_kept(int prio, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)prio;
+	if (strstr(fmt, "keeps only its id") == NULL ||
+	    atomic_load(&kept_said))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(kept_line, sizeof(kept_line), fmt, ap);
+	va_end(ap);
+	atomic_store(&kept_said, 1);
+}
+
+static void
+test_error_said(void)
+{
+	struct names_opts no = { root, catch_kept };
+	const char *ids[] = { CTD_BAD };
+	const char *cgs[] = { CRI_PODCG "/" CTD_BAD };
+	struct names *n;
+	int i;
+
+	CHECK(names_new(&no, &n) == 0);
+	CHECK(names_start(n) == 0);
+	CHECK(names_want(n, NULL, ids, cgs, 1) == 0);
+	for (i = 0; i < 3000 && !atomic_load(&kept_said); i++)
+		usleep(10000);
+	CHECK(atomic_load(&kept_said));
+	CHECK_CONTAINS(kept_line, CTD_BAD "/config.json: not valid JSON");
+	CHECK(strstr(kept_line, "names: ;") == NULL);
+	names_free(n);
+}
+
 int
 main(void)
 {
@@ -1078,5 +1123,6 @@ main(void)
 	test_refresh();
 	test_misplaced_flood();
 	test_late_record();
+	test_error_said();
 	return CHECK_DONE();
 }
