@@ -12,12 +12,12 @@
  * is the same as no bucket, so when an address finds no free place in its
  * probe window it takes the place of the bucket with the most tokens.
  * Only a client with thousands of addresses in debt at once can push one
- * of them out (and then that address starts a fresh budget); the workers
- * still cap how many checks run at once.  A bucket also says when its
- * address last failed (whether its checks go in the workers' front lane)
- * and how many checks it has in hand; one with checks in hand, or that
- * failed lately, is the last to give its place up.  The CPU left for
- * failed checks is one more number under the same lock.
+ * out (it then starts a fresh budget).  A bucket also says when its
+ * address last failed (whether its checks go in the front lane), its
+ * checks in hand and the one in the front lane; one with checks in hand,
+ * or that failed lately, is the last to give its place up.  The CPU left
+ * for failed checks is one more number under the same lock; the
+ * addresses that passed are auth_known.c's, under a lock of its own.
  */
 #include "autoconf.h"
 
@@ -36,6 +36,7 @@
 #include <gnutls/gnutls.h>
 
 #include "daemon/auth.h"
+#include "daemon/auth_known.h"
 #include "daemon/testhooks.h"
 #include "util/clock.h"
 
@@ -77,6 +78,7 @@ struct auth {
 	double cpu_ns;			/* CPU left for failed checks */
 	uint64_t cpu_at_ns;		/* when cpu_ns was last brought up */
 	atomic_uint_fast64_t failures[AUTH_NR_REASONS];
+	struct known *known;		/* addresses that passed */
 };
 
 void
@@ -329,6 +331,7 @@ admit(struct auth *a, struct auth_check *c, const unsigned char key[16],
 	int r;
 
 	c->first = fresh(b, now) && b->pending == 0;
+	c->known = c->first && known_has(a->known, key);
 	c->follows = !c->first && fresh(b, now) && b->front != NULL &&
 	    same_digest(b->front->digest, c->digest);
 	if (c->follows)
@@ -492,6 +495,7 @@ check_run(struct workq_job *job, int cancelled)
 		/* A right password costs no budget. */
 		budget_refund(a, c->client, mono_ns());
 		pthread_mutex_unlock(&a->lock);
+		known_add(a->known, c->client);
 	} else
 		count_wrong(a, c);
 	release(c, 0);		/* no more followers from here */
@@ -499,13 +503,10 @@ check_run(struct workq_job *job, int cancelled)
 	c->done(c, ok);		/* may free c: the last use */
 }
 
-/*
- * c follows a check in the front lane with its credentials: wait for its
- * verdict.  0: c will have it (or has: the check passed since); 1: the
- * check is over and its verdict gone (it failed, or left the cache): c
- * is admitted for a check of its own.  -EAGAIN: it could not be
- * (counted).
- */
+/* c follows a front-lane check with its credentials: 0, c will have its
+ * verdict (or has: it passed since); 1, the check is over and its verdict
+ * gone (failed, or out of the cache): c is admitted for a check of its
+ * own; -EAGAIN, c could not be (counted). */
 static int
 follow(struct auth *a, struct auth_check *c)
 {
@@ -557,7 +558,8 @@ auth_submit(struct auth *a, struct auth_check *c)
 			b->front = c;
 		pthread_mutex_unlock(&a->lock);
 	}
-	if ((r = c->first ? workq_submit_first(a->workers, &c->job) :
+	if ((r = c->known ? workq_submit_front(a->workers, &c->job) :
+	    c->first ? workq_submit_first(a->workers, &c->job) :
 	    workq_submit(a->workers, &c->job)) < 0) {
 		if (r == -EAGAIN)
 			atomic_fetch_add(&a->failures[AUTH_REASON_THROTTLED],
@@ -607,13 +609,19 @@ auth_new(const struct webcfg *w, unsigned failures_per_minute,
 	    (ssize_t)sizeof(a->seed))
 		a->seed = mono_ns() ^ (uint64_t)(uintptr_t)a;
 	/* Lowered priority: an attacker's bcrypt yields to scrapes. */
-	if ((r = workq_new("pmu-auth", workers ? workers : 1,
+	if ((r = known_new(&a->known)) < 0 || (r = workq_new("pmu-auth", workers ? workers : 1,
 	    AUTH_MAX_QUEUED, connections, 10, &a->workers)) < 0) {
 		auth_free(a);
 		return r;
 	}
 	*out = a;
 	return 0;
+}
+
+int
+auth_known_file(struct auth *a, const char *path)
+{
+	return known_keep(a->known, path);
 }
 
 void
@@ -682,6 +690,7 @@ auth_free(struct auth *a)
 	if (a == NULL)
 		return;
 	workq_free(a->workers);
+	known_free(a->known);
 	explicit_bzero(a->cache, sizeof(a->cache));
 	pthread_mutex_destroy(&a->lock);
 	free(a->buckets);

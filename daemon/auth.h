@@ -37,6 +37,11 @@
  *    CPU-second refilled at a tenth of a CPU, charged with the CPU time
  *    each failed check took (measured on its worker).
  *
+ * An address whose credentials passed before (the last 16, kept across
+ * restarts with auth_known_file) has its first check at the front of
+ * the front lane: after a restart, when nothing is cached and every
+ * address is new, a scraper's check waits for no attacker's.
+ *
  * So the CPU that failed checks can take is a tenth of a CPU overall
  * (after a burst of a CPU-second), plus one check per new address every
  * 10 minutes, and never more than the workers at once.
@@ -68,6 +73,7 @@ struct auth_check {
 	unsigned char digest[32];
 	unsigned char client[16];	/* the budget's key */
 	int first;			/* for the front lane */
+	int known;			/* ...at its front (auth_known.h) */
 	int follows;			/* takes the front check's verdict */
 	struct auth_check *followers;	/* (the front check's) */
 	struct auth_check *next_follower;
@@ -121,6 +127,15 @@ int auth_submit(struct auth *a, struct auth_check *c);
 /* Let go of c from auth_begin's AUTH_CHECK without submitting it: its
  * token is given back, its copies wiped.  done is never called. */
 void auth_abandon(struct auth_check *c);
+
+/*
+ * Keep the addresses whose credentials passed (the last 16) in path
+ * across restarts: read now, their first checks then going ahead of
+ * every other address's, and written when one is added
+ * (auth_known.h).  0, -ENOENT (none yet), or statefile_read()'s error
+ * (see statefile_strerror): the set starts empty, and is written there.
+ */
+int auth_known_file(struct auth *a, const char *path);
 
 /* Refused credentials so far, by reason. */
 void auth_failures(struct auth *a, uint64_t out[AUTH_NR_REASONS]);

@@ -64,6 +64,9 @@ usage(FILE *f)
 "  --path.rootfs=DIR           the host's root, where container runtimes\n"
 "                              keep their state (default /; /host when\n"
 "                              the daemon runs in a container)\n"
+"  --web.auth-state-file=FILE  keep the addresses whose passwords passed\n"
+"                              there across restarts: their first checks\n"
+"                              after one go first (default: none)\n"
 "  --analysis.state-file=FILE  keep the interference analysis's baselines\n"
 "                              there across restarts (default: none)\n"
 "  --check-config              validate the config, open every group once,\n"
@@ -128,7 +131,7 @@ enum {
 	O_PROCFS, O_CHECK, O_VERSION, O_HELP, O_SOCKET, O_LIST_EVENTS,
 	O_RESOLVE_EVENT, O_WEBCFG, O_MAXREQ, O_MAXCONN, O_MAXPERIP,
 	O_HDRTIMEOUT, O_HDRBYTES, O_AUTHFAIL, O_MAXREQIP, O_WRTIMEOUT, O_NOSELF,
-	O_ROOTFS, O_STATE
+	O_ROOTFS, O_STATE, O_AUTHSTATE
 };
 
 static const struct option longopts[] = {
@@ -155,6 +158,7 @@ static const struct option longopts[] = {
 	{ "path.procfs", required_argument, NULL, O_PROCFS },
 	{ "path.rootfs", required_argument, NULL, O_ROOTFS },
 	{ "analysis.state-file", required_argument, NULL, O_STATE },
+	{ "web.auth-state-file", required_argument, NULL, O_AUTHSTATE },
 	{ "check-config", no_argument, NULL, O_CHECK },
 	{ "list-events", no_argument, NULL, O_LIST_EVENTS },
 	{ "resolve-event", required_argument, NULL, O_RESOLVE_EVENT },
@@ -162,6 +166,22 @@ static const struct option longopts[] = {
 	{ "help", no_argument, NULL, O_HELP },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* A state file flag's path (c: O_STATE or O_AUTHSTATE): optarg, not
+ * empty.  0, or 1 said. */
+static int
+take_path(int c, struct options *opt)
+{
+	if (*optarg == '\0') {
+		fprintf(stderr, "pmu_exporter: --%s: empty path\n",
+		    c == O_STATE ? "analysis.state-file" :
+		    "web.auth-state-file");
+		return 1;
+	}
+	*(c == O_STATE ? &opt->state_file : &opt->web.auth_state_file) =
+	    optarg;
+	return 0;
+}
 
 int
 flags_parse(int argc, char **argv, struct options *opt)
@@ -179,12 +199,9 @@ flags_parse(int argc, char **argv, struct options *opt)
 		case O_PROCFS: opt->procfs = optarg; break;
 		case O_ROOTFS: opt->rootfs = optarg; break;
 		case O_STATE:
-			if (*optarg == '\0') {
-				fprintf(stderr, "pmu_exporter: "
-				    "--analysis.state-file: empty path\n");
+		case O_AUTHSTATE:
+			if (take_path(c, opt))
 				return 1;
-			}
-			opt->state_file = optarg;
 			break;
 		case O_CHECK: opt->check_config = 1; break;
 		case O_SOCKET: opt->systemd_socket = 1; break;

@@ -50,6 +50,7 @@
 #include "daemon/http_int.h"
 #include "daemon/log.h"
 #include "daemon/workq.h"
+#include "util/statefile.h"
 
 static void
 mhd_log(void *cls, const char *fmt, va_list ap)
@@ -283,6 +284,12 @@ http_new(const struct http_opts *o, struct http **out, char *err,
 		http_free(h);
 		return r;
 	}
+	if (h->auth && o->auth_state_file &&
+	    (r = auth_known_file(h->auth, o->auth_state_file)) < 0 &&
+	    r != -ENOENT)
+		log_warn("--web.auth-state-file %s not read: %s; the addresses "
+		    "that passed start afresh", o->auth_state_file,
+		    r == -ENOMEM ? strerror(-r) : statefile_strerror(r));
 	*out = h;
 	return 0;
 }

@@ -50,6 +50,9 @@ struct http_opts {
 	/* Failed password checks per client address: a burst of N, then N
 	 * a minute; beyond it 429.  0: no limit. */
 	unsigned auth_failures_per_minute;
+	/* Where the addresses whose credentials passed are kept across
+	 * restarts (auth_known.h); NULL: in memory only. */
+	const char *auth_state_file;
 	unsigned threads;		/* serving threads; 0: the default */
 	int exporter_metrics;		/* pmu_exporter_* and process_* */
 	const char *pfm_version;	/* build_info's libpfm4; NULL: "none" */

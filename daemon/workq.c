@@ -28,6 +28,7 @@ struct workq {
 	pthread_cond_t cond;
 	/* [0]: the front lane (workq_submit_first), taken first; [1]. */
 	struct workq_job *head[2], *tail[2];
+	struct workq_job *front;	/* the last of lane 0's own front */
 	unsigned queued[2], max_queued[2];
 	int stopping, stopped;
 	int nice;
@@ -57,6 +58,8 @@ worker_main(void *arg)
 		job = q->head[l];
 		if ((q->head[l] = job->next) == NULL)
 			q->tail[l] = NULL;
+		if (job == q->front)
+			q->front = NULL;
 		q->queued[l]--;
 		pthread_mutex_unlock(&q->lock);
 		job->next = NULL;
@@ -101,9 +104,12 @@ workq_new(const char *name, unsigned threads, unsigned max_queued,
 }
 
 /* Queue job in lane l (0: the front one). */
+/* Queue job in lane l: at its tail, or with front at its front, after
+ * the jobs queued there so before it. */
 static int
-submit(struct workq *q, struct workq_job *job, int l)
+submit(struct workq *q, struct workq_job *job, int l, int front)
 {
+	struct workq_job **at;
 	int r = 0;
 
 	pthread_mutex_lock(&q->lock);
@@ -112,12 +118,14 @@ submit(struct workq *q, struct workq_job *job, int l)
 	else if (q->queued[l] >= q->max_queued[l])
 		r = -EAGAIN;
 	else {
-		job->next = NULL;
-		if (q->tail[l])
-			q->tail[l]->next = job;
-		else
-			q->head[l] = job;
-		q->tail[l] = job;
+		at = !front ? (q->tail[l] ? &q->tail[l]->next : &q->head[l]) :
+		    q->front ? &q->front->next : &q->head[l];
+		job->next = *at;
+		*at = job;
+		if (job->next == NULL)
+			q->tail[l] = job;
+		if (front)
+			q->front = job;
 		q->queued[l]++;
 		pthread_cond_signal(&q->cond);
 	}
@@ -128,13 +136,19 @@ submit(struct workq *q, struct workq_job *job, int l)
 int
 workq_submit(struct workq *q, struct workq_job *job)
 {
-	return submit(q, job, 1);
+	return submit(q, job, 1, 0);
 }
 
 int
 workq_submit_first(struct workq *q, struct workq_job *job)
 {
-	return submit(q, job, 0);
+	return submit(q, job, 0, 0);
+}
+
+int
+workq_submit_front(struct workq *q, struct workq_job *job)
+{
+	return submit(q, job, 0, 1);
 }
 
 unsigned
@@ -167,6 +181,7 @@ workq_stop(struct workq *q)
 	for (l = 0; l < 2; l++) {
 		job = q->head[l];
 		q->head[l] = q->tail[l] = NULL;
+		q->front = NULL;
 		q->queued[l] = 0;
 		pthread_mutex_unlock(&q->lock);
 		for (; job; job = next) {

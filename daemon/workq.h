@@ -43,6 +43,13 @@ int workq_submit(struct workq *q, struct workq_job *job);
  */
 int workq_submit_first(struct workq *q, struct workq_job *job);
 
+/*
+ * The same, at the front lane's front: ahead of every job that
+ * workq_submit_first() queued, behind those this queued before it.  In
+ * the front lane's room.
+ */
+int workq_submit_front(struct workq *q, struct workq_job *job);
+
 /* Cancel queued jobs, wait for running ones, join.  Idempotent. */
 void workq_stop(struct workq *q);
 

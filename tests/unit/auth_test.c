@@ -125,7 +125,10 @@ struct waiter {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int done, ok;
+	int seq;			/* its place among the verdicts */
 };
+
+static int verdicts;
 
 static void
 on_done(struct auth_check *c, int ok)
@@ -134,6 +137,7 @@ on_done(struct auth_check *c, int ok)
 
 	pthread_mutex_lock(&wt->lock);
 	wt->ok = ok;
+	wt->seq = __atomic_add_fetch(&verdicts, 1, __ATOMIC_SEQ_CST);
 	wt->done = 1;
 	pthread_cond_signal(&wt->cond);
 	pthread_mutex_unlock(&wt->lock);
@@ -499,6 +503,80 @@ test_followers(struct webcfg *w)
 	auth_free(a);
 }
 
+/*
+ * The addresses that passed, kept across a restart: a new auth reads
+ * them, and a check from one of them goes ahead of the new addresses'
+ * checks queued before it (one worker held up meanwhile); a file that
+ * is not the daemon's is refused, the set then empty.
+ */
+static void
+test_known(struct webcfg *w)
+{
+	static struct waiter known, wrong[3], fresh;
+	pthread_mutex_t gate = PTHREAD_MUTEX_INITIALIZER;
+	struct job hold = { .j.run = job_run, .gate = &gate };
+	char dir[] = "/tmp/auth_test.XXXXXX", path[64], cmd[96];
+	struct auth *a = NULL;
+	unsigned retry = 0;
+	struct workq *q;
+	int i;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/auth.state", dir);
+	CHECK(auth_new(w, 10, 1, 64, &a) == 0);
+	if (a == NULL)
+		return;
+	CHECK(auth_known_file(a, path) == -ENOENT);
+	CHECK(judge(a, "prom", "right pass", "192.0.2.40", &retry) == 11);
+	auth_free(a);
+	CHECK(access(path, R_OK) == 0);
+
+	/* The restart. */
+	CHECK(auth_new(w, 10, 1, 64, &a) == 0);
+	if (a == NULL)
+		return;
+	CHECK(auth_known_file(a, path) == 0);
+	q = auth_workers(a);
+	pthread_mutex_lock(&gate);
+	CHECK(workq_submit_first(q, &hold.j) == 0);
+	while (workq_queued(q) != 0)
+		usleep(1000);
+	for (i = 0; i < 3; i++) {
+		char addr_text[32];
+
+		snprintf(addr_text, sizeof(addr_text), "198.51.100.%d", 50 + i);
+		CHECK(start(a, &wrong[i], "prom", "wrong", addr_text) ==
+		    AUTH_CHECK);
+	}
+	CHECK(start(a, &fresh, "other", "xyzzy", "198.51.100.60") ==
+	    AUTH_CHECK);
+	CHECK(start(a, &known, "prom", "right pass", "192.0.2.40") ==
+	    AUTH_CHECK);
+	CHECK(known.c.known && !fresh.c.known);
+	pthread_mutex_unlock(&gate);
+	CHECK(finish(&known) == 11);
+	for (i = 0; i < 3; i++) {
+		CHECK(finish(&wrong[i]) == 10);
+		CHECK(known.seq < wrong[i].seq);
+	}
+	CHECK(finish(&fresh) == 11);
+	CHECK(known.seq < fresh.seq);
+	while (!ran(&hold))
+		usleep(1000);
+	auth_free(a);
+
+	/* Not the daemon's file: refused, the set empty. */
+	snprintf(cmd, sizeof(cmd), "echo garbage > %s", path);
+	CHECK(system(cmd) == 0);
+	CHECK(auth_new(w, 10, 1, 64, &a) == 0);
+	if (a) {
+		CHECK(auth_known_file(a, path) < 0);
+		auth_free(a);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CHECK(system(cmd) == 0);
+}
+
 /* "prom:right pass" in base64, under schemes in any case. */
 static void
 test_parse_basic(void)
@@ -538,8 +616,10 @@ main(void)
 		test_cache(w);
 	}
 	test_workq();
-	if (w)
+	if (w) {
 		test_followers(w);
+		test_known(w);
+	}
 	test_parse_basic();
 	webcfg_free(w);
 	return CHECK_DONE();
