@@ -62,7 +62,8 @@
 # These have the password of a user of their own (so their scrapes are
 # answered in full), but the flood; curl and Prometheus scrape from
 # 127.0.0.1 as user prom.  The daemon runs with every --web.* limit at its
-# default.
+# default, and --web.auth-state-file as the package's unit gives it (so
+# the scraper's address is known after the restart).
 # Every 30 s (issue 50, items 5 and 10) the config is rewritten with a
 # relabel regex of 9 bytes, ((^){24}){24}, and reloaded: the reload must
 # be refused in the log within 5 s with the running config kept (the next
@@ -204,7 +205,8 @@ URL="http://127.0.0.1:$port/metrics"
 start_daemon() {
 	local i
 	bench_spawn "$PMU_EXPORTER" --config.file="$BENCH_TMP/c.yaml" --web.config.file="$BENCH_TMP/web.yml" \
-		--path.rootfs="$ROOT" --web.listen-address="127.0.0.1:$port" >> "$BENCH_TMP/daemon.log" 2>&1
+		--path.rootfs="$ROOT" --web.listen-address="127.0.0.1:$port" \
+		--web.auth-state-file="$BENCH_TMP/auth.state" >> "$BENCH_TMP/daemon.log" 2>&1
 	DPID=$BENCH_LAST
 	for i in $(seq 1 300); do
 		[ "$(logc 'msg="pmu_exporter .* listening on')" -ge "$1" ] && return 0
