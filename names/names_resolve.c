@@ -108,7 +108,7 @@ probe_all(struct names *n)
 	}
 }
 
-/* Every reader present, in order, until one knows id: 1, or 0, with
+/* Every reader present, in order, until one knows id: 1; or 0, with
  * *err the first reader's error and f->err its words (the readers after
  * it start from a clean f). */
 static int
@@ -142,8 +142,10 @@ lookup_id(struct names *n, const char *id, struct names_found *f,
 				    "reading %s state is fast again",
 				    rd->ops->name);
 		}
-		if (r == 0)
+		if (r == 0) {
+			*err = 0;	/* another runtime's trouble */
 			return 1;
+		}
 		if (r != -ENOENT && *err == 0) {
 			*err = r;
 			if (f->err[0])

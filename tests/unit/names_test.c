@@ -1094,6 +1094,36 @@ test_error_said(void)
 	CHECK_CONTAINS(kept_line, CTD_BAD "/config.json: not valid JSON");
 	CHECK(strstr(kept_line, "names: ;") == NULL);
 	names_free(n);
+
+	/* One runtime's record unreadable, another's names it: named, and
+	 * nothing said (before: "container names: ; container <id> keeps
+	 * only its id", neither true). */
+	{
+		char dir[] = "/tmp/names_test.XXXXXX", croot[64],
+		    path[4200];
+		struct names_opts o2 = { croot, catch_kept };
+		const char *cg2[] = { CG_DOCKER };
+		const char *id2[] = { DOCKER };
+
+		CHECK(mkdtemp(dir) != NULL);
+		snprintf(croot, sizeof(croot), "%s/root", dir);
+		snprintf(path, sizeof(path), "%s/run/containerd/"
+		    "io.containerd.runtime.v2.task/k8s.io/" DOCKER
+		    "/config.json", croot);
+		mkdirs(path);
+		write_file(path, "[[[", 1, "");
+		docker_put(croot, DOCKER, "config.v2.json", "{\"ID\":\""
+		    DOCKER "\",\"Name\":\"/web\"}");
+		atomic_store(&kept_said, 0);
+		CHECK(names_new(&o2, &n) == 0);
+		CHECK(names_start(n) == 0);
+		CHECK(names_want(n, NULL, id2, cg2, 1) == 0);
+		CHECK(wait_name(n, DOCKER, cg2[0], "web"));
+		CHECK(!atomic_load(&kept_said));
+		names_free(n);
+		snprintf(path, sizeof(path), "rm -rf %s", dir);
+		CHECK(system(path) == 0);
+	}
 }
 
 int
