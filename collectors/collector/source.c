@@ -191,11 +191,11 @@ source_kinds_check_config(const struct collector *c, FILE *out)
 /* ---- cgroups entries --------------------------------------------- */
 
 /*
- * What an entry of kind's mode is when the kind cannot run: what its
- * fallback: asks for (perf: another kind's, SOURCE_NOT_MINE; refuse;
- * skip), *mode saying so.
+ * What an entry of kind gets when the kind cannot run, as its fallback:
+ * asks: counted by another kind (perf: TARGET_COUNTED), refused or
+ * skipped; *mode saying so.
  */
-static enum source_answer
+static enum target_why
 source_fallback(const struct source_kind *kind, const struct plan_target *ct,
     const char **mode)
 {
@@ -203,32 +203,36 @@ source_fallback(const struct source_kind *kind, const struct plan_target *ct,
 
 	*mode = t[ct->fallback == PLAN_FALLBACK_PERF ? 0 : 1];
 	if (ct->fallback == PLAN_FALLBACK_REFUSE)
-		return SOURCE_REFUSED;
+		return TARGET_REFUSED;
 	if (ct->fallback == PLAN_FALLBACK_SKIP)
-		return SOURCE_SKIPPED;
-	return SOURCE_NOT_MINE;
+		return TARGET_SKIP_ASKED;
+	return TARGET_COUNTED;
 }
 
-/* The kind that counts ct (see source_kind.takes), its answer in *a, and
- * in *mode the first mode a kind asked gave ("mode perf" if none). */
+/* The kind that counts ct (see source_kind.takes), in *declined what its
+ * fallback: declined (TARGET_COUNTED: nothing), and in *mode the first
+ * mode a kind asked gave ("mode perf" if none). */
 static const struct source_kind *
 kind_for(const struct collector *c, const struct plan_target *ct,
-    enum source_answer *a, const char **mode)
+    enum target_why *declined, const char **mode)
 {
 	const struct source_kind *kind = NULL;
 	const char *m;
 	size_t k;
+	int r = 0;
 
-	*a = SOURCE_NOT_MINE;
+	*declined = TARGET_COUNTED;
 	*mode = NULL;
-	for (k = nkinds(); k-- > 0 && *a == SOURCE_NOT_MINE; ) {
+	for (k = nkinds(); k-- > 0 && r == 0; ) {
 		struct source_ctx x = ctx_of(c, k, NULL);
 
 		kind = source_kinds[k];
 		m = NULL;
-		*a = kind->takes ? kind->takes(&x, ct, &m) : SOURCE_MINE;
-		if (*a == SOURCE_UNAVAILABLE)
-			*a = source_fallback(kind, ct, &m);
+		r = kind->takes ? kind->takes(&x, ct, &m) : 1;
+		/* fallback: perf leaves it to the kinds below. */
+		if (r < 0 && (*declined = source_fallback(kind, ct, &m)) ==
+		    TARGET_COUNTED)
+			r = 0;
 		if (*mode == NULL)
 			*mode = m;
 	}
@@ -259,7 +263,7 @@ source_kinds_begin(const struct collector *c,
 
 		if (ct->kind != PLAN_TARGET_CGROUP)
 			continue;
-		e->kind[i] = kind_for(c, ct, &e->answer[i], &e->mode[i]);
+		e->kind[i] = kind_for(c, ct, &e->declined[i], &e->mode[i]);
 	}
 	return 0;
 }

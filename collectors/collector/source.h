@@ -156,10 +156,10 @@ struct source_opened {
 };
 
 /*
- * Why a target is not counted, or that it is: one enum for the one fact,
- * which a target's open (its state) and the kinds' answers to its entries
- * (what they declined) set, target_why (target.h) says, and the kinds'
- * check hooks are told.
+ * Why a target is not counted, or that it is: the one list of reasons.
+ * A target's open sets its state, an entry whose kind cannot run gets
+ * what its fallback: declines (source.c), target_why (target.h) says
+ * which one holds, and the kinds' check hooks are told it.
  */
 enum target_why {
 	TARGET_UNOPENED,		/* new, closed, or its open failed */
@@ -171,9 +171,8 @@ enum target_why {
 					   gave its room to a cgroup not
 					   delegated (share.c) */
 	TARGET_REFUSED,			/* an entry's kind cannot run and its
-					   fallback refuses (SOURCE_REFUSED) */
-	TARGET_SKIP_ASKED		/* ... skips: not counted, as asked
-					   (SOURCE_SKIPPED) */
+					   fallback: refuses: a problem */
+	TARGET_SKIP_ASKED		/* ... skips: not counted, as asked */
 };
 
 /* A hook's ask, at a rescan's start: again at the next collection (a
@@ -184,19 +183,6 @@ source_retry_soon(const struct source_ctx *x)
 {
 	*x->retry_soon = 1;
 }
-
-/* A kind's answer to a cgroups entry (source_kind.takes). */
-enum source_answer {
-	SOURCE_NOT_MINE,		/* another kind's, or the fallback's */
-	SOURCE_MINE,			/* this kind counts its cgroups */
-	SOURCE_REFUSED,			/* its kind cannot run, and it asks
-					   for no fallback: not counted, a
-					   problem */
-	SOURCE_SKIPPED,			/* ... not counted, as it asks */
-	SOURCE_UNAVAILABLE		/* its kind cannot run: source.c
-					   answers what its fallback: asks
-					   (perf, refuse, skip) */
-};
 
 /*
  * What a cgroup rescan tells the kinds (source_kind.rescan), at its two
@@ -290,15 +276,15 @@ struct source_kind {
 	const struct source_check_ops *check;
 	/*
 	 * Which kind counts a cgroups entry: the kinds are asked from the
-	 * last to the first, and the first answer other than
-	 * SOURCE_NOT_MINE decides (perf, the first, takes what is left).
-	 * When the entry names this kind, *mode is how its cgroups are
-	 * counted, for the log's layout lines (else left alone); or
-	 * SOURCE_UNAVAILABLE when the kind cannot run, and source.c
-	 * answers what the entry's fallback: asks for, and says so.
+	 * last to the first, and the first that takes it decides (perf,
+	 * the first, takes what is left).  1: this kind counts its
+	 * cgroups, *mode saying how, for the log's layout lines; 0:
+	 * another kind's; -EOPNOTSUPP: this kind's, but it cannot run,
+	 * and source.c gives the entry what its fallback: asks for (perf,
+	 * refuse, skip), and says so.
 	 */
-	enum source_answer (*takes)(const struct source_ctx *x,
-	    const struct plan_target *ct, const char **mode);
+	int (*takes)(const struct source_ctx *x, const struct plan_target *ct,
+	    const char **mode);
 	/*
 	 * At every cgroup rescan (struct source_rescan).  At its start:
 	 * 0 or -ENOMEM; x->retry_soon is the pass's ask
@@ -363,11 +349,13 @@ int source_kinds_stats(const struct collector *c, struct snapshot *s,
     struct snap_source *out);	/* out[SOURCE_KINDS]: how many filled */
 int source_kinds_check_config(const struct collector *c, FILE *out);
 /* The entries a pass plans from (source_kinds_begin): for each cgroups
- * entry of the plan, the kind that counts it, its answer, and how it
- * counts in the log's words ("mode perf" by default). */
+ * entry of the plan, the kind that counts it, what its fallback:
+ * declined when its kind cannot run (TARGET_COUNTED: nothing,
+ * TARGET_REFUSED, TARGET_SKIP_ASKED), and how it counts in the log's
+ * words ("mode perf" by default). */
 struct source_entries {
 	const struct source_kind **kind;	/* [cfg->nr_targets] */
-	enum source_answer *answer;
+	enum target_why *declined;
 	const char **mode;
 };
 /* The start of a pass: every kind told what the cgroups entries matched

@@ -475,17 +475,17 @@ bpfmode_fini(void *state)
 }
 
 /* mode: bpf entries are this kind's while the program runs. */
-static enum source_answer
+static int
 bpfmode_takes(const struct source_ctx *x, const struct plan_target *ct,
     const char **mode)
 {
 	if (!mine(ct))
-		return SOURCE_NOT_MINE;
+		return 0;
 	if (bpfmode_st(x)->cur != NULL) {
 		*mode = "mode bpf";
-		return SOURCE_MINE;
+		return 1;
 	}
-	return SOURCE_UNAVAILABLE;
+	return -EOPNOTSUPP;
 }
 
 /* --check-config: a cgroup without a slot, or refused or skipped. */

@@ -569,28 +569,29 @@ target_plan_cpus(struct collector *c, struct target *t,
 
 /*
  * A cgroup target's relabelled labels and groups from a cgroups: entry
- * that matches it, counted by kind as its answer a says (source.h).
- * 0 or -ENOMEM.
+ * that matches it, counted by kind unless its fallback: declined it
+ * (source.h, struct source_entries).  0 or -ENOMEM.
  */
 int
 target_plan_entry(struct collector *c, struct target *t,
     const struct plan_target *ct, const struct source_kind *kind,
-    enum source_answer a)
+    enum target_why declined)
 {
 	char value[1024];
 	size_t k;
 
-	/* Its kind cannot run, and its fallback is no other kind. */
-	if (a == SOURCE_REFUSED)
+	/* Its kind cannot run, and its fallback is no other kind: the
+	 * strongest refusal stays. */
+	if (declined == TARGET_REFUSED)
 		t->declined = TARGET_REFUSED;
-	else if (a == SOURCE_SKIPPED && t->declined == TARGET_COUNTED)
+	else if (declined == TARGET_SKIP_ASKED && t->declined == TARGET_COUNTED)
 		t->declined = TARGET_SKIP_ASKED;
 	for (k = 0; k < ct->nr_relabel; k++)
 		if (plan_relabel_apply(&ct->relabel[k], t->cgroup, value,
 		    sizeof(value)) && value[0] && target_add_label(t,
 		    ct->relabel[k].target_label, value) < 0)
 			return -ENOMEM;
-	for (k = 0; k < ct->nr_groups && a == SOURCE_MINE; k++)
+	for (k = 0; k < ct->nr_groups && declined == TARGET_COUNTED; k++)
 		if (target_add_pmu_group(c, t, ct->groups[k], &c->online.map,
 		    ct->per_cpu, kind) < 0)
 			return -ENOMEM;

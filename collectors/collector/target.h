@@ -143,8 +143,8 @@ target_name(const struct target *t)
 /*
  * target_new: an empty target (NULL: out of memory); target_free closes
  * and frees it (NULL accepted).  target_plan_cpus, target_plan_entry: its
- * groups from a cpus: entry or a cgroups: one counted by kind as its
- * answer a says (source.h); 0 or -ENOMEM.  target_open: its instances
+ * groups from a cpus: entry or a cgroups: one counted by kind unless its
+ * fallback: declined it (source.h); 0 or -ENOMEM.  target_open: its instances
  * opened (or adopted from ad) within budget fds, failures asked to be
  * retried in as; the fds it took, or -errno.  target_retire: read one
  * last time, then freed.
@@ -155,7 +155,7 @@ int target_plan_cpus(struct collector *c, struct target *t,
     const struct plan_target *ct);
 int target_plan_entry(struct collector *c, struct target *t,
     const struct plan_target *ct, const struct source_kind *kind,
-    enum source_answer a);
+    enum target_why declined);
 long target_open(struct collector *c, struct target *t,
     const struct adopt *ad, struct asks *as, size_t budget, int enable);
 size_t target_fds(const struct target *t);	/* perf fds it holds */

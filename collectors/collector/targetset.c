@@ -211,14 +211,14 @@ pass_systemwide(struct collector *c, struct target **out)
 	return 0;
 }
 
-/* Room for each cgroups entry's kind, answer and mode. */
+/* Room for each cgroups entry's kind, what it declined, and mode. */
 static int
 entries_alloc(struct source_entries *e, size_t n)
 {
 	e->kind = calloc(n + 1, sizeof(*e->kind));
-	e->answer = calloc(n + 1, sizeof(*e->answer));
+	e->declined = calloc(n + 1, sizeof(*e->declined));
 	e->mode = calloc(n + 1, sizeof(*e->mode));
-	return e->kind && e->answer && e->mode ? 0 : -ENOMEM;
+	return e->kind && e->declined && e->mode ? 0 : -ENOMEM;
 }
 
 /*
@@ -262,7 +262,7 @@ pass_plan(struct collector *c, struct pass *p)
 		for (j = i; j < nm && strcmp(m[j].path, m[i].path) == 0; j++)
 			if (!target_is_open(t) && target_plan_entry(c, t,
 			    &c->cfg->targets[m[j].entry], p->e.kind[m[j].entry],
-			    p->e.answer[m[j].entry]) < 0)
+			    p->e.declined[m[j].entry]) < 0)
 				return -ENOMEM;
 	}
 	return 0;
@@ -677,7 +677,7 @@ targetset_reconcile(struct collector *c, const struct plan *cfg,
 	free(p.fresh);
 	free(p.v);
 	free(p.e.kind);
-	free(p.e.answer);
+	free(p.e.declined);
 	free(p.e.mode);
 	wanted_free(&p.w);
 	shares_free(&p.sh);

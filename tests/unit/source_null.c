@@ -71,17 +71,17 @@ null_option(const struct plan *cfg, const char *key)
 	return plan_mode_option(cfg, "null", key, 1);
 }
 
-static enum source_answer
+static int
 null_takes(const struct source_ctx *x, const struct plan_target *ct,
     const char **mode)
 {
 	if (!plan_target_mode_is(ct, "null"))
-		return SOURCE_NOT_MINE;
+		return 0;
 	if (null_option(x->cfg, "runs")) {
 		*mode = "mode null";
-		return SOURCE_MINE;
+		return 1;
 	}
-	return SOURCE_UNAVAILABLE;
+	return -EOPNOTSUPP;
 }
 
 static int
