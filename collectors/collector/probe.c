@@ -16,19 +16,22 @@
 #include "collectors/collector/collector_int.h"
 #include "collectors/perf/group.h"
 
-/* Why target t opened nothing (its kind's reason, else the fd
- * budget); 1 when that is a problem. */
+/* Why target t opened nothing (its kind's words for it, else the
+ * reason's own); 1 when that is a problem. */
 static int
 check_unopened(const struct collector *c, const struct target *t, FILE *out)
 {
+	enum target_why why = target_why(t);
 	int r;
 
-	if ((r = source_check_unopened(c, target_name(t), target_why(t),
-	    out)) >= 0)
+	if ((r = source_check_unopened(c, target_name(t), why, out)) >= 0)
 		return r;
-	fprintf(out, "%s: not counted (over the fd budget of %llu)\n",
-	    target_name(t), (unsigned long long)c->set.max_fds);
-	return 1;
+	fprintf(out, "%s: not counted (%s", target_name(t),
+	    target_why_text(why));
+	if (why == TARGET_SKIPPED)
+		fprintf(out, " of %llu", (unsigned long long)c->set.max_fds);
+	fputs(")\n", out);
+	return why != TARGET_SKIP_ASKED;
 }
 
 /* Counted descendants of target i: their work is counted twice. */

@@ -549,8 +549,8 @@ own_stats(const struct collector *c, struct snapshot *s)
 	for (k = 0; k < CGROUP_SKIP_REASONS; k++)
 		s->own.skipped[k] = (struct snap_skip){
 		    cgroup_skip_reason(k), c->cg.skipped[k] };
-	s->own.skipped[k] = (struct snap_skip){ "delegated_share",
-	    c->set.share_refused };
+	s->own.skipped[k] = (struct snap_skip){
+	    target_why_label(TARGET_SHARE_REFUSED), c->set.share_refused };
 	s->own.nr_skipped = CGROUP_SKIP_REASONS + 1;
 	return 0;
 }

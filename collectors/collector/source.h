@@ -32,6 +32,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "collectors/collector/plan.h"
 #include "collectors/collector/snapshot.h"
@@ -174,6 +175,46 @@ enum target_why {
 					   fallback: refuses: a problem */
 	TARGET_SKIP_ASKED		/* ... skips: not counted, as asked */
 };
+
+/*
+ * Each reason's words, spelled here only: its label in
+ * pmu_exporter_cgroups_skipped{reason=} (NULL: none: counted, or a
+ * failure the next pass retries), and what the log and --check-config
+ * say of it.  The reasons a kind gives (no room, refused or skipped) are
+ * labelled after its name (source_why_label), and their texts are the
+ * kind's to make precise (source_check_ops.unopened).
+ */
+static inline const char *
+target_why_label(enum target_why why)
+{
+	static const char *const label[] = {
+		[TARGET_SKIPPED] = "fd_budget",
+		[TARGET_NO_ROOM] = "map_full",
+		[TARGET_SHARE_REFUSED] = "delegated_share",
+		[TARGET_REFUSED] = "refused",
+		[TARGET_SKIP_ASKED] = "refused",
+	};
+
+	return label[why];
+}
+
+static inline const char *
+target_why_text(enum target_why why)
+{
+	static const char *const text[] = {
+		[TARGET_UNOPENED] = "not opened",
+		[TARGET_COUNTED] = "counted",
+		[TARGET_SKIPPED] = "over the fd budget",
+		[TARGET_NO_ROOM] = "no room in its mode",
+		[TARGET_SHARE_REFUSED] = "its delegated subtree has its share",
+		[TARGET_REFUSED] = "its mode is not available and fallback "
+		    "is refuse",
+		[TARGET_SKIP_ASKED] = "its mode is not available and "
+		    "fallback is skip",
+	};
+
+	return text[why];
+}
 
 /* A hook's ask, at a rescan's start: again at the next collection (a
  * CPU just online).  Set in the caller's asks through the context, so a
@@ -318,6 +359,19 @@ struct source_kind {
 	/* Give back what the state holds; source.c frees the state. */
 	void (*fini)(void *state);
 };
+
+/* Kind's label for why, its name first ("bpf_map_full"), in s's arena
+ * (a kind's stats hook); NULL: out of memory. */
+static inline const char *
+source_why_label(struct snapshot *s, const char *kind, enum target_why why)
+{
+	size_t n = strlen(kind) + strlen(target_why_label(why)) + 2;
+	char *p = snapshot_alloc(s, n);
+
+	if (p)
+		snprintf(p, n, "%s_%s", kind, target_why_label(why));
+	return p;
+}
 
 /*
  * The kinds table (source.c): the product's kinds, then those added

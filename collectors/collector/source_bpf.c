@@ -404,8 +404,12 @@ bpfmode_stats(const void *state, struct snapshot *s, struct snap_source *out)
 	v = snapshot_alloc(s, M_VALUES * M_NR * sizeof(*v));
 	if (out->skipped == NULL || out->metrics == NULL || v == NULL)
 		return -ENOMEM;
-	out->skipped[0] = (struct snap_skip){ "bpf_map_full", bs->full };
-	out->skipped[1] = (struct snap_skip){ "bpf_refused", bs->refused };
+	out->skipped[0] = (struct snap_skip){ source_why_label(s, out->kind,
+	    TARGET_NO_ROOM), bs->full };
+	out->skipped[1] = (struct snap_skip){ source_why_label(s, out->kind,
+	    TARGET_REFUSED), bs->refused };
+	if (out->skipped[0].reason == NULL || out->skipped[1].reason == NULL)
+		return -ENOMEM;
 	out->nr_skipped = 2;
 	/* [M_VALUES * M]: metric M's values. */
 	memset(v, 0, M_VALUES * M_NR * sizeof(*v));

@@ -522,10 +522,11 @@ report_tally(struct collector *c, size_t fds_in_use)
 	if (t.skipped != c->set.skipped_logged) {
 		if (t.skipped)
 			SAY(c, LOG_WARNING, 0, "%zu cgroup%s "
-			    "not counted: over the fd budget (max_fds %llu, "
+			    "not counted: %s (max_fds %llu, "
 			    "%zu perf fds in use): %s; raise max_fds and "
 			    "LimitNOFILE=", t.skipped, t.skipped == 1 ?
-			    " is" : "s are", (unsigned long long)c->set.max_fds,
+			    " is" : "s are", target_why_text(TARGET_SKIPPED),
+			    (unsigned long long)c->set.max_fds,
 			    fds_in_use, namelist_str(&t.skip, names,
 			    sizeof(names)));
 		else
