@@ -244,8 +244,9 @@ collector_start(struct collector *c)
 	int r;
 
 	collector_enable(c);
-	/* The first collection, so that readiness means real readings. */
-	tick(c);
+	/* The first collection, so that readiness means real readings,
+	 * named. */
+	interval_first(c);
 
 	if (c->th.stopfd < 0 &&
 	    (c->th.stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)

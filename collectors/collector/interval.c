@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collectors/collector/collector_int.h"
@@ -295,14 +296,19 @@ act_on_seen(struct collector *c, const struct snapseen *seen)
 	}
 }
 
-void
-interval_collect(struct collector *c)
+/*
+ * One collection, its snapshot published; or, with hold_back, not
+ * published when it held targets out for their names: 1 then, else 0.
+ */
+static int
+collect(struct collector *c, int hold_back)
 {
 	uint64_t began = c->sched.began_ns ? c->sched.began_ns : mono_ns();
 	struct namemap *nm;
 	struct snapseen seen;
 	struct snapshot *s;
 	struct inst_iter it;
+	int held = 0;
 
 	c->sched.began_ns = 0;
 	source_kinds_refresh(c);
@@ -321,10 +327,42 @@ interval_collect(struct collector *c)
 		s->duration_s = (double)(mono_ns() - began) / 1e9;
 		if (nm)
 			act_on_seen(c, &seen);
-		snapshot_publish(&c->slot, s);
-		if (c->o.published)
-			c->o.published(c->o.published_arg, s);
+		held = hold_back && seen.nr_held > 0;
+		if (held)
+			snapshot_unref(s);
+		else {
+			snapshot_publish(&c->slot, s);
+			if (c->o.published)
+				c->o.published(c->o.published_arg, s);
+		}
 	}
 	snapseen_free(&seen);
 	atomic_fetch_add(&c->col.heartbeat, 1);
+	return held;
+}
+
+void
+interval_collect(struct collector *c)
+{
+	collect(c, 0);
+}
+
+/* The wait for the names at start: at most an interval, and 2 s. */
+#define FIRST_NAMES_MAX_NS (2 * 1000000000ULL)
+
+void
+interval_first(struct collector *c)
+{
+	uint64_t wait = effective_ns(c), until;
+	const struct timespec tick = { 0, 10 * 1000000 };
+
+	interval_tend(c);
+	if (!collect(c, 1))
+		return;
+	until = mono_ns() + (wait < FIRST_NAMES_MAX_NS ? wait :
+	    FIRST_NAMES_MAX_NS);
+	while (mono_ns() < until &&
+	    snapbuild_unlooked(c, names_map(c->o.names)) > 0)
+		nanosleep(&tick, NULL);
+	collect(c, 0);
 }

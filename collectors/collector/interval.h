@@ -102,4 +102,14 @@ void interval_cgroups_changed(struct collector *c);
 void interval_tend(struct collector *c);
 void interval_collect(struct collector *c);
 
+/*
+ * At start, before the thread: interval_tend, then the first collection,
+ * published only once the name resolver has looked up the container ids
+ * it counts (each target it held out for its names is then shown; at
+ * most an interval, and 2 s, and the collection made again): a daemon
+ * restarted under a running scrape answers its first scrape with every
+ * container, named, as before the restart.
+ */
+void interval_first(struct collector *c);
+
 #endif

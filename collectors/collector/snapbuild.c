@@ -117,6 +117,22 @@ container_names(const struct target *t, size_t ti, const struct namemap *nm,
 	return ne && ne->found ? ne : NULL;
 }
 
+size_t
+snapbuild_unlooked(const struct collector *c, struct namemap *nm)
+{
+	const struct target *t;
+	const char *id;
+	size_t i, n = 0;
+
+	for (i = 0; nm && i < c->set.nr; i++) {
+		t = c->set.v[i];
+		n += t->cgroup && (id = label_value(t, NAMES_ID_LABEL)) &&
+		    names_id_valid(id) && !namemap_find(nm, id, t->cgroup);
+	}
+	namemap_unref(nm);
+	return n;
+}
+
 void
 snapseen_free(struct snapseen *seen)
 {

@@ -36,4 +36,8 @@ struct snapshot *snapbuild(const struct collector *c, struct namemap *nm,
     struct snapseen *seen);
 void snapseen_free(struct snapseen *seen);
 
+/* How many of c's targets have a container id the name map nm (whose
+ * reference this takes; NULL: none) has no entry for yet. */
+size_t snapbuild_unlooked(const struct collector *c, struct namemap *nm);
+
 #endif
