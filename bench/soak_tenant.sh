@@ -437,7 +437,7 @@ bomb_round() {
 	[ "$(logc 'msg="reloaded ')" -gt "$m" ] || { bomb_fail=$((bomb_fail + 1)); echo "soak_tenant: the good config not reloaded after $1"; }
 }
 
-t0=$(date +%s)
+t0=$(date +%s) perr_said=''
 while :; do
 	it0=$(ms)
 	now=$(date +%s)
@@ -448,6 +448,13 @@ while :; do
 		check "$BENCH_TMP/m" "$el"
 	else
 		echo "soak_tenant: t=$el s scrape $scrapes REFUSED:${codes##* }"
+	fi
+	# Prometheus' own word on its last scrape, when it failed: said
+	# once for each error it gives.
+	perr=$(curl -s -m 2 "$PAPI/targets" | jq -r '.data.activeTargets[0] | select(.health != "up") | .lastError' 2>/dev/null)
+	if [ -n "$perr" ] && [ "$perr" != "$perr_said" ]; then
+		echo "soak_tenant: t=$el s Prometheus' scrape failed: $perr"
+		perr_said=$perr
 	fi
 	if [ $((scrapes % 10)) = 0 ]; then
 		r=$(bench_rss_kb "$DPID")
