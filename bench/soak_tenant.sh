@@ -451,7 +451,7 @@ while :; do
 	fi
 	# Prometheus' own word on its last scrape, when it failed: said
 	# once for each error it gives.
-	perr=$(curl -s -m 2 "$PAPI/targets" | jq -r '.data.activeTargets[0] | select(.health != "up") | .lastError' 2>/dev/null)
+	perr=$(curl -s -m 2 "$PAPI/targets" | jq -r '.data.activeTargets[0] | select(.health == "down") | .lastError // empty' 2>/dev/null)
 	if [ -n "$perr" ] && [ "$perr" != "$perr_said" ]; then
 		echo "soak_tenant: t=$el s Prometheus' scrape failed: $perr"
 		perr_said=$perr
