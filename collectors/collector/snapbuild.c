@@ -37,6 +37,18 @@ label_value(const struct target *t, const char *name)
 	return NULL;
 }
 
+/* The container id of t, a cgroup target, for the name resolver, or
+ * NULL. */
+static const char *
+container_id(const struct target *t)
+{
+	const char *id;
+
+	if (t->cgroup == NULL || (id = label_value(t, NAMES_ID_LABEL)) == NULL)
+		return NULL;
+	return names_id_valid(id) ? id : NULL;
+}
+
 /*
  * The model of t's rows (row_new copies it): its cgroup and its labels,
  * its own (from relabel rules) then the names its container_id resolved
@@ -99,9 +111,7 @@ container_names(const struct target *t, size_t ti, const struct namemap *nm,
 	const char *id;
 
 	*hold = *hidden = 0;
-	if (nm == NULL || t->cgroup == NULL ||
-	    (id = label_value(t, NAMES_ID_LABEL)) == NULL ||
-	    !names_id_valid(id))
+	if (nm == NULL || (id = container_id(t)) == NULL)
 		return NULL;
 	seen->ids[seen->nr_ids] = id;
 	seen->cgs[seen->nr_ids++] = t->cgroup;
@@ -126,8 +136,7 @@ snapbuild_unlooked(const struct collector *c, struct namemap *nm)
 
 	for (i = 0; nm && i < c->set.nr; i++) {
 		t = c->set.v[i];
-		n += t->cgroup && (id = label_value(t, NAMES_ID_LABEL)) &&
-		    names_id_valid(id) && !namemap_find(nm, id, t->cgroup);
+		n += (id = container_id(t)) && !namemap_find(nm, id, t->cgroup);
 	}
 	namemap_unref(nm);
 	return n;
