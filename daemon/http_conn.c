@@ -23,8 +23,8 @@
  * accept, once a quarter of the table is in use, an address is left at
  * most HTTP_MAX_IDLE_PER_IP idle connections (its oldest closed), and
  * the table keeps an eighth of its
- * room free by closing the oldest idle connection: idle connections from
- * a few addresses cannot fill the server up to MHD's limit, where a new
+ * room free by closing the oldest idle connection of the address holding
+ * the most: idle connections from a few addresses cannot fill the server up to MHD's limit, where a new
  * client would wait in the listen queue.  Every refusal is counted and
  * logged at most once a minute.
  *
@@ -373,19 +373,60 @@ idle(const struct conn *c)
 	return c->fd >= 0 && !c->shut && atomic_load(&c->waiting);
 }
 
+/* Idle connections ordered by their address (the table's lock held). */
+static int
+by_peer(const void *a, const void *b)
+{
+	return memcmp((*(struct conn *const *)a)->peer,
+	    (*(struct conn *const *)b)->peer, 16);
+}
+
+/*
+ * The oldest idle connection, but c, of the address holding the most idle
+ * ones (of those, the one whose oldest is oldest), or NULL: a scraper's
+ * one kept-alive connection is never what a flood of idle ones pushes
+ * out, however long it has waited for its next scrape.
+ */
+static struct conn *
+idle_victim(struct http *h, struct conn *c)
+{
+	size_t n = 0, i, j, best = 0;
+	struct conn *v = NULL;
+
+	for (i = 0; i < h->nr_conns; i++)
+		if (idle(&h->conns[i]) && &h->conns[i] != c)
+			h->by_peer[n++] = &h->conns[i];
+	qsort(h->by_peer, n, sizeof(*h->by_peer), by_peer);
+	for (i = 0; i < n; i = j) {
+		struct conn *old = h->by_peer[i];
+
+		for (j = i + 1; j < n && by_peer(&h->by_peer[i],
+		    &h->by_peer[j]) == 0; j++)
+			if (atomic_load(&h->by_peer[j]->since_ns) <
+			    atomic_load(&old->since_ns))
+				old = h->by_peer[j];
+		if (j - i > best || (j - i == best &&
+		    atomic_load(&old->since_ns) < atomic_load(&v->since_ns))) {
+			best = j - i;
+			v = old;
+		}
+	}
+	return v;
+}
+
 /*
  * A connection c has just been accepted (lock held): once a quarter of
  * --web.max-connections is open, its address keeps at most
- * HTTP_MAX_IDLE_PER_IP idle connections; and the table keeps an eighth
- * free; each by closing the oldest idle connection (of the address, then
- * of all).  Below a quarter, a client may keep as many as it likes (a
- * load test, a proxy).  How many were closed.
+ * HTTP_MAX_IDLE_PER_IP idle connections (its oldest closed); and the
+ * table keeps an eighth free, closing idle_victim().  Below a quarter, a
+ * client may keep as many as it likes (a load test, a proxy).  How many
+ * were closed.
  */
 static unsigned
 idle_bound(struct http *h, struct conn *c)
 {
 	size_t reserve = h->o.max_connections / 8, i;
-	struct conn *mine = NULL, *any = NULL;
+	struct conn *mine = NULL, *v;
 	unsigned n = 0, open = 0, closed = 0;
 
 	for (i = 0; i < h->nr_conns; i++) {
@@ -393,12 +434,7 @@ idle_bound(struct http *h, struct conn *c)
 
 		if (o->fd >= 0 && !o->shut)
 			open++;
-		if (!idle(o) || o == c)
-			continue;
-		if (any == NULL || atomic_load(&o->since_ns) <
-		    atomic_load(&any->since_ns))
-			any = o;
-		if (memcmp(o->peer, c->peer, 16) != 0)
+		if (!idle(o) || o == c || memcmp(o->peer, c->peer, 16) != 0)
 			continue;
 		n++;
 		if (mine == NULL || atomic_load(&o->since_ns) <
@@ -410,11 +446,10 @@ idle_bound(struct http *h, struct conn *c)
 		conn_shut(mine, 0);
 		closed++;
 		open--;
-		if (any == mine)
-			any = NULL;
 	}
-	if (any && reserve && open + reserve > h->o.max_connections) {
-		conn_shut(any, 0);
+	if (reserve && open + reserve > h->o.max_connections &&
+	    (v = idle_victim(h, c)) != NULL) {
+		conn_shut(v, 0);
 		closed++;
 	}
 	return closed;
@@ -582,7 +617,8 @@ http_conn_init(struct http *h)
 	size_t i;
 
 	h->nr_conns = h->o.max_connections + 16;
-	if ((h->conns = calloc(h->nr_conns, sizeof(*h->conns))) == NULL)
+	if ((h->conns = calloc(h->nr_conns, sizeof(*h->conns))) == NULL ||
+	    (h->by_peer = calloc(h->nr_conns, sizeof(*h->by_peer))) == NULL)
 		return -ENOMEM;
 	for (i = h->nr_conns; i-- > 0;) {
 		h->conns[i].fd = -1;
@@ -616,7 +652,9 @@ http_conn_stop(struct http *h)
 		pthread_join(h->sweeper, NULL);
 	}
 	free(h->conns);
+	free(h->by_peer);
 	h->conns = NULL;
+	h->by_peer = NULL;
 }
 
 /*

@@ -71,6 +71,7 @@ struct http {
 	pthread_mutex_t conn_lock;
 	pthread_cond_t conn_cond;
 	struct conn *conns, *free_conns;
+	struct conn **by_peer;		/* idle_bound()'s scratch, nr_conns */
 	size_t nr_conns;
 	pthread_t sweeper;
 	int sweeping, stopping;
