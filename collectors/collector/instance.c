@@ -13,9 +13,9 @@
 #include <sys/resource.h>
 
 #include "collectors/cgroup/cgroupfs.h"
+#include "collectors/collector/asks.h"
 #include "collectors/collector/collector_int.h"
 #include "collectors/collector/instance.h"
-#include "collectors/collector/interval.h"
 #include "collectors/perf/perf_sys.h"
 
 /* ---- instances ---------------------------------------------------- */

@@ -1,13 +1,13 @@
 /*
  * interval.h - the collector's time (interval.c): the schedule of what
  * is due before a collection (a rebuild, a retry, a rescan) and what the
- * passes that open ask of it (struct asks), the timer that wakes the
- * thread, the collections so far, and the calls a tick makes.  The
- * schedule is interval.c's alone: other files reach it only through the
- * functions here, and the passes set what they found in the struct asks
- * they are handed as an argument.  So the interval in effect and how
- * long each collection really took are known in one place, and go out
- * in each snapshot (snapshot.h: interval_s, began_ns, duration_s) for
+ * passes that open ask of it (struct asks, asks.h), the timer that
+ * wakes the thread, the collections so far, and the calls a tick makes.
+ * The schedule is interval.c's alone: other files reach it only through
+ * the functions here, and the passes set what they found in the struct
+ * asks they are handed as an argument.  So the interval in effect and
+ * how long each collection really took are known in one place, and go
+ * out in each snapshot (snapshot.h: interval_s, began_ns, duration_s) for
  * whoever needs time (the watchdog, the interference analysis).
  * Collector thread only, but the heartbeat.
  */
@@ -18,30 +18,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collectors/collector/asks.h"
 #include "collectors/collector/targetset.h"
 
 struct collector;
 struct plan;
-
-/*
- * What the passes that open (a build or a rescan of the target set) and
- * the reads found for the schedule to do.  The schedule hands its own to
- * each pass as an argument; only those passes, the reads (interval.c)
- * and a kind's hook (source_retry_soon) set a field, and only the
- * schedule reads or clears one.
- */
-struct asks {
-	int retry;			/* instances failed: reopen them at
-					   the next rescan */
-	int retry_soon;			/* ... on a CPU just online (ENODEV):
-					   at the next collection */
-	int rescan_soon;		/* a cgroup came or went, a kind has
-					   room again: rescan at the next
-					   collection */
-	uint64_t rebuilt_ns;		/* a rebuild began then, which
-					   rescans every cgroup: the rescan
-					   interval starts again (0: none) */
-};
 
 /* When the next collection rebuilds, retries or rescans; the timer. */
 struct schedule {

@@ -18,7 +18,6 @@
 #include "collectors/collector/collector_int.h"
 #include "collectors/collector/hotplug.h"
 #include "collectors/collector/instance.h"
-#include "collectors/collector/interval.h"
 #include "collectors/collector/target.h"
 
 /* ---- targets ------------------------------------------------------ */
