@@ -69,6 +69,15 @@
 #include "collectors/collector/hotplug.h"
 #include "collectors/collector/interval.h"
 #include "collectors/collector/targetset.h"
+#include "util/clock.h"
+
+/* A reload (cfg) or a failed reload's note (cfg NULL), and the reply. */
+struct collector_req {
+	const struct plan *cfg;
+	int ok;
+	double when;
+	int done, result;
+};
 
 static void
 nolog(int prio, const struct log_fields *f, const char *fmt, ...)

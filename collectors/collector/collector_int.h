@@ -2,11 +2,11 @@
  * collector_int.h - the collector as a whole, which nothing outside
  * collectors/collector/ may use: struct collector, whose parts are each
  * owned by one file and declared in that file's header (below), the
- * thread and its requests (collector.c) and the log macro every part
- * reports through.  Every function here runs on the collector thread (or before
- * it starts), which owns every perf fd, every source kind's state,
- * target, instance and CPU map; other threads see only published
- * snapshots and replies to their requests.
+ * thread (its requests are collector.c's own) and the log macro every
+ * part reports through.  Every function here runs on the collector
+ * thread (or before it starts), which owns every perf fd, every source
+ * kind's state, target, instance and CPU map; other threads see only
+ * published snapshots and replies to their requests.
  *
  * Shape of the data (the one drawing of it; the files point here):
  *
@@ -22,7 +22,6 @@
 #define PMU_COLLECTOR_INT_H
 
 #include <pthread.h>
-#include <stdio.h>
 
 #include "collectors/collector/collector.h"
 #include "collectors/collector/discovery.h"
@@ -31,7 +30,8 @@
 #include "collectors/collector/interval.h"
 #include "collectors/collector/source.h"
 #include "collectors/collector/targetset.h"
-#include "util/clock.h"
+
+struct collector_req;
 
 /* The thread, and the requests other threads make of it (collector.c):
  * one at a time. */
@@ -67,14 +67,6 @@ struct collector {
 	void *kstate[SOURCE_KINDS];
 	struct snapshot_slot slot;	/* the published one (interval.c) */
 	struct thread th;		/* collector.c */
-};
-
-/* A reload (cfg) or a failed reload's note (cfg NULL), and the reply. */
-struct collector_req {
-	const struct plan *cfg;
-	int ok;
-	double when;
-	int done, result;
 };
 
 #define REPORT(c, prio, cg, grp, ev, cpu, err, ...)			\

@@ -40,6 +40,7 @@
 #include "collectors/collector/targetset.h"
 #include "collectors/perf/group.h"
 #include "names/names.h"
+#include "util/clock.h"
 
 /* ---- reading ------------------------------------------------------ */
 

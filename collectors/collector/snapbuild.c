@@ -24,6 +24,7 @@
 #include "collectors/collector/target.h"
 #include "collectors/collector/targetset.h"
 #include "names/names.h"
+#include "util/clock.h"
 
 /* The value of t's label name, or NULL. */
 static const char *

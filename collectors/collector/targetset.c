@@ -4,8 +4,7 @@
  * reason: start, a reload, a CPU change, a retry of what failed, a
  * rescan of the cgroups.
  *
- * A pass builds the next set beside the running one and swaps it in
- * whole:
+ * A pass builds the next set beside the running one, swapped in whole:
  *
  *   1. the plan's tables (a rebuild: every reason but a rescan);
  *   2. the cgroups each entry matches and the wanted set (discovery.c,
@@ -39,14 +38,15 @@
 
 #include "collectors/cgroup/cgroupfs.h"
 #include "collectors/collector/cgnews.h"
-#include "collectors/collector/departed.h"
-#include "collectors/collector/planstate.h"
 #include "collectors/collector/collector_int.h"
+#include "collectors/collector/departed.h"
 #include "collectors/collector/discovery.h"
+#include "collectors/collector/planstate.h"
 #include "collectors/collector/share.h"
 #include "collectors/collector/target.h"
 #include "collectors/collector/targetset.h"
 #include "collectors/collector/wanted.h"
+#include "util/clock.h"
 #include "util/utf8.h"
 
 /* Paths named in one line about many cgroups. */
