@@ -17,6 +17,7 @@
 #include "collectors/cgroup/cgroupfs.h"
 #include "collectors/collector/collector_int.h"
 #include "collectors/collector/discovery.h"
+#include "collectors/collector/plan.h"
 #include "collectors/collector/wanted.h"
 
 /*

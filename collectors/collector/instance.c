@@ -16,6 +16,8 @@
 #include "collectors/collector/asks.h"
 #include "collectors/collector/collector_int.h"
 #include "collectors/collector/instance.h"
+#include "collectors/collector/plan.h"
+#include "collectors/collector/source.h"
 #include "collectors/perf/perf_sys.h"
 
 /* ---- instances ---------------------------------------------------- */

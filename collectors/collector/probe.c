@@ -14,6 +14,10 @@
 #include <time.h>
 
 #include "collectors/collector/collector_int.h"
+#include "collectors/collector/instance.h"
+#include "collectors/collector/plan.h"
+#include "collectors/collector/source.h"
+#include "collectors/collector/target.h"
 #include "collectors/perf/group.h"
 
 /* Why target t opened nothing (its kind's words for it, else the

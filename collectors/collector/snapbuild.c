@@ -20,7 +20,11 @@
 
 #include "collectors/collector/collector_int.h"
 #include "collectors/collector/instance.h"
+#include "collectors/collector/plan.h"
+#include "collectors/collector/share.h"
 #include "collectors/collector/snapbuild.h"
+#include "collectors/collector/snapshot.h"
+#include "collectors/collector/source.h"
 #include "collectors/collector/target.h"
 #include "collectors/collector/targetset.h"
 #include "names/names.h"

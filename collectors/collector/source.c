@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collectors/collector/asks.h"
 #include "collectors/collector/collector_int.h"
 
 /*

@@ -18,6 +18,7 @@
 #include "collectors/collector/collector_int.h"
 #include "collectors/collector/hotplug.h"
 #include "collectors/collector/instance.h"
+#include "collectors/collector/plan.h"
 #include "collectors/collector/target.h"
 
 /* ---- targets ------------------------------------------------------ */
