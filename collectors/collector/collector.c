@@ -68,6 +68,7 @@
 #include "collectors/collector/discovery.h"
 #include "collectors/collector/hotplug.h"
 #include "collectors/collector/interval.h"
+#include "collectors/collector/online.h"
 #include "collectors/collector/targetset.h"
 #include "util/clock.h"
 

@@ -25,9 +25,9 @@
 
 #include "collectors/collector/collector.h"
 #include "collectors/collector/discovery.h"
-#include "collectors/collector/hotplug.h"
 #include "collectors/collector/instance.h"
 #include "collectors/collector/interval.h"
+#include "collectors/collector/online.h"
 #include "collectors/collector/source.h"
 #include "collectors/collector/targetset.h"
 
@@ -56,7 +56,7 @@ struct collector {
 	struct collector_opts o;	/* as given (collector.c) */
 	struct planstate ps;		/* targetset.h */
 	struct cgroot cg;		/* discovery.h */
-	struct online online;		/* hotplug.h */
+	struct online online;		/* online.h */
 	struct targetset set;		/* targetset.h */
 	struct schedule sched;		/* interval.c's alone (interval.h) */
 	struct collection col;		/* interval.h */

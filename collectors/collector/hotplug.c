@@ -18,6 +18,7 @@
 #include "collectors/collector/collector_int.h"
 #include "collectors/collector/hotplug.h"
 #include "collectors/collector/instance.h"
+#include "collectors/collector/online.h"
 #include "collectors/collector/targetset.h"
 
 /* Keep the online-CPUs file open: one pread per interval tells changes. */

@@ -20,6 +20,7 @@
 
 #include "collectors/collector/collector_int.h"
 #include "collectors/collector/instance.h"
+#include "collectors/collector/online.h"
 #include "collectors/collector/plan.h"
 #include "collectors/collector/share.h"
 #include "collectors/collector/snapbuild.h"

@@ -21,6 +21,7 @@
 
 #include "collectors/collector/asks.h"
 #include "collectors/collector/collector_int.h"
+#include "collectors/collector/online.h"
 
 /*
  * The product's kinds, by index (c->kstate[k], a target's attached[k]):

@@ -16,8 +16,8 @@
 
 #include "collectors/cgroup/cgroupfs.h"
 #include "collectors/collector/collector_int.h"
-#include "collectors/collector/hotplug.h"
 #include "collectors/collector/instance.h"
+#include "collectors/collector/online.h"
 #include "collectors/collector/plan.h"
 #include "collectors/collector/target.h"
 
