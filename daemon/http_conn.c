@@ -22,9 +22,9 @@
  * longest-held), so that a few addresses cannot hold them all.  At
  * accept, once a quarter of the table is in use, an address is left at
  * most HTTP_MAX_IDLE_PER_IP idle connections (its oldest closed), and
- * the table keeps an eighth of its
- * room free by closing the oldest idle connection of the address holding
- * the most: idle connections from a few addresses cannot fill the server up to MHD's limit, where a new
+ * the table keeps an eighth of its room free by closing the oldest idle
+ * connection of the address holding the most: idle connections from a
+ * few addresses cannot fill the server up to MHD's limit, where a new
  * client would wait in the listen queue.  Every refusal is counted and
  * logged at most once a minute.
  *
