@@ -216,9 +216,10 @@ run_wrk() {
 	rm -f "$BENCH_TMP"/wrk.*
 }
 
-# /proc/stat's busy and total jiffies of all CPUs.
+# /proc/stat's busy and total jiffies of all CPUs, and context switches.
 cpu_jiffies() {
-	awk '$1 == "cpu" { print $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9 }' /proc/stat
+	awk '$1 == "cpu" { b = $2+$3+$4+$7+$8+$9; t = b+$5+$6 }
+	    $1 == "ctxt" { print b, t, $2 }' /proc/stat
 }
 
 row() { printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$TSV"; }
@@ -354,7 +355,8 @@ measure() {
 		comp) row node "$r" "$c" compress_MBps "$(awk -v v="$v" 'BEGIN { printf "%.2f", v / 1e6 }')" ;;
 		esac
 	done
-	row node "$r" "$c" node_cpu_pct "$(echo "$j0 $j1" | awk '{ printf "%.1f", 100 * ($3 - $1) / ($4 - $2) }')"
+	row node "$r" "$c" node_cpu_pct "$(echo "$j0 $j1" | awk '{ printf "%.1f", 100 * ($4 - $1) / ($5 - $2) }')"
+	row node "$r" "$c" node_switches_per_s "$(echo "$j0 $j1" | awk -v s="$secs" '{ printf "%.0f", ($6 - $3) / s }')"
 	row node "$r" "$c" agent_cpu_pct_of_core "$(awk -v a="$a0" -v b="$a1" -v s="$secs" 'BEGIN { printf "%.3f", (b - a) / 1e7 / s }')"
 	row node "$r" "$c" agent_rss_kb "$rss"
 	echo "  round $r $c ($((SECONDS - start)) s, ${up} s to start, ${down} s to stop): $(awk -F'\t' -v r="$r" -v c="$c" '$1 == "node" && $2 == r && $3 == c { printf "%s=%s ", $4, $5 }' "$TSV")"

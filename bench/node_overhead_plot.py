@@ -27,6 +27,7 @@ WORK = [  # metric, label, higher is better, loss target per condition
 ]
 NODE = [
     ("node_cpu_pct", "node CPU busy, % of all CPUs"),
+    ("node_switches_per_s", "node context switches/s"),
     ("agent_cpu_pct_of_core", "agent CPU, % of one core"),
     ("agent_rss_kb", "agent RSS, kB"),
 ]
@@ -70,7 +71,8 @@ def work_tables(node):
         cells = [fmt(spread(list(node[(c, metric)].values()))) for c in CONDS]
         out.append(f"| {label} | " + " | ".join(cells) + " |")
     for metric, label in NODE:
-        digits = 3 if metric == "agent_cpu_pct_of_core" else 1
+        digits = {"agent_cpu_pct_of_core": 3, "node_switches_per_s": 0,
+                  "agent_rss_kb": 0}.get(metric, 1)
         cells = [fmt(spread(list(node[(c, metric)].values())), digits)
                  for c in CONDS]
         out.append(f"| {label} | " + " | ".join(cells) + " |")
@@ -126,8 +128,10 @@ def plot_work(ax, node):
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_xticks(range(4))
     ax.set_xticklabels(["HTTP req/s", "ping-pong", "stream", "compress"])
+    # One disturbed round can stretch a bar's min-max past +100%.
+    ax.set_ylim(-60, 40)
     ax.set_ylabel("throughput vs off, %")
-    ax.set_title("workloads (median, min-max over rounds)")
+    ax.set_title("workloads (median, min-max; axis cut at -60..+40)")
     ax.legend(fontsize=8)
 
 
@@ -146,14 +150,14 @@ def plot_agent(ax, node):
 
 
 def plot_scrape(ax, scrape):
-    for n, style in ((100, "o-"), (1000, "s-")):
+    for n, style, color in ((100, "o-", "tab:blue"), (1000, "s-", "tab:red")):
         es = (2, 4, 10)
         ms = [statistics.median(scrape[(f"n{n}_e{e}", "scrape_ms")].values()
                                 or [0]) for e in es]
         mb = [statistics.median(scrape[(f"n{n}_e{e}", "scrape_bytes")]
                                 .values() or [0]) / 1e6 for e in es]
-        ax.plot(es, ms, style, label=f"{n} cgroups, ms")
-        ax.plot(es, mb, style[0] + ":", label=f"{n} cgroups, MB")
+        ax.plot(es, ms, style, color=color, label=f"{n} cgroups, ms")
+        ax.plot(es, mb, style[0] + ":", color=color, label=f"{n} cgroups, MB")
     ax.set_xlabel("events per cgroup")
     ax.set_xticks((2, 4, 10))
     ax.set_title("one scrape: time (ms) and size (MB)")
