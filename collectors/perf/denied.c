@@ -108,7 +108,7 @@ denied_in_userns(const char *uid_map)
 
 /* Append to msg, truncating quietly (the message is for reading). */
 static void __attribute__((format(printf, 4, 5)))
-add(char *msg, size_t len, size_t *o, const char *fmt, ...)
+msg_add(char *msg, size_t len, size_t *o, const char *fmt, ...)
 {
 	va_list ap;
 	int w;
@@ -126,20 +126,21 @@ static void
 add_paranoid(char *msg, size_t len, size_t *o, const struct denied_facts *f)
 {
 	if (f->have_paranoid)
-		add(msg, len, o, "kernel.perf_event_paranoid is %d",
+		msg_add(msg, len, o, "kernel.perf_event_paranoid is %d",
 		    f->paranoid);
 	else
-		add(msg, len, o, "kernel.perf_event_paranoid could not be read "
-		    "(%s)", f->paranoid_why ? f->paranoid_why : "unknown");
+		msg_add(msg, len, o, "kernel.perf_event_paranoid could not be "
+		    "read (%s)", f->paranoid_why ? f->paranoid_why : "unknown");
 }
 
 /* "Seccomp: 2, Seccomp_filters: 1", as the status file says it. */
 static void
 add_seccomp(char *msg, size_t len, size_t *o, const struct denied_status *st)
 {
-	add(msg, len, o, "Seccomp: %d", st->seccomp);
+	msg_add(msg, len, o, "Seccomp: %d", st->seccomp);
 	if (st->seccomp_filters >= 0)
-		add(msg, len, o, ", Seccomp_filters: %d", st->seccomp_filters);
+		msg_add(msg, len, o, ", Seccomp_filters: %d",
+		    st->seccomp_filters);
 }
 
 /* The first line of uid_map with its runs of blanks made one space. */
@@ -159,7 +160,8 @@ add_uid_map(char *msg, size_t len, size_t *o, const char *map)
 		n--;
 	line[n] = '\0';
 	p += strspn(p, " \t\n");
-	add(msg, len, o, "\"%s%s\"", n ? line : "(empty)", *p ? " ..." : "");
+	msg_add(msg, len, o, "\"%s%s\"", n ? line : "(empty)",
+	    *p ? " ..." : "");
 }
 
 static const char *
@@ -179,30 +181,30 @@ refused_elsewhere(const struct denied_facts *f, int by_cap, int filtered,
     const char *held, char *msg, size_t len, size_t *o)
 {
 	if (by_cap)
-		add(msg, len, o, "this process holds %s", held);
+		msg_add(msg, len, o, "this process holds %s", held);
 	else {
 		add_paranoid(msg, len, o, f);
-		add(msg, len, o, ", which allows counting without "
+		msg_add(msg, len, o, ", which allows counting without "
 		    "CAP_PERFMON%s", f->paranoid == 0 ?
 		    " (tracepoints aside: they need -1)" : "");
 	}
 	if (!filtered) {
-		add(msg, len, o, " and no seccomp filter is active, yet "
+		msg_add(msg, len, o, " and no seccomp filter is active, yet "
 		    "perf_event_open returned %s: a Linux security module "
 		    "(SELinux, AppArmor) may refuse it; see the kernel's "
 		    "audit log", err_name(f->err));
 		return DENIED_UNKNOWN;
 	}
-	add(msg, len, o, ", but a seccomp filter is active (");
+	msg_add(msg, len, o, ", but a seccomp filter is active (");
 	add_seccomp(msg, len, o, &f->st);
 	if (f->err == EPERM)
-		add(msg, len, o, ") and likely refuses perf_event_open: it "
+		msg_add(msg, len, o, ") and likely refuses perf_event_open: it "
 		    "returned EPERM, as a filter's errno action does (the "
 		    "kernel's own refusal is EACCES)");
 	else
-		add(msg, len, o, ") and likely refuses perf_event_open (it "
+		msg_add(msg, len, o, ") and likely refuses perf_event_open (it "
 		    "returned %s)", err_name(f->err));
-	add(msg, len, o, "; the default profiles of podman and CRI-O "
+	msg_add(msg, len, o, "; the default profiles of podman and CRI-O "
 	    "(containers-common's seccomp.json) allow it only with "
 	    "CAP_SYS_ADMIN; " SECCOMP_FIX);
 	return DENIED_SECCOMP;
@@ -226,11 +228,11 @@ denied_classify(const struct denied_facts *f, char *msg, size_t len)
 	if (len > 0)
 		msg[0] = '\0';
 	if (!st->have_caps) {
-		add(msg, len, &o, "whether this process holds CAP_PERFMON is "
-		    "unknown (%s) and ", f->status_why ? f->status_why :
+		msg_add(msg, len, &o, "whether this process holds CAP_PERFMON "
+		    "is unknown (%s) and ", f->status_why ? f->status_why :
 		    "no CapEff in its status");
 		add_paranoid(msg, len, &o, f);
-		add(msg, len, &o, "; system-wide and cgroup counting need "
+		msg_add(msg, len, &o, "; system-wide and cgroup counting need "
 		    "CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8) or "
 		    "kernel.perf_event_paranoid=-1");
 		return DENIED_UNKNOWN;
@@ -240,40 +242,41 @@ denied_classify(const struct denied_facts *f, char *msg, size_t len)
 		    msg, len, &o);
 
 	if (userns) {
-		add(msg, len, &o, "this process runs in a user namespace "
+		msg_add(msg, len, &o, "this process runs in a user namespace "
 		    "(uid_map ");
 		add_uid_map(msg, len, &o, f->uid_map);
-		add(msg, len, &o, "): capabilities held there do not count "
+		msg_add(msg, len, &o, "): capabilities held there do not count "
 		    "for perf_event_open on the host's CPUs and cgroups, which "
 		    "wants CAP_PERFMON in the initial user namespace, and ");
 		add_paranoid(msg, len, &o, f);
-		add(msg, len, &o, "; run the container without a user "
+		msg_add(msg, len, &o, "; run the container without a user "
 		    "namespace (rootful podman without --userns, docker "
 		    "without userns-remap, Kubernetes hostUsers: true, the "
 		    "default) with CAP_PERFMON, or set "
 		    "kernel.perf_event_paranoid=-1 on the host");
 		cause = DENIED_USERNS;
 	} else if (st->euid > 0 && (st->cap_bnd & cap) != 0) {
-		add(msg, len, &o, "this process (uid %lld) lacks CAP_PERFMON "
-		    "in its effective set though its bounding set holds %s: "
-		    "a container runtime (--cap-add, capabilities.add) gives "
-		    "a non-root user no ambient capabilities; run as uid 0 in "
-		    "the container (--user 0, runAsUser: 0), or set ambient "
-		    "capabilities (AmbientCapabilities=CAP_PERFMON in a unit, "
-		    "setpriv --ambient-caps=+perfmon) or file capabilities "
-		    "(setcap cap_perfmon+ep on the binary); ", st->euid,
+		msg_add(msg, len, &o, "this process (uid %lld) lacks "
+		    "CAP_PERFMON in its effective set though its bounding "
+		    "set holds %s: a container runtime (--cap-add, "
+		    "capabilities.add) gives a non-root user no ambient "
+		    "capabilities; run as uid 0 in the container (--user 0, "
+		    "runAsUser: 0), or set ambient capabilities "
+		    "(AmbientCapabilities=CAP_PERFMON in a unit, setpriv "
+		    "--ambient-caps=+perfmon) or file capabilities (setcap "
+		    "cap_perfmon+ep on the binary); ", st->euid,
 		    st->cap_bnd & cap_bit(DENIED_CAP_PERFMON) ?
 		    "CAP_PERFMON" : "CAP_SYS_ADMIN");
 		add_paranoid(msg, len, &o, f);
 		cause = DENIED_NOT_AMBIENT;
 	} else {
-		add(msg, len, &o, "this process lacks CAP_PERFMON "
+		msg_add(msg, len, &o, "this process lacks CAP_PERFMON "
 		    "(CAP_SYS_ADMIN before Linux 5.8) and ");
 		add_paranoid(msg, len, &o, f);
-		add(msg, len, &o, "; system-wide and cgroup counting need the "
-		    "capability (AmbientCapabilities=CAP_PERFMON in the unit, "
-		    "setcap cap_perfmon+ep on the binary, or --cap-add=PERFMON "
-		    "for a container run as uid 0) or "
+		msg_add(msg, len, &o, "; system-wide and cgroup counting need "
+		    "the capability (AmbientCapabilities=CAP_PERFMON in the "
+		    "unit, setcap cap_perfmon+ep on the binary, or "
+		    "--cap-add=PERFMON for a container run as uid 0) or "
 		    "kernel.perf_event_paranoid=-1");
 		cause = DENIED_NO_CAP;
 	}
@@ -281,9 +284,9 @@ denied_classify(const struct denied_facts *f, char *msg, size_t len)
 	 * still refuse once the capability is there (podman's default
 	 * profile, for a container without CAP_SYS_ADMIN). */
 	if (filtered && f->err == EPERM) {
-		add(msg, len, &o, "; a seccomp filter is active too (");
+		msg_add(msg, len, &o, "; a seccomp filter is active too (");
 		add_seccomp(msg, len, &o, st);
-		add(msg, len, &o, ") and answered EPERM before the kernel "
+		msg_add(msg, len, &o, ") and answered EPERM before the kernel "
 		    "could (whose refusal is EACCES): with the capability it "
 		    "may still refuse perf_event_open (--security-opt "
 		    "seccomp=" SECCOMP_PROFILE ")");
