@@ -1,9 +1,9 @@
 /*
- * clock.h - the one clock: clock_gettime as nanoseconds, for every
- * thread's timing (collection durations, deadlines, budgets, the
- * watchdog), any clock in seconds for the benchmarks and tests, and the
- * wall clock in seconds for timestamps.  Inline: one
- * call each, used in hot paths.
+ * clock.h - the one clock: monotonic nanoseconds for every thread's timing
+ * (collection durations, deadlines, budgets, the watchdog), any clock in
+ * seconds for the benchmarks and tests, the wall clock for timestamps. Inline:
+ * one call each, used in hot paths.
+ * Design: docs/architecture.md, "util/".
  */
 #ifndef PMU_CLOCK_H
 #define PMU_CLOCK_H

@@ -1,7 +1,7 @@
 /*
- * inroot.c - opening under a root (see inroot.h).  openat2 has no glibc
- * wrapper before 2.39, hence syscall().  Its absence (ENOSYS) is
- * remembered, so an old kernel pays the failed call once.
+ * inroot.c - opening under a root (inroot.h): openat2, or a walk one component
+ * at a time where the kernel lacks it.
+ * Design: docs/architecture.md, "util/".
  */
 #include "autoconf.h"
 

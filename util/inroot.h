@@ -1,12 +1,8 @@
 /*
- * inroot.h - files opened under a root directory as if it were "/":
- * the container runtimes' state under --path.rootfs.  A link in there,
- * absolute or with "..", resolves inside the root (a host's
- * /var/lib/docker -> /data/docker is the host's /data/docker, never the
- * exporter's), and no magic link (/proc/<pid>/fd/...) is followed.
- * openat2(RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS) does that; on a
- * kernel without it (before 5.6) every link is refused instead, one
- * component at a time.
+ * inroot.h - files opened under a root directory as if it were "/" (the
+ * container runtimes' state under --path.rootfs): every link resolves inside
+ * the root, no magic link is followed.
+ * Design: docs/architecture.md, "util/".
  */
 #ifndef PMU_INROOT_H
 #define PMU_INROOT_H

@@ -1,8 +1,8 @@
 /*
- * logfields.h - what a report is about, for structured logs (journal
- * fields, logfmt keys).  The collector reports through a hook of this
- * shape and daemon/log.c writes it: the one vocabulary both sides share,
- * so neither includes the other for it.
+ * logfields.h - what a report is about, for structured logs (journal fields,
+ * logfmt keys): the one vocabulary the collector's reports and daemon/log.c
+ * share, so neither includes the other for it.
+ * Design: docs/architecture.md, "util/".
  */
 #ifndef PMU_LOGFIELDS_H
 #define PMU_LOGFIELDS_H

@@ -1,5 +1,6 @@
 /*
- * mountinfo.c - reading mountinfo (see mountinfo.h).
+ * mountinfo.c - reading mountinfo (mountinfo.h).
+ * Design: docs/architecture.md, "util/".
  */
 #include "autoconf.h"
 

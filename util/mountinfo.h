@@ -1,8 +1,7 @@
 /*
- * mountinfo.h - the one reader of /proc/PID/mountinfo: finding cgroupfs
- * (collectors/cgroup) and tracefs (collectors/events) both ask it, so the
- * format's corners (the optional fields ending at " - ", the \ooo
- * escapes) are handled in one place.
+ * mountinfo.h - the one reader of /proc/PID/mountinfo, which finding cgroupfs
+ * (collectors/cgroup) and tracefs (collectors/events) both ask.
+ * Design: docs/architecture.md, "util/".
  */
 #ifndef PMU_MOUNTINFO_H
 #define PMU_MOUNTINFO_H

@@ -1,9 +1,6 @@
 /*
- * nameidx.c - a name-to-number index (see nameidx.h): open addressing
- * with linear probing over a power-of-two table at most half full, which
- * doubles as names are added; nothing is ever removed.  The hash is
- * FNV-1a, unseeded: the names come from the config file, which whoever
- * can write it could make slow in many other ways.
+ * nameidx.c - a name-to-number index (nameidx.h): open addressing, FNV-1a.
+ * Design: docs/architecture.md, "util/".
  */
 #include "autoconf.h"
 

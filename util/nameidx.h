@@ -1,12 +1,8 @@
 /*
- * nameidx.h - find a number by a name in time independent of how many
- * names there are: the config's group names, which each target looks up
- * and each group checks for a duplicate, and a group's event names.
- * Scanning a list for each of them is quadratic, and a config of 20,000
- * groups took seconds that way.
- *
- * The index borrows the names: each must stay where it is, unchanged,
- * until the index is freed.  A zeroed struct nameidx is an empty index.
+ * nameidx.h - find a number by a name in time independent of how many names
+ * there are (group names, a group's event names).  The index borrows the
+ * names; a zeroed struct nameidx is an empty index.
+ * Design: docs/architecture.md, "util/".
  */
 #ifndef PMU_NAMEIDX_H
 #define PMU_NAMEIDX_H

@@ -1,14 +1,9 @@
 /*
- * offthread.c - a call that may block for ever, made on a thread of its
- * own so that its caller can give up on it (offthread.h).
- *
- * O_NONBLOCK keeps a FIFO from blocking an open, but nothing keeps a read
- * on a hung FUSE or NFS mount from waiting until the mount's server comes
- * back: in the main thread, a reload's read of the config would hold
- * every signal the daemon takes there, SIGTERM included.  Hand-written:
- * POSIX AIO reads only a descriptor already opened (the open can hang
- * too) and cannot be abandoned; this is a thread, a condition variable
- * and a flag.
+ * offthread.c - a call that may block for ever, made on a thread of its own so
+ * that its caller can give up on it (offthread.h).
+ * Hand-written: POSIX AIO cannot open (the open can hang too) nor be
+ * abandoned; this is a thread, a condition variable and a flag.
+ * Design: docs/architecture.md, "util/".
  */
 #include "autoconf.h"
 

@@ -1,6 +1,7 @@
 /*
- * offthread.h - a call that may block for ever, made where its caller
- * can give up on it (util/offthread.c).
+ * offthread.h - a call that may block for ever, made where its caller can give
+ * up on it (util/offthread.c).
+ * Design: docs/architecture.md, "util/".
  */
 #ifndef PMU_OFFTHREAD_H
 #define PMU_OFFTHREAD_H

@@ -1,11 +1,7 @@
 /*
- * publish.c - reference-counted objects and the slot they are published
- * in (see publish.h).
- *
- * The count's increment is relaxed: a reference is only ever taken from
- * one already held (the slot's, under its lock, or the caller's own).
- * The decrement is acquire-release, so the thread that drops the last
- * reference sees every write made through the others before it frees.
+ * publish.c - reference-counted objects and the slot they are published in
+ * (publish.h).
+ * Design: docs/architecture.md, "util/".
  */
 #include "autoconf.h"
 

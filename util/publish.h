@@ -1,18 +1,7 @@
 /*
  * publish.h - the one way a thread hands immutable data to others: a
  * reference-counted object, published by pointer swap in a slot.
- *
- * The owner builds an object aside, fully, then swaps it into the slot;
- * a reader takes the current object with a reference and reads it
- * without a lock for as long as it likes; the last reference frees it.
- * The slot's lock is held only to swap or to take a reference, never
- * while an object is built, read or freed, so a slow reader (a scrape
- * writing to a slow client) never stalls the owner.
- *
- * An object embeds a struct publish_ref and names its destructor; the
- * collector's snapshots (snapshot.h), the resolver's name maps (names.h),
- * the HTTP side's rendered scrapes (scrape.h) and the interference
- * analysis's results (analysis/interference.h) are such objects.
+ * Design: docs/architecture.md, "util/".
  */
 #ifndef PMU_PUBLISH_H
 #define PMU_PUBLISH_H

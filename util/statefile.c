@@ -1,11 +1,9 @@
 /*
- * statefile.c - the daemon's own state file (statefile.h): an envelope
- * (magic, version, length, CRC-32) written beside the file and renamed
- * over it, and read back only from a regular file of this user's that
- * no one else can write.  Hand-written: it is a few system calls in the
- * order that makes them safe (mkstemp, fsync, rename, fsync of the
- * directory; O_NOFOLLOW | O_NONBLOCK and fstat on the way back), which
- * no library of Debian's does as one.
+ * statefile.c - the daemon's own state file (statefile.h): the envelope
+ * written beside the file and renamed over it, read back only when safe.
+ * Hand-written: a few system calls in the order that makes them safe, which no
+ * library of Debian's does as one.
+ * Design: docs/architecture.md, "util/".
  */
 #include "autoconf.h"
 

@@ -1,15 +1,8 @@
 /*
- * statefile.h - a small file of the daemon's own state that outlives it
- * (the interference analysis's baselines: docs/interference.md, "After a
- * restart"), written whole or not at all, and read back only when it is
- * certainly the daemon's own, whole and of the version asked for.
- *
- * The file is an envelope around the caller's bytes: a magic of 8 bytes
- * naming what it holds, a format version, the payload's length and its
- * CRC-32 (zlib), all little-endian, then the payload.  Whatever else sits
- * at the path (a link, a FIFO, a file another user wrote or can write, a
- * truncated, corrupt, oversized or foreign-version one) is refused with
- * its own error, never waited on and never trusted.
+ * statefile.h - a small file of the daemon's own state that outlives it (the
+ * analysis's baselines), written whole or not at all, read back only when it
+ * is certainly the daemon's own, whole and of the version asked.
+ * Design: docs/architecture.md, "util/".
  */
 #ifndef PMU_STATEFILE_H
 #define PMU_STATEFILE_H

@@ -1,10 +1,7 @@
 /*
- * text.c - small text helpers that the config, the web config, the event
- * parser, the PMU and cgroup readers and the flags all use (see text.h),
- * and the one way to open a file under a --path.* root that must be a
- * regular file (both readers of <procfs>/cpuinfo).  They sit here, apart
- * from config/ and collectors/, so that neither has to include the other
- * for them.
+ * text.c - small text helpers (text.h), and the one way to open a file under a
+ * --path.* root that must be a regular file.
+ * Design: docs/architecture.md, "util/".
  */
 #include "autoconf.h"
 

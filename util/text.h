@@ -1,5 +1,6 @@
 /*
  * text.h - small text helpers shared by config/, collectors/ and daemon/.
+ * Design: docs/architecture.md, "util/".
  */
 #ifndef PMU_TEXT_H
 #define PMU_TEXT_H

@@ -1,9 +1,7 @@
 /*
- * utf8.c - UTF-8 validation and repair (see utf8.h).  A table-free
- * decoder after RFC 3629's syntax (section 4): the second byte's range
- * depends on the first (E0 A0..BF, ED 80..9F, F0 90..BF, F4 80..8F), which
- * is what refuses overlong forms, surrogates and code points above
- * U+10FFFF; the other continuation bytes are 80..BF.
+ * utf8.c - UTF-8 validation and repair (utf8.h): a table-free decoder after
+ * RFC 3629's syntax.
+ * Design: docs/architecture.md, "util/".
  */
 #include "autoconf.h"
 

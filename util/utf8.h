@@ -1,16 +1,7 @@
 /*
- * utf8.h - valid UTF-8 out of any bytes, for what the exporter writes
- * that others parse: label values (Prometheus and OpenMetrics reject a
- * whole scrape on one invalid byte) and log fields.  Cgroup names and
- * runtime state files are anyone's bytes; these helpers are the one
- * place that decides what is a character.
- *
- * Valid is RFC 3629: no overlong forms, no surrogates (U+D800..DFFF),
- * nothing above U+10FFFF.  Here (log fields) each maximal invalid subpart
- * (Unicode's "substitution of maximal subparts", as WHATWG's decoder
- * does) becomes one U+FFFD; a label value is repaired one-to-one instead
- * (daemon/expo_buf.c: U+FFFD and the hex of each invalid byte), so that
- * two names are never one series.
+ * utf8.h - valid UTF-8 out of any bytes, for what the exporter writes that
+ * others parse: label values and log fields.
+ * Design: docs/architecture.md, "util/".
  */
 #ifndef PMU_UTF8_H
 #define PMU_UTF8_H
