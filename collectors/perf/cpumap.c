@@ -1,5 +1,6 @@
 /*
- * cpumap.c - parsing and combining CPU lists (see cpumap.h).
+ * cpumap.c - parsing and combining CPU lists (cpumap.h).
+ * Design: docs/architecture.md, "collectors/perf/".
  */
 #include "autoconf.h"
 

@@ -1,8 +1,8 @@
 /*
- * cpumap.h - sets of CPU numbers, as the kernel spells them ("0-3,8").
- *
- * A cpu map is a sorted array of distinct CPU numbers.  It is the unit a
- * target counts over: one group instance per CPU in the map.
+ * cpumap.h - sets of CPU numbers, as the kernel spells them ("0-3,8"): a
+ * sorted array of distinct CPU numbers, the unit a target counts over (one
+ * group instance per CPU in the map).
+ * Design: docs/architecture.md, "collectors/perf/".
  */
 #ifndef PMU_CPUMAP_H
 #define PMU_CPUMAP_H

@@ -1,21 +1,7 @@
 /*
- * denied.c - why perf_event_open said EACCES or EPERM (see denied.h).
- *
- * The kernel lets a process open CPU-wide and cgroup events when it
- * holds CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8) in the initial user
- * namespace, or when kernel.perf_event_paranoid is 0 or below (-1 for
- * tracepoints); otherwise it refuses with EACCES.  When those checks
- * would pass and the call is refused all the same, something in front
- * of the kernel refused it: a seccomp filter (whose errno action runtimes
- * set to EPERM), or a Linux security module.  So the order below is:
- * would the kernel's own checks pass?  If not, say which part is missing
- * (a user namespace, an ambient capability, the capability itself);
- * if so, blame the seccomp filter when there is one.
- *
- * A user namespace is recognised by its uid_map: the initial namespace
- * maps every uid to itself in one line.  A child namespace given that
- * same map (possible only to a privileged creator) is missed; the
- * message then names the capability or the filter instead.
+ * denied.c - why perf_event_open said EACCES or EPERM (denied.h): the kernel's
+ * own checks first, then what stands in front of the kernel.
+ * Design: docs/architecture.md, "collectors/perf/".
  */
 #include "autoconf.h"
 

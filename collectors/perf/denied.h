@@ -1,16 +1,9 @@
 /*
- * denied.h - why perf_event_open refused this process (EACCES or EPERM),
- * told from what the process can see of itself, and what to change.
- *
- * "Lacks CAP_PERFMON" is only one of several answers, and in containers
- * often the wrong one: a process can hold CAP_PERFMON and still be
- * refused by a seccomp filter (the default profiles of podman and CRI-O
- * allow perf_event_open only with CAP_SYS_ADMIN), hold it in its bounding
- * set only (a runtime gives a non-root user no ambient capabilities), or
- * hold it in a user namespace, where it does not count for the host's
- * PMU and cgroups.  The classification is one pure function over the
- * facts (denied_classify), so a unit test can feed it the status texts of
- * those cases; denied_explain gathers the facts from a procfs.
+ * denied.h - why perf_event_open refused this process (EACCES or EPERM), told
+ * from what the process can see of itself, and what to change: one pure
+ * function over the facts (denied_classify), and their gathering from a procfs
+ * (denied_explain).
+ * Design: docs/architecture.md, "collectors/perf/".
  */
 #ifndef PMU_DENIED_H
 #define PMU_DENIED_H

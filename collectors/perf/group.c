@@ -1,15 +1,6 @@
 /*
- * group.c - opening, enabling and reading one perf group (see group.h).
- *
- * The leader is the first event that opens; it is created disabled and the
- * members enabled, so PERF_EVENT_IOC_ENABLE with PERF_IOC_FLAG_GROUP on the
- * leader starts all of them at once.  Reads use PERF_FORMAT_GROUP: one
- * read() returns every member, matched back by PERF_FORMAT_ID.
- *
- * Events carry perf's default exclude_guest; a PMU that refuses the
- * guest/host bits (the msr PMU, older AMD kernels) gets EINVAL and the
- * event is opened again without them, as perf stat does ("switching off
- * exclude_guest, exclude_host").
+ * group.c - opening, enabling and reading one perf group (group.h).
+ * Design: docs/architecture.md, "collectors/perf/".
  */
 #include "autoconf.h"
 

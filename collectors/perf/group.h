@@ -1,10 +1,8 @@
 /*
- * group.h - one perf group: a leader and its members, opened on one CPU
- * (for one cgroup, or system-wide), enabled and read as a unit so that the
- * ratios between its events come from the same time window.
- *
- * Events the kernel refuses (the CPU lacks them: ENOENT, EOPNOTSUPP,
- * EINVAL) are left out and their errno kept, so the rest still count.
+ * group.h - one perf group: a leader and its members, opened on one CPU (for
+ * one cgroup, or system-wide), enabled and read as a unit so that the ratios
+ * between its events come from the same time window.
+ * Design: docs/architecture.md, "collectors/perf/".
  */
 #ifndef PMU_GROUP_H
 #define PMU_GROUP_H

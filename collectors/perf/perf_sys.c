@@ -1,5 +1,6 @@
 /*
- * perf_sys.c - the real perf syscalls behind perf_ops (see perf_sys.h).
+ * perf_sys.c - the real perf syscalls behind perf_ops (perf_sys.h).
+ * Design: docs/architecture.md, "collectors/perf/".
  */
 #include "autoconf.h"
 

@@ -1,9 +1,7 @@
 /*
- * perf_sys.h - the perf syscall boundary, as a table of operations.
- *
- * Everything that touches the kernel's perf interface goes through
- * perf_ops, so tests can swap in a fake PMU (multiplexing, errors, zero
- * reads) and check the collector's arithmetic without hardware.
+ * perf_sys.h - the perf syscall boundary, as a table of operations (perf_ops)
+ * that tests swap for a fake PMU.
+ * Design: docs/architecture.md, "collectors/perf/".
  */
 #ifndef PMU_PERF_SYS_H
 #define PMU_PERF_SYS_H

@@ -1,7 +1,7 @@
 /*
- * scale.c - delta scaling of multiplexed counts (see scale.h).
- *
- * Kept pure and tiny so it can be tested exhaustively without a PMU.
+ * scale.c - delta scaling of multiplexed counts (scale.h), kept pure and tiny
+ * so it can be tested exhaustively without a PMU.
+ * Design: docs/metrics.md, "How scaling works".
  */
 #include "autoconf.h"
 

@@ -1,13 +1,7 @@
 /*
- * scale.h - turning multiplexed perf readings into monotonic counters.
- *
- * The kernel reports each event as the triple value/enabled/running.  When
- * groups are multiplexed, running < enabled and the raw value undercounts.
- * The usual fix, value * enabled / running on the *cumulative* triple, makes
- * a "counter" that goes backwards whenever the running ratio changes.  We
- * instead scale each interval's deltas and add the estimates up, so the
- * exported value never decreases.  An interval with no running time adds
- * nothing: running == 0 means "not counted", never a real zero.
+ * scale.h - turning multiplexed perf readings (value/enabled/running) into
+ * monotonic counters: each interval's deltas scaled and added up.
+ * Design: docs/metrics.md, "How scaling works".
  */
 #ifndef PMU_SCALE_H
 #define PMU_SCALE_H
