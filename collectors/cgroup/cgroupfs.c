@@ -1,15 +1,8 @@
 /*
  * cgroupfs.c - finding the perf cgroup hierarchy, opening and reading a
- * cgroup's directory and files below it, and the cgroup lists and the
- * pure pattern matcher that expansion (cgroupfs_walk.c) and the config
- * share.
- *
- * Part of the tree may be a tenant's (a delegated user@UID.service), who
- * can put links, FIFOs and deep nests there: a cgroup's directory is
- * reached one component at a time from the mount, never through a link,
- * a cgroup file is read only once it is seen to be a regular file, and
- * who owns each directory on the way tells where a delegated subtree
- * begins (cgroupfs_delegated).
+ * cgroup's directory and files below it without links, and the cgroup lists
+ * and the pure pattern matcher that cgroupfs_walk.c and the config share.
+ * Design: docs/architecture.md, "collectors/cgroup/".
  */
 #include "autoconf.h"
 

@@ -1,12 +1,8 @@
 /*
- * cgroupfs.h - where the cgroup hierarchy that perf uses is mounted, and
- * expansion of cgroup path patterns below it.
- *
- * perf's cgroup mode takes an fd of a directory in the hierarchy that
- * carries the perf_event controller: a cgroup v1 perf_event mount when
- * there is one, the unified (v2) hierarchy otherwise.  The mount is always
- * read from mountinfo, never assumed: hybrid hosts have v2 at
- * /sys/fs/cgroup/unified, systemd hosts at /sys/fs/cgroup.
+ * cgroupfs.h - where the cgroup hierarchy that perf uses is mounted
+ * (docs/architecture.md, "What it does"), and expansion of cgroup path
+ * patterns below it.
+ * Design: docs/architecture.md, "collectors/cgroup/".
  */
 #ifndef PMU_CGROUPFS_H
 #define PMU_CGROUPFS_H

@@ -1,32 +1,10 @@
 /*
- * cgroupfs_walk.c - expanding a cgroup path pattern into the cgroups it
- * names (cgroupfs_expand, see cgroupfs.h), and the directories it had to
- * read, which are the ones to watch with inotify.
- *
- * Expansion walks the tree one path level at a time with readdir and
- * fnmatch rather than glob(3): cgroup trees only need directories, d_type
- * tells us that without a stat per entry, a vanished directory in the
- * middle of a walk is simply skipped, glob(3) has no "**", and the walk
- * can report every directory it had to read, which is exactly the set of
- * directories to watch with inotify.
- *
- * Part of the tree may be a tenant's (a delegated user@UID.service), who
- * can nest and name directories as the kernel allows: the walk is built
- * so that nothing there can crash it, stop it, or blind the rest of the
- * entry.  It keeps its directories on a bounded stack of its own rather
- * than the C stack, opens each from its parent's fd so no path length
- * limits it, and leaves out alone, counted, what it cannot or may not
- * read (struct cgroup_skips).  A tenant's directories come last: the walk
- * reads what is not delegated first, and a delegated subtree (its root
- * owned by another user than the cgroup root's) is put aside when met and
- * walked after, each with its share of the directories left (those left
- * divided by the subtrees still to walk, and at most deleg_dirs), so no
- * tenant's directories, whatever kernfs lists first, take the entry's
- * cap from the machine's own cgroups or another tenant's, nor hold more
- * inotify watches than that share.  What it finds goes into a cgroup list and
- * exclusions are matched with cgroupfs_match (cgroupfs.c), the pure
- * matcher a path is judged by elsewhere too; cgroupfs.c calls nothing
- * here.
+ * cgroupfs_walk.c - expanding a cgroup path pattern into the cgroups it names
+ * (cgroupfs_expand), and the directories it read: those to watch.
+ * Hand-written: glob(3) has no "**", stats each entry and cannot report the
+ * directories it read.
+ * Design: docs/configuration.md, "Bounded walks"; docs/architecture.md,
+ * "collectors/cgroup/".
  */
 #include "autoconf.h"
 

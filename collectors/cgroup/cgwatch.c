@@ -1,10 +1,7 @@
 /*
- * cgwatch.c - inotify watches over cgroup directories (see cgwatch.h).
- *
- * The set is kept as an array sorted by path, so updating it after a
- * rescan is one merge of two sorted lists: new directories are added,
- * vanished ones removed (their watch is already gone when the directory
- * was deleted; inotify_rm_watch then fails with EINVAL, which is fine).
+ * cgwatch.c - inotify watches over cgroup directories (cgwatch.h), an array
+ * sorted by path, updated by one merge.
+ * Design: docs/architecture.md, "collectors/cgroup/".
  */
 #include "autoconf.h"
 

@@ -1,12 +1,8 @@
 /*
- * cgwatch.h - inotify on the cgroup directories whose new children could
- * match a configured path, so that a container is counted within one
- * interval of its birth and closed promptly when it dies.
- *
- * The watch set is exactly the directories the last expansion had to read
- * (cgroupfs_expand's dirs): it grows and shrinks with the tree.  inotify is
- * an accelerator, not the source of truth: when it overflows or runs out
- * of watches, the periodic full rescan still finds everything.
+ * cgwatch.h - inotify on the cgroup directories whose new children could match
+ * a configured path, so that a container is counted within one interval of its
+ * birth and closed promptly when it dies.
+ * Design: docs/architecture.md, "collectors/cgroup/".
  */
 #ifndef PMU_CGWATCH_H
 #define PMU_CGWATCH_H
