@@ -1,18 +1,8 @@
 /*
- * bpfcg.c - load and drive the BPF cgroup counter (see bpfcg.h and
- * collectors/bpf/cgcount.bpf.h) through libbpf and the skeletons that
- * `bpftool gen skeleton` made at build time from its two objects:
- * cgchange (runs when a context switch changes cgroup; needs the kernel's
- * BTF), tried first, and cgcount (runs at every context switch), loaded
- * when cgchange cannot be.  Both have the same maps and the same
- * on-demand program; from the load on, only their bpf_object, maps and
- * programs are used, whichever object it is.
- *
- * A slot per cgroup, the counts the maps hold and their reads are
- * bpfcg_slots.c's; this file loads one of the objects (and says why a
- * kernel refused one), sizes its maps, attaches its program to context
- * switches or cgroup-switches events, and frees it all.  struct bpfcg is
- * shared by the two through bpfcg_int.h.
+ * bpfcg.c - load and drive the BPF cgroup counter (bpfcg.h) through libbpf and
+ * the skeletons of its two objects: load one (cgchange first, else cgcount),
+ * size its maps, attach its program, free it all.
+ * Design: docs/bpf.md; docs/architecture.md, "collectors/bpf/".
  */
 #include "autoconf.h"
 

@@ -1,12 +1,9 @@
 /*
- * bpfcg.h - the BPF cgroup counter (collectors/bpf/cgcount.bpf.c) as
- * user space sees it: load it, give it this CPU's counters, attach it to
- * context switches, tell it which cgroups to charge, and read what they
- * were charged.  It knows nothing of plans or targets; the collector's
- * source_bpf.c decides what to count with it.
- *
- * Built from bpfcg.c when configure found clang, bpftool and libbpf
- * (--enable-bpf); otherwise bpfcg_none.c, whose bpfcg_open says so.
+ * bpfcg.h - the BPF cgroup counter as user space sees it: load it, give it
+ * this CPU's counters, attach it, tell it which cgroups to charge, read what
+ * they were charged.  Built from bpfcg.c with --enable-bpf, else from
+ * bpfcg_none.c.
+ * Design: docs/bpf.md; docs/architecture.md, "collectors/bpf/".
  */
 #ifndef PMU_BPFCG_H
 #define PMU_BPFCG_H

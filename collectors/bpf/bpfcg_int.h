@@ -1,10 +1,9 @@
 /*
- * bpfcg_int.h - what the two files of the BPF cgroup counter's loader
- * share (bpfcg.c: loading, attaching, closing; bpfcg_slots.c: the slot
- * table and the reads): struct bpfcg, which nothing outside
- * collectors/bpf/ sees (bpfcg.h keeps it opaque), and the one call from
- * the slots' file into the loader's, running the program on a CPU.
- * bpfcg.c calls nothing in bpfcg_slots.c.
+ * bpfcg_int.h - what the loader's two files share (bpfcg.c: loading,
+ * attaching, closing; bpfcg_slots.c: the slot table and the reads): struct
+ * bpfcg, opaque outside collectors/bpf/, and the one call from the slots' file
+ * into the loader's.
+ * Design: docs/architecture.md, "collectors/bpf/".
  */
 #ifndef PMU_BPFCG_INT_H
 #define PMU_BPFCG_INT_H

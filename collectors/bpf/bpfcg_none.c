@@ -1,8 +1,8 @@
 /*
- * bpfcg_none.c - bpfcg.h when the daemon was built without BPF support
- * (configure found no clang, bpftool or libbpf, or --disable-bpf): the
- * config parser asks bpfcg_built() and refuses "mode: bpf", and every
- * bpfcg_open fails with the reason.
+ * bpfcg_none.c - bpfcg.h when the daemon was built without BPF support:
+ * bpfcg_built() says no, so config/ refuses "mode: bpf", and every bpfcg_open
+ * fails with the reason.
+ * Design: docs/architecture.md, "collectors/bpf/".
  */
 #include "autoconf.h"
 

@@ -1,21 +1,7 @@
 /*
- * bpfcg_slots.c - the BPF cgroup counter's slots and its reads (see
- * bpfcg.h; bpfcg.c loads the program and attaches it).
- *
- * Slots: each tracked cgroup owns a slot, whose counts live at keys
- * slot * nr_events + event of the per-CPU `counts` map.  A freed slot's
- * hash entry is deleted at the start of the next refresh, which then runs
- * the program on every CPU: that run waits for any program still holding
- * the entry (it runs with interrupts off), so only after it can the hash
- * hand the element out again, and only then is the slot reused.  It is
- * zeroed when it is handed out again.  A cgroup's slot is found through
- * an open-addressing index by cgroup id and a free slot from a low-water
- * mark, so a reload of 10,000 cgroups tracks each in a probe or two.
- *
- * A refresh is also the one read of the maps: every slot's counts in one
- * batch (a lookup a key before Linux 5.6), the program's statistics and
- * the kernel's own count of the runs it skipped; bpfcg_read hands out
- * what that read got, so the collector sees one instant per collection.
+ * bpfcg_slots.c - the BPF cgroup counter's slots, one per tracked cgroup, and
+ * the one read of its maps at each refresh (bpfcg.h).
+ * Design: docs/architecture.md, "collectors/bpf/".
  */
 #include "autoconf.h"
 

@@ -1,39 +1,8 @@
 /*
- * cgchange.bpf.c - the BPF cgroup counter that runs only when a context
- * switch changes cgroup: the object the loader (collectors/bpf/bpfcg.c)
- * tries first.  It needs the kernel's BTF, twice: its trigger is the
- * BTF-typed sched_switch tracepoint (tp_btf), which hands it the outgoing
- * and incoming tasks, and it reads their cgroups through CO-RE
- * (task_cgroup.bpf.h).  It keeps task pointers in its per-CPU state and
- * compares them, which the verifier allows with CAP_PERFMON (the daemon
- * needs it anyway).  Where the kernel has no BTF the loader falls back
- * to collectors/bpf/cgcount.bpf.c, which runs at every switch.
- *
- * A switch between two tasks of one cgroup returns after comparing their
- * css_sets (which cgroup of each hierarchy a task is in: the same css_set
- * is the same cgroup2 cgroup, two css_sets of one cgroup2 cgroup only
- * cost a run): no counter is read, nothing is charged.  What those tasks ran is
- * charged at the next run on that CPU, to the same cgroup (the invariant
- * in cgcount.bpf.h).  The comparison is with the cgroup whose tasks ran
- * since the last run, not only the incoming task's: a task moved to
- * another cgroup while it ran (cgroup.procs is written while it is on the
- * CPU) then changes the cgroup at its next switch, and the tasks of its
- * old cgroup that ran before it are charged to the old cgroup, as at
- * every switch.  "Same cgroup" is the same leaf cgroup, so every ancestor
- * is the same too.
- *
- * Switches within the root cgroup are charged all the same: that is
- * where the idle task, kernel threads and the init process run, never a
- * container, so it costs the switches between a container's tasks
- * nothing, and it keeps short the intervals that a switch the tracepoint
- * does not see can take to the wrong cgroup.  The Firecracker kernel this
- * was developed on (6.18.44-fc) switches the threads of its guest agent,
- * the init process, in and out without the sched_switch tracepoint; the
- * first run after such a switch charges whatever ran since the previous
- * run to the cgroup running then.  At every switch that is one slice of
- * the agent; skipping root-cgroup switches, it was every root task's
- * time since the last run, up to 40% more time for a container
- * (bench/RESULTS.md).
+ * cgchange.bpf.c - the BPF cgroup counter that runs only when a context switch
+ * changes cgroup (tp_btf sched_switch, CO-RE through task_cgroup.bpf.h): the
+ * object the loader tries first.
+ * Design: docs/bpf.md, "Trigger"; docs/architecture.md, "collectors/bpf/".
  */
 #include <linux/types.h>
 #include <linux/bpf.h>

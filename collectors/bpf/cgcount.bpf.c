@@ -1,18 +1,8 @@
 /*
- * cgcount.bpf.c - the BPF cgroup counter for kernels without BTF (the
- * loader collectors/bpf/bpfcg.c tries collectors/bpf/cgchange.bpf.c
- * first, and loads this object only when that one cannot be loaded).
- *
- * Without the kernel's BTF a program cannot read the incoming task's
- * cgroup, so this one charges at every context switch: the sched_switch
- * raw tracepoint, where the outgoing task is still current, reads every
- * counter and charges the outgoing task's cgroups (cgcount.bpf.h).  A
- * switch between two threads of one cgroup pays for that too.
- *
- * It also holds perf bperf's trigger, the cgroup-switches software event,
- * for bench/bpf_trigger only: on Linux 6.18 here it did not run for the
- * switches out of one CPU's idle task (bench/RESULTS.md), so the daemon
- * never loads it.
+ * cgcount.bpf.c - the BPF cgroup counter for kernels without BTF, run at every
+ * context switch (the sched_switch raw tracepoint); loaded only when
+ * cgchange.bpf.c cannot be.
+ * Design: docs/bpf.md, "Trigger"; docs/architecture.md, "collectors/bpf/".
  */
 #include <linux/types.h>
 #include <linux/bpf.h>

@@ -1,35 +1,8 @@
 /*
  * cgcount.bpf.h - the body of the BPF cgroup counter, included by its two
- * objects: collectors/bpf/cgchange.bpf.c (runs only when a context switch
- * changes cgroup; needs the kernel's BTF) and collectors/bpf/cgcount.bpf.c
- * (runs at every context switch; for kernels without BTF).  The loader is
- * collectors/bpf/bpfcg.c.
- *
- * User space opens each bpf-mode group once per CPU, system-wide, and
- * puts every counter's fd in `counters` at cpu * nr_events + event.  At
- * each of its runs, charge() reads this CPU's counters, takes the
- * difference from the previous run on this CPU, and adds it to every
- * tracked cgroup on the running task's cgroup path: a cgroup is charged
- * for the time its tasks, and its descendants' tasks, ran.  Counter,
- * enabled and running times are charged alike, so user space scales
- * multiplexed counts the way perf mode does.
- *
- * The invariant both objects keep: whenever a CPU switches from a task of
- * one cgroup to a task of another, the program runs with the outgoing
- * task as current.  Then everything counted on a CPU since its last run
- * was counted while tasks of the current task's cgroup ran, so the run
- * that closes the interval (the next cgroup change, or the collection's
- * run through BPF_PROG_TEST_RUN on every CPU, where current is whatever
- * that CPU was running) charges it to the right cgroups.  Switches
- * between two tasks of one cgroup need no run.  A run at a switch reads
- * the counters last and leaves its additions to the next run on that CPU
- * (charge() says why); the collection's run adds everything at once.
- *
- * perf's "bperf" (tools/perf/util/bpf_skel/bperf_cgroup.bpf.c) works this
- * way; this is written for pmu_exporter's maps, not taken from it.
- *
- * The license string is the kernel's condition for calling
- * bpf_perf_event_read_value(), a GPL-only helper.
+ * objects (cgchange.bpf.c, cgcount.bpf.c): charge() and the maps.
+ * Written for pmu_exporter's maps after perf's bperf, not taken from it.
+ * Design: docs/architecture.md, "collectors/bpf/".
  */
 #ifndef PMU_CGCOUNT_BPF_H
 #define PMU_CGCOUNT_BPF_H

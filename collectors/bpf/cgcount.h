@@ -1,8 +1,8 @@
 /*
- * cgcount.h - what the BPF programs (collectors/bpf/cgcount.bpf.h) and their
- * loader collectors/bpf/bpfcg.c agree on: limits, the layout of the maps'
- * values and the statistics the program keeps.  Included by both sides,
- * so only fixed-width kernel types.
+ * cgcount.h - what the BPF programs (cgcount.bpf.h) and their loader (bpfcg.c)
+ * agree on: limits, the maps' value layout, the program's statistics.
+ * Included by both sides, so only fixed-width kernel types.
+ * Design: docs/architecture.md, "collectors/bpf/".
  */
 #ifndef PMU_CGCOUNT_H
 #define PMU_CGCOUNT_H
