@@ -1,13 +1,7 @@
 /*
- * cpuinfo.c - the CPU's identity per core PMU (cpuinfo.h).
- *
- * One pass over <procfs>/cpuinfo, a processor block at a time: when a
- * block ends, it fills every entry whose PMU's first CPU it is.  Lines
- * longer than the buffer (x86 "flags" runs to a few kB) are read in
- * pieces and only their first piece is looked at, so no piece of a long
- * value is taken for a key.  Only a regular file is read, opened without
- * following a link and without blocking (util/text.h): a FIFO planted at
- * the path is neither waited on nor read.
+ * cpuinfo.c - the CPU's identity per core PMU (cpuinfo.h): one bounded pass
+ * over <procfs>/cpuinfo, a regular file opened without links or blocking.
+ * Design: docs/architecture.md, "collectors/events/".
  */
 #include "autoconf.h"
 

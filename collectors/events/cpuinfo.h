@@ -1,17 +1,8 @@
 /*
- * cpuinfo.h - which CPU this is, per core PMU: what
- * pmu_exporter_cpu_info{vendor,family,model,model_name,pmu} says, so that
- * the fleet rules compare a container's CPI only with replicas on the same
- * CPU model (contrib/prometheus, docs/interference-rules.md).
- *
- * The identity is <procfs>/cpuinfo's, taken for each core PMU from the
- * first CPU that PMU covers (its cpus file; cpu 0's processor block for a
- * PMU that covers every CPU), so each core type of a hybrid machine
- * (Intel cpu_core/cpu_atom, arm64 big.LITTLE) gets its own series.  x86
- * names the fields vendor_id, cpu family, model and model name; arm64
- * CPU implementer, CPU architecture and CPU part, with no model name:
- * each is exported as the kernel wrote it.  Plain data, filled once at
- * start: the CPUs do not change model while the daemon runs.
+ * cpuinfo.h - which CPU this is, per core PMU: what pmu_exporter_cpu_info says
+ * (docs/metrics.md), so the fleet rules compare a container's CPI only with
+ * replicas on the same CPU model.  Plain data, filled once at start.
+ * Design: docs/architecture.md, "collectors/events/".
  */
 #ifndef PMU_CPUINFO_H
 #define PMU_CPUINFO_H

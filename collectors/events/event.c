@@ -1,21 +1,8 @@
 /*
- * event.c - parse event names into perf_event_attr (see event.h): the
- * order in which the readings of a name are tried, and the readings that
- * need more than a table (tracepoints through tracefs, libpfm4's names,
- * one variant per core PMU of a hybrid machine).
- *
- * A name with a '/' before any ':' is a sysfs PMU's syntax
- * (event_terms.c); else perf's own names come first (event_names.c: a
- * generic, hw-cache or raw event, with perf's modifiers), then an alias
- * of exactly one PMU written bare, a libpfm4 name (upper case, or
- * "pmu::EVENT"), a tracepoint; when none fits the error says why, with
- * the closest known name.  The parser is split in those three files by
- * job; this one calls the other two, and they never call it back
- * (event_int.h).  Nothing here opens an event.
- *
- * Errors quote the whole event and give the 1-based column of the bad
- * part, because the config reports the event's own line and column and
- * the user still has to find the spot inside a long term list.
+ * event.c - parse event names into perf_event_attr (event.h): the order in
+ * which a name's readings are tried, and the readings that need more than a
+ * table (tracepoints, libpfm4, a variant per core PMU).
+ * Design: docs/events.md; docs/architecture.md, "collectors/events/".
  */
 #include "autoconf.h"
 

@@ -1,25 +1,7 @@
 /*
- * event.h - event names, the way perf spells them, to perf_event_attr.
- *
- * Accepted, in the order they are tried:
- *
- *   pmu/term=value,alias,.../mods   sysfs PMU syntax (pmu.h describes
- *                                   formats and aliases)
- *   cycles, task-clock, ...         generic hardware and software events
- *   L1-dcache-load-misses, ...      PERF_TYPE_HW_CACHE, perf's names
- *   r1a8                            raw config on the core PMU
- *   alias                           a sysfs alias of exactly one PMU
- *   INST_RETIRED:ANY_P              libpfm4, when built with it
- *   sched:sched_switch              tracepoints, through tracefs
- *
- * each optionally followed by ':' and modifiers u, k, h (privilege
- * levels), G, H (guest or host only) and D (pinned), with perf's defaults
- * (exclude_guest unless a modifier says otherwise).
- *
- * The parser is pure: it reads nothing but the PMU table and, for a
- * tracepoint id, one file below the tracefs root named in its context.
- * On a hybrid machine (more than one core PMU) a generic or raw event
- * resolves to one variant per core PMU, as perf does.
+ * event.h - event names, the way perf spells them, to perf_event_attr: a pure
+ * parser over the PMU table (and one tracefs file for a tracepoint).
+ * Grammar: docs/events.md; design: docs/architecture.md, "collectors/events/".
  */
 #ifndef PMU_EVENT_H
 #define PMU_EVENT_H

@@ -1,16 +1,8 @@
 /*
- * event_int.h - what the three files of the event parser share (event.c,
- * event_names.c, event_terms.c; see event.h for what it accepts).
- *
- * One parse is one struct parse: the context it may consult and the
- * whole event string, which every error quotes with the 1-based column of
- * the bad part.  Its error and a new event's defaults are small inline
- * functions here, so each file reports the same way without calling
- * another for it; what the files call in each other goes one way only:
- * event.c (the order the readings are tried in) calls event_terms.c (a
- * sysfs PMU's syntax), and both call event_names.c (perf's own names and
- * modifiers), which calls neither.  Nothing outside collectors/events/
- * includes this header.
+ * event_int.h - what the event parser's three files share (event.c,
+ * event_names.c, event_terms.c): struct parse, its error and a new event's
+ * defaults; nothing outside collectors/events/ includes it.
+ * Design: docs/architecture.md, "collectors/events/".
  */
 #ifndef PMU_EVENT_INT_H
 #define PMU_EVENT_INT_H

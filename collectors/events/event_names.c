@@ -1,15 +1,7 @@
 /*
- * event_names.c - perf's own names for events, and its modifiers (see
- * event.h for the whole grammar, event_int.h for how its files divide).
- *
- * The tables mirror what perf's parser accepts for counting: the generic
- * hardware and software names with their aliases, the hw-cache grid with
- * the names of perf's evsel__hw_cache tables and the operations each
- * cache may have, raw rNNNN configs, and the rules of the ":ukhGHD"
- * modifiers, so a name copied from `perf list` encodes exactly as `perf
- * stat` encodes it.  The tables are read by nothing but the look-ups
- * beside them, and by the iterators --list-events and the suggestions
- * for a misspelt name walk; this file calls no other of the parser's.
+ * event_names.c - perf's own names for events (generic, hw-cache, raw) and its
+ * ":ukhGHD" modifiers, as tables and their look-ups (event_int.h).
+ * Design: docs/events.md; docs/architecture.md, "collectors/events/".
  */
 #include "autoconf.h"
 

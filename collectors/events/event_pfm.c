@@ -1,13 +1,7 @@
 /*
- * event_pfm.c - libpfm4 event names (see event.h), built when configure
- * finds libpfm4; event_pfm_none.c stands in otherwise.
- *
- * libpfm4 is loaded with dlopen() and initialised on first use, not linked:
- * its event tables are over a megabyte of relocated data that every process
- * linking it pays for at start, and most configs never name a libpfm4
- * event.  Its own modifiers (":u", ":k", ":c=2") are part of the name it
- * parses; privilege levels default to user and kernel, as perf's
- * --pfm-events does.
+ * event_pfm.c - libpfm4 event names (event_pfm.h), built when configure finds
+ * libpfm4; libpfm4 is loaded with dlopen() on first use.
+ * Design: docs/architecture.md, "collectors/events/".
  */
 #include "autoconf.h"
 

@@ -1,9 +1,8 @@
 /*
- * event_pfm.h - the libpfm4 backend of the event parser.
- *
- * event_pfm.c implements it with libpfm4, event_pfm_none.c without.  This
- * header stays free of <linux/perf_event.h> because libpfm4's own headers
- * declare the same types.
+ * event_pfm.h - the libpfm4 backend of the event parser (event_pfm.c with
+ * libpfm4, event_pfm_none.c without); free of <linux/perf_event.h>, which
+ * libpfm4's own headers would declare again.
+ * Design: docs/architecture.md, "collectors/events/".
  */
 #ifndef PMU_EVENT_PFM_H
 #define PMU_EVENT_PFM_H

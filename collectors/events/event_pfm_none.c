@@ -1,6 +1,6 @@
 /*
- * event_pfm_none.c - no libpfm4: no libpfm4 names (see event.h and
- * event_pfm.c, which configure builds instead when libpfm4 is there).
+ * event_pfm_none.c - no libpfm4: no libpfm4 names (event_pfm.h).
+ * Design: docs/architecture.md, "collectors/events/".
  */
 #include "autoconf.h"
 

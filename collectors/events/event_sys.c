@@ -1,6 +1,7 @@
 /*
  * event_sys.c - loading the event context and printing what it offers
- * (see event_sys.h).
+ * (event_sys.h).
+ * Design: docs/architecture.md, "collectors/events/".
  */
 #include "autoconf.h"
 

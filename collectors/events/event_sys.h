@@ -1,10 +1,7 @@
 /*
- * event_sys.h - this machine as the event parser sees it: the PMUs under
- * a sysfs root and the tracefs mount named in a mountinfo file, plus the
- * two views users ask for, --list-events and --resolve-event.
- *
- * The roots come from the caller (--path.sysfs, --path.procfs), so tests
- * point them at fixture trees.
+ * event_sys.h - this machine as the event parser sees it (the PMUs under a
+ * sysfs root, the tracefs mount), and --list-events and --resolve-event.
+ * Design: docs/architecture.md, "collectors/events/".
  */
 #ifndef PMU_EVENT_SYS_H
 #define PMU_EVENT_SYS_H

@@ -1,18 +1,8 @@
 /*
  * event_terms.c - a sysfs PMU's syntax, "pmu/term=value,alias,.../mods",
- * decoded from the format descriptions handed in through struct
- * event_ctx (pmu.h), and a sysfs alias written bare ("tsc") read as the
- * one PMU's that has it (see event.h, and event_int.h for how the
- * parser's files divide).
- *
- * A term is a format field (its value packed into the bits the format
- * names), config, config1 or config2 whole, an alias of that PMU (its
- * own terms applied in turn, its scale and unit kept) or, on a core PMU,
- * a generic hardware name (perf's cpu_core/cycles/).  An error inside an
- * alias names the alias and its text, since the user never wrote it; a
- * term perf knows only for sampling is refused by name, since this
- * exporter only counts.  The modifiers after the closing slash are
- * perf's (event_names.c); nothing here opens an event.
+ * decoded from its format descriptions (pmu.h), and a bare sysfs alias read as
+ * the one PMU's that has it (event_int.h).
+ * Design: docs/events.md; docs/architecture.md, "collectors/events/".
  */
 #include "autoconf.h"
 

@@ -1,11 +1,7 @@
 /*
- * pmu.c - reading PMU descriptions from sysfs (see pmu.h).
- *
- * Everything is read once, at start, into sorted arrays: a machine has a
- * few dozen PMUs with at most a few hundred named events each, and the
- * event parser then answers every question from memory.  Files are read
- * whole and small; a file that is missing is an absence (no formats, no
- * events), never an error, because drivers differ in what they provide.
+ * pmu.c - reading PMU descriptions from sysfs (pmu.h), once, at start, into
+ * sorted arrays.
+ * Design: docs/architecture.md, "collectors/events/".
  */
 #include "autoconf.h"
 

@@ -1,17 +1,7 @@
 /*
- * pmu.h - the PMUs the kernel offers, as sysfs describes them.
- *
- * Every PMU is a directory under <sysfs>/bus/event_source/devices: its
- * perf type, the format of its terms (which bits of config, config1 and
- * config2 a term sets), its named events with their scale and unit, and
- * the CPUs it covers (a cpus file for hybrid core PMUs, a cpumask file
- * for uncore and RAPL PMUs, neither for PMUs that count on every CPU),
- * and the two capabilities the topdown preset asks (caps/pmu_name,
- * caps/slots).
- *
- * The scan reads files below the sysfs root the caller names and nothing
- * else, so tests point it at fixture trees.  The result is plain data that
- * the event parser (event.h) consults without further I/O.
+ * pmu.h - the PMUs the kernel offers, as sysfs describes them: plain data the
+ * event parser consults without further I/O.
+ * Design: docs/architecture.md, "collectors/events/".
  */
 #ifndef PMU_PMU_H
 #define PMU_PMU_H

@@ -1,15 +1,7 @@
 /*
- * topdown.c - the topdown preset's definitions (see topdown.h).
- *
- * Each definition is a table of perf's event names and their encodings,
- * the group leader first.  Where the kernel publishes the event as a
- * sysfs alias (Intel's slots and topdown-*, Arm's common events) the
- * alias is used, so what the kernel hides (an event this PMU lacks) is
- * reported missing; elsewhere the encoding is perf's JSON (EventCode,
- * UMask, AnyThread) written as PMU terms, which the event parser packs
- * through the PMU's own format files.  Which definition a PMU gets is
- * decided by what sysfs shows first (the slots alias means perf-metrics)
- * and the CPU's identity second, as perf's mapfile.csv does.
+ * topdown.c - the topdown preset's definitions (topdown.h): per definition a
+ * table of perf's event names and encodings, the leader first.
+ * Design: docs/topdown.md, "What the preset opens, per CPU family".
  */
 #include "autoconf.h"
 

@@ -1,26 +1,8 @@
 /*
- * topdown.h - the "topdown" preset: the events each CPU family needs to
- * split its pipeline slots into retiring, bad speculation, frontend bound
- * and backend bound (Yasin's top-down method, as perf computes it with
- * "perf stat -M TopdownL1"), chosen per core PMU from sysfs and the CPU's
- * identity.
- *
- * One definition per core PMU, named as the exporter labels it:
- *
- *   intel_perf_metrics  Icelake and later P-cores: slots leading the
- *                       topdown-* events (sysfs aliases), level 2 where
- *                       sysfs has its four events
- *   intel_gp            Skylake-family cores: general-purpose counters
- *   intel_atom          Gracemont E-cores (cpu_atom of Alder/Raptor Lake)
- *   amd_pipeline        Zen 4 and Zen 5 (perf's PipelineL1)
- *   arm_sbsa            Arm PMUv3 with the STALL_SLOT events (sbsa.json)
- *   arm_n2_r0p0         the same events on Neoverse N2 r0p0-r0p2, whose
- *                       erratum perf's neoverse-n2-v2 metrics correct
- *
- * The encodings are perf's (tools/perf/pmu-events/arch/...json) and the
- * kernel's sysfs aliases; docs/topdown.md cites file and commit.
- * Expansion is pure: it reads only the PMU table and the identity, which
- * topdown_cpu_read takes once from files below the roots it is given.
+ * topdown.h - the "topdown" preset: the events each CPU family needs to split
+ * its pipeline slots into retiring, bad speculation, frontend and backend
+ * bound, chosen per core PMU from sysfs and the CPU's identity.
+ * Design: docs/topdown.md; docs/architecture.md, "collectors/events/".
  */
 #ifndef PMU_TOPDOWN_H
 #define PMU_TOPDOWN_H

@@ -1,5 +1,6 @@
 /*
- * tracefs.c - finding tracefs and reading tracepoint ids (see tracefs.h).
+ * tracefs.c - finding tracefs and reading tracepoint ids (tracefs.h).
+ * Design: docs/architecture.md, "collectors/events/".
  */
 #include "autoconf.h"
 

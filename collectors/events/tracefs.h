@@ -1,10 +1,6 @@
 /*
  * tracefs.h - where tracefs is mounted, and tracepoint ids below it.
- *
- * A tracepoint event ("sched:sched_switch") is PERF_TYPE_TRACEPOINT with
- * the id the kernel shows in <tracefs>/events/sched/sched_switch/id.  The
- * mount is read from mountinfo (a tracefs mount, or tracing/ inside a
- * debugfs mount), never assumed.
+ * Design: docs/architecture.md, "collectors/events/".
  */
 #ifndef PMU_TRACEFS_H
 #define PMU_TRACEFS_H
