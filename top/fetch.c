@@ -1,11 +1,7 @@
 /*
- * fetch.c - the page over libcurl (fetch.h).  One easy handle is kept
- * across refreshes, so its connection (and TLS session) is reused; the
- * body grows in one buffer that is kept too, bounded by FETCH_MAX_BYTES
- * after decompression (top asks for gzip).  Redirects are not followed
- * and only http and https are spoken: the URL is the user's, but what
- * it answers is not.  The password read from the auth file is wiped
- * when the handle goes.
+ * fetch.c - the page over libcurl (fetch.h): one easy handle and one body
+ * buffer kept across refreshes, bounded, no redirects, http(s) only.
+ * Design: docs/top.md, "How it is built".
  */
 #include "autoconf.h"
 

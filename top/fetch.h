@@ -1,9 +1,8 @@
 /*
- * fetch.h - one page of the daemon's metrics over HTTP(S) with libcurl,
- * as the daemon's web config allows it to be served: TLS verified
- * against a CA file (or the system's), a client certificate, and basic
- * auth whose credentials come from a file, never the command line (a
- * command line is in every ps listing).
+ * fetch.h - one page of the daemon's metrics over HTTP(S) with libcurl, as the
+ * daemon's web config allows it to be served: TLS, a client certificate, basic
+ * auth whose credentials come from a file.
+ * Design: docs/top.md, "How it is built".
  */
 #ifndef PMU_TOP_FETCH_H
 #define PMU_TOP_FETCH_H

@@ -1,9 +1,7 @@
 /*
- * format.c - top's text (format.h).  The table is one layout at every
- * width from 80 columns: fixed numeric columns and two flexible ones,
- * the cgroup's name and its first suspect's, sharing what is left.
- * Numbers say "-" where there is nothing to say (no rate yet, no IPC
- * group, no top-down counted), never a made-up zero.
+ * format.c - top's text (format.h): the table's one layout at every width from
+ * 80 columns, the header, the detail, batch and JSON.
+ * Design: docs/top.md, "How it is built".
  */
 #include "autoconf.h"
 

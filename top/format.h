@@ -1,11 +1,8 @@
 /*
- * format.h - top's text: the order of the rows (sort and filter), each
- * row as one line of an exact width, the header, a row's detail, the
- * batch output and the JSON one.  Everything a cgroup can name passes
- * through fmt_fit before it reaches a terminal: control bytes and
- * invalid UTF-8 become '?', zero-width characters go, and the cell is
- * cut (with '~') and padded to its columns by each character's width,
- * so no name can move the cursor, change the screen or widen a line.
+ * format.h - top's text: the order of the rows (sort and filter), each row as
+ * one line of an exact width, the header, a row's detail, the batch and JSON
+ * outputs, and fmt_fit, which every name passes through.
+ * Design: docs/top.md, "Hostile names".
  */
 #ifndef PMU_TOP_FORMAT_H
 #define PMU_TOP_FORMAT_H

@@ -1,12 +1,8 @@
 /*
- * main.c - pmu_exporter top: a live view of a running daemon's metrics
- * in a terminal (docs/top.md).  The daemon's binary runs this program
- * for `pmu_exporter top` (daemon/main.c), so the daemon links neither
- * ncurses nor libcurl.  Three ways out: the screen (a terminal that
- * can address its cursor), a batch of plain pages (--batch, -n, or
- * when stdout is no terminal or TERM is dumb), or one JSON snapshot.
- * Every way waits one interval between two pages, so that what it
- * shows are rates.
+ * main.c - pmu_exporter top: a live view of a running daemon's metrics in a
+ * terminal, run by the daemon's binary for `pmu_exporter top`: its flags, and
+ * the screen, batch and JSON ways out.
+ * Design: docs/top.md, "How it is built".
  */
 #include "autoconf.h"
 

@@ -1,14 +1,7 @@
 /*
- * model.c - one page of metrics to top's rows and header (model.h), and
- * the rates between two pages.  The families read are the daemon's own
- * (docs/metrics.md): pmu_cgroup_events_total and
- * pmu_cgroup_enabled_seconds_total per cgroup, summed over CPUs, the
- * interference victim and suspect gauges (docs/interference.md), the
- * top-down definitions (pmu_exporter_topdown_info) and the exporter's
- * own gauges for the header.  Anything else on the page is skipped, so
- * a daemon newer than top still shows.  Rows are found by their cgroup
- * path through an open-addressing table, so a page of any number of
- * cgroups is read in one pass.
+ * model.c - one page of metrics to top's rows and header (model.h), and the
+ * rates between two pages.
+ * Design: docs/top.md, "How it is built".
  */
 #include "autoconf.h"
 

@@ -1,13 +1,8 @@
 /*
- * model.h - what pmu_exporter top shows, made from one page of the
- * daemon's metrics: a row per counted cgroup (its operator name, its
- * events summed over CPUs, victim or not, its suspects) and the node's
- * header (coverage, mode, collection health); then, against the page
- * before it, the rates: CPU used, IPC, top-down shares, and IPC's
- * change against the oldest checkpoint top holds, up to an hour back.
- * The daemon keeps no history of its own to ask, so top keeps one:
- * a checkpoint of each cgroup's cycles and instructions every
- * TOP_CKPT_EVERY seconds, TOP_CKPTS of them (an hour).
+ * model.h - what pmu_exporter top shows, made from one page of the daemon's
+ * metrics: a row per counted cgroup and the node's header; then, against the
+ * page before and top's own checkpoints, the rates.
+ * Design: docs/top.md, "How it is built".
  */
 #ifndef PMU_TOP_MODEL_H
 #define PMU_TOP_MODEL_H

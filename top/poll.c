@@ -1,5 +1,6 @@
 /*
  * poll.c - one refresh (poll.h): fetch, read, derive, swap.
+ * Design: docs/top.md, "How it is built".
  */
 #include "autoconf.h"
 

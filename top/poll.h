@@ -1,9 +1,7 @@
 /*
- * poll.h - top's refresh: a page fetched, read and derived against the
- * last good one, which it replaces.  A failed refresh keeps the last
- * good page (the screen shows it, marked stale) and says why, and the
- * next refresh simply tries again: a daemon that goes away and comes
- * back is a gap, not an end.
+ * poll.h - top's refresh: a page fetched, read and derived against the last
+ * good one, which it replaces; a failed one keeps it.
+ * Design: docs/top.md, "How it is built".
  */
 #ifndef PMU_TOP_POLL_H
 #define PMU_TOP_POLL_H

@@ -1,13 +1,7 @@
 /*
- * screen.c - pmu_exporter top's screen, with ncurses: the header, a
- * status line, the table and, for one row, its detail; keys to sort,
- * filter, freeze, open a row and quit.  Refreshes wait in getch's
- * timeout, so a key is answered at once and a refresh comes every
- * interval; a resize is a key like any other (KEY_RESIZE) and the next
- * draw fits the new size.  Every line is fitted to the screen's width
- * before it is drawn (fmt_fit), so nothing wraps and nothing a cgroup
- * names reaches the terminal raw.  Colour only where the terminal has
- * it and NO_COLOR is unset; attributes (bold, reverse) say the rest.
+ * screen.c - pmu_exporter top's screen, with ncurses: the header, a status
+ * line, the table and one row's detail; its keys.
+ * Design: docs/top.md, "How it is built".
  */
 #include "autoconf.h"
 

@@ -1,12 +1,6 @@
 /*
- * textfmt.c - the text format read in place (textfmt.h says why top has
- * its own reader).  One line is: a metric name, optionally a brace of
- * name="value" pairs (a trailing comma allowed, as the format allows),
- * a value (a float, NaN, +Inf or -Inf) and an optional timestamp, which
- * is ignored.  Each name and label value is cut out of the buffer with a
- * NUL and label values are unescaped where they lie (an escape only ever
- * shortens the text), so a page of any size costs no memory beyond the
- * page itself.
+ * textfmt.c - the text format read in place (textfmt.h).
+ * Design: docs/top.md, "How it is built".
  */
 #include "autoconf.h"
 

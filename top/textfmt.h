@@ -1,14 +1,8 @@
 /*
- * textfmt.h - a reader of the Prometheus text format (0.0.4), the one
- * the daemon serves, for pmu_exporter top.
- *
- * The daemon has no reader of its own text (daemon/expo.c only writes
- * it; the tests read it with awk and promtool), so this is a second
- * piece of code for one format, kept small and bounded: it reads in
- * place, a line at a time, and hands each sample to a callback; it
- * allocates nothing, holds at most TEXTFMT_MAX_LABELS labels of a line
- * and refuses a line with more.  Comments (# HELP, # TYPE) are skipped:
- * top knows its families by name.
+ * textfmt.h - a reader of the Prometheus text format (0.0.4), the one the
+ * daemon serves, for pmu_exporter top.
+ * Hand-written: the daemon has no reader of its own text to reuse.
+ * Design: docs/top.md, "How it is built".
  */
 #ifndef PMU_TOP_TEXTFMT_H
 #define PMU_TOP_TEXTFMT_H

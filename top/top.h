@@ -1,6 +1,7 @@
 /*
- * top.h - pmu_exporter top's options, shared by its main (top/main.c)
- * and its screen (top/screen.c).
+ * top.h - pmu_exporter top's options, shared by its main (top/main.c) and its
+ * screen (top/screen.c).
+ * Design: docs/top.md, "How it is built".
  */
 #ifndef PMU_TOP_TOP_H
 #define PMU_TOP_TOP_H
