@@ -1,26 +1,8 @@
 /*
- * config.c - YAML to a validated plan (see config.h): the document and
- * its top level.
- *
- * libyaml's document API is used rather than its event stream: every node
- * keeps its start mark, so any error can point at the exact line and
- * column, and checks that need the whole file (a group used before it is
- * defined) are plain lookups.  The first error stops parsing; nothing is
- * half-applied because the caller only ever gets a complete config.
- *
- * Every check that relates one entry to the others (a duplicate group or
- * event name, a group named by a target, the events of one mode's
- * groups) is a lookup in an index or a mark, not a scan of the entries
- * before it: a config of 20,000 groups is checked in linear time.
- *
- * The schema is read in the order of the file it parses, one file per
- * part (config_int.h): this one the top-level keys (and the durations
- * they take), config_scalar.c the scalars the parts share (whole
- * numbers, booleans), config_mode.c what the
- * source kinds' descriptions allow (modes:, mode:, fallback:),
- * config_group.c the groups and their events, config_target.c the
- * targets, which refer back to groups; then config_interference.c's
- * block.  The event grammar is events/, YAML helpers are yamldoc.c.
+ * config.c - YAML to a validated plan (config.h): the document and its top
+ * level, calling the parts of the schema (config_int.h) in the order of the
+ * file.
+ * Design: docs/architecture.md, "config/".
  */
 #include "autoconf.h"
 

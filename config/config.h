@@ -1,13 +1,8 @@
 /*
- * config.h - the YAML config, parsed and validated into a plan
- * (collectors/collector/plan.h): the groups with their events resolved to
- * perf_event_attr, and the targets.
- *
- * Everything a user can get wrong is caught here, before anything is
- * opened, and reported as "file:line:column: what" (1-based, as editors
- * count).  A plan is immutable once built; a reload builds a new one.
- * config/ uses collectors/ (the event parser, CPU lists, the plan's
- * types); collectors/ never includes config/.
+ * config.h - the YAML config, parsed and validated into an immutable plan
+ * (collectors/collector/plan.h), everything a user can get wrong reported as
+ * "file:line:column: what" before anything is opened.
+ * Design: docs/architecture.md, "config/".
  */
 #ifndef PMU_CONFIG_H
 #define PMU_CONFIG_H

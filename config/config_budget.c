@@ -1,35 +1,9 @@
 /*
- * config_budget.c - what a config may cost before any of it is built.
- *
- * Parsing a config compiles one regex per relabel rule, and a reload
- * builds the new config beside the running one, so a config's memory is
- * mostly its compiled regexes, and what they cost is known from the text
- * before a single regcomp: the rules are counted, and each regex weighed
- * by the atoms it expands to (glibc copies a repeated part once per
- * repetition, so "(x{64}){64}" compiles as 4,096 atoms).  This pass runs
- * first, over the document whose aliases yamldoc.c has already bounded,
- * and refuses at the rule that goes over the budget, so a config that
- * would take gigabytes (1,000 entries each aliasing 1,000 rules) is
- * refused in milliseconds with its line and column, and a reload keeps
- * the running config rather than being killed for its memory.
- *
- * The cost model, from glibc 2.36's regcomp measured with mallinfo2
- * (uordblks before and after): "x" 4 KB; "[0-9a-f]{64}" 22 KB;
- * "([0-9a-f]{64}){64}" 451 KB; the same {64} once more 8.8 MB.  So a rule
- * is counted as CONFIG_RULE_BYTES plus CONFIG_ATOM_BYTES per node, at
- * least what each of those measured.  Nodes that match the empty string
- * (e of them, as compiled: "^(re)$" adds two anchors) cost more than
- * their number, as glibc's epsilon closures do: e^2 alone ("(a?){512}"
- * 22 MB in 0.35 s, "(){1024}" 17 MB, "^((a?){400})$" 27 MB in 0.42 s),
- * and e^2 for each anchor among them once anchors repeat ("(^){64}" 4 MB
- * in 0.11 s, "(^){128}" 28 MB in 1.2 s, "(^){256}" 212 MB in 7 s,
- * "(a?^){128}" 100 MB in 3.5 s; and "((^){24}){24}", nine bytes, 2.5 GB
- * in 27 s: issue 50, where a count of characters alone saw nothing).
- * So they add (CONFIG_EMPTY_BYTES + CONFIG_ANCHOR_BYTES * anchors) * e^2:
- * more than the bytes (at most 16 * e^3 measured), because what binds is
- * the time, about 430 ns * e^3 of the main thread, which 64 bytes a unit
- * keeps near half a second for a whole config's budget ("(^){98}" is its
- * edge).
+ * config_budget.c - what a config may cost before any of it is built: its
+ * relabel regexes weighed from the text, refused at the rule that goes over,
+ * before a single regcomp.
+ * Limits: docs/configuration.md, "Start, reload, stop"; the cost model and its
+ * measurements: docs/architecture.md, "config/".
  */
 #include "autoconf.h"
 

@@ -1,11 +1,8 @@
 /*
- * config_group.c - the groups: block (config_int.h): each group's name
- * and events, resolved to their perf_event_attr through the event parser
- * (collectors/events/), or a preset expanded into one copy per core PMU
- * (collectors/events/topdown.h), and a generic group on a hybrid machine
- * into one copy per core PMU.  Group names go into an index (struct
- * parse's group_idx), so the targets that name them, parsed after, find
- * them without a scan.
+ * config_group.c - the groups: block (config_int.h): each group's events
+ * resolved through the event parser, presets and hybrid groups expanded per
+ * core PMU, the names put in the groups' index.
+ * Design: docs/architecture.md, "config/".
  */
 #include "autoconf.h"
 

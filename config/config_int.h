@@ -1,11 +1,8 @@
 /*
- * config_int.h - what the files that parse a config share, and nothing
- * outside config/ sees: the parse in progress and the entry points of
- * each part of the schema.  config.c reads the top level and calls the
- * parts in the order of the file (modes, groups, targets); a target's
- * groups are found in the groups' index and its mode is checked against
- * what the source kinds allow.  Every function here returns 0, or
- * -EINVAL with "source:line:col: why" in the parse's buffer, or -ENOMEM.
+ * config_int.h - what the files that parse a config share, and nothing outside
+ * config/ sees: the parse in progress and each part's entry point; each
+ * returns 0, or -EINVAL with "source:line:col: why", or -ENOMEM.
+ * Design: docs/architecture.md, "config/".
  */
 #ifndef PMU_CONFIG_INT_H
 #define PMU_CONFIG_INT_H

@@ -1,13 +1,8 @@
 /*
  * config_interference.c - the config's interference: block (config.h) into
- * struct interference_config (analysis/interference.h).
- *
- * Its own file because it is a schema of its own, read after the groups
- * and targets it refers to: the group it reads must exist and count
- * cycles and instructions.  Left out, the analysis is on where such a
- * group is counted on cgroups and off, with the reason, where not (the
- * software fallback of a machine without hardware counters); asked for
- * with enabled: true where it cannot run, it is an error at that line.
+ * struct interference_config (analysis/interference.h), read after the groups
+ * and targets it refers to.
+ * Design: docs/interference.md; docs/architecture.md, "config/".
  */
 #include "autoconf.h"
 

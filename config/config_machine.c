@@ -1,12 +1,8 @@
 /*
- * config_machine.c - the one check of a plan that needs the machine: an
- * entry whose mode cannot run here and whose fallback: refuses is an
- * error at load time, as a config error is, rather than cgroups silently
- * not counted.  Whether a mode can run is its kind's to say (struct
- * plan_kind's runs_here: mode: bpf loads its program once); this file
- * only finds the first such entry and words the error.  Beside config.c,
- * which checks everything the text alone can tell; the daemon calls both
- * when it loads a config.
+ * config_machine.c - the one check of a plan that needs the machine: an entry
+ * whose mode cannot run here and whose fallback: refuses is an error at load
+ * time.
+ * Design: docs/architecture.md, "config/".
  */
 #include "autoconf.h"
 

@@ -1,11 +1,8 @@
 /*
- * config_mode.c - what a config may say of the source kinds, learnt from
- * their descriptions (struct plan_kind, plan.h) and never from a list of
- * its own: the modes: block (each kind's options), an entry's mode: (the
- * names this build has) and its fallback:, the older names a kind keeps
- * (bpf_max_cgroups, bpf_fallback), and the checks a kind asks for
- * (built, preset groups, its events in all).  A new kind needs no line
- * here (config_int.h).
+ * config_mode.c - what a config may say of the source kinds, learnt from their
+ * descriptions (struct plan_kind, plan.h), never from a list of its own:
+ * modes:, mode:, fallback:, the older names a kind keeps.
+ * Design: docs/architecture.md, "config/".
  */
 #include "autoconf.h"
 

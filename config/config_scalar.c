@@ -1,8 +1,7 @@
 /*
- * config_scalar.c - the scalars every part of the schema reads the same
- * way: a YAML boolean, a whole number in a range.  A file of their own,
- * below the parts (config.c's top level and config_target.c's entries
- * both read them), so no part calls back into the file that calls it.
+ * config_scalar.c - the scalars every part of the schema reads the same way (a
+ * YAML boolean, a whole number in a range), below the parts.
+ * Design: docs/architecture.md, "config/".
  */
 #include "autoconf.h"
 

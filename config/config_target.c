@@ -1,10 +1,7 @@
 /*
- * config_target.c - the cpus: and cgroups: blocks (config_int.h): the
- * targets and the groups each names (found in the groups' index), the
- * cgroup path patterns, what bounds their walks, their relabel rules and
- * layouts.  An entry's mode: and fallback: are config_mode.c's, which
- * knows what the source kinds allow; this file calls it last, once the
- * entry's groups are known.
+ * config_target.c - the cpus: and cgroups: blocks (config_int.h): the targets
+ * and their groups, path patterns, walk bounds, relabel rules and layouts.
+ * Design: docs/architecture.md, "config/".
  */
 #include "autoconf.h"
 

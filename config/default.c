@@ -1,30 +1,8 @@
 /*
- * default.c - the embedded configurations, and the table of cgroup
- * layouts they count.
- *
- * pmu_exporter runs with no config file at all: IPC on every CPU and on
- * every service, container, pod and machine it can name from its cgroup
- * path, and top-down on every CPU where it costs no general-purpose
- * counter (Intel perf-metrics: slots is a fixed counter, the metrics a
- * register).  On a machine without hardware counters (most VMs) the daemon
- * falls back to software events instead, and says so, so that it still
- * shows something true.
- *
- * The layouts are data: cgroups entries of the ordinary config (path
- * patterns, excludes, relabel rules, mode), one or more per layout, each
- * named by its layout: key, which the log uses ("layout docker: 12
- * cgroups (mode bpf)").  Both defaults use the one table, with their own
- * group; docs/containers.md, "Layouts known out of the box", is its
- * documentation and tests/unit/collector_test.c checks every row against real
- * paths (tests/fixtures/layouts).
- *
- * Mode, by how many cgroups a layout holds (docs/bpf.md, "Which mode when"):
- * the top-level cgroups, services and machines are a handful to a few
- * dozen, counted in perf mode, which needs no CAP_BPF; containers and
- * pods run to hundreds, counted in mode: bpf, in perf mode where BPF
- * cannot run.  A pod is the sum of its containers, worth counting only
- * where it costs a map entry: fallback: skip.  A build without BPF
- * counts the containers in perf mode and leaves the pods out.
+ * default.c - the embedded configurations, and the table of cgroup layouts
+ * they count (LAYOUTS).
+ * Design: docs/containers.md, "Layouts known out of the box";
+ * docs/architecture.md, "config/".
  */
 #include "autoconf.h"
 

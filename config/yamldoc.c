@@ -1,11 +1,7 @@
 /*
- * yamldoc.c - shared YAML checks with positions (see yamldoc.h).
- *
- * Everything here is bounded by the size of the text, not by what the
- * text can make a parser do: nesting is refused before libyaml's scanner
- * spends quadratic time on it, aliases are counted as what they repeat
- * before any parser walks the document, and duplicate keys are found by
- * sorting, not by comparing every key with every earlier one.
+ * yamldoc.c - shared YAML checks with positions (yamldoc.h), bounded by the
+ * size of the text, not by what the text can make a parser do.
+ * Design: docs/architecture.md, "config/".
  */
 #include "autoconf.h"
 

@@ -1,8 +1,8 @@
 /*
- * yamldoc.h - what every YAML file of pmu_exporter is read with: errors
- * that point at file:line:column, type checks, and keys checked against
- * the allowed ones with a "did you mean".  config.c (the config) and
- * daemon/webconfig.c (the web config) both parse with these.
+ * yamldoc.h - what every YAML file of pmu_exporter is read with: errors at
+ * file:line:column, type checks, keys checked with a "did you mean"; config.c
+ * and daemon/webconfig.c both parse with these.
+ * Design: docs/architecture.md, "config/".
  */
 #ifndef PMU_YAMLDOC_H
 #define PMU_YAMLDOC_H

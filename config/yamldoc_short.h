@@ -1,10 +1,7 @@
 /*
- * yamldoc_short.h - the YAML helpers (yamldoc.h) under the short names
- * the parsers call them by: perr, scalar, expect, check_keys, lookup, for
- * a parser p whose struct holds its struct yamldoc as member y.  Included
- * by the parsers' .c files only (config.c, daemon/webconfig.c and
- * webconfig_tls.c): the names are too short for a header every includer
- * sees.
+ * yamldoc_short.h - the YAML helpers (yamldoc.h) under the short names the
+ * parsers call them by, for the parsers' .c files only.
+ * Design: docs/architecture.md, "config/".
  */
 #ifndef PMU_YAMLDOC_SHORT_H
 #define PMU_YAMLDOC_SHORT_H
