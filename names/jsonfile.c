@@ -1,14 +1,8 @@
 /*
- * jsonfile.c - bounded reads of runtime state files (see jsonfile.h).
- * A small file is read with one fstat-sized buffer and parsed in one go:
- * state files are rewritten by rename, so a file opened is complete, and
- * a partial read would be a parse error anyway.  Its values are counted
- * on the text before json-c builds anything (JSONFILE_VALUES).  A list
- * (containers.json) is read in 64 kB pieces, its brackets and commas
- * walked here, and each entry given to json-c's tokener, which takes an
- * entry in pieces too: the tree of one entry lives at a time.  Files are
- * opened under the root (util/inroot.h): no link leads out of it, and
- * nothing but a regular file is opened, so none can block the resolver.
+ * jsonfile.c - bounded reads of runtime state files (jsonfile.h): a small file
+ * in one buffer, a list in 64 kB pieces one entry at a time, all opened under
+ * the root.
+ * Design: docs/architecture.md, "names/".
  */
 #include "autoconf.h"
 

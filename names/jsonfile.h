@@ -1,12 +1,8 @@
 /*
- * jsonfile.h - one runtime state file read and parsed with json-c, with
- * bounds: a size limit (a file above it is refused, not read in part), a
- * nesting limit and a limit on the values in one tree, so a corrupt or
- * hostile file costs bounded time and memory.  json-c's tree costs far
- * more than the text it comes from (an empty object ~800 bytes: a file
- * of "[{},{},...]" ~264 bytes per byte), so a list of entries is not
- * parsed whole: jsonfile_read_array hands over one entry at a time.
- * Plus the few accessors the readers need.
+ * jsonfile.h - one runtime state file read and parsed with json-c, with bounds
+ * on its size, nesting and values, a list handed over one entry at a time
+ * (jsonfile_read_array); and the accessors the readers need.
+ * Design: docs/architecture.md, "names/".
  */
 #ifndef PMU_JSONFILE_H
 #define PMU_JSONFILE_H

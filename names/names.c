@@ -1,16 +1,8 @@
 /*
- * names.c - the resolver (see names.h): its thread, its cache, and the
- * map it publishes.
- *
- * The cache is an array of entries sorted by (id, cgroup), owned by the
- * thread.  A round takes the newest set of wanted (id, cgroup) pairs (the
- * collector hands over a whole set, and only when it changed), keeps the
- * entries still wanted and forgets the rest, then looks up what is due
- * (names_resolve.c: what is new, what no runtime knew yet, and the names
- * whose record changed).  When anything changed, a new map is built and
- * published by pointer swap (util/publish.h); the cache's names then
- * point into it (cache_share), so that each is held once.  What the
- * runtime readers share is in runtime.c.
+ * names.c - the resolver (names.h): its thread, its cache, and the map it
+ * publishes.
+ * Design: docs/containers.md, "Container names"; docs/architecture.md,
+ * "names/".
  */
 #include "autoconf.h"
 

@@ -1,20 +1,9 @@
 /*
- * names.h - container ids resolved to the names operators use, read from
- * the container runtimes' own state on the node (no API server, no
- * credentials): Kubernetes namespace, pod, container and pod uid, a
- * Docker or Podman container's name, and its image.
- *
- * One thread, the resolver's own, owns every cache and reads every file.
- * The collector tells it which container ids it counts (names_want: the
- * whole set, handed over by pointer swap whenever it changes) and reads
- * what it learned from the newest published name map (names_map): an
- * immutable, reference-counted, sorted array that a lookup searches
- * without I/O or lock.  Neither side ever waits for the other: a file
- * that is slow to read delays only the next map.
- *
- * The readers (runtime.h) run one at a time on that thread, with bounded
- * work per round; their state changes (absent, unreadable, working) are
- * reported through the log hook once per change.
+ * names.h - container ids resolved to the names operators use, read from the
+ * runtimes' own state on the node by one thread, published as an immutable map
+ * that the collector reads without I/O or lock.
+ * Design: docs/containers.md, "Container names"; docs/architecture.md,
+ * "names/".
  */
 #ifndef PMU_NAMES_H
 #define PMU_NAMES_H

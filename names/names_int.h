@@ -1,11 +1,8 @@
 /*
- * names_int.h - what the resolver's two files share (names.c: the thread,
- * its cache and the map it publishes; names_resolve.c: the lookups and
- * the refresh of what was found): struct names and its cache's entries.
- * Only names/names*.c include it.
- *
- * The cache (cache, nr_cache, found, cgroot) and the readers belong to
- * the thread; what names_want() hands over is guarded by lock.
+ * names_int.h - what the resolver's two files share (names.c,
+ * names_resolve.c): struct names and its cache's entries; only names/names*.c
+ * include it.
+ * Design: docs/architecture.md, "names/".
  */
 #ifndef PMU_NAMES_INT_H
 #define PMU_NAMES_INT_H

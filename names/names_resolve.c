@@ -1,30 +1,9 @@
 /*
- * names_resolve.c - the resolver's lookups (see names.c for its thread
- * and cache): what each runtime reader says about a container id, and
- * when to ask again.
- *
- * A round looks up what the cache has not looked up yet, and again what
- * no runtime knew, with a back-off (2 s doubling to 5 min): a runtime
- * that starts after the daemon is noticed then.  A round looks up at
- * most ROUND_LOOKUPS ids and stops after ROUND_NS; the rest waits for the
- * next round, which follows at once.  A name found is checked again every
- * REFRESH_NS: the file it came from (names_found.src) is stat()ed, and
- * when its mtime, size or inode changed (a renamed container's record is
- * rewritten) the id is looked up again.  At most REFRESH_CHECKS such
- * stat()s a round, and rounds of checks alone come REFRESH_PAUSE_NS
- * apart: bounded work per interval whatever the number of containers.
- *
- * Trust: a cgroup's name is anyone's to choose (a user makes
- * ".../user.slice/libpod-<any id>.scope" in the subtree systemd
- * delegated to it).  So an entry is found only when the runtime's record
- * places the container in that cgroup (names_cgroup_match), and is a
- * sandbox, which the collector shows apart, only when its runtime says so
- * and no user was delegated the cgroup (names_delegated).
- *
- * Logging, through the hook: each reader's state (its runtime absent,
- * unreadable, present; slow) once per change, and a file that cannot be
- * read or parsed once per container.  Runs on the resolver's thread
- * (names_lookup, for tests, on its caller's).
+ * names_resolve.c - the resolver's lookups: what each runtime reader says of a
+ * container id, whether its record places it in the cgroup, when to ask again,
+ * bounded per round.
+ * Design: docs/containers.md, "Container names"; docs/architecture.md,
+ * "names/".
  */
 #include "autoconf.h"
 

@@ -1,23 +1,7 @@
 /*
- * rt_containerd.c - containerd's CRI containers, named from the OCI
- * bundle containerd writes for every task before it starts it:
- * <state>/io.containerd.runtime.v2.task/k8s.io/<id>/config.json.
- * Its annotations are the CRI plugin's (containerd's pkg/cri/annotations):
- * io.kubernetes.cri.container-type (sandbox or container), the pod's
- * sandbox-name, -namespace and -uid, the container-name and image-name;
- * its linux.cgroupsPath is where the task's cgroup is.
- *
- * What is trusted.  Only the k8s.io namespace is read: it is the CRI
- * plugin's (a constant in containerd), and the plugin sets those
- * annotations itself, after any a pod may pass through, so in k8s.io
- * they are the kubelet's.  Other namespaces hold tasks anyone with
- * containerd's or Docker's socket made (nerdctl, ctr, Docker's moby, with
- * `docker run --annotation io.kubernetes.cri.container-type=sandbox`):
- * their annotations are the user's, and are not read.  Docker names its
- * own in rt_docker.c.
- *
- * The state directory is containerd's default, /run/containerd, or k3s's
- * /run/k3s/containerd.
+ * rt_containerd.c - containerd's CRI containers (namespace k8s.io only), named
+ * from the OCI bundle containerd writes for every task.
+ * Design: docs/containers.md, "Where they are read", "Whose names".
  */
 #include "autoconf.h"
 

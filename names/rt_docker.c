@@ -1,33 +1,7 @@
 /*
- * rt_docker.c - Docker Engine containers, named from the files the engine
- * keeps each one's configuration in and reloads at its own start:
- * /var/lib/docker/containers/<id>/config.v2.json (moby's container
- * package, Container.ToDisk): "ID", "Name" ("/web": the leading slash is
- * Docker's) and "Config": {"Image": the reference it was run from,
- * "Labels": ...}; and hostconfig.json beside it: "CgroupParent".
- *
- * What is trusted.  The record is the engine's, but its labels are the
- * user's (docker run --label): anyone who may run a container may label
- * it io.kubernetes.pod.namespace=kube-system.  So:
- *   - the record must be this id's ("ID") and places the container's
- *     cgroup as the engine does (daemon/oci_linux.go): "<parent>:docker:
- *     <id>" with the systemd driver, "<parent>/<id>" with cgroupfs, the
- *     parent hostconfig.json's CgroupParent, else system.slice or
- *     /docker.  The record does not say which driver: both are offered.
- *   - Kubernetes names and the sandbox flag come from the kubelet's labels
- *     (io.kubernetes.pod.name, .namespace, .uid, io.kubernetes.container.
- *     name, io.kubernetes.docker.type podsandbox or container) only when
- *     the record is cri-dockerd's: its CgroupParent is the cgroup the
- *     kubelet made for the pod the labels name (".../pod<uid>" or
- *     "...-pod<uid with _>.slice"), and its name is cri-dockerd's
- *     "k8s_<container>_<pod>_<namespace>_<uid>_<attempt>" for the same
- *     labels ("POD" as the container: the sandbox).  Setting a cgroup
- *     parent through the Docker API is the root's; a container that only
- *     carries the labels gets its Docker name, never a pod's, and is
- *     never hidden.
- *
- * Only the default data root is read (a daemon.json "data-root" or
- * "cgroup-parent" is not followed; --path.rootfs still applies).
+ * rt_docker.c - Docker Engine containers, named from config.v2.json and
+ * hostconfig.json; Kubernetes names only for cri-dockerd's records.
+ * Design: docs/containers.md, "Whose names"; docs/architecture.md, "names/".
  */
 #include "autoconf.h"
 

@@ -1,39 +1,8 @@
 /*
- * rt_storage.c - containers kept by containers/storage: CRI-O's and
- * Podman's.  Both keep a container's OCI config.json in
- * <graphroot>/<driver>-containers/<id>/userdata/ (CRI-O also under its
- * runroot, /run/containers/storage), and storage's own index of
- * containers, <driver>-containers/containers.json, with each one's names
- * and a metadata string (JSON again) that the tool that made it fills.
- *
- * What is trusted.  The index decides whose a container is, because
- * only the tool writes the metadata: CRI-O's (cri-o's storage.
- * RuntimeContainerMetadata) carries "pod-name" and "pod-id", and "pod":
- * true (or a pod-id that is the container's own id) for a pod's
- * infrastructure (sandbox) container; Podman's never has them.  A
- * config.json's annotations are not enough: `podman run --annotation
- * io.kubernetes.cri-o.ContainerType=sandbox --annotation
- * io.kubernetes.pod.namespace=kube-system` writes them too.  So:
- *   - CRI-O's: the Kubernetes names from its config.json annotations
- *     (io.kubernetes.pod.name, .namespace, .uid, io.kubernetes.container.
- *     name, else the io.kubernetes.cri-o.Labels string; .ImageName),
- *     which CRI-O writes after a pod's own; the sandbox flag from the
- *     metadata;
- *   - anything else (Podman's, Buildah's): its first name, the image-name
- *     in its metadata; never Kubernetes names, never a sandbox;
- *   - either: where its cgroup is, from config.json's linux.cgroupsPath.
- *
- * containers.json lists every container, so it is read once, entry by
- * entry (jsonfile_read_array: never its whole tree), into a compact
- * index, sorted by id, of what the names need: each id (32 bytes), whose
- * it is (CRI-O's, a sandbox), its first name and image name (in one
- * pool of strings).  The index, or why the file could not be read, is
- * kept until the file's mtime, size or inode changes: a round of lookups
- * costs one stat() of it, also when the file is broken, and for every
- * other runtime's containers, which are looked up here first.  A broken
- * index in one <driver>-containers directory does not hide the others'.
- * containers.json is also the record a name is refreshed from: it is
- * rewritten when a container is renamed.
+ * rt_storage.c - containers kept by containers/storage (CRI-O's and Podman's):
+ * the index containers.json decides whose a container is, config.json says the
+ * rest.
+ * Design: docs/containers.md, "Whose names"; docs/architecture.md, "names/".
  */
 #include "autoconf.h"
 

@@ -1,16 +1,8 @@
 /*
- * runtime.c - what the runtime readers share (see runtime.h): a reader's
- * answer (names_found) filled in, the stamp of the record it came from,
- * the files it reads through rt_root (one fd on the root the runtimes
- * live under, paths resolved in it as if it were "/": util/inroot.h),
- * its errors, and the trust checks on what a record says: whether it
- * places a container at a cgroup (an OCI cgroupsPath, cgroupfs or
- * systemd style, expanded as runc and crun make it) and whether the
- * cgroup was delegated to a user.
- *
- * One file for the readers' common ground so that each rt_*.c is only
- * its runtime's own format; none of it knows the resolver's thread or
- * cache (names.c, names_resolve.c).
+ * runtime.c - what the runtime readers share (runtime.h): the answer filled
+ * in, its record's stamp, the files under the root, errors, and the cgroup
+ * placement and delegation checks.
+ * Design: docs/architecture.md, "names/".
  */
 #include "autoconf.h"
 

@@ -1,28 +1,8 @@
 /*
- * runtime.h - what names/ shares: the readers of container runtimes'
- * on-disk state, one file each, behind one ops table (chrony's refclock
- * drivers are the model): the resolver (names_resolve.c) calls them in
- * order and has no branch for any runtime; what they share is runtime.c.
- *
- *   rt_containerd.c  containerd's CRI containers: the OCI bundle's
- *                    config.json, whose annotations the CRI plugin writes
- *   rt_storage.c     containers/storage: CRI-O (config.json annotations)
- *                    and Podman (containers.json)
- *   rt_docker.c      Docker Engine: config.v2.json
- *
- * A reader returns 0 and fills a names_found, -ENOENT when the id is not
- * one of its containers, or another -errno (the file unreadable,
- * oversized -EFBIG, malformed -EBADMSG) with the path and the reason in
- * found->err.  It never logs.
- *
- * What a reader trusts (each file's header says which record, and why):
- * the id in a cgroup's path is anyone's to choose, and so are a
- * container's labels and annotations (docker run --label, podman run
- * --annotation).  So a reader gives, from the record the owning runtime
- * writes itself, where the container's cgroup is (f->cgpath, in OCI
- * linux.cgroupsPath form; names_resolve.c compares it with the cgroup
- * the id came from), and sets f->sandbox and the Kubernetes names only
- * from a record only the kubelet's runtime writes.
+ * runtime.h - the readers of the container runtimes' on-disk state, one file
+ * each (rt_*.c), behind one ops table that the resolver calls in order; what a
+ * reader returns and trusts.
+ * Design: docs/containers.md, "Whose names"; docs/architecture.md, "names/".
  */
 #ifndef PMU_RUNTIME_H
 #define PMU_RUNTIME_H
