@@ -1,54 +1,8 @@
 /*
- * detect.c - each judged cgroup against its own baseline, one sample at a
- * time (interference_int.h).
- *
- * Three things CPI2's isolated 2-sigma outliers got wrong on a node, and
- * what this file does instead:
- *
- * - A change every workload shares (the clock, a firmware setting, a
- *   node-wide input) is factored out continuously, both ways: each
- *   sample, the node's factor is the median over the ready judged cgroups
- *   of CPI / baseline, and every cgroup's CPI is divided by it before it
- *   is judged or learnt (x = CPI / factor).  No rule switches on or off,
- *   so nothing is left blind when such a change ends.  The price: a
- *   neighbour that slows more than half of the judged cgroups alike is
- *   the node's factor, not interference.
- * - Noise: CPI is autocorrelated (phases, caches warming), so its samples
- *   come in runs.  The baseline keeps, besides the mean and variance, the
- *   lag-1 autocovariance, and a rise is measured in the long-run standard
- *   deviation sd * sqrt((1 + phi) / (1 - phi)), the scale on which sums of
- *   such samples vary.  The baseline's updates are clipped at 3 sd (a
- *   Huber step), so one wild sample does not widen it.
- * - Isolated outliers: a victim needs a sustained rise.  A one-sided CUSUM
- *   of the standardised deviations with reference K = outlier_sigma / 2
- *   (the optimal reference for a shift of outlier_sigma) alarms at H; a
- *   sample adds at most H / 3, so it takes three rising samples in a row
- *   to alarm.  A sample in alarm is an outlier, and victim_outliers of
- *   them within victim_window make a victim (interference.c).
- *
- * Interference only ever raises CPI.  A baseline learnt while an
- * antagonist acts in bursts (the daemon, its analysis or the victim
- * started beside it, or the bursts' rises learnt bit by bit over an
- * episode) takes the bursts for its own: its mean raised, its spread and
- * autocorrelation widened, so that later bursts stay inside it.  So when
- * a baseline is complete, and every half ring after while the cgroup is
- * rising, the ring's clean part is estimated from its low samples
- * (clean_of); where that is clearly lower than the baseline it is
- * proposed, and the baseline takes it only if a neighbour's use explains
- * the ring's CPI (interference.c asks suspects.c): a cgroup whose CPI
- * wanders on its own keeps its wide baseline.  Where no clean part lies
- * below (the cgroup's own CPI wanders as far as the bursts reach, and
- * bursts take part of most samples), a cgroup out of alarm offers the
- * line instead, on its CPI's own schedule: the neighbour's use whose
- * rises explain the ring is found among those whose use varied most, and
- * the baseline is the CPI on the line of CPI on that use, at the least
- * that neighbour used (detect_fit_clean).
- *
- * While a cgroup is in alarm its baseline learns only its mean, with
- * weight 1/BASELINE: interference does not become the baseline within the
- * episode, and a lasting change of the cgroup's own (a release) is learnt
- * in about BASELINE samples (an hour at the default window).  The CUSUM
- * is capped at 2H, so an alarm ends within 2H / K samples of the rise.
+ * detect.c - each judged cgroup against its own baseline, one sample at a time
+ * (interference_int.h): the node's common change factored out, the baseline,
+ * its clean start, the CUSUM.
+ * Design: docs/interference.md, "How", steps 3 to 5.
  */
 #include "autoconf.h"
 

@@ -1,23 +1,7 @@
 /*
- * interference.c - CPI2 on the node (see interference.h): the thread, the
- * table of cgroups, each snapshot's deltas and a sample's close; detect.c
- * and suspects.c do the judging, result.c publishes, state.c keeps the
- * baselines across restarts.
- *
- * State: one struct cg per cgroup the group counts, in a dense array
- * indexed by an open-addressing table on a 64-bit hash of the cgroup's
- * path (its labels are read from the snapshot, never copied; two paths
- * of 10,000 share a hash with odds of about 3e-12).  A cgroup absent
- * from a snapshot is removed at once, as the collector closes it.  The
- * ring holds floats, a sample's CPU use and CPI: 60 points of 8 bytes;
- * with the baseline and the counts the struct stays under the 1 kB a
- * cgroup may cost (bench/interference_scenarios measures it: 798 bytes
- * at 10,000 cgroups with the array's slack, grown by a quarter).
- *
- * Everything here runs on one thread at a time: the analysis thread
- * (interference_start) or the caller of interference_feed.  Other threads
- * only offer snapshots, ask for a reload and take the published result,
- * each under the one mutex, which nothing holds while analysing.
+ * interference.c - CPI2 on the node (interference.h): the thread, the table of
+ * cgroups, each snapshot's deltas and a sample's close.
+ * Design: docs/interference.md; docs/architecture.md, "analysis/".
  */
 #include "autoconf.h"
 

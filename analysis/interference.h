@@ -1,28 +1,8 @@
 /*
- * interference.h - who is slowing a cgroup down: the node's half of CPI2
- * (Zhang et al., "CPI2: CPU performance isolation for shared compute
- * clusters", EuroSys 2013), made to hold on a busy node, as a consumer of
- * the published snapshots.
- *
- * It never touches the counting.  Each snapshot it is handed, it reads
- * the cumulative counts of one group (cycles, instructions) and that
- * group's enabled time per cgroup, and turns their deltas into a bounded
- * ring per cgroup of CPU use (CPU-seconds per second) and CPI, one point
- * per sample of window / INTERFERENCE_RING seconds.  Only the most
- * specific counted cgroups are judged (a container, not its pod).  At
- * the end of each sample: the node's common change factored out of every
- * CPI (detect.c), a CUSUM of each cgroup's sustained rise against its own
- * autocorrelation-aware baseline, a victim with victim_outliers samples
- * in alarm within victim_window, and for each victim its suspects: the
- * neighbours whose use tracks its CPI with its own use and the others'
- * held out, or that stepped up when its rise began, each significant
- * against every candidate (suspects.c).
- *
- * One thread owns the state (the analysis thread, or a test calling
- * interference_feed); what it found is published as an immutable,
- * reference-counted result that the HTTP side renders.  docs/interference.md
- * says where each parameter comes from, and the error budget it is held
- * to.
+ * interference.h - who is slowing a cgroup down: the node's half of CPI2, a
+ * consumer of the published snapshots on a thread of its own that publishes an
+ * immutable result.
+ * Design: docs/interference.md; docs/architecture.md, "analysis/".
  */
 #ifndef PMU_INTERFERENCE_H
 #define PMU_INTERFERENCE_H

@@ -1,7 +1,7 @@
 /*
- * interference_config.c - the interference: block's struct (see
- * interference.h): defaults, copies, comparison.  Apart from the analysis
- * so that config/ (and its fuzzer) link it alone.
+ * interference_config.c - the interference: block's struct (interference.h):
+ * defaults, copies, comparison, apart so that config/ links it alone.
+ * Design: docs/architecture.md, "analysis/".
  */
 #include "autoconf.h"
 

@@ -1,25 +1,7 @@
 /*
- * interference_int.h - the analysis's state, shared by its files and
- * nothing else:
- *
- *   interference.c  the thread, the table of cgroups, a snapshot's
- *                   deltas, a sample's close and the published result;
- *   detect.c        each cgroup against its own baseline: the node's
- *                   common mode factored out, a CUSUM of sustained rises;
- *   suspects.c      who tracks a victim's CPI: partial correlation with
- *                   the victim's own use and the others' held out, and
- *                   who stepped up when its rise began, each tested for
- *                   significance against every candidate;
- *   reload.c        what a reload or a new interval keeps: the rings
- *                   resampled to a new sample length;
- *   result.c        what a sample publishes: the judged cgroups, the
- *                   victims ranked with their suspects;
- *   state.c         what outlives the daemon: the baselines in the
- *                   state file, matched to cgroups by path or workload.
- *
- * One thread owns all of it (interference.h); the split is by job, each
- * file a pure step over this state, so that each can be read and tested
- * on its own.
+ * interference_int.h - the analysis's state, shared by its files (one per job,
+ * each a pure step over it) and nothing else.
+ * Design: docs/architecture.md, "analysis/".
  */
 #ifndef PMU_INTERFERENCE_INT_H
 #define PMU_INTERFERENCE_INT_H

@@ -1,19 +1,7 @@
 /*
- * onset.c - the onset test of suspects.c (interference_int.h): for an
- * antagonist that stepped up when the victim's rise began and stays,
- * whose use varies too little to correlate.  The candidate the victim's
- * CPI follows most closely of all (Pearson's r, found in suspects.c's
- * correlation pass) is named when its step at the victim's onset, or at
- * the ONSET_SLACK positions before it, is significant, and only when it
- * leads the runner-up by ONSET_LEAD_Z: antagonists starting in the same
- * minute all step at every victim's onset (the first that passed was
- * once named, a coin toss among 50), and where the victim's onset is
- * late (its CUSUM back at zero in its antagonist's first pause) another
- * that stepped there is no explanation.  And the trend, for one whose use
- * ramps up over the window (no step to align on, too smooth to correlate
- * among many): of the candidates whose use rose significantly along the
- * window, the one the victim's CPI follows most closely, when it leads
- * the next such by as much.  docs/interference.md, "How", step 7.
+ * onset.c - the onset and trend tests of suspects.c (interference_int.h), for
+ * an antagonist that stepped up and stays, or ramps up.
+ * Design: docs/interference.md, "How", step 7.
  */
 #include "autoconf.h"
 

@@ -1,25 +1,7 @@
 /*
- * reload.c - what a reload or a new interval keeps (interference_int.h).
- *
- * A reload that changes no count read (only thresholds, the floor, the
- * victim window, the number of suspects) keeps every baseline, alarm and
- * held suspect as it is: the next sample is judged with the new keys.
- *
- * A sample spans window / INTERFERENCE_RING rounded to whole intervals,
- * so a reload that changes the window, or the collector's interval, can
- * change what one point of the rings means.  Starting afresh there left
- * the analysis blind for as long as a baseline takes to learn (half a
- * window) and, while an antagonist acted meanwhile, for as long as it
- * acted (the new baseline learnt its interference).  Instead each
- * cgroup's ring is converted: a new point is the mean of the old points
- * it overlaps, weighted by the overlap (CPI over those that had one),
- * and a point older than the old ring reached has none; the alarm bits
- * and the onset of a rise are moved to the same ages.  The baseline
- * keeps its mean; its spread is widened by the ratio when samples get
- * shorter (white noise averages less over a shorter sample) and kept
- * when they get longer (a wider baseline only errs towards no victim).
- *
- * Cost: one pass over every cgroup's two rings, at a reload.
+ * reload.c - what a reload or a new interval keeps (interference_int.h): every
+ * baseline, or the rings resampled to a new sample length.
+ * Design: docs/interference.md, "Config"; docs/architecture.md, "analysis/".
  */
 #include "autoconf.h"
 

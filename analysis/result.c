@@ -1,8 +1,8 @@
 /*
  * result.c - what the analysis publishes (interference.h): each sample's
- * result, its judged cgroups, its victims ranked (the most alarms first,
- * then the busiest) with their suspects (suspects.c), behind the
- * publishing slot (util/publish.h) the HTTP side reads.
+ * judged cgroups, its victims ranked with their suspects, behind the
+ * publishing slot the HTTP side reads.
+ * Design: docs/interference.md, "How".
  */
 #include "autoconf.h"
 

@@ -1,22 +1,8 @@
 /*
- * state.c - what of the analysis outlives the daemon (interference.h,
- * interference_state_file): each ready baseline, written to the state
- * file (util/statefile.h: whole or not at all, read back only when it is
- * the daemon's own) every STATE_EVERY_S of snapshots and when the thread
- * stops, and read when the daemon starts.  A cgroup the analysis meets
- * again takes its baseline from the file by its path, or, where its path
- * changed with its identity (a container made again has a new id in its
- * path), by its workload: its labels but the ids (container_id, pod_uid)
- * and a pod name's generated suffix, so that namespace, pod's owner and
- * container, or a container's name and image, or a unit, are what match.
- *
- * The payload, little-endian: the sample length in seconds (the bits of
- * a double), the entry count (u32), a u32 of zero; then each entry: the
- * path's key, the workload's key (0: none), mean, variance,
- * autocovariance and the sensitivity's two sums (doubles' bits), the
- * samples learnt (u32) and a u32 of zero.  Every field is checked; one
- * out of range refuses the whole file with one log line, and the
- * analysis starts afresh.
+ * state.c - what of the analysis outlives the daemon: each ready baseline in
+ * the state file (util/statefile.h), matched again by path or workload.
+ * Design: docs/interference.md, "After a restart"; docs/architecture.md,
+ * "analysis/".
  */
 #include "autoconf.h"
 

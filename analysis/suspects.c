@@ -1,20 +1,8 @@
 /*
- * suspects.c - who is slowing a victim down (interference_int.h): each
- * other judged cgroup scored by two tests at the family-wise level
- * suspect_significance (Bonferroni over candidates, tests and tries):
- * the partial correlation of the victim's CPI with its use, the
- * victim's own use and the others' total held out (at lag 0, then where
- * nobody passes at lags to LAG_S), Fisher's z with Bartlett's n_eff
- * floored by rw_floor; and where nothing correlates, the onset
- * (onset.c), for an antagonist that stepped up and stays, then its trend
- * (onset.c), for one that ramped up, past what random walks reach
- * (rw_trend).  A victim holds its suspects through its episode until
- * their use falls or, varying from sample to sample, their correlation
- * contradicts them; one the onset or the trend named gives way to any the
- * correlation names.  The whole method, its reasons and its error
- * budget: docs/interference.md, "How", step 7.  Cost: per victim, one
- * pass of two products over each candidate's 60 samples (the rest made
- * once a sample, suspects_prepare).
+ * suspects.c - who is slowing a victim down (interference_int.h): each other
+ * judged cgroup scored by the partial correlation, then the onset and the
+ * trend (onset.c), and the suspects a victim holds.
+ * Design: docs/interference.md, "How", step 7.
  */
 #include "autoconf.h"
 
