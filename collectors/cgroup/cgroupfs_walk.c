@@ -1,10 +1,8 @@
 /*
  * cgroupfs_walk.c - expanding a cgroup path pattern into the cgroups it names
  * (cgroupfs_expand), and the directories it read: those to watch.
- * Hand-written: glob(3) has no "**", stats each entry and cannot report the
- * directories it read.
- * Design: docs/configuration.md, "Bounded walks"; docs/architecture.md,
- * "collectors/cgroup/".
+ * Hand-written: glob(3) has no "**" and cannot say which directories it read.
+ * Design: docs/architecture.md, "collectors/cgroup/".
  */
 #include "autoconf.h"
 
