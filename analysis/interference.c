@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/interference.h"
 #include "analysis/interference_int.h"
 
 /* ---- state ---------------------------------------------------------- */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/interference.h"
+#include "analysis/interference_config.h"
 
 void
 interference_config_defaults(struct interference_config *c)

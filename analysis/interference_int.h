@@ -10,8 +10,9 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "analysis/interference.h"
+#include "analysis/interference_config.h"
 #include "collectors/collector/snapshot.h"
+#include "util/publish.h"
 
 enum { CYC, INS, EN };
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis/interference_int.h"
+#include "analysis/result.h"
 
 /* ---- results -------------------------------------------------------- */
 

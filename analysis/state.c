@@ -15,6 +15,7 @@
 #include <syslog.h>
 
 #include "analysis/interference_int.h"
+#include "analysis/state.h"
 #include "util/statefile.h"
 
 #define MAGIC "PMUIFRST"
