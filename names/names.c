@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "names/names.h"
 #include "names/names_int.h"
 #include "util/clock.h"
 

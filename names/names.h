@@ -10,26 +10,9 @@
 
 #include <stddef.h>
 
+#include "names/names_resolve.h"
+#include "names/names_types.h"
 #include "util/publish.h"
-
-/* The labels a name map gives, in the order series carry them. */
-enum names_label {
-	NAMES_NAMESPACE,		/* Kubernetes namespace */
-	NAMES_POD,			/* Kubernetes pod name */
-	NAMES_CONTAINER,		/* container name; "POD": a sandbox */
-	NAMES_IMAGE,			/* image reference, as the user gave it */
-	NAMES_POD_UID,			/* Kubernetes pod uid */
-	NAMES_NR
-};
-
-extern const char *const names_label_name[NAMES_NR];
-
-/* The label whose value is looked up. */
-#define NAMES_ID_LABEL "container_id"
-
-/* Is id what a runtime names a container by (64 lowercase hex digits)?
- * Only such ids are looked up; they are also safe in a path. */
-int names_id_valid(const char *id);
 
 /*
  * What the resolver knows about one id in one cgroup.  v[i] NULL: no
@@ -64,15 +47,6 @@ const struct namemap_entry *namemap_find(const struct namemap *m,
     const char *id, const char *cgroup);
 void namemap_unref(struct namemap *m);
 
-/* Priorities as in syslog.h. */
-typedef void (*names_log_fn)(int prio, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-struct names_opts {
-	const char *rootfs;		/* prefix of the runtimes' paths: "/" */
-	names_log_fn log;		/* NULL: silent */
-};
-
 struct names;
 
 /* A resolver, its thread not started.  0 or -ENOMEM. */
@@ -101,16 +75,5 @@ int names_want(struct names *n, const char *cgroot, const char *const *ids,
 
 /* The newest map with a reference (namemap_unref it); never NULL. */
 struct namemap *names_map(struct names *n);
-
-/*
- * Look id up now, on the calling thread, through every reader: for the
- * tests and the fuzzer (the resolver's round looks ids up itself).  1
- * and *f filled when a runtime knows id and its record places it in
- * cgroup; 0 otherwise.  Whether cgroup is in a delegated subtree is not
- * looked at here (names_delegated).
- */
-struct names_found;
-int names_lookup(struct names *n, const char *id, const char *cgroup,
-    struct names_found *f);
 
 #endif

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <syslog.h>
 
-#include "names/names.h"
+#include "names/names_types.h"
 #include "names/runtime.h"
 #include "util/publish.h"
 

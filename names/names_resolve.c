@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "names/names_int.h"
+#include "names/names_resolve.h"
 #include "util/clock.h"
 
 /* Empty a cache entry's names, freeing those it owns (names.c's cache

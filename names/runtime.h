@@ -13,7 +13,7 @@
 
 #include <json-c/json.h>
 
-#include "names/names.h"
+#include "names/names_types.h"
 
 /* Which file a record was read from, as far as a change shows: a
  * runtime rewrites its state files by rename (a new inode). */
