@@ -12,6 +12,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "config/config.h"
 #include "config/config_int.h"
 #include "util/text.h"
 

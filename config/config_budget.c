@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/config.h"
+#include "config/config_budget.h"
 #include "config/yamldoc_short.h"
 
 #define CONFIG_RULE_BYTES 4096u

@@ -10,7 +10,9 @@
 #include <stddef.h>
 #include <yaml.h>
 
-#include "config/config.h"
+#include "analysis/interference_config.h"
+#include "collectors/collector/plan.h"
+#include "collectors/events/event.h"
 #include "config/yamldoc_short.h"
 #include "util/nameidx.h"
 

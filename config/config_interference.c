@@ -14,7 +14,9 @@
 #include <strings.h>
 #include <linux/perf_event.h>
 
-#include "config/config.h"
+#include "analysis/interference_config.h"
+#include "collectors/collector/plan.h"
+#include "config/config_interference.h"
 #include "config/yamldoc.h"
 #include "util/text.h"
 

@@ -8,7 +8,8 @@
 
 #include <stdio.h>
 
-#include "config/config.h"
+#include "collectors/collector/plan.h"
+#include "config/config_machine.h"
 
 int
 config_machine_check(const struct plan *cfg, const char *procfs,

@@ -13,7 +13,9 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "config/config_budget.h"
 #include "config/config_int.h"
+#include "config/config_interference.h"
 #include "util/text.h"
 
 /* A target names a group that is not defined: say so, with the nearest

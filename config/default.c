@@ -6,7 +6,7 @@
  */
 #include "autoconf.h"
 
-#include "config/config.h"
+#include "config/default.h"
 
 #ifdef HAVE_BPF
 #define MANY \
