@@ -19,6 +19,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "collectors/bpf/bpfcg.h"
 #include "collectors/bpf/bpfcg_int.h"
 #include "util/text.h"
 #include "cgcount.skel.h"
@@ -269,18 +270,6 @@ bpfcg_set_counter(struct bpfcg *b, int cpu, size_t ev, int fd)
 		return -EINVAL;
 	if (bpf_map_update_elem(bpf_map__fd(b->counters), &key,
 	    &val, BPF_ANY) < 0)
-		return -errno;
-	return 0;
-}
-
-int
-bpfcg_run_on(struct bpfcg *b, int cpu)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, o, .flags = BPF_F_TEST_RUN_ON_CPU,
-	    .cpu = (__u32)cpu);
-
-	if (bpf_prog_test_run_opts(bpf_program__fd(b->on_demand),
-	    &o) < 0)
 		return -errno;
 	return 0;
 }

@@ -11,47 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collectors/bpf/bpfcg_slots.h"
+#include "collectors/bpf/bpfcg_types.h"
 #include "collectors/bpf/cgcount.h"
 #include "collectors/perf/cpumap.h"
 #include "collectors/perf/scale.h"
-
-struct bpfcg;
-
-/* Counters per CPU across every bpf-mode group. */
-#define BPFCG_MAX_EVENTS CGC_MAX_EVENTS
-
-/* When the program runs. */
-enum bpfcg_trigger {
-	/* At a context switch that changes cgroup: the BTF-typed
-	 * sched_switch tracepoint, returning at once when the outgoing and
-	 * incoming tasks share a cgroup (needs the kernel's BTF). */
-	BPFCG_TRIGGER_CGROUP_CHANGE,
-	/* At every context switch: the sched_switch raw tracepoint. */
-	BPFCG_TRIGGER_EVERY_SWITCH,
-	/* At perf's cgroup-switches software event (bench/bpf_trigger). */
-	BPFCG_TRIGGER_CGROUP_SWITCHES
-};
-
-struct bpfcg_stats {
-	int trigger;			/* enum bpfcg_trigger */
-	uint64_t runs;			/* program runs */
-	uint64_t switches;		/* BPFCG_CGROUP_SWITCHES: how many the
-					   kernel counted; else 0 */
-	uint64_t switch_runs;		/* ... at a context switch (that
-					   changed cgroup) */
-	uint64_t read_errors;		/* counter reads that failed */
-	uint64_t charges;		/* (run, tracked cgroup) pairs */
-	uint64_t prog_misses;		/* runs the kernel skipped */
-	uint64_t unseen;		/* gaps in the switches seen */
-	uint64_t full;			/* cgroups refused: no free slot */
-	int lag;			/* BPFCG_MEASURE_LAG: the probe runs */
-	uint64_t lag_ns[CGC_CHANGE_NR];	/* ... by enum cgc_change: ns from the
-					   reading at the tracepoint to
-					   perf's cgroup switch, summed, */
-	uint64_t lag_n[CGC_CHANGE_NR];	/* ... over so many switches */
-	size_t entries;			/* cgroups tracked now */
-	size_t capacity;		/* ... at most */
-};
 
 /* Was the daemon built with BPF support? */
 int bpfcg_built(void);
@@ -96,34 +60,6 @@ int bpfcg_set_counter(struct bpfcg *b, int cpu, size_t ev, int fd);
  */
 int bpfcg_attach(struct bpfcg *b, const struct cpumap *cpus, char *why,
     size_t len);
-
-/*
- * Charge the cgroup with this id (and so its descendants' tasks) from now
- * on.  0: a new slot, its counts zero; 1: the id's slot already (another
- * reference), whose counts are what they are; -ENOSPC when max_cgroups
- * are tracked.
- */
-int bpfcg_track(struct bpfcg *b, uint64_t cgid, uint32_t *slot);
-
-/* Drop a reference; the last one stops charging and frees the slot. */
-void bpfcg_untrack(struct bpfcg *b, uint32_t slot);
-
-/* Freed slots not reusable yet (until the next refresh). */
-size_t bpfcg_pending(const struct bpfcg *b);
-
-/*
- * Charge every CPU's pending counts to whatever runs there now, then read
- * every tracked cgroup's totals (one batch read).  0 or -errno; on an
- * error bpfcg_read goes on giving the previous values.
- */
-int bpfcg_refresh(struct bpfcg *b);
-
-/*
- * After a refresh: what slot was charged for counter ev on cpu so far.
- * 0, or -EAGAIN when the last refresh failed (nothing to read: not 0).
- */
-int bpfcg_read(const struct bpfcg *b, uint32_t slot, size_t ev, int cpu,
-    struct count *out);
 
 void bpfcg_get_stats(const struct bpfcg *b, struct bpfcg_stats *st);
 

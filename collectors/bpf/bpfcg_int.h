@@ -1,19 +1,21 @@
 /*
  * bpfcg_int.h - what the loader's two files share (bpfcg.c: loading,
  * attaching, closing; bpfcg_slots.c: the slot table and the reads): struct
- * bpfcg, opaque outside collectors/bpf/, and the one call from the slots' file
- * into the loader's.
+ * bpfcg, opaque outside collectors/bpf/, and running the program on a CPU,
+ * which both do.
  * Design: docs/architecture.md, "collectors/bpf/".
  */
 #ifndef PMU_BPFCG_INT_H
 #define PMU_BPFCG_INT_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "collectors/bpf/bpfcg.h"
+#include "collectors/bpf/bpfcg_types.h"
 #include "collectors/bpf/cgcount.h"
 
 struct cgchange;			/* the skeletons (bpftool's) */
@@ -66,7 +68,17 @@ struct bpfcg {
 };
 
 /* Run on_demand on cpu: charge what is pending there.  0 or -errno
- * (-ENXIO: the CPU went offline). */
-int bpfcg_run_on(struct bpfcg *b, int cpu);
+ * (-ENXIO: the CPU went offline).  Here, inline, as both files run it. */
+static inline int
+bpfcg_run_on(struct bpfcg *b, int cpu)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o, .flags = BPF_F_TEST_RUN_ON_CPU,
+	    .cpu = (__u32)cpu);
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(b->on_demand),
+	    &o) < 0)
+		return -errno;
+	return 0;
+}
 
 #endif

@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "collectors/bpf/bpfcg_int.h"
+#include "collectors/bpf/bpfcg_slots.h"
 
 /*
  * The slots of the cgroups in the kernel's hash (tracked, or untracked
