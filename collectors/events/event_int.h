@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "collectors/events/event.h"
+#include "collectors/events/event_types.h"
 
 struct parse {
 	const struct event_ctx *ctx;

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "collectors/events/event.h"
 #include "collectors/events/event_int.h"
+#include "collectors/events/event_names.h"
 #include "util/text.h"
 
 static const struct event_name event_names[] = {

@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "collectors/events/event.h"
 #include "collectors/events/event_int.h"
+#include "collectors/events/pmu.h"
 #include "util/text.h"
 
 /* Term names perf knows that have no place in counting. */
