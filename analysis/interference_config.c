@@ -1,6 +1,7 @@
 /*
- * interference_config.c - the interference: block's struct (interference.h):
- * defaults, copies, comparison, apart so that config/ links it alone.
+ * interference_config.c - the interference: block's struct
+ * (interference_config.h): defaults, copies, comparison, apart so that
+ * config/ links it alone.
  * Design: docs/architecture.md, "analysis/".
  */
 #include "autoconf.h"

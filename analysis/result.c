@@ -1,5 +1,5 @@
 /*
- * result.c - what the analysis publishes (interference.h): each sample's
+ * result.c - what the analysis publishes (result.h): each sample's
  * judged cgroups, its victims ranked with their suspects, behind the
  * publishing slot the HTTP side reads.
  * Design: docs/interference.md, "How".

@@ -39,7 +39,7 @@ int config_load(const struct event_ctx *events, const char *path,
     struct plan **out, char *err, size_t errlen);
 
 /*
- * The same, with the interference: block too (analysis/interference.h):
+ * The same, with the interference: block too (analysis/interference_config.h):
  * *ifr is set (to be interference_config_fini'ed) only when 0 is
  * returned.  config_parse and config_load check the block and drop it.
  */

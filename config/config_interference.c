@@ -1,7 +1,8 @@
 /*
- * config_interference.c - the config's interference: block (config.h) into
- * struct interference_config (analysis/interference.h), read after the groups
- * and targets it refers to.
+ * config_interference.c - the config's interference: block
+ * (config_interference.h) into struct interference_config
+ * (analysis/interference_config.h), read after the groups and targets it
+ * refers to.
  * Design: docs/interference.md; docs/architecture.md, "config/".
  */
 #include "autoconf.h"

@@ -1,6 +1,6 @@
 /*
  * bpfcg_slots.c - the BPF cgroup counter's slots, one per tracked cgroup, and
- * the one read of its maps at each refresh (bpfcg.h).
+ * the one read of its maps at each refresh (bpfcg_slots.h).
  * Design: docs/architecture.md, "collectors/bpf/".
  */
 #include "autoconf.h"
