@@ -33,6 +33,13 @@ cap_bit(int cap)
 	return (uint64_t)1 << cap;
 }
 
+/* Either capability lets perf_event_open count system-wide and cgroups. */
+static uint64_t
+perf_caps(void)
+{
+	return cap_bit(DENIED_CAP_PERFMON) | cap_bit(DENIED_CAP_SYS_ADMIN);
+}
+
 void
 denied_parse_status(const char *text, struct denied_status *st)
 {
@@ -200,8 +207,7 @@ enum denied_cause
 denied_classify(const struct denied_facts *f, char *msg, size_t len)
 {
 	const struct denied_status *st = &f->st;
-	uint64_t cap = cap_bit(DENIED_CAP_PERFMON) |
-	    cap_bit(DENIED_CAP_SYS_ADMIN);
+	uint64_t cap = perf_caps();
 	const char *held = st->cap_eff & cap_bit(DENIED_CAP_PERFMON) ?
 	    "CAP_PERFMON" : "CAP_SYS_ADMIN";
 	int userns = denied_in_userns(f->uid_map);
