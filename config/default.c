@@ -8,8 +8,14 @@
 
 #include "config/default.h"
 
+/*
+ * Every layout but the pods in mode: bpf, perf mode where BPF cannot run:
+ * one perf-mode cgroup event on a CPU makes every switch between two
+ * cgroups there switch the CPU's cgroup events, a slice's containers'
+ * included (bench/RESULTS.md, "What counting every container costs").
+ */
 #ifdef HAVE_BPF
-#define MANY \
+#define BPF_OR_PERF \
 	"    mode: bpf\n" \
 	"    fallback: perf\n"
 #define PODS(G) \
@@ -45,7 +51,7 @@
 	"    relabel: *pod_uid_cgroupfs\n"
 #else
 /* Without BPF, mode: bpf is a config error: perf mode, and no pods. */
-#define MANY ""
+#define BPF_OR_PERF ""
 #define PODS(G) ""
 #endif
 
@@ -60,29 +66,32 @@
 	"  - layout: top\n" \
 	"    path: /*\n" \
 	"    groups: [" G "]\n" \
+	BPF_OR_PERF \
 	"  # systemd services, in a slice or a slice's slice (getty@tty1).\n" \
 	"  - layout: service\n" \
 	"    path: /*.slice/*.service\n" \
 	"    groups: [" G "]\n" \
+	BPF_OR_PERF \
 	"    relabel: &unit\n" \
 	"      - regex: '.*/([^/]+\\.service)'\n" \
 	"        target_label: unit\n" \
 	"  - layout: service\n" \
 	"    path: /*.slice/*.slice/*.service\n" \
 	"    groups: [" G "]\n" \
+	BPF_OR_PERF \
 	"    relabel: *unit\n" \
 	"  # Docker: systemd cgroup driver, then cgroupfs.\n" \
 	"  - layout: docker\n" \
 	"    path: /*.slice/docker-*.scope\n" \
 	"    groups: [" G "]\n" \
-	MANY \
+	BPF_OR_PERF \
 	"    relabel:\n" \
 	"      - regex: '.*/docker-([0-9a-f]{64})\\.scope'\n" \
 	"        target_label: container_id\n" \
 	"  - layout: docker\n" \
 	"    path: /docker/*\n" \
 	"    groups: [" G "]\n" \
-	MANY \
+	BPF_OR_PERF \
 	"    relabel:\n" \
 	"      - regex: '/docker/([0-9a-f]{64})'\n" \
 	"        target_label: container_id\n" \
@@ -92,7 +101,7 @@
 	"    path: /*.slice/libpod-*.scope\n" \
 	"    exclude: /*.slice/libpod-conmon-*.scope\n" \
 	"    groups: [" G "]\n" \
-	MANY \
+	BPF_OR_PERF \
 	"    relabel: &libpod\n" \
 	"      - regex: '.*/libpod-([0-9a-f]{64})(\\.scope)?'\n" \
 	"        target_label: container_id\n" \
@@ -100,58 +109,58 @@
 	"    path: /machine.slice/machine-libpod_pod_*.slice/libpod-*.scope\n" \
 	"    exclude: /machine.slice/*/libpod-conmon-*.scope\n" \
 	"    groups: [" G "]\n" \
-	MANY \
+	BPF_OR_PERF \
 	"    relabel: *libpod\n" \
 	"  - layout: podman\n" \
 	"    path: /user.slice/user-*.slice/user@*.service/user.slice/libpod-*.scope\n" \
 	"    exclude: /user.slice/*/*/*/libpod-conmon-*.scope\n" \
 	"    groups: [" G "]\n" \
-	MANY \
+	BPF_OR_PERF \
 	"    relabel: *libpod\n" \
 	"  - layout: podman\n" \
 	"    path: /libpod_parent/libpod-*\n" \
 	"    groups: [" G "]\n" \
-	MANY \
+	BPF_OR_PERF \
 	"    relabel: *libpod\n" \
 	"  - layout: podman\n" \
 	"    path: /libpod_parent/*/libpod-*\n" \
 	"    groups: [" G "]\n" \
-	MANY \
+	BPF_OR_PERF \
 	"    relabel: *libpod\n" \
 	"  # containerd without Kubernetes: systemd driver, nerdctl, then\n" \
 	"  # cgroupfs /<namespace>/<id> for its usual namespaces.\n" \
 	"  - layout: containerd\n" \
 	"    path: /*.slice/cri-containerd-*.scope\n" \
 	"    groups: [" G "]\n" \
-	MANY \
+	BPF_OR_PERF \
 	"    relabel:\n" \
 	"      - regex: '.*/cri-containerd-([0-9a-f]{64})\\.scope'\n" \
 	"        target_label: container_id\n" \
 	"  - layout: containerd\n" \
 	"    path: /*.slice/nerdctl-*.scope\n" \
 	"    groups: [" G "]\n" \
-	MANY \
+	BPF_OR_PERF \
 	"    relabel:\n" \
 	"      - regex: '.*/nerdctl-([0-9a-f]{64})\\.scope'\n" \
 	"        target_label: container_id\n" \
 	"  - layout: containerd\n" \
 	"    path: /default/*\n" \
 	"    groups: [" G "]\n" \
-	MANY \
+	BPF_OR_PERF \
 	"    relabel: &ns_id\n" \
 	"      - regex: '/[^/]+/([^/]+)'\n" \
 	"        target_label: container_id\n" \
 	"  - layout: containerd\n" \
 	"    path: /k8s.io/*\n" \
 	"    groups: [" G "]\n" \
-	MANY \
+	BPF_OR_PERF \
 	"    relabel: *ns_id\n" \
 	"  # CRI-O without Kubernetes; conmon's scope is not the container.\n" \
 	"  - layout: crio\n" \
 	"    path: /*.slice/crio-*.scope\n" \
 	"    exclude: /*.slice/crio-conmon-*.scope\n" \
 	"    groups: [" G "]\n" \
-	MANY \
+	BPF_OR_PERF \
 	"    relabel:\n" \
 	"      - regex: '.*/crio-([0-9a-f]{64})\\.scope'\n" \
 	"        target_label: container_id\n" \
@@ -162,7 +171,7 @@
 	"    path: /kubepods.slice/kubepods-*.slice/kubepods-*-pod*.slice/*.scope\n" \
 	"    exclude: /kubepods.slice/*/*/crio-conmon-*.scope\n" \
 	"    groups: [" G "]\n" \
-	MANY \
+	BPF_OR_PERF \
 	"    relabel: &k8s_systemd\n" \
 	"      - regex: '.*-pod([0-9a-f_]+)\\.slice/[^/]+'\n" \
 	"        target_label: pod_uid\n" \
@@ -174,13 +183,13 @@
 	"    path: /kubepods.slice/kubepods-pod*.slice/*.scope\n" \
 	"    exclude: /kubepods.slice/*/crio-conmon-*.scope\n" \
 	"    groups: [" G "]\n" \
-	MANY \
+	BPF_OR_PERF \
 	"    relabel: *k8s_systemd\n" \
 	"  - layout: kubernetes\n" \
 	"    path: /kubepods/*/pod*/*\n" \
 	"    exclude: /kubepods/*/pod*/crio-conmon-*\n" \
 	"    groups: [" G "]\n" \
-	MANY \
+	BPF_OR_PERF \
 	"    relabel: &k8s_cgroupfs\n" \
 	"      - regex: '.*/pod([0-9a-f-]+)/[^/]+'\n" \
 	"        target_label: pod_uid\n" \
@@ -191,7 +200,7 @@
 	"    path: /kubepods/pod*/*\n" \
 	"    exclude: /kubepods/pod*/crio-conmon-*\n" \
 	"    groups: [" G "]\n" \
-	MANY \
+	BPF_OR_PERF \
 	"    relabel: *k8s_cgroupfs\n" \
 	PODS(G) \
 	"  # systemd-nspawn and libvirt machines; systemd writes '-' in a\n" \
@@ -199,6 +208,7 @@
 	"  - layout: machine\n" \
 	"    path: /machine.slice/machine-*.scope\n" \
 	"    groups: [" G "]\n" \
+	BPF_OR_PERF \
 	"    relabel:\n" \
 	"      - regex: '.*/machine-(.+)\\.scope'\n" \
 	"        target_label: machine\n" \
@@ -206,6 +216,7 @@
 	"  - layout: machine\n" \
 	"    path: /machine.slice/systemd-nspawn@*.service\n" \
 	"    groups: [" G "]\n" \
+	BPF_OR_PERF \
 	"    relabel:\n" \
 	"      - regex: '.*/systemd-nspawn@(.+)\\.service'\n" \
 	"        target_label: machine\n" \
@@ -214,6 +225,7 @@
 	"  - layout: lxc\n" \
 	"    path: /lxc.payload.*\n" \
 	"    groups: [" G "]\n" \
+	BPF_OR_PERF \
 	"    relabel:\n" \
 	"      - regex: '/lxc\\.payload\\.(.+)'\n" \
 	"        target_label: machine\n"
