@@ -129,7 +129,7 @@ open_counters(const struct source_ctx *x, struct bpfobj *b,
 
 			if (e == 0 || x->ev_logged[g->gi][i]++)
 				continue;
-			SREPORT(x, LOG_WARNING, NULL, pg->name, pg->events[i].name, cpu,
+			REPORT(x, LOG_WARNING, NULL, pg->name, pg->events[i].name, cpu,
 			    e, "%s:%d:%d: event \"%s\" in group \"%s\" cannot "
 			    "be counted on cpu %d: %s; the rest keep counting",
 			    x->cfg->source, pg->events[i].line,

@@ -34,10 +34,10 @@ static void
 say_one(struct collector *c, int prio, const char *path, int came)
 {
 	if (came)
-		REPORT(c, prio, path, NULL, NULL, -1, 0, "counting cgroup %s",
+		REPORT(&c->rep, prio, path, NULL, NULL, -1, 0, "counting cgroup %s",
 		    path);
 	else
-		REPORT(c, prio, path, NULL, NULL, -1, 0, "cgroup %s is gone; "
+		REPORT(&c->rep, prio, path, NULL, NULL, -1, 0, "cgroup %s is gone; "
 		    "its series are dropped", path);
 }
 
@@ -129,7 +129,7 @@ cgnews_say(struct collector *c, struct cgnews *n)
 		if (s->came + s->went == 1 && s->first)
 			say_one(c, LOG_INFO, s->first, s->first_came);
 		else if (s->came + s->went > 1)
-			REPORT(c, LOG_INFO, s->subtree, NULL, NULL, -1, 0, "cgroups "
+			REPORT(&c->rep, LOG_INFO, s->subtree, NULL, NULL, -1, 0, "cgroups "
 			    "under %s: %zu counted, %zu gone (each at debug)",
 			    s->subtree, s->came, s->went);
 	}

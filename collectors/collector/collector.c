@@ -139,7 +139,7 @@ serve_request(struct collector *c)
 	int r = 0;
 
 	if (read(c->th.reqfd, &n, sizeof(n)) < 0 && errno != EAGAIN)
-		SAY(c, LOG_ERR, errno, "collector "
+		SAY(&c->rep, LOG_ERR, errno, "collector "
 		    "request: %s", strerror(errno));
 	pthread_mutex_lock(&c->th.lock);
 	q = c->th.req;
@@ -175,7 +175,7 @@ collector_main(void *arg)
 		if (poll(pfd, 4, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			SAY(c, LOG_ERR, errno,
+			SAY(&c->rep, LOG_ERR, errno,
 			    "collector poll: %s", strerror(errno));
 			break;
 		}
@@ -206,6 +206,7 @@ collector_new(const struct plan *cfg, const struct collector_opts *o,
 	c->online.fd = -1;
 	if (c->o.log == NULL)
 		c->o.log = nolog;
+	c->rep.log = c->o.log;
 	if (c->o.sysfs == NULL)
 		c->o.sysfs = "/sys";
 	if (c->o.mountinfo == NULL)
@@ -282,12 +283,12 @@ collector_stop(struct collector *c)
 	if (c == NULL || !c->th.started)
 		return;
 	if (write(c->th.stopfd, &one, sizeof(one)) < 0)
-		SAY(c, LOG_ERR, errno,
+		SAY(&c->rep, LOG_ERR, errno,
 		    "stopping the collector: %s", strerror(errno));
 	pthread_join(c->th.id, NULL);
 	/* Drain the stop request so that the thread can be started again. */
 	if (read(c->th.stopfd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		SAY(c, LOG_ERR, errno,
+		SAY(&c->rep, LOG_ERR, errno,
 		    "stopping the collector: %s", strerror(errno));
 	c->th.started = 0;
 }

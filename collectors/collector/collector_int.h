@@ -28,6 +28,7 @@
 #include "collectors/collector/instance.h"
 #include "collectors/collector/interval.h"
 #include "collectors/collector/online.h"
+#include "collectors/collector/report.h"
 #include "collectors/collector/source.h"
 #include "collectors/collector/targetset.h"
 
@@ -54,6 +55,7 @@ struct thread {
 struct collector {
 	const struct plan *cfg;		/* the running plan (targetset.c) */
 	struct collector_opts o;	/* as given (collector.c) */
+	struct report rep;		/* o.log, for each file (report.h) */
 	struct planstate ps;		/* targetset.h */
 	struct cgroot cg;		/* discovery.h */
 	struct online online;		/* online.h */
@@ -68,12 +70,5 @@ struct collector {
 	struct snapshot_slot slot;	/* the published one (interval.c) */
 	struct thread th;		/* collector.c */
 };
-
-#define REPORT(c, prio, cg, grp, ev, cpu, err, ...)			\
-	(c)->o.log((prio), &(const struct log_fields){ (cg), (grp), (ev),	\
-	    (cpu), (err) }, __VA_ARGS__)
-/* A report about no cgroup, group, event or CPU in particular. */
-#define SAY(c, prio, err, ...)						\
-	REPORT(c, prio, NULL, NULL, NULL, -1, err, __VA_ARGS__)
 
 #endif

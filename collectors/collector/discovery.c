@@ -65,7 +65,7 @@ skips_done(struct collector *c, const struct pass_skips *ps)
 		n = ps->sk.n[k];
 		ct = ps->entry[k];
 		if (n && n != c->cg.skipped[k])
-			REPORT(c, LOG_WARNING, ps->sk.first[k], NULL, NULL, -1, 0,
+			REPORT(&c->rep, LOG_WARNING, ps->sk.first[k], NULL, NULL, -1, 0,
 			    "%s:%d:%d: cgroup path %s: %zu subtree%s left "
 			    "out (%s), the first %s; %s",
 			    c->cfg->source, ct->line, ct->col, ct->path, n,
@@ -75,7 +75,7 @@ skips_done(struct collector *c, const struct pass_skips *ps)
 			    "delegated subtree up to its share of max_cgroups" :
 			    "each alone, what else the entry matches is counted");
 		else if (n == 0 && c->cg.skipped[k])
-			SAY(c, LOG_INFO, 0, "no cgroup "
+			SAY(&c->rep, LOG_INFO, 0, "no cgroup "
 			    "subtree is left out (%s) any more",
 			    cgroup_skip_reason(k));
 		c->cg.skipped[k] = n;
@@ -107,7 +107,7 @@ expand_all(struct collector *c, struct cgroup_list *lists,
 		if (r == 0)
 			skips_add(&ps, ct, &sk);
 		if (r < 0) {
-			REPORT(c, LOG_WARNING, ct->path, NULL, NULL, -1, -r,
+			REPORT(&c->rep, LOG_WARNING, ct->path, NULL, NULL, -1, -r,
 			    "%s:%d:%d: cgroup path %s: %s",
 			    cfg->source, ct->line, ct->col, ct->path,
 			    strerror(-r));
@@ -119,7 +119,7 @@ expand_all(struct collector *c, struct cgroup_list *lists,
 		 * layout's line says what they hold. */
 		if (lists[i].nr == 0 && !c->ps.pattern_empty[i] && !ct->layout) {
 			c->ps.pattern_empty[i] = 1;
-			REPORT(c, LOG_WARNING, ct->path, NULL, NULL, -1, 0,
+			REPORT(&c->rep, LOG_WARNING, ct->path, NULL, NULL, -1, 0,
 			    "%s:%d:%d: cgroup path %s matches no "
 			    "cgroup under %s (yet); it is counted as soon as "
 			    "it appears", cfg->source, ct->line, ct->col,
@@ -142,7 +142,7 @@ watch_dirs(struct collector *c, struct cgroup_list *dirs)
 	(void)cgroup_list_sort_unique(dirs);	/* no ids: no allocation */
 	r = cgwatch_set(c->cg.watch, c->cg.path, dirs);
 	if (r == -ENOSPC && !c->cg.logged_watch++)
-		SAY(c, LOG_WARNING, ENOSPC, "inotify watch "
+		SAY(&c->rep, LOG_WARNING, ENOSPC, "inotify watch "
 		    "limit reached (fs.inotify.max_user_watches): some new "
 		    "cgroups are found only by the rescan every %llus",
 		    (unsigned long long)(c->cfg->rescan_ns / 1000000000ULL));
@@ -174,7 +174,7 @@ ensure(struct collector *c, int new_plan)
 		r = cgroupfs_find(c->o.mountinfo, c->cg.path,
 		    sizeof(c->cg.path), &c->cg.v2);
 		if (r < 0)
-			SAY(c, LOG_WARNING, -r,
+			SAY(&c->rep, LOG_WARNING, -r,
 			    "no cgroup hierarchy with the perf_event "
 			    "controller in %s (%s): cgroup targets are not "
 			    "counted", c->o.mountinfo, strerror(-r));
@@ -183,7 +183,7 @@ ensure(struct collector *c, int new_plan)
 	}
 	/* Before the targets are built: the pass fills the watch set. */
 	if (c->cg.watch == NULL && (r = cgwatch_new(&c->cg.watch)) < 0)
-		SAY(c, LOG_WARNING, -r, "inotify: %s; new "
+		SAY(&c->rep, LOG_WARNING, -r, "inotify: %s; new "
 		    "cgroups are found only by the rescan every %llus",
 		    strerror(-r), (unsigned long long)(cfg->rescan_ns /
 		    1000000000ULL));

@@ -74,7 +74,7 @@ hotplug_changed(struct collector *c)
 	    cpumap_parse(buf, &m, NULL) < 0)
 		return 0;
 	buf[strcspn(buf, "\n")] = '\0';
-	SAY(c, LOG_INFO, 0, "online CPUs are now %s: "
+	SAY(&c->rep, LOG_INFO, 0, "online CPUs are now %s: "
 	    "reopening what changed", buf);
 	read_gone(c, &m);
 	memcpy(c->online.text, buf, sizeof(buf));

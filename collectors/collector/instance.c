@@ -71,7 +71,7 @@ report_open_error(struct collector *c, const struct inst_target *it,
 		if (c->said.emfile++)
 			return;
 		getrlimit(RLIMIT_NOFILE, &rl);
-		REPORT(c, LOG_ERR, it->cgroup, g->name, NULL, cpu, e,
+		REPORT(&c->rep, LOG_ERR, it->cgroup, g->name, NULL, cpu, e,
 		    "cannot open group \"%s\" on cpu %d for %s: %s; "
 		    "the open-files limit is %llu: raise it (LimitNOFILE= "
 		    "in the unit, or ulimit -n) or count fewer targets",
@@ -82,15 +82,15 @@ report_open_error(struct collector *c, const struct inst_target *it,
 		if (c->said.denied != DENIED_NONE)
 			return;
 		c->said.denied = denied_explain(c->o.procfs, e, why, sizeof(why));
-		REPORT(c, LOG_ERR, it->cgroup, g->name, NULL, cpu, e,
+		REPORT(&c->rep, LOG_ERR, it->cgroup, g->name, NULL, cpu, e,
 		    "perf_event_open for group \"%s\" on cpu %d: %s: %s",
 		    g->name, cpu, strerror(e), why);
 	} else if (it->cgroup && (e == EBADF || e == ENOENT)) {
-		REPORT(c, LOG_DEBUG, it->cgroup, g->name, NULL, cpu, e,
+		REPORT(&c->rep, LOG_DEBUG, it->cgroup, g->name, NULL, cpu, e,
 		    "cgroup %s vanished while opening group \"%s\"",
 		    it->cgroup, g->name);
 	} else {
-		REPORT(c, LOG_WARNING, it->cgroup, g->name, NULL, cpu, e,
+		REPORT(&c->rep, LOG_WARNING, it->cgroup, g->name, NULL, cpu, e,
 		    "cannot open group \"%s\" on cpu %d for %s: %s",
 		    g->name, cpu, it->name, strerror(e));
 	}
@@ -114,14 +114,14 @@ report_no_perf_cgroup(struct collector *c, const struct inst_target *it,
 	char ctl[256];
 
 	if (c->said.no_perf_cgroup++) {
-		REPORT(c, LOG_DEBUG, it->cgroup, g->name, NULL, cpu, ENOENT,
+		REPORT(&c->rep, LOG_DEBUG, it->cgroup, g->name, NULL, cpu, ENOENT,
 		    "cgroup %s has no perf_event controller state either",
 		    it->cgroup);
 		return;
 	}
 	if (c->cg.v2 && cgroupfs_subtree_control(c->cg.path, ctl,
 	    sizeof(ctl)) == 0 && ctl[0] == '\0')
-		REPORT(c, LOG_ERR, it->cgroup, g->name, NULL, cpu, ENOENT,
+		REPORT(&c->rep, LOG_ERR, it->cgroup, g->name, NULL, cpu, ENOENT,
 		    "cgroup %s cannot be counted: perf_event_open in cgroup "
 		    "mode fails with ENOENT (%s) even for a software event, "
 		    "because the kernel has not set up the perf_event "
@@ -134,7 +134,7 @@ report_no_perf_cgroup(struct collector *c, const struct inst_target *it,
 		    "(cgroup_rescan_interval) or reload", it->cgroup,
 		    strerror(ENOENT), c->cg.path, c->cg.path);
 	else
-		REPORT(c, LOG_ERR, it->cgroup, g->name, NULL, cpu, ENOENT,
+		REPORT(&c->rep, LOG_ERR, it->cgroup, g->name, NULL, cpu, ENOENT,
 		    "cgroup %s cannot be counted: perf_event_open in cgroup "
 		    "mode fails with ENOENT (%s) even for a software event: "
 		    "the kernel has no perf_event controller state for it "
@@ -186,7 +186,7 @@ inst_open(struct collector *c, const struct inst_target *it,
 			continue;
 		if (c->ps.ev_logged[tg->gi][i]++)
 			continue;
-		REPORT(c, LOG_WARNING, it->cgroup, g->name, g->events[i].name, in->cpu, e,
+		REPORT(&c->rep, LOG_WARNING, it->cgroup, g->name, g->events[i].name, in->cpu, e,
 		    "%s:%d:%d: event \"%s\" in group \"%s\" cannot be "
 		    "counted on cpu %d: %s; the rest keep counting",
 		    c->cfg->source, g->events[i].line, g->events[i].col,

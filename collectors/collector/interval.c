@@ -73,12 +73,12 @@ collect_one(struct collector *c, const struct target *t,
 		return;			/* no deltas this interval */
 	if (r < 0) {
 		if (r == -ENODATA)
-			REPORT(c, LOG_WARNING, t->cgroup, g->name, NULL, in->cpu, 0,
+			REPORT(&c->rep, LOG_WARNING, t->cgroup, g->name, NULL, in->cpu, 0,
 			    "group \"%s\" on cpu %d for %s is in error "
 			    "state (read returned 0 bytes); it stops counting",
 			    g->name, in->cpu, target_name(t));
 		else
-			REPORT(c, LOG_WARNING, t->cgroup, g->name, NULL, in->cpu, -r,
+			REPORT(&c->rep, LOG_WARNING, t->cgroup, g->name, NULL, in->cpu, -r,
 			    "reading group \"%s\" on cpu %d for %s: "
 			    "%s; it stops counting", g->name, in->cpu,
 			    target_name(t), strerror(-r));
@@ -96,7 +96,7 @@ collect_one(struct collector *c, const struct target *t,
 	if (in->running_ns == 0 && in->enabled_ns >= c->cfg->interval_ns / 2 &&
 	    !tg->unscheduled && takes_counters(g)) {
 		tg->unscheduled = 1;
-		REPORT(c, LOG_WARNING, t->cgroup, g->name, NULL, in->cpu, 0,
+		REPORT(&c->rep, LOG_WARNING, t->cgroup, g->name, NULL, in->cpu, 0,
 		    "group \"%s\" for %s has not been scheduled on cpu "
 		    "%d (time_running is 0): too many events for the "
 		    "counters, or the PMU is in use by someone else",
@@ -104,7 +104,7 @@ collect_one(struct collector *c, const struct target *t,
 	} else if (in->running_ns > 0 && tg->unscheduled == 1 &&
 	    in->last_dr > 0) {
 		tg->unscheduled = 2;
-		REPORT(c, LOG_INFO, t->cgroup, g->name, NULL, in->cpu, 0,
+		REPORT(&c->rep, LOG_INFO, t->cgroup, g->name, NULL, in->cpu, 0,
 		    "group \"%s\" for %s is being scheduled now",
 		    g->name, target_name(t));
 	}
@@ -234,7 +234,7 @@ due(struct collector *c, enum reconcile_reason *why)
 	    (as->retry && t0 - sc->last_rescan_ns >= c->cfg->rescan_ns)) {
 		sc->soon_tries += as->retry_soon;
 		/* The full rescan reopens what failed, keeping the rest. */
-		SAY(c, LOG_INFO, 0, "reopening group "
+		SAY(&c->rep, LOG_INFO, 0, "reopening group "
 		    "instances that stopped counting");
 		*as = (struct asks){ 0 };
 		*why = RECONCILE_RETRY;
@@ -262,7 +262,7 @@ interval_tend(struct collector *c)
 		c->sched.began_ns = mono_ns();
 	if (due(c, &why) &&
 	    targetset_reconcile(c, c->cfg, why, &c->sched.asks) < 0)
-		SAY(c, LOG_ERR, ENOMEM, "%s: %s", what[why],
+		SAY(&c->rep, LOG_ERR, ENOMEM, "%s: %s", what[why],
 		    strerror(ENOMEM));
 }
 
@@ -321,7 +321,7 @@ collect(struct collector *c, int hold_back)
 	nm = c->o.names ? names_map(c->o.names) : NULL;
 	s = snapbuild(c, nm, &seen);
 	if (s == NULL)
-		SAY(c, LOG_ERR, ENOMEM,
+		SAY(&c->rep, LOG_ERR, ENOMEM,
 		    "building a snapshot: %s", strerror(ENOMEM));
 	else {
 		/* Its time, as this file alone knows it. */

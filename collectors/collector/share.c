@@ -133,7 +133,7 @@ shares_evict(const struct collector *c, struct shares *sh,
 		target_close(t);
 		t->state = TARGET_SHARE_REFUSED;
 		s->counted--;
-		REPORT(c, LOG_DEBUG, t->cgroup, NULL, NULL, -1, 0, "cgroup %s, of the "
+		REPORT(&c->rep, LOG_DEBUG, t->cgroup, NULL, NULL, -1, 0, "cgroup %s, of the "
 		    "delegated subtree %s, is not counted any more: its room "
 		    "goes to %s", t->cgroup, s->subtree, for_whom->cgroup);
 		return 1;
@@ -196,14 +196,14 @@ shares_end(struct collector *c, struct shares *sh)
 		s = &sh->v[i];
 		before = said_before(&c->set.shares, s->subtree);
 		if (s->refused && s->refused != before)
-			REPORT(c, LOG_WARNING, s->subtree, NULL, NULL, -1, 0, "delegated "
+			REPORT(&c->rep, LOG_WARNING, s->subtree, NULL, NULL, -1, 0, "delegated "
 			    "subtree %s: %zu cgroup%s not counted: it has its "
 			    "share, %zu (delegated_max_cgroups), or no room is "
 			    "left, and cgroups not delegated go first",
 			    s->subtree, s->refused, s->refused == 1 ? " is" :
 			    "s are", c->cfg->delegated_max);
 		else if (s->refused == 0 && before)
-			REPORT(c, LOG_INFO, s->subtree, NULL, NULL, -1, 0, "delegated "
+			REPORT(&c->rep, LOG_INFO, s->subtree, NULL, NULL, -1, 0, "delegated "
 			    "subtree %s: every cgroup is counted now",
 			    s->subtree);
 	}

@@ -117,7 +117,7 @@ ctx_of(const struct collector *c, size_t k, struct asks *as)
 {
 	return (struct source_ctx){ c->cfg, c->ps.attrs, c->ps.ev_logged,
 	    &c->online.map, c->cg.found ? c->cg.path : NULL, c->cg.v2,
-	    c->kstate[k], c->o.log, as ? &as->retry_soon : NULL };
+	    c->kstate[k], c->rep.log, as ? &as->retry_soon : NULL };
 }
 
 /* ---- the kinds' own state ---------------------------------------- */

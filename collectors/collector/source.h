@@ -37,6 +37,7 @@
 #include "collectors/collector/plan.h"
 #include "collectors/collector/snapshot.h"
 #include "collectors/perf/scale.h"
+#include "collectors/collector/report.h"
 #include "util/logfields.h"
 
 struct asks;
@@ -112,14 +113,6 @@ struct source_ctx {
 	int *retry_soon;		/* the caller's ask (source_retry_soon);
 					   NULL but at a rescan's start */
 };
-
-/* A hook's report, as REPORT (collector_int.h) is the collector's. */
-#define SREPORT(x, prio, cg, grp, ev, cpu, err, ...)			\
-	(x)->log((prio), &(const struct log_fields){ (cg), (grp), (ev),	\
-	    (cpu), (err) }, __VA_ARGS__)
-/* ... about no cgroup, group, event or CPU in particular (SAY). */
-#define SSAY(x, prio, err, ...)						\
-	SREPORT(x, prio, NULL, NULL, NULL, -1, err, __VA_ARGS__)
 
 /*
  * What a kind holds for one target while the target lives (attach): a

@@ -188,7 +188,7 @@ say_unavailable(const struct source_ctx *x, struct bpfmode_state *bs,
 		    cfg->targets[i].fallback == PLAN_FALLBACK_SKIP;
 	}
 	if (strcmp(why, bs->why) != 0)
-		SSAY(x, refuse ? LOG_ERR : LOG_WARNING, -r,
+		SAY(x, refuse ? LOG_ERR : LOG_WARNING, -r,
 		    "mode: bpf is not available: %s; %s", why,
 		    refuse || skip ? "the cgroups of the entries with "
 		    "fallback: refuse or skip are not counted, the "
@@ -205,14 +205,14 @@ say_loaded(const struct source_ctx *x, const struct bpfobj *b)
 	const char *no_change;
 
 	if (bpfcg_trigger(b->cg, &no_change) == BPFCG_TRIGGER_CGROUP_CHANGE)
-		SSAY(x, LOG_INFO, 0, "mode: bpf: %zu group%s "
+		SAY(x, LOG_INFO, 0, "mode: bpf: %zu group%s "
 		    "opened once on each of %zu CPUs, charged by a BPF program "
 		    "to up to %zu cgroups; it runs when a context switch "
 		    "changes cgroup (BTF-typed sched_switch tracepoint)",
 		    b->nr_groups, b->nr_groups == 1 ? "" : "s", b->cpus.nr,
 		    b->max_cgroups);
 	else
-		SSAY(x, LOG_NOTICE, 0, "mode: bpf: %zu group%s "
+		SAY(x, LOG_NOTICE, 0, "mode: bpf: %zu group%s "
 		    "opened once on each of %zu CPUs, charged by a BPF program "
 		    "to up to %zu cgroups; it runs at every context switch "
 		    "(sched_switch raw tracepoint), also between tasks of one "
@@ -302,7 +302,7 @@ bpfmode_refresh(const struct source_ctx *x)
 	if (bpfmode_st(x)->cur == NULL)
 		return;
 	if ((r = bpfcg_refresh(bpfmode_st(x)->cur->cg)) < 0)
-		SSAY(x, LOG_WARNING, -r, "reading the BPF "
+		SAY(x, LOG_WARNING, -r, "reading the BPF "
 		    "program's counts: %s", strerror(-r));
 }
 
@@ -540,12 +540,12 @@ bpfmode_tally(const struct source_ctx *x, size_t full, size_t refused,
 	bs->full = full;
 	bs->refused = refused;
 	if (full != bs->full_logged && full)
-		SSAY(x, LOG_WARNING, ENOSPC, "%zu cgroup%s not "
+		SAY(x, LOG_WARNING, ENOSPC, "%zu cgroup%s not "
 		    "counted: mode: bpf tracks %zu cgroups already: %s; raise "
 		    "modes.bpf.max_cgroups", full, full == 1 ? " is" : "s are",
 		    max_cgroups(x->cfg), full_names);
 	else if (full != bs->full_logged)
-		SSAY(x, LOG_INFO, 0, "every cgroup left out "
+		SAY(x, LOG_INFO, 0, "every cgroup left out "
 		    "for want of a BPF slot is counted now");
 	bs->full_logged = full;
 	return full && room_soon(bs);
@@ -574,7 +574,7 @@ bpfmode_attach(const struct source_ctx *x, const char *cgroup, int cgfd,
 	if (bs->cur == NULL || cgfd < 0)
 		return -ENOENT;
 	if ((r = cgroupfs_id(cgfd, &id)) < 0) {
-		SREPORT(x, LOG_WARNING, cgroup, NULL, NULL, -1, -r, "cgroup %s: "
+		REPORT(x, LOG_WARNING, cgroup, NULL, NULL, -1, -r, "cgroup %s: "
 		    "reading its id (name_to_handle_at): %s", cgroup,
 		    strerror(-r));
 		return r;

@@ -190,7 +190,7 @@ target_dir(struct collector *c, const struct target *t)
 	int fd = cgroupfs_open_dir(c->cg.path, t->cgroup);
 
 	if (fd < 0)
-		REPORT(c, LOG_DEBUG, t->cgroup, NULL, NULL, -1, -fd, "cgroup %s: %s%s: "
+		REPORT(&c->rep, LOG_DEBUG, t->cgroup, NULL, NULL, -1, -fd, "cgroup %s: %s%s: "
 		    "%s", t->cgroup, c->cg.path, t->cgroup, strerror(-fd));
 	return fd;
 }
@@ -395,7 +395,7 @@ target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
 	if (tg) {
 		tg->per_cpu |= per_cpu;
 		if (tg->kind != kind) {
-			REPORT(c, LOG_WARNING, t->cgroup, g->name, NULL, -1, 0,
+			REPORT(&c->rep, LOG_WARNING, t->cgroup, g->name, NULL, -1, 0,
 			    "group \"%s\" for %s is asked for in mode %s "
 			    "and in mode %s by two cgroups entries: it is "
 			    "counted in mode perf", g->name, target_name(t),
@@ -417,7 +417,7 @@ target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
 	if (n < 0)
 		return n;
 	if (n == 0 && g->pmu_cpus && t->cgroup == NULL)
-		REPORT(c, LOG_WARNING, NULL, g->name, NULL, -1, 0,
+		REPORT(&c->rep, LOG_WARNING, NULL, g->name, NULL, -1, 0,
 		    "%s:%d:%d: group \"%s\" counts PMU \"%s\", which "
 		    "covers CPUs %s only, none of the CPUs %s; it is not "
 		    "counted there", c->cfg->source, g->line, g->col, g->name,
@@ -558,7 +558,7 @@ target_plan_cpus(struct collector *c, struct target *t,
 		    &source_perf_kind);
 	if (r == 0 && !ct->all_cpus && (r = cpumap_merge(&m, &ct->cpus,
 	    &c->online.map, NULL)) >= 0 && (size_t)r < ct->cpus.nr)
-		SAY(c, LOG_WARNING, 0,
+		SAY(&c->rep, LOG_WARNING, 0,
 		    "%s:%d:%d: CPUs %s are listed but only %s of them are "
 		    "online; counting those", c->cfg->source, ct->line, ct->col,
 		    cpumap_format(&ct->cpus, want, sizeof(want)), m.nr ?

@@ -313,7 +313,7 @@ open_news(struct collector *c, struct pass *p, const struct target *t,
 
 	if (o && o->id != t->id && o->id) {
 		p->remade++;
-		REPORT(c, LOG_DEBUG, t->cgroup, NULL, NULL, -1, 0, "cgroup %s was "
+		REPORT(&c->rep, LOG_DEBUG, t->cgroup, NULL, NULL, -1, 0, "cgroup %s was "
 		    "removed and made again (id %llu, was %llu): counting "
 		    "the new one, its series go on", t->cgroup,
 		    (unsigned long long)t->id, (unsigned long long)o->id);
@@ -521,7 +521,7 @@ report_tally(struct collector *c, size_t fds_in_use)
 	c->set.skipped = t.skipped;
 	if (t.skipped != c->set.skipped_logged) {
 		if (t.skipped)
-			SAY(c, LOG_WARNING, 0, "%zu cgroup%s "
+			SAY(&c->rep, LOG_WARNING, 0, "%zu cgroup%s "
 			    "not counted: %s (max_fds %llu, "
 			    "%zu perf fds in use): %s; raise max_fds and "
 			    "LimitNOFILE=", t.skipped, t.skipped == 1 ?
@@ -530,7 +530,7 @@ report_tally(struct collector *c, size_t fds_in_use)
 			    fds_in_use, namelist_str(&t.skip, names,
 			    sizeof(names)));
 		else
-			SAY(c, LOG_INFO, 0, "every cgroup "
+			SAY(&c->rep, LOG_INFO, 0, "every cgroup "
 			    "skipped for the fd budget is counted now");
 		c->set.skipped_logged = t.skipped;
 	}
@@ -563,7 +563,7 @@ report_layouts(struct collector *c, const struct wanted *w,
 		if ((s->mode == NULL && n == 0) || (s->mode != NULL &&
 		    s->cgroups == n && strcmp(s->mode, mode) == 0))
 			continue;
-		SAY(c, LOG_INFO, 0, "layout %s: %zu "
+		SAY(&c->rep, LOG_INFO, 0, "layout %s: %zu "
 		    "cgroup%s (%s)", cfg->layouts[l], n, n == 1 ? "" : "s",
 		    mode);
 		s->cgroups = n;
