@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "collectors/collector/cgnews.h"
-#include "collectors/collector/collector_int.h"
+#include "collectors/collector/report.h"
 #include "collectors/collector/target.h"
 
 /* One subtree's news in this pass, and its first change, to be said by
@@ -31,13 +31,13 @@ struct cgnews_sub {
 };
 
 static void
-say_one(struct collector *c, int prio, const char *path, int came)
+say_one(const struct report *rp, int prio, const char *path, int came)
 {
 	if (came)
-		REPORT(&c->rep, prio, path, NULL, NULL, -1, 0, "counting cgroup %s",
+		REPORT(rp, prio, path, NULL, NULL, -1, 0, "counting cgroup %s",
 		    path);
 	else
-		REPORT(&c->rep, prio, path, NULL, NULL, -1, 0, "cgroup %s is gone; "
+		REPORT(rp, prio, path, NULL, NULL, -1, 0, "cgroup %s is gone; "
 		    "its series are dropped", path);
 }
 
@@ -88,14 +88,15 @@ sub_add(struct cgnews *n, const char *path, size_t len)
 }
 
 int
-cgnews_add(struct collector *c, struct cgnews *n, const struct target *t,
+cgnews_add(const struct report *rp, struct cgnews *n, const struct target *t,
     int came)
 {
 	size_t len = subtree_len(t);
 	struct cgnews_sub *s = sub_find(n, t->cgroup, len);
 
 	if (s == NULL && (s = sub_add(n, t->cgroup, len)) == NULL) {
-		say_one(c, LOG_INFO, t->cgroup, came);	/* no memory to gather */
+		/* No memory to gather it: said alone. */
+		say_one(rp, LOG_INFO, t->cgroup, came);
 		return -ENOMEM;
 	}
 	if (s->came + s->went == 0) {
@@ -103,13 +104,13 @@ cgnews_add(struct collector *c, struct cgnews *n, const struct target *t,
 		s->first = strdup(t->cgroup);
 		s->first_came = came;
 		if (s->first == NULL) {
-			say_one(c, LOG_INFO, t->cgroup, came);
+			say_one(rp, LOG_INFO, t->cgroup, came);
 			return -ENOMEM;
 		}
 	} else {
 		if (s->came + s->went == 1 && s->first)
-			say_one(c, LOG_DEBUG, s->first, s->first_came);
-		say_one(c, LOG_DEBUG, t->cgroup, came);
+			say_one(rp, LOG_DEBUG, s->first, s->first_came);
+		say_one(rp, LOG_DEBUG, t->cgroup, came);
 	}
 	if (came)
 		s->came++;
@@ -119,7 +120,7 @@ cgnews_add(struct collector *c, struct cgnews *n, const struct target *t,
 }
 
 void
-cgnews_say(struct collector *c, struct cgnews *n)
+cgnews_say(const struct report *rp, struct cgnews *n)
 {
 	const struct cgnews_sub *s;
 	size_t i;
@@ -127,10 +128,11 @@ cgnews_say(struct collector *c, struct cgnews *n)
 	for (i = 0; i < n->nr; i++) {
 		s = &n->v[i];
 		if (s->came + s->went == 1 && s->first)
-			say_one(c, LOG_INFO, s->first, s->first_came);
+			say_one(rp, LOG_INFO, s->first, s->first_came);
 		else if (s->came + s->went > 1)
-			REPORT(&c->rep, LOG_INFO, s->subtree, NULL, NULL, -1, 0, "cgroups "
-			    "under %s: %zu counted, %zu gone (each at debug)",
+			REPORT(rp, LOG_INFO, s->subtree, NULL, NULL, -1, 0,
+			    "cgroups under %s: %zu counted, %zu gone "
+			    "(each at debug)",
 			    s->subtree, s->came, s->went);
 	}
 	cgnews_free(n);

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-struct collector;
+struct report;
 struct target;
 
 /*
@@ -21,9 +21,9 @@ struct cgnews {
 	struct cgnews_sub *v;
 	size_t nr;
 };
-int cgnews_add(struct collector *c, struct cgnews *n, const struct target *t,
-    int came);
-void cgnews_say(struct collector *c, struct cgnews *n);
+int cgnews_add(const struct report *rp, struct cgnews *n,
+    const struct target *t, int came);
+void cgnews_say(const struct report *rp, struct cgnews *n);
 void cgnews_free(struct cgnews *n);
 
 #endif

@@ -63,6 +63,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "collectors/collector/collector.h"
 #include "collectors/collector/collector_int.h"
 #include "collectors/collector/departed.h"
 #include "collectors/collector/discovery.h"
@@ -213,6 +214,13 @@ collector_new(const struct plan *cfg, const struct collector_opts *o,
 		c->o.mountinfo = "/proc/self/mountinfo";
 	if (c->o.procfs == NULL)
 		c->o.procfs = "/proc";
+	c->cg.mountinfo = c->o.mountinfo;
+	c->kinds = (struct kinds){ .ps = &c->ps, .online = &c->online.map,
+	    .cg = &c->cg, .rp = &c->rep };
+	c->set.ps = &c->ps;
+	c->set.cg = &c->cg;
+	c->set.ix = (struct inst_ctx){ &c->kinds, &c->said, c->o.procfs };
+	c->set.rp = &c->rep;
 	c->th.stopfd = c->th.reqfd = -1;
 	interval_init(c);
 	snapshot_slot_init(&c->slot);
@@ -228,8 +236,8 @@ collector_new(const struct plan *cfg, const struct collector_opts *o,
 		    c->o.sysfs, strerror(-r));
 		goto fail;
 	}
-	hotplug_open(c);
-	if (source_kinds_init(c->kstate) < 0)
+	hotplug_open(&c->online, c->o.sysfs);
+	if (source_kinds_init(c->kinds.state) < 0)
 		goto nomem;
 	if ((r = interval_replan(c, cfg, RECONCILE_START)) < 0)
 		goto nomem;
@@ -246,7 +254,7 @@ fail:
 void
 collector_enable(struct collector *c)
 {
-	targetset_enable(c);
+	targetset_enable(&c->set);
 }
 
 int
@@ -337,7 +345,7 @@ collector_reload_failed(struct collector *c)
 size_t
 collector_open_fds(const struct collector *c)
 {
-	return targetset_fds(c);
+	return targetset_fds(&c->set);
 }
 
 enum denied_cause
@@ -349,18 +357,12 @@ collector_denied(const struct collector *c)
 void
 collector_free(struct collector *c)
 {
-	size_t i;
-
 	if (c == NULL)
 		return;
 	collector_stop(c);
-	for (i = 0; i < c->set.nr; i++)
-		target_free(c->set.v[i]);
-	free(c->set.v);
-	departed_clear(&c->set.departed);
-	shares_free(&c->set.shares);
-	source_kinds_fini(c->kstate);
-	planstate_fini(c->cfg, &c->ps);
+	targetset_fini(&c->set);
+	source_kinds_fini(c->kinds.state);
+	planstate_fini(c->ps.cfg, &c->ps);
 	cpumap_free(&c->online.map);
 	cgwatch_free(c->cg.watch);
 	if (c->online.fd >= 0)

@@ -22,28 +22,8 @@
 #include "collectors/collector/snapshot.h"
 #include "collectors/collector/plan.h"
 #include "collectors/perf/denied.h"
+#include "collectors/collector/opts.h"
 #include "util/logfields.h"
-
-struct names;
-
-/* Priorities are syslog.h's: LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG. */
-typedef log_fields_fn collector_log_fn;
-
-struct collector_opts {
-	const char *sysfs;		/* "/sys" unless testing */
-	const char *mountinfo;		/* "/proc/self/mountinfo" */
-	collector_log_fn log;
-	/* "/proc": where to read why perf_event_open refused us (denied.h). */
-	const char *procfs;
-	/* Container names for targets with a container_id label (NULL:
-	 * none): told the ids counted, read from its newest map. */
-	struct names *names;
-	/* Called on the collector thread after each snapshot is published
-	 * (NULL: nothing): a consumer takes its own reference (s stays
-	 * valid during the call) and must return at once. */
-	void (*published)(void *arg, struct snapshot *s);
-	void *published_arg;
-};
 
 struct collector;
 

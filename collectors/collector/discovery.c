@@ -15,9 +15,10 @@
 #include <string.h>
 
 #include "collectors/cgroup/cgroupfs.h"
-#include "collectors/collector/collector_int.h"
 #include "collectors/collector/discovery.h"
 #include "collectors/collector/plan.h"
+#include "collectors/collector/planstate.h"
+#include "collectors/collector/report.h"
 #include "collectors/collector/wanted.h"
 
 /*
@@ -56,7 +57,7 @@ skips_add(struct pass_skips *ps, const struct plan_target *ct,
  * one per rescan.
  */
 static void
-skips_done(struct collector *c, const struct pass_skips *ps)
+skips_done(const struct discovery *d, const struct pass_skips *ps)
 {
 	const struct plan_target *ct;
 	size_t k, n;
@@ -64,21 +65,21 @@ skips_done(struct collector *c, const struct pass_skips *ps)
 	for (k = 0; k < CGROUP_SKIP_REASONS; k++) {
 		n = ps->sk.n[k];
 		ct = ps->entry[k];
-		if (n && n != c->cg.skipped[k])
-			REPORT(&c->rep, LOG_WARNING, ps->sk.first[k], NULL, NULL, -1, 0,
-			    "%s:%d:%d: cgroup path %s: %zu subtree%s left "
-			    "out (%s), the first %s; %s",
-			    c->cfg->source, ct->line, ct->col, ct->path, n,
+		if (n && n != d->cg->skipped[k])
+			REPORT(d->rp, LOG_WARNING, ps->sk.first[k], NULL, NULL,
+			    -1, 0, "%s:%d:%d: cgroup path %s: %zu subtree%s "
+			    "left out (%s), the first %s; %s",
+			    d->ps->cfg->source, ct->line, ct->col, ct->path, n,
 			    n == 1 ? "" : "s", cgroup_skip_reason(k),
 			    ps->sk.first[k], k == CGROUP_SKIP_CAP ?
 			    "what is not delegated is read first, then each "
 			    "delegated subtree up to its share of max_cgroups" :
 			    "each alone, what else the entry matches is counted");
-		else if (n == 0 && c->cg.skipped[k])
-			SAY(&c->rep, LOG_INFO, 0, "no cgroup "
+		else if (n == 0 && d->cg->skipped[k])
+			SAY(d->rp, LOG_INFO, 0, "no cgroup "
 			    "subtree is left out (%s) any more",
 			    cgroup_skip_reason(k));
-		c->cg.skipped[k] = n;
+		d->cg->skipped[k] = n;
 	}
 }
 
@@ -87,10 +88,10 @@ skips_done(struct collector *c, const struct pass_skips *ps)
  * into dirs.  0 or -ENOMEM.
  */
 static int
-expand_all(struct collector *c, struct cgroup_list *lists,
+expand_all(const struct discovery *d, struct cgroup_list *lists,
     struct cgroup_list *dirs)
 {
-	const struct plan *cfg = c->cfg;
+	const struct plan *cfg = d->ps->cfg;
 	struct pass_skips ps = { 0 };
 	struct cgroup_skips sk;
 	size_t i;
@@ -101,13 +102,13 @@ expand_all(struct collector *c, struct cgroup_list *lists,
 
 		if (ct->kind != PLAN_TARGET_CGROUP)
 			continue;
-		r = cgroupfs_expand_fair(c->cg.path, ct->path, ct->depth,
+		r = cgroupfs_expand_fair(d->cg->path, ct->path, ct->depth,
 		    ct->max_dirs, DELEG_DIRS(cfg), ct->exclude,
-		    ct->nr_exclude, &lists[i], c->cg.watch ? dirs : NULL, &sk);
+		    ct->nr_exclude, &lists[i], d->cg->watch ? dirs : NULL, &sk);
 		if (r == 0)
 			skips_add(&ps, ct, &sk);
 		if (r < 0) {
-			REPORT(&c->rep, LOG_WARNING, ct->path, NULL, NULL, -1, -r,
+			REPORT(d->rp, LOG_WARNING, ct->path, NULL, NULL, -1, -r,
 			    "%s:%d:%d: cgroup path %s: %s",
 			    cfg->source, ct->line, ct->col, ct->path,
 			    strerror(-r));
@@ -117,35 +118,37 @@ expand_all(struct collector *c, struct cgroup_list *lists,
 		}
 		/* A layout's entries match nothing on most machines: the
 		 * layout's line says what they hold. */
-		if (lists[i].nr == 0 && !c->ps.pattern_empty[i] && !ct->layout) {
-			c->ps.pattern_empty[i] = 1;
-			REPORT(&c->rep, LOG_WARNING, ct->path, NULL, NULL, -1, 0,
+		if (lists[i].nr == 0 && !d->ps->pattern_empty[i] &&
+		    !ct->layout) {
+			d->ps->pattern_empty[i] = 1;
+			REPORT(d->rp, LOG_WARNING, ct->path, NULL, NULL, -1, 0,
 			    "%s:%d:%d: cgroup path %s matches no "
 			    "cgroup under %s (yet); it is counted as soon as "
 			    "it appears", cfg->source, ct->line, ct->col,
-			    ct->path, c->cg.path);
+			    ct->path, d->cg->path);
 		} else if (lists[i].nr > 0)
-			c->ps.pattern_empty[i] = 0;
+			d->ps->pattern_empty[i] = 0;
 	}
-	skips_done(c, &ps);
+	skips_done(d, &ps);
 	return 0;
 }
 
 /* Point the inotify watches at the directories read.  0 or -ENOMEM. */
 static int
-watch_dirs(struct collector *c, struct cgroup_list *dirs)
+watch_dirs(const struct discovery *d, struct cgroup_list *dirs)
 {
 	int r;
 
-	if (c->cg.watch == NULL)
+	if (d->cg->watch == NULL)
 		return 0;
 	(void)cgroup_list_sort_unique(dirs);	/* no ids: no allocation */
-	r = cgwatch_set(c->cg.watch, c->cg.path, dirs);
-	if (r == -ENOSPC && !c->cg.logged_watch++)
-		SAY(&c->rep, LOG_WARNING, ENOSPC, "inotify watch "
+	r = cgwatch_set(d->cg->watch, d->cg->path, dirs);
+	if (r == -ENOSPC && !d->cg->logged_watch++)
+		SAY(d->rp, LOG_WARNING, ENOSPC, "inotify watch "
 		    "limit reached (fs.inotify.max_user_watches): some new "
 		    "cgroups are found only by the rescan every %llus",
-		    (unsigned long long)(c->cfg->rescan_ns / 1000000000ULL));
+		    (unsigned long long)(d->ps->cfg->rescan_ns /
+		    1000000000ULL));
 	return r == -ENOMEM ? r : 0;
 }
 
@@ -157,9 +160,9 @@ watch_dirs(struct collector *c, struct cgroup_list *dirs)
  * names cgroups and the hierarchy is there.
  */
 static int
-ensure(struct collector *c, int new_plan)
+ensure(const struct discovery *d, int new_plan)
 {
-	const struct plan *cfg = c->cfg;
+	const struct plan *cfg = d->ps->cfg;
 	size_t i;
 	int r;
 
@@ -169,40 +172,40 @@ ensure(struct collector *c, int new_plan)
 	if (i == cfg->nr_targets)
 		return 0;
 	if (!new_plan)
-		return c->cg.found;
-	if (!c->cg.found) {
-		r = cgroupfs_find(c->o.mountinfo, c->cg.path,
-		    sizeof(c->cg.path), &c->cg.v2);
+		return d->cg->found;
+	if (!d->cg->found) {
+		r = cgroupfs_find(d->cg->mountinfo, d->cg->path,
+		    sizeof(d->cg->path), &d->cg->v2);
 		if (r < 0)
-			SAY(&c->rep, LOG_WARNING, -r,
+			SAY(d->rp, LOG_WARNING, -r,
 			    "no cgroup hierarchy with the perf_event "
 			    "controller in %s (%s): cgroup targets are not "
-			    "counted", c->o.mountinfo, strerror(-r));
+			    "counted", d->cg->mountinfo, strerror(-r));
 		else
-			c->cg.found = 1;
+			d->cg->found = 1;
 	}
 	/* Before the targets are built: the pass fills the watch set. */
-	if (c->cg.watch == NULL && (r = cgwatch_new(&c->cg.watch)) < 0)
-		SAY(&c->rep, LOG_WARNING, -r, "inotify: %s; new "
+	if (d->cg->watch == NULL && (r = cgwatch_new(&d->cg->watch)) < 0)
+		SAY(d->rp, LOG_WARNING, -r, "inotify: %s; new "
 		    "cgroups are found only by the rescan every %llus",
 		    strerror(-r), (unsigned long long)(cfg->rescan_ns /
 		    1000000000ULL));
-	return c->cg.found;
+	return d->cg->found;
 }
 
 /* See discovery.h. */
 int
-discovery_expand(struct collector *c, int new_plan,
+discovery_expand(const struct discovery *d, int new_plan,
     struct cgroup_list *lists, struct wanted *w)
 {
 	struct cgroup_list dirs = { 0, 0, NULL, NULL };
 	int r;
 
-	if (!ensure(c, new_plan))
+	if (!ensure(d, new_plan))
 		return 0;
-	if ((r = expand_all(c, lists, &dirs)) == 0 &&
-	    (r = watch_dirs(c, &dirs)) == 0 &&
-	    (r = wanted_build(c->cfg, lists, w)) == 0)
+	if ((r = expand_all(d, lists, &dirs)) == 0 &&
+	    (r = watch_dirs(d, &dirs)) == 0 &&
+	    (r = wanted_build(d->ps->cfg, lists, w)) == 0)
 		r = 1;
 	cgroup_list_free(&dirs);
 	return r;

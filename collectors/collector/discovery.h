@@ -11,20 +11,19 @@
 
 #include "collectors/cgroup/cgroupfs.h"
 #include "collectors/cgroup/cgwatch.h"
+#include "collectors/collector/cgroot.h"
 
-struct collector;
+struct planstate;
+struct report;
 struct wanted;
 
-/* The cgroup hierarchy with the perf_event controller, and the inotify
- * watch on where matches appear. */
-struct cgroot {
-	char path[4096];
-	int v2, found;
-	struct cgwatch *watch;		/* NULL without inotify */
-	int logged_watch;
-	size_t skipped[CGROUP_SKIP_REASONS];	/* subtrees the last pass's
-					   walks left out, by reason (as
-					   the log last said too) */
+/* What a pass hands discovery: the cgroup root (its to find and
+ * watch), the running plan and its tables (what was said of each
+ * pattern), the log. */
+struct discovery {
+	struct cgroot *cg;
+	const struct planstate *ps;
+	const struct report *rp;
 };
 
 /*
@@ -35,7 +34,7 @@ struct cgroot {
  * w (wanted.h).  1; 0 when there is nothing to match (no entry names
  * cgroups, or no cgroup hierarchy); -ENOMEM.
  */
-int discovery_expand(struct collector *c, int new_plan,
+int discovery_expand(const struct discovery *d, int new_plan,
     struct cgroup_list *lists, struct wanted *w);
 
 #endif

@@ -15,25 +15,26 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collectors/collector/collector_int.h"
 #include "collectors/collector/hotplug.h"
 #include "collectors/collector/instance.h"
 #include "collectors/collector/online.h"
+#include "collectors/collector/report.h"
+#include "collectors/collector/source.h"
 #include "collectors/collector/targetset.h"
 
 /* Keep the online-CPUs file open: one pread per interval tells changes. */
 void
-hotplug_open(struct collector *c)
+hotplug_open(struct online *on, const char *sysfs)
 {
 	char path[4096];
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "%s/devices/system/cpu/online",
-	    c->o.sysfs);
-	c->online.fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (c->online.fd >= 0 && (n = pread(c->online.fd, c->online.text,
-	    sizeof(c->online.text) - 1, 0)) > 0)
-		c->online.text[n] = '\0';
+	    sysfs);
+	on->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (on->fd >= 0 && (n = pread(on->fd, on->text,
+	    sizeof(on->text) - 1, 0)) > 0)
+		on->text[n] = '\0';
 }
 
 /*
@@ -45,42 +46,42 @@ hotplug_open(struct collector *c)
  * frozen when it went.
  */
 static void
-read_gone(struct collector *c, const struct cpumap *now)
+read_gone(const struct targetset *set, const struct cpumap *now)
 {
 	struct inst_iter it;
 
-	source_kinds_refresh(c);
-	TARGETSET_FOREACH_INST(&c->set, &it)
+	source_kinds_refresh(set->ix.k);
+	TARGETSET_FOREACH_INST(set, &it)
 		if (it.in->state == INST_OK && !cpumap_has(now, it.in->cpu))
 			(void)inst_read(it.in);
 }
 
 /* Did the set of online CPUs change?  Then the instances on CPUs gone
- * are read one last time, and c->online.map is updated. */
+ * are read one last time, and on->map is updated. */
 int
-hotplug_changed(struct collector *c)
+hotplug_changed(struct online *on, const struct targetset *set)
 {
-	char buf[sizeof(c->online.text)];
+	char buf[sizeof(on->text)];
 	struct cpumap m;
 	ssize_t n;
 
-	if (c->online.fd < 0)
+	if (on->fd < 0)
 		return 0;
-	n = pread(c->online.fd, buf, sizeof(buf) - 1, 0);
+	n = pread(on->fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
-	if (strcmp(buf, c->online.text) == 0 ||
+	if (strcmp(buf, on->text) == 0 ||
 	    cpumap_parse(buf, &m, NULL) < 0)
 		return 0;
 	buf[strcspn(buf, "\n")] = '\0';
-	SAY(&c->rep, LOG_INFO, 0, "online CPUs are now %s: "
+	SAY(set->rp, LOG_INFO, 0, "online CPUs are now %s: "
 	    "reopening what changed", buf);
-	read_gone(c, &m);
-	memcpy(c->online.text, buf, sizeof(buf));
-	c->online.text[strlen(buf)] = '\n';
-	c->online.text[strlen(buf) + 1] = '\0';
-	cpumap_free(&c->online.map);
-	c->online.map = m;
+	read_gone(set, &m);
+	memcpy(on->text, buf, sizeof(buf));
+	on->text[strlen(buf)] = '\n';
+	on->text[strlen(buf) + 1] = '\0';
+	cpumap_free(&on->map);
+	on->map = m;
 	return 1;
 }

@@ -14,9 +14,11 @@
 
 #include "collectors/cgroup/cgroupfs.h"
 #include "collectors/collector/asks.h"
-#include "collectors/collector/collector_int.h"
+#include "collectors/collector/cgroot.h"
 #include "collectors/collector/instance.h"
 #include "collectors/collector/plan.h"
+#include "collectors/collector/planstate.h"
+#include "collectors/collector/report.h"
 #include "collectors/collector/source.h"
 #include "collectors/perf/perf_sys.h"
 
@@ -60,18 +62,18 @@ inst_fini(struct inst *in)
 }
 
 static void
-report_open_error(struct collector *c, const struct inst_target *it,
+report_open_error(const struct inst_ctx *x, const struct inst_target *it,
     const struct tgroup *tg, int cpu, int e)
 {
-	const struct plan_group *g = &c->cfg->groups[tg->gi];
+	const struct plan_group *g = &x->k->ps->cfg->groups[tg->gi];
 	struct rlimit rl;
 	char why[1536];
 
 	if (e == EMFILE || e == ENFILE) {
-		if (c->said.emfile++)
+		if (x->said->emfile++)
 			return;
 		getrlimit(RLIMIT_NOFILE, &rl);
-		REPORT(&c->rep, LOG_ERR, it->cgroup, g->name, NULL, cpu, e,
+		REPORT(x->k->rp, LOG_ERR, it->cgroup, g->name, NULL, cpu, e,
 		    "cannot open group \"%s\" on cpu %d for %s: %s; "
 		    "the open-files limit is %llu: raise it (LimitNOFILE= "
 		    "in the unit, or ulimit -n) or count fewer targets",
@@ -79,18 +81,19 @@ report_open_error(struct collector *c, const struct inst_target *it,
 		    (unsigned long long)rl.rlim_cur);
 	} else if (e == EACCES || e == EPERM) {
 		/* Once: the reason is the process's, not the group's. */
-		if (c->said.denied != DENIED_NONE)
+		if (x->said->denied != DENIED_NONE)
 			return;
-		c->said.denied = denied_explain(c->o.procfs, e, why, sizeof(why));
-		REPORT(&c->rep, LOG_ERR, it->cgroup, g->name, NULL, cpu, e,
+		x->said->denied = denied_explain(x->procfs, e, why,
+		    sizeof(why));
+		REPORT(x->k->rp, LOG_ERR, it->cgroup, g->name, NULL, cpu, e,
 		    "perf_event_open for group \"%s\" on cpu %d: %s: %s",
 		    g->name, cpu, strerror(e), why);
 	} else if (it->cgroup && (e == EBADF || e == ENOENT)) {
-		REPORT(&c->rep, LOG_DEBUG, it->cgroup, g->name, NULL, cpu, e,
+		REPORT(x->k->rp, LOG_DEBUG, it->cgroup, g->name, NULL, cpu, e,
 		    "cgroup %s vanished while opening group \"%s\"",
 		    it->cgroup, g->name);
 	} else {
-		REPORT(&c->rep, LOG_WARNING, it->cgroup, g->name, NULL, cpu, e,
+		REPORT(x->k->rp, LOG_WARNING, it->cgroup, g->name, NULL, cpu, e,
 		    "cannot open group \"%s\" on cpu %d for %s: %s",
 		    g->name, cpu, it->name, strerror(e));
 	}
@@ -107,21 +110,23 @@ report_open_error(struct collector *c, const struct inst_target *it,
  * the next full rescan.
  */
 static void
-report_no_perf_cgroup(struct collector *c, const struct inst_target *it,
+report_no_perf_cgroup(const struct inst_ctx *x, const struct inst_target *it,
     const struct tgroup *tg, int cpu)
 {
-	const struct plan_group *g = &c->cfg->groups[tg->gi];
+	const struct plan_group *g = &x->k->ps->cfg->groups[tg->gi];
 	char ctl[256];
 
-	if (c->said.no_perf_cgroup++) {
-		REPORT(&c->rep, LOG_DEBUG, it->cgroup, g->name, NULL, cpu, ENOENT,
+	if (x->said->no_perf_cgroup++) {
+		REPORT(x->k->rp, LOG_DEBUG, it->cgroup, g->name, NULL, cpu,
+		    ENOENT,
 		    "cgroup %s has no perf_event controller state either",
 		    it->cgroup);
 		return;
 	}
-	if (c->cg.v2 && cgroupfs_subtree_control(c->cg.path, ctl,
+	if (x->k->cg->v2 && cgroupfs_subtree_control(x->k->cg->path, ctl,
 	    sizeof(ctl)) == 0 && ctl[0] == '\0')
-		REPORT(&c->rep, LOG_ERR, it->cgroup, g->name, NULL, cpu, ENOENT,
+		REPORT(x->k->rp, LOG_ERR, it->cgroup, g->name, NULL, cpu,
+		    ENOENT,
 		    "cgroup %s cannot be counted: perf_event_open in cgroup "
 		    "mode fails with ENOENT (%s) even for a software event, "
 		    "because the kernel has not set up the perf_event "
@@ -132,16 +137,17 @@ report_no_perf_cgroup(struct collector *c, const struct inst_target *it,
 		    "example: echo +cpu > %s/cgroup.subtree_control; "
 		    "cgroups are tried again at the next rescan "
 		    "(cgroup_rescan_interval) or reload", it->cgroup,
-		    strerror(ENOENT), c->cg.path, c->cg.path);
+		    strerror(ENOENT), x->k->cg->path, x->k->cg->path);
 	else
-		REPORT(&c->rep, LOG_ERR, it->cgroup, g->name, NULL, cpu, ENOENT,
+		REPORT(x->k->rp, LOG_ERR, it->cgroup, g->name, NULL, cpu,
+		    ENOENT,
 		    "cgroup %s cannot be counted: perf_event_open in cgroup "
 		    "mode fails with ENOENT (%s) even for a software event: "
 		    "the kernel has no perf_event controller state for it "
 		    "(cgroup2 at %s: enable a controller in its "
 		    "cgroup.subtree_control; cgroup v1: mount the perf_event "
 		    "controller); it is tried again at the next rescan",
-		    it->cgroup, strerror(ENOENT), c->cg.path);
+		    it->cgroup, strerror(ENOENT), x->k->cg->path);
 }
 
 /* in starts counting now, at enabled time enabled (inst_excess). */
@@ -158,10 +164,10 @@ inst_origin(struct inst *in, uint64_t enabled)
  * unsupported events are reported once per event.
  */
 static int
-inst_open(struct collector *c, const struct inst_target *it,
+inst_open(const struct inst_ctx *x, const struct inst_target *it,
     const struct tgroup *tg, struct inst *in, struct asks *as)
 {
-	const struct plan_group *g = &c->cfg->groups[tg->gi];
+	const struct plan_group *g = &x->k->ps->cfg->groups[tg->gi];
 	struct source_at at = { it->cgroup, tg->gi, in->cpu,
 	    source_held(it->attached, tg->kind) };
 	struct source_opened o = { in->err, 0 };
@@ -174,7 +180,7 @@ inst_open(struct collector *c, const struct inst_target *it,
 	in->no_perf_cgroup = 0;
 	/* Before the open: its events are enabled from then on. */
 	inst_origin(in, 0);
-	r = source_open(c, tg->kind, &at, it->cgfd, &o, &src);
+	r = source_open(x->k, tg->kind, &at, it->cgfd, &o, &src);
 	in->no_perf_cgroup = o.no_perf_cgroup;
 	if (r == -ENOMEM)
 		return r;
@@ -184,19 +190,20 @@ inst_open(struct collector *c, const struct inst_target *it,
 		if (e == 0 || in->no_perf_cgroup || (r < 0 && (e == EMFILE ||
 		    e == ENFILE || e == EACCES || e == EPERM || e == EBADF)))
 			continue;
-		if (c->ps.ev_logged[tg->gi][i]++)
+		if (x->k->ps->ev_logged[tg->gi][i]++)
 			continue;
-		REPORT(&c->rep, LOG_WARNING, it->cgroup, g->name, g->events[i].name, in->cpu, e,
+		REPORT(x->k->rp, LOG_WARNING, it->cgroup, g->name,
+		    g->events[i].name, in->cpu, e,
 		    "%s:%d:%d: event \"%s\" in group \"%s\" cannot be "
 		    "counted on cpu %d: %s; the rest keep counting",
-		    c->cfg->source, g->events[i].line, g->events[i].col,
+		    x->k->ps->cfg->source, g->events[i].line, g->events[i].col,
 		    g->events[i].name, g->name, in->cpu, strerror(e));
 	}
 	if (r < 0) {
 		if (in->no_perf_cgroup)
-			report_no_perf_cgroup(c, it, tg, in->cpu);
+			report_no_perf_cgroup(x, it, tg, in->cpu);
 		else
-			report_open_error(c, it, tg, in->cpu, -r);
+			report_open_error(x, it, tg, in->cpu, -r);
 		in->state = INST_BROKEN;
 		/* A CPU that went away while we opened, or a cgroup the
 		 * controller was not set up for yet: try again later. */
@@ -329,21 +336,21 @@ inst_read(struct inst *in)
  * ones (old_event maps them).
  */
 static int
-old_same(const struct collector *c, const struct inst_target *it,
+old_same(const struct inst_ctx *x, const struct inst_target *it,
     const struct tgroup *og, const struct tgroup *tg)
 {
 	return plan_group_same(&it->old_cfg->groups[og->gi],
-	    &c->cfg->groups[tg->gi]);
+	    &x->k->ps->cfg->groups[tg->gi]);
 }
 
 /* The index in the old group of the new group's event e (the same name
  * and attr), or -1: an event the group did not count before. */
 static int
-old_event(const struct collector *c, const struct inst_target *it,
+old_event(const struct inst_ctx *x, const struct inst_target *it,
     const struct tgroup *og, const struct tgroup *tg, size_t e)
 {
 	const struct plan_group *had = &it->old_cfg->groups[og->gi];
-	const struct plan_event *ev = &c->cfg->groups[tg->gi].events[e];
+	const struct plan_event *ev = &x->k->ps->cfg->groups[tg->gi].events[e];
 	size_t i;
 
 	for (i = 0; i < had->nr_events; i++)
@@ -383,10 +390,10 @@ old_off(struct tgroup *og, int cpu)
  * series to go on from them when the CPU comes back (inst_inherit).
  */
 static int
-carry_off(const struct collector *c, const struct inst_target *it,
+carry_off(const struct inst_ctx *x, const struct inst_target *it,
     const struct tgroup *og, struct tgroup *tg, const struct inst *in)
 {
-	size_t ne = c->cfg->groups[tg->gi].nr_events, e;
+	size_t ne = x->k->ps->cfg->groups[tg->gi].nr_events, e;
 	struct inst *off;
 	int oe, r;
 
@@ -404,7 +411,7 @@ carry_off(const struct collector *c, const struct inst_target *it,
 		return r;
 	tg->nr_off++;
 	for (e = 0; e < ne; e++)
-		if ((oe = old_event(c, it, og, tg, e)) >= 0)
+		if ((oe = old_event(x, it, og, tg, e)) >= 0)
 			off->acc[e] = in->acc[oe];
 	off->enabled_ns = in->enabled_ns;
 	off->running_ns = in->running_ns;
@@ -419,18 +426,18 @@ carry_off(const struct collector *c, const struct inst_target *it,
  * it keeps.
  */
 int
-inst_carry_gone(struct collector *c, const struct inst_target *it,
+inst_carry_gone(const struct inst_ctx *x, const struct inst_target *it,
     struct tgroup *tg, struct tgroup *og)
 {
-	size_t ne = c->cfg->groups[tg->gi].nr_events, k, e;
+	size_t ne = x->k->ps->cfg->groups[tg->gi].nr_events, k, e;
 	int *oe, r;
 
 	if (it->cgroup == NULL || tg->per_cpu) {
 		for (k = 0; k < og->cpus.nr; k++)
-			if ((r = carry_off(c, it, og, tg, &og->inst[k])) < 0)
+			if ((r = carry_off(x, it, og, tg, &og->inst[k])) < 0)
 				return r;
 		for (k = 0; k < og->nr_off; k++)
-			if ((r = carry_off(c, it, og, tg, &og->off[k])) < 0)
+			if ((r = carry_off(x, it, og, tg, &og->off[k])) < 0)
 				return r;
 		return 0;
 	}
@@ -441,7 +448,7 @@ inst_carry_gone(struct collector *c, const struct inst_target *it,
 	if ((oe = malloc((ne + 1) * sizeof(*oe))) == NULL)
 		return -ENOMEM;
 	for (e = 0; e < ne; e++)
-		oe[e] = old_event(c, it, og, tg, e);
+		oe[e] = old_event(x, it, og, tg, e);
 	for (e = 0; og->gone && e < ne; e++)
 		if (oe[e] >= 0)
 			scale_add(&tg->gone[e], &og->gone[oe[e]]);
@@ -468,12 +475,12 @@ inst_carry_gone(struct collector *c, const struct inst_target *it,
  * continue.  Returns 1 if dst now holds it.
  */
 static int
-inst_adopt(struct collector *c, const struct inst_target *it,
+inst_adopt(const struct inst_ctx *x, const struct inst_target *it,
     const struct tgroup *tg, struct tgroup *og, int cpu, struct inst *dst,
     struct asks *as)
 {
 	struct inst *in;
-	int r, same = old_same(c, it, og, tg);
+	int r, same = old_same(x, it, og, tg);
 
 	in = old_inst(og, cpu);
 	if (in == NULL || !same || in->state != INST_OK || it->renew)
@@ -489,7 +496,7 @@ inst_adopt(struct collector *c, const struct inst_target *it,
 	    dst->src)) {
 		(void)inst_read(dst);	/* the last of the old source */
 		inst_close(dst, INST_CLOSED);
-		if ((r = inst_open(c, it, tg, dst, as)) == -ENOMEM)
+		if ((r = inst_open(x, it, tg, dst, as)) == -ENOMEM)
 			return r;
 	}
 	return 1;
@@ -506,12 +513,12 @@ inst_adopt(struct collector *c, const struct inst_target *it,
  * and removed ones are gone.
  */
 static void
-inst_inherit(struct collector *c, const struct inst_target *it,
+inst_inherit(const struct inst_ctx *x, const struct inst_target *it,
     const struct tgroup *tg, struct tgroup *og, struct inst *dst)
 {
-	size_t ne = c->cfg->groups[tg->gi].nr_events, e;
+	size_t ne = x->k->ps->cfg->groups[tg->gi].nr_events, e;
 	struct inst *in;
-	int same = old_same(c, it, og, tg), oe;
+	int same = old_same(x, it, og, tg), oe;
 
 	/* A CPU back online: its per-CPU series goes on from tg->off. */
 	if ((in = old_inst(og, dst->cpu)) == NULL)
@@ -524,7 +531,7 @@ inst_inherit(struct collector *c, const struct inst_target *it,
 	if ((!same || it->renew) && in->state == INST_OK)
 		inst_read(in);		/* what it counted since the last */
 	for (e = 0; e < ne; e++)
-		if ((oe = old_event(c, it, og, tg, e)) >= 0)
+		if ((oe = old_event(x, it, og, tg, e)) >= 0)
 			dst->acc[e] = in->acc[oe];
 	dst->enabled_ns = in->enabled_ns;
 	dst->running_ns = in->running_ns;
@@ -538,20 +545,21 @@ inst_inherit(struct collector *c, const struct inst_target *it,
  * -ENOMEM; another -errno when it did not open (EBADF: the cgroup went).
  */
 int
-inst_take(struct collector *c, const struct inst_target *it,
+inst_take(const struct inst_ctx *x, const struct inst_target *it,
     struct tgroup *tg, struct tgroup *og, size_t j, struct asks *as)
 {
 	struct inst *in = &tg->inst[j];
 	int cpu = tg->cpus.cpu[j], r;
 
-	if (og && (r = inst_adopt(c, it, tg, og, cpu, in, as)) != 0)
+	if (og && (r = inst_adopt(x, it, tg, og, cpu, in, as)) != 0)
 		return r < 0 ? r : 0;
-	if ((r = inst_init(in, cpu, c->cfg->groups[tg->gi].nr_events)) < 0)
+	if ((r = inst_init(in, cpu,
+	    x->k->ps->cfg->groups[tg->gi].nr_events)) < 0)
 		return r;
-	r = inst_open(c, it, tg, in, as);
+	r = inst_open(x, it, tg, in, as);
 	if (r == -ENOMEM || (r == -EBADF && it->cgroup))
 		return r;
 	if (og)
-		inst_inherit(c, it, tg, og, in);
+		inst_inherit(x, it, tg, og, in);
 	return r;
 }

@@ -22,7 +22,7 @@
 #include "collectors/perf/scale.h"
 
 struct asks;
-struct collector;
+struct kinds;
 struct plan;
 struct source;
 struct source_hold;
@@ -92,6 +92,18 @@ struct said {
 };
 
 /*
+ * What opening an instance needs of the collector (the target set holds
+ * one, target.c hands it on): the kinds (the plan, the cgroup mount and
+ * the log come with them), what the log said once, and where to read why
+ * perf refused us (denied.h).
+ */
+struct inst_ctx {
+	const struct kinds *k;
+	struct said *said;
+	const char *procfs;
+};
+
+/*
  * inst_take: instance j of tg on target it made, by adopting og's (during
  * a rebuild, the old target's group of the same name, per_cpu and kind,
  * which the caller finds; NULL: none) or opening it, failures reported
@@ -99,12 +111,12 @@ struct said {
  * counts of og's CPUs gone offline.  inst_read: one reading, scaled into
  * the sums.
  */
-int inst_take(struct collector *c, const struct inst_target *it,
+int inst_take(const struct inst_ctx *x, const struct inst_target *it,
     struct tgroup *tg, struct tgroup *og, size_t j, struct asks *as);
 void inst_fini(struct inst *in);
 void inst_close(struct inst *in, enum inst_state state);
 int inst_read(struct inst *in);
-int inst_carry_gone(struct collector *c, const struct inst_target *it,
+int inst_carry_gone(const struct inst_ctx *x, const struct inst_target *it,
     struct tgroup *tg, struct tgroup *og);
 
 #endif

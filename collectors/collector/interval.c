@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collectors/cgroup/cgwatch.h"
 #include "collectors/collector/collector_int.h"
 #include "collectors/collector/hotplug.h"
 #include "collectors/collector/instance.h"
@@ -64,7 +65,7 @@ static void
 collect_one(struct collector *c, const struct target *t,
     struct tgroup *tg, struct inst *in)
 {
-	const struct plan_group *g = &c->cfg->groups[tg->gi];
+	const struct plan_group *g = &c->ps.cfg->groups[tg->gi];
 	int r;
 
 	if (in->state != INST_OK || in->src == NULL)
@@ -73,12 +74,14 @@ collect_one(struct collector *c, const struct target *t,
 		return;			/* no deltas this interval */
 	if (r < 0) {
 		if (r == -ENODATA)
-			REPORT(&c->rep, LOG_WARNING, t->cgroup, g->name, NULL, in->cpu, 0,
+			REPORT(&c->rep, LOG_WARNING, t->cgroup, g->name, NULL,
+			    in->cpu, 0,
 			    "group \"%s\" on cpu %d for %s is in error "
 			    "state (read returned 0 bytes); it stops counting",
 			    g->name, in->cpu, target_name(t));
 		else
-			REPORT(&c->rep, LOG_WARNING, t->cgroup, g->name, NULL, in->cpu, -r,
+			REPORT(&c->rep, LOG_WARNING, t->cgroup, g->name, NULL,
+			    in->cpu, -r,
 			    "reading group \"%s\" on cpu %d for %s: "
 			    "%s; it stops counting", g->name, in->cpu,
 			    target_name(t), strerror(-r));
@@ -93,10 +96,12 @@ collect_one(struct collector *c, const struct target *t,
 	 * software group of a cgroup can show that on a CPU where the
 	 * cgroup has not run since it was opened: not for want of counters.
 	 */
-	if (in->running_ns == 0 && in->enabled_ns >= c->cfg->interval_ns / 2 &&
+	if (in->running_ns == 0 &&
+	    in->enabled_ns >= c->ps.cfg->interval_ns / 2 &&
 	    !tg->unscheduled && takes_counters(g)) {
 		tg->unscheduled = 1;
-		REPORT(&c->rep, LOG_WARNING, t->cgroup, g->name, NULL, in->cpu, 0,
+		REPORT(&c->rep, LOG_WARNING, t->cgroup, g->name, NULL, in->cpu,
+		    0,
 		    "group \"%s\" for %s has not been scheduled on cpu "
 		    "%d (time_running is 0): too many events for the "
 		    "counters, or the PMU is in use by someone else",
@@ -139,7 +144,7 @@ int
 interval_arm(struct collector *c)
 {
 	struct schedule *sc = &c->sched;
-	uint64_t iv = c->cfg->interval_ns, first;
+	uint64_t iv = c->ps.cfg->interval_ns, first;
 	struct itimerspec its;
 
 	if (sc->timerfd < 0 && (sc->timerfd = timerfd_create(CLOCK_MONOTONIC,
@@ -181,7 +186,7 @@ static uint64_t
 effective_ns(const struct collector *c)
 {
 	return c->sched.interval_ns ? c->sched.interval_ns :
-	    c->cfg->interval_ns;
+	    c->ps.cfg->interval_ns;
 }
 
 /* ---- the schedule ------------------------------------------------ */
@@ -193,9 +198,9 @@ interval_replan(struct collector *c, const struct plan *cfg,
 	struct schedule *sc = &c->sched;
 	int r, t;
 
-	r = targetset_reconcile(c, cfg, why, &sc->asks);
+	r = targetset_reconcile(&c->set, cfg, why, &sc->asks);
 	if (r != -ECANCELED && sc->interval_ns &&
-	    c->cfg->interval_ns != sc->interval_ns &&
+	    c->ps.cfg->interval_ns != sc->interval_ns &&
 	    (t = interval_arm(c)) < 0 && r == 0)
 		r = t;
 	return r;
@@ -226,12 +231,12 @@ due(struct collector *c, enum reconcile_reason *why)
 		sc->last_rescan_ns = as->rebuilt_ns;
 		as->rebuilt_ns = 0;
 	}
-	if (hotplug_changed(c)) {
+	if (hotplug_changed(&c->online, &c->set)) {
 		sc->soon_tries = 0;
 		as->retry_soon = 0;
 		*why = RECONCILE_CPU_CHANGE;
 	} else if ((as->retry_soon && sc->soon_tries < 10) ||
-	    (as->retry && t0 - sc->last_rescan_ns >= c->cfg->rescan_ns)) {
+	    (as->retry && t0 - sc->last_rescan_ns >= c->ps.cfg->rescan_ns)) {
 		sc->soon_tries += as->retry_soon;
 		/* The full rescan reopens what failed, keeping the rest. */
 		SAY(&c->rep, LOG_INFO, 0, "reopening group "
@@ -239,7 +244,7 @@ due(struct collector *c, enum reconcile_reason *why)
 		*as = (struct asks){ 0 };
 		*why = RECONCILE_RETRY;
 	} else if (as->rescan_soon || t0 - sc->last_rescan_ns >=
-	    c->cfg->rescan_ns) {
+	    c->ps.cfg->rescan_ns) {
 		sc->last_rescan_ns = t0;
 		as->rescan_soon = 0;
 		*why = RECONCILE_RESCAN;
@@ -261,7 +266,7 @@ interval_tend(struct collector *c)
 	if (c->sched.began_ns == 0)
 		c->sched.began_ns = mono_ns();
 	if (due(c, &why) &&
-	    targetset_reconcile(c, c->cfg, why, &c->sched.asks) < 0)
+	    targetset_reconcile(&c->set, c->ps.cfg, why, &c->sched.asks) < 0)
 		SAY(&c->rep, LOG_ERR, ENOMEM, "%s: %s", what[why],
 		    strerror(ENOMEM));
 }
@@ -314,7 +319,7 @@ collect(struct collector *c, int hold_back)
 	int held = 0;
 
 	c->sched.began_ns = 0;
-	source_kinds_refresh(c);
+	source_kinds_refresh(&c->kinds);
 	TARGETSET_FOREACH_INST(&c->set, &it)
 		collect_one(c, it.t, it.tg, it.in);
 	c->col.seq++;

@@ -14,37 +14,10 @@
 #ifndef PMU_COLLECTOR_INTERVAL_H
 #define PMU_COLLECTOR_INTERVAL_H
 
-#include <stdatomic.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include "collectors/collector/asks.h"
 #include "collectors/collector/targetset.h"
 
 struct collector;
 struct plan;
-
-/* When the next collection rebuilds, retries or rescans; the timer. */
-struct schedule {
-	uint64_t last_rescan_ns;
-	struct asks asks;
-	unsigned soon_tries;		/* retries soon since the CPU change */
-	int timerfd;			/* -1 until armed */
-	uint64_t interval_ns;		/* armed at; 0: not armed */
-	uint64_t next_ns;		/* its next expiry (CLOCK_MONOTONIC) */
-	uint64_t began_ns;		/* when the collection under way
-					   began: its timer's expiry, or its
-					   tend's start; 0: none under way */
-};
-
-/* Collections so far. */
-struct collection {
-	uint64_t seq;
-	atomic_uint_fast64_t heartbeat;
-	uint64_t names_told;		/* a hash of the container ids last
-					   told the name resolver */
-	size_t names_told_nr;
-};
 
 /* interval_init: nothing armed; interval_fini closes the timer. */
 void interval_init(struct collector *c);

@@ -19,6 +19,7 @@ planstate_init(struct planstate *ps, const struct plan *cfg)
 {
 	size_t i, e;
 
+	ps->cfg = cfg;
 	ps->attrs = calloc(cfg->nr_groups, sizeof(*ps->attrs));
 	ps->ev_logged = calloc(cfg->nr_groups, sizeof(*ps->ev_logged));
 	ps->pattern_empty = calloc(cfg->nr_targets + 1, sizeof(int));
@@ -59,7 +60,7 @@ planstate_fini(const struct plan *cfg, struct planstate *ps)
 }
 
 /* What was said of a plan, traded between two tables of the same plan. */
-void
+static void
 planstate_trade_said(struct planstate *a, struct planstate *b)
 {
 	struct planstate t = *a;
@@ -72,3 +73,39 @@ planstate_trade_said(struct planstate *a, struct planstate *b)
 	b->layout_said = t.layout_said;
 }
 
+
+/*
+ * A rebuild's plan: *cur becomes cfg's tables; of the same plan (a retry,
+ * a CPU change) what was said stays said.  The old tables go in *old,
+ * freed when the pass is done.
+ */
+int
+planstate_take(struct planstate *cur, const struct plan *cfg,
+    struct planstate *old)
+{
+	struct planstate ps = { 0 };
+	int r = planstate_init(&ps, cfg);
+
+	if (r < 0) {
+		planstate_fini(cfg, &ps);
+		return r;
+	}
+	*old = *cur;
+	if (cfg == cur->cfg)
+		planstate_trade_said(&ps, old);
+	*cur = ps;
+	return 0;
+}
+
+/* A rebuild that failed before it took anything over: planstate_take
+ * undone, the old tables back in *cur, the new ones in *old to be freed. */
+void
+planstate_give_back(struct planstate *cur, struct planstate *old)
+{
+	struct planstate ps = *cur;
+
+	if (old->cfg == cur->cfg)
+		planstate_trade_said(&ps, old);	/* as take swapped it */
+	*cur = *old;
+	*old = ps;
+}

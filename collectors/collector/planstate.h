@@ -20,6 +20,7 @@ struct layout_said {
 
 /* What is made for each plan: its attrs, and what was said of it. */
 struct planstate {
+	const struct plan *cfg;		/* the plan they are made for */
 	struct perf_event_attr **attrs;	/* [group][event] */
 	int **ev_logged;		/* [group][event]: reported unsupported */
 	int *pattern_empty;		/* [cfg target]: reported matching none */
@@ -29,12 +30,15 @@ struct planstate {
 /*
  * planstate_init: ps's tables for cfg, 0 or -ENOMEM (planstate_fini it
  * either way); planstate_fini frees them (cfg: the plan they were made
- * for; NULL accepted).  planstate_trade_said: what was said, traded
- * between two tables of the same plan (a rebuild of the running plan
- * keeps what was said).
+ * for; NULL accepted).  planstate_take: a rebuild's tables for cfg in
+ * *cur, the old ones in *old (a rebuild of the running plan keeps what
+ * was said); 0 or -ENOMEM, nothing changed.  planstate_give_back undoes
+ * it, the new tables in *old to be freed.
  */
 int planstate_init(struct planstate *ps, const struct plan *cfg);
 void planstate_fini(const struct plan *cfg, struct planstate *ps);
-void planstate_trade_said(struct planstate *a, struct planstate *b);
+int planstate_take(struct planstate *cur, const struct plan *cfg,
+    struct planstate *old);
+void planstate_give_back(struct planstate *cur, struct planstate *old);
 
 #endif

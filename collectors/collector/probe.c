@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "collectors/collector/collector.h"
 #include "collectors/collector/collector_int.h"
 #include "collectors/collector/instance.h"
 #include "collectors/collector/plan.h"
@@ -28,7 +29,8 @@ check_unopened(const struct collector *c, const struct target *t, FILE *out)
 	enum target_why why = target_why(t);
 	int r;
 
-	if ((r = source_check_unopened(c, target_name(t), why, out)) >= 0)
+	if ((r = source_check_unopened(&c->kinds, target_name(t), why,
+	    out)) >= 0)
 		return r;
 	fprintf(out, "%s: not counted (%s", target_name(t),
 	    target_why_text(why));
@@ -65,7 +67,7 @@ static int
 check_group(const struct collector *c, const struct target *t,
     const struct tgroup *tg, FILE *out)
 {
-	const struct plan_group *g = &c->cfg->groups[tg->gi];
+	const struct plan_group *g = &c->ps.cfg->groups[tg->gi];
 	size_t k, e, ok_inst = 0, unsched = 0;
 	char cpus[256];
 	int ucpu = -1, problems = 0;
@@ -96,7 +98,8 @@ check_group(const struct collector *c, const struct target *t,
 	fputc('\n', out);
 	problems += ok_inst < tg->cpus.nr;
 	if (unsched)
-		problems += source_check_unscheduled(c, tg->kind, tg->gi, unsched,
+		problems += source_check_unscheduled(&c->kinds, tg->kind,
+		    tg->gi, unsched,
 		    ucpu, out);
 	for (e = 0; e < g->nr_events; e++) {
 		int errnum = 0;
@@ -151,7 +154,7 @@ probe_check_config(struct collector *c, FILE *out, unsigned wait_ms)
 
 	collector_enable(c);
 	nanosleep(&ts, NULL);
-	problems += source_kinds_check_config(c, out);
+	problems += source_kinds_check_config(&c->kinds, out);
 	for (i = 0; i < c->set.nr; i++) {
 		struct target *t = c->set.v[i];
 
@@ -163,5 +166,5 @@ probe_check_config(struct collector *c, FILE *out, unsigned wait_ms)
 		for (j = 0; j < t->nr_groups; j++)
 			problems += check_group(c, t, &t->groups[j], out);
 	}
-	return problems + check_presets(c->cfg, out);
+	return problems + check_presets(c->ps.cfg, out);
 }

@@ -22,7 +22,8 @@
 #include <string.h>
 
 #include "collectors/cgroup/cgroupfs.h"
-#include "collectors/collector/collector_int.h"
+#include "collectors/collector/plan.h"
+#include "collectors/collector/report.h"
 #include "collectors/collector/share.h"
 #include "collectors/collector/target.h"
 
@@ -59,7 +60,7 @@ share_of(struct shares *sh, const struct target *t)
 }
 
 int
-shares_begin(const struct collector *c, struct target *const *v, size_t n,
+shares_begin(const char *cgroot, struct target *const *v, size_t n,
     struct shares *sh)
 {
 	struct share *s;
@@ -73,7 +74,7 @@ shares_begin(const struct collector *c, struct target *const *v, size_t n,
 		if (t->state == TARGET_SHARE_REFUSED)
 			t->state = TARGET_UNOPENED;
 		/* Gone meanwhile: not delegated, and its open fails. */
-		if (!t->deleg_known && cgroupfs_delegated(c->cg.path,
+		if (!t->deleg_known && cgroupfs_delegated(cgroot,
 		    t->cgroup, &t->deleg) < 0)
 			t->deleg = 0;
 		t->deleg_known = 1;
@@ -87,7 +88,7 @@ shares_begin(const struct collector *c, struct target *const *v, size_t n,
 }
 
 int
-shares_admit(const struct collector *c, struct shares *sh, struct target *t)
+shares_admit(const struct plan *cfg, struct shares *sh, struct target *t)
 {
 	struct share *s;
 
@@ -96,7 +97,7 @@ shares_admit(const struct collector *c, struct shares *sh, struct target *t)
 	if (t->cgroup == NULL || t->deleg == 0)
 		return 1;
 	s = share_find(sh, t->cgroup, t->deleg);
-	if (s && s->counted >= c->cfg->delegated_max) {
+	if (s && s->counted >= cfg->delegated_max) {
 		t->state = TARGET_SHARE_REFUSED;
 		return 0;
 	}
@@ -114,7 +115,7 @@ shares_opened(struct shares *sh, const struct target *t)
 }
 
 int
-shares_evict(const struct collector *c, struct shares *sh,
+shares_evict(const struct report *rp, struct shares *sh,
     struct target *const *v, size_t n, const struct target *for_whom,
     size_t *fds)
 {
@@ -133,7 +134,8 @@ shares_evict(const struct collector *c, struct shares *sh,
 		target_close(t);
 		t->state = TARGET_SHARE_REFUSED;
 		s->counted--;
-		REPORT(&c->rep, LOG_DEBUG, t->cgroup, NULL, NULL, -1, 0, "cgroup %s, of the "
+		REPORT(rp, LOG_DEBUG, t->cgroup, NULL, NULL, -1, 0,
+		    "cgroup %s, of the "
 		    "delegated subtree %s, is not counted any more: its room "
 		    "goes to %s", t->cgroup, s->subtree, for_whom->cgroup);
 		return 1;
@@ -163,52 +165,51 @@ said_before(const struct shares *old, const char *path)
 }
 
 /*
- * What the pass left of each subtree: its cgroups in the set not counted,
- * for its share or for want of room (the set is the pass's, swapped in),
- * and those refused for the share alone.
+ * What the pass left of each subtree: its cgroups in the set v not
+ * counted, for its share or for want of room (the set is the pass's,
+ * swapped in); the number refused for the share alone.
  */
-static void
-shares_tally(struct collector *c, struct shares *sh)
+static size_t
+shares_tally(struct shares *sh, struct target *const *v, size_t n)
 {
 	struct share *s;
-	size_t i;
+	size_t i, refused = 0;
 
-	c->set.share_refused = 0;
-	for (i = 0; i < c->set.nr; i++) {
-		const struct target *t = c->set.v[i];
+	for (i = 0; i < n; i++) {
+		const struct target *t = v[i];
 
 		if (t->cgroup == NULL || t->deleg == 0 || target_is_open(t) ||
 		    (s = share_find(sh, t->cgroup, t->deleg)) == NULL)
 			continue;
 		s->refused++;
-		c->set.share_refused += t->state == TARGET_SHARE_REFUSED;
+		refused += t->state == TARGET_SHARE_REFUSED;
 	}
+	return refused;
 }
 
-void
-shares_end(struct collector *c, struct shares *sh)
+size_t
+shares_end(const struct report *rp, const struct plan *cfg,
+    struct shares *sh, const struct shares *last, struct target *const *v,
+    size_t n)
 {
 	const struct share *s;
-	size_t i, before;
+	size_t i, before, refused = shares_tally(sh, v, n);
 
-	shares_tally(c, sh);
 	for (i = 0; i < sh->nr; i++) {
 		s = &sh->v[i];
-		before = said_before(&c->set.shares, s->subtree);
+		before = said_before(last, s->subtree);
 		if (s->refused && s->refused != before)
-			REPORT(&c->rep, LOG_WARNING, s->subtree, NULL, NULL, -1, 0, "delegated "
-			    "subtree %s: %zu cgroup%s not counted: it has its "
-			    "share, %zu (delegated_max_cgroups), or no room is "
-			    "left, and cgroups not delegated go first",
-			    s->subtree, s->refused, s->refused == 1 ? " is" :
-			    "s are", c->cfg->delegated_max);
+			REPORT(rp, LOG_WARNING, s->subtree, NULL, NULL, -1, 0,
+			    "delegated subtree %s: %zu cgroup%s not counted: "
+			    "it has its share, %zu (delegated_max_cgroups), "
+			    "or no room is left, and cgroups not delegated "
+			    "go first", s->subtree, s->refused,
+			    s->refused == 1 ? " is" : "s are",
+			    cfg->delegated_max);
 		else if (s->refused == 0 && before)
-			REPORT(&c->rep, LOG_INFO, s->subtree, NULL, NULL, -1, 0, "delegated "
-			    "subtree %s: every cgroup is counted now",
-			    s->subtree);
+			REPORT(rp, LOG_INFO, s->subtree, NULL, NULL, -1, 0,
+			    "delegated subtree %s: every cgroup is counted "
+			    "now", s->subtree);
 	}
-	shares_free(&c->set.shares);
-	c->set.shares = *sh;
-	sh->v = NULL;
-	sh->nr = 0;
+	return refused;
 }

@@ -10,7 +10,8 @@
 
 #include <stddef.h>
 
-struct collector;
+struct plan;
+struct report;
 struct target;
 
 /* A delegated subtree's share of what a pass opens: its cgroups counted,
@@ -34,17 +35,22 @@ struct shares {
  * this pass (TARGET_SHARE_REFUSED).  shares_opened: t was.  shares_evict:
  * the last opened delegated target of v closed for for_whom, which found
  * no room; 1 with the perf fds it held in *fds, 0 when there is none.
- * shares_end: the pass's shares become the set's, the changes said.
+ * shares_end: what each subtree of sh has left uncounted in v (the
+ * set swapped in), its changes since last (the set's shares until now)
+ * said; the number refused for the share alone, which the target set
+ * keeps with sh.
  */
-int shares_begin(const struct collector *c, struct target *const *v, size_t n,
+int shares_begin(const char *cgroot, struct target *const *v, size_t n,
     struct shares *sh);
-int shares_admit(const struct collector *c, struct shares *sh,
+int shares_admit(const struct plan *cfg, struct shares *sh,
     struct target *t);
 void shares_opened(struct shares *sh, const struct target *t);
-int shares_evict(const struct collector *c, struct shares *sh,
+int shares_evict(const struct report *rp, struct shares *sh,
     struct target *const *v, size_t n, const struct target *for_whom,
     size_t *fds);
-void shares_end(struct collector *c, struct shares *sh);
+size_t shares_end(const struct report *rp, const struct plan *cfg,
+    struct shares *sh, const struct shares *last,
+    struct target *const *v, size_t n);
 void shares_free(struct shares *sh);
 
 #endif

@@ -184,7 +184,7 @@ struct build {
 static int
 build_topdown(struct build *b)
 {
-	const struct plan *cfg = b->c->cfg;
+	const struct plan *cfg = b->c->ps.cfg;
 	struct snapshot *s = b->s;
 	size_t i, n = 0;
 
@@ -214,7 +214,7 @@ build_topdown(struct build *b)
 static int
 build_names(struct build *b)
 {
-	const struct plan *cfg = b->c->cfg;
+	const struct plan *cfg = b->c->ps.cfg;
 	size_t i, e, ne;
 
 	b->names = snapshot_alloc(b->s, cfg->nr_groups * sizeof(*b->names));
@@ -243,7 +243,7 @@ build_names(struct build *b)
 static int
 build_support(struct build *b)
 {
-	const struct plan *cfg = b->c->cfg;
+	const struct plan *cfg = b->c->ps.cfg;
 	struct snapshot *s = b->s;
 	size_t i, e, n = 0;
 
@@ -307,7 +307,7 @@ static void
 count_rows(const struct collector *c, size_t *rows, size_t *values,
     size_t *errors)
 {
-	const struct plan *cfg = c->cfg;
+	const struct plan *cfg = c->ps.cfg;
 	size_t i, j, k, e, n;
 
 	*rows = *values = *errors = 0;
@@ -332,7 +332,7 @@ count_rows(const struct collector *c, size_t *rows, size_t *values,
 static int
 health_init(struct build *b, size_t errors)
 {
-	const struct plan *cfg = b->c->cfg;
+	const struct plan *cfg = b->c->ps.cfg;
 	struct snapshot *s = b->s;
 	size_t i, n = 4;
 
@@ -412,7 +412,7 @@ health_target(struct build *b, const struct target *t)
 					b->cpus[n] |= t->cgroup == NULL;
 				}
 			for (e = 0; in->err &&
-			    e < c->cfg->groups[tg->gi].nr_events; e++)
+			    e < c->ps.cfg->groups[tg->gi].nr_events; e++)
 				if (in->err[e] != 0)
 					open_error(b, tg->gi, e, in->err[e],
 					    in->no_perf_cgroup);
@@ -441,7 +441,7 @@ static struct snap_row *
 row_new(struct build *b, const struct snap_row *model,
     const struct tgroup *tg, int cpu, int split)
 {
-	const struct plan_group *pg = &b->c->cfg->groups[tg->gi];
+	const struct plan_group *pg = &b->c->ps.cfg->groups[tg->gi];
 	struct snap_row *r = &b->s->rows[b->row++];
 
 	*r = *model;
@@ -483,7 +483,7 @@ static int
 build_rows(struct build *b, const struct target *t,
     const struct namemap_entry *nent, int hidden)
 {
-	const struct plan *cfg = b->c->cfg;
+	const struct plan *cfg = b->c->ps.cfg;
 	struct snap_row model, *r = NULL;
 	size_t j, k, e, ne;
 	uint64_t en, ru;
@@ -599,7 +599,7 @@ build_status(struct build *b)
 
 	s->timestamp_s = wall_s();
 	s->seq = c->col.seq;
-	s->open_fds = targetset_fds(c);
+	s->open_fds = targetset_fds(&c->set);
 	s->cgroups_matched = c->set.matched;
 	s->cgroups_counted = c->set.counted > s->cgroups_no_perf ?
 	    c->set.counted - s->cgroups_no_perf : 0;
@@ -611,12 +611,12 @@ build_status(struct build *b)
 	    sizeof(*s->sources))) == NULL)
 		return -ENOMEM;
 	memset(s->sources, 0, SOURCE_KINDS * sizeof(*s->sources));
-	if ((r = source_kinds_stats(c, s, s->sources)) < 0)
+	if ((r = source_kinds_stats(&c->kinds, s, s->sources)) < 0)
 		return -ENOMEM;
 	s->nr_sources = (size_t)r;
 	s->reload_ok = c->th.reload_ok;
 	s->reload_success_s = c->th.reload_success_s;
-	s->nr_groups = c->cfg->nr_groups;
+	s->nr_groups = c->ps.cfg->nr_groups;
 	s->denied = c->said.denied != DENIED_NONE;
 	for (i = 0; i < s->nr_support; i++)
 		s->nr_unsupported += !s->support[i].supported;

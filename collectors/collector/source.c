@@ -20,11 +20,12 @@
 #include <string.h>
 
 #include "collectors/collector/asks.h"
-#include "collectors/collector/collector_int.h"
-#include "collectors/collector/online.h"
+#include "collectors/collector/cgroot.h"
+#include "collectors/collector/planstate.h"
+#include "collectors/collector/source.h"
 
 /*
- * The product's kinds, by index (c->kstate[k], a target's attached[k]):
+ * The product's kinds, by index (kinds.state[k], a target's attached[k]):
  * perf first, as the one that takes what no other kind claims
  * (kind_for).  A new kind of the product is one line here and its file
  * (HACKING.md, "Adding a source kind"); a kind built beside it (a
@@ -110,14 +111,15 @@ plan_kind_named(const char *name)
 	return NULL;
 }
 
-/* What kind k's hooks see of c in one call; as: where a retry is asked
+/* What kind i's hooks see in one call; as: where a retry is asked
  * (NULL: the hook called asks none). */
 static struct source_ctx
-ctx_of(const struct collector *c, size_t k, struct asks *as)
+ctx_of(const struct kinds *ks, size_t i, struct asks *as)
 {
-	return (struct source_ctx){ c->cfg, c->ps.attrs, c->ps.ev_logged,
-	    &c->online.map, c->cg.found ? c->cg.path : NULL, c->cg.v2,
-	    c->kstate[k], c->rep.log, as ? &as->retry_soon : NULL };
+	return (struct source_ctx){ ks->ps->cfg, ks->ps->attrs,
+	    ks->ps->ev_logged, ks->online, ks->cg->found ? ks->cg->path : NULL,
+	    ks->cg->v2, ks->state[i], ks->rp->log,
+	    as ? &as->retry_soon : NULL };
 }
 
 /* ---- the kinds' own state ---------------------------------------- */
@@ -150,18 +152,18 @@ source_kinds_fini(void *const *kstate)
 }
 
 size_t
-source_kinds_fds(const struct collector *c)
+source_kinds_fds(const struct kinds *ks)
 {
 	size_t i, n = 0;
 
 	for (i = 0; i < nkinds(); i++)
-		if (c->kstate[i])
-			n += ((const struct source_state *)c->kstate[i])->fds;
+		if (ks->state[i])
+			n += ((const struct source_state *)ks->state[i])->fds;
 	return n;
 }
 
 int
-source_kinds_stats(const struct collector *c, struct snapshot *s,
+source_kinds_stats(const struct kinds *ks, struct snapshot *s,
     struct snap_source *out)
 {
 	size_t i;
@@ -169,20 +171,20 @@ source_kinds_stats(const struct collector *c, struct snapshot *s,
 	for (i = 0; i < nkinds(); i++) {
 		out[i].kind = source_kinds[i]->desc->name;
 		if (source_kinds[i]->stats &&
-		    source_kinds[i]->stats(c->kstate[i], s, &out[i]) < 0)
+		    source_kinds[i]->stats(ks->state[i], s, &out[i]) < 0)
 			return -ENOMEM;
 	}
 	return (int)i;
 }
 
 int
-source_kinds_check_config(const struct collector *c, FILE *out)
+source_kinds_check_config(const struct kinds *ks, FILE *out)
 {
 	size_t i;
 	int problems = 0;
 
 	for (i = 0; i < nkinds(); i++) {
-		struct source_ctx x = ctx_of(c, i, NULL);
+		struct source_ctx x = ctx_of(ks, i, NULL);
 
 		if (source_kinds[i]->check && source_kinds[i]->check->line)
 			problems += source_kinds[i]->check->line(&x, out);
@@ -215,7 +217,7 @@ source_fallback(const struct source_kind *kind, const struct plan_target *ct,
  * fallback: declined (TARGET_COUNTED: nothing), and in *mode the first
  * mode a kind asked gave ("mode perf" if none). */
 static const struct source_kind *
-kind_for(const struct collector *c, const struct plan_target *ct,
+kind_for(const struct kinds *ks, const struct plan_target *ct,
     enum target_why *declined, const char **mode)
 {
 	const struct source_kind *kind = NULL;
@@ -226,7 +228,7 @@ kind_for(const struct collector *c, const struct plan_target *ct,
 	*declined = TARGET_COUNTED;
 	*mode = NULL;
 	for (k = nkinds(); k-- > 0 && r == 0; ) {
-		struct source_ctx x = ctx_of(c, k, NULL);
+		struct source_ctx x = ctx_of(ks, k, NULL);
 
 		kind = source_kinds[k];
 		m = NULL;
@@ -245,7 +247,7 @@ kind_for(const struct collector *c, const struct plan_target *ct,
 
 /* A rescan's start: every kind builds for what it matched. */
 int
-source_kinds_begin(const struct collector *c,
+source_kinds_begin(const struct kinds *ks,
     const struct cgroup_list *matched, int rebuild, struct asks *as,
     struct source_entries *e)
 {
@@ -254,25 +256,25 @@ source_kinds_begin(const struct collector *c,
 	int r;
 
 	for (i = 0; i < nkinds(); i++) {
-		struct source_ctx x = ctx_of(c, i, as);
+		struct source_ctx x = ctx_of(ks, i, as);
 
 		if (source_kinds[i]->rescan &&
 		    (r = source_kinds[i]->rescan(&x, &start)) < 0)
 			return r;
 	}
-	for (i = 0; i < c->cfg->nr_targets; i++) {
-		const struct plan_target *ct = &c->cfg->targets[i];
+	for (i = 0; i < ks->ps->cfg->nr_targets; i++) {
+		const struct plan_target *ct = &ks->ps->cfg->targets[i];
 
 		if (ct->kind != PLAN_TARGET_CGROUP)
 			continue;
-		e->kind[i] = kind_for(c, ct, &e->declined[i], &e->mode[i]);
+		e->kind[i] = kind_for(ks, ct, &e->declined[i], &e->mode[i]);
 	}
 	return 0;
 }
 
 /* Its end: every kind says what it left out. */
 int
-source_kinds_tally(const struct collector *c, size_t no_room,
+source_kinds_tally(const struct kinds *ks, size_t no_room,
     size_t refused, const char *names)
 {
 	const struct source_rescan done = { 1, NULL, 0, no_room, refused,
@@ -281,7 +283,7 @@ source_kinds_tally(const struct collector *c, size_t no_room,
 	int soon = 0;
 
 	for (i = 0; i < nkinds(); i++) {
-		struct source_ctx x = ctx_of(c, i, NULL);
+		struct source_ctx x = ctx_of(ks, i, NULL);
 
 		if (source_kinds[i]->rescan)
 			soon |= source_kinds[i]->rescan(&x, &done);
@@ -290,12 +292,12 @@ source_kinds_tally(const struct collector *c, size_t no_room,
 }
 
 void
-source_kinds_refresh(const struct collector *c)
+source_kinds_refresh(const struct kinds *ks)
 {
 	size_t i;
 
 	for (i = 0; i < nkinds(); i++) {
-		struct source_ctx x = ctx_of(c, i, NULL);
+		struct source_ctx x = ctx_of(ks, i, NULL);
 
 		if (source_kinds[i]->refresh)
 			source_kinds[i]->refresh(&x);
@@ -305,14 +307,14 @@ source_kinds_refresh(const struct collector *c)
 /* ---- targets ----------------------------------------------------- */
 
 int
-source_check_unopened(const struct collector *c, const char *name,
+source_check_unopened(const struct kinds *ks, const char *name,
     enum target_why why, FILE *out)
 {
 	size_t k;
 	int r;
 
 	for (k = 0; k < nkinds(); k++) {
-		struct source_ctx x = ctx_of(c, k, NULL);
+		struct source_ctx x = ctx_of(ks, k, NULL);
 
 		if (source_kinds[k]->check && source_kinds[k]->check->unopened &&
 		    (r = source_kinds[k]->check->unopened(&x, name, why,
@@ -323,11 +325,11 @@ source_check_unopened(const struct collector *c, const char *name,
 }
 
 int
-source_check_unscheduled(const struct collector *c,
+source_check_unscheduled(const struct kinds *ks,
     const struct source_kind *kind, size_t gi, size_t unsched, int cpu,
     FILE *out)
 {
-	struct source_ctx x = ctx_of(c, kind_index(kind), NULL);
+	struct source_ctx x = ctx_of(ks, kind_index(kind), NULL);
 
 	if (kind->check == NULL || kind->check->unscheduled == NULL)
 		return 0;
@@ -337,7 +339,7 @@ source_check_unscheduled(const struct collector *c,
 /* In the table's order, each kind of used[nused] that attaches and
  * holds nothing for the target yet. */
 int
-source_attach(const struct collector *c, const struct source_kind *const *used,
+source_attach(const struct kinds *ks, const struct source_kind *const *used,
     size_t nused, struct source_hold **attached, const char *cgroup, int cgfd)
 {
 	size_t i, k;
@@ -345,7 +347,7 @@ source_attach(const struct collector *c, const struct source_kind *const *used,
 
 	for (k = 0; k < nkinds(); k++) {
 		const struct source_kind *kind = source_kinds[k];
-		struct source_ctx x = ctx_of(c, k, NULL);
+		struct source_ctx x = ctx_of(ks, k, NULL);
 
 		if (kind->attach == NULL || attached[k])
 			continue;
@@ -383,11 +385,11 @@ source_held(struct source_hold *const *attached, const struct source_kind *kind)
 }
 
 int
-source_open(const struct collector *c, const struct source_kind *kind,
+source_open(const struct kinds *ks, const struct source_kind *kind,
     const struct source_at *at, int cgfd, struct source_opened *o,
     struct source **out)
 {
-	struct source_ctx x = ctx_of(c, kind_index(kind), NULL);
+	struct source_ctx x = ctx_of(ks, kind_index(kind), NULL);
 
 	return kind->open(&x, at, cgfd, o, out);
 }

@@ -41,7 +41,8 @@
 #include "util/logfields.h"
 
 struct asks;
-struct collector;
+struct cgroot;
+struct planstate;
 struct cpumap;
 struct perf_event_attr;
 struct plan_target;
@@ -389,12 +390,25 @@ int source_kind_add(const struct source_kind *k);
  * only thing that calls these).  The _kinds_ functions ask every kind in
  * turn.
  */
+/*
+ * The kinds as the collector holds them: each kind's own state, and
+ * what their hooks are shown of the rest (each call's source_ctx is made
+ * from it): the running plan and its tables, the online CPUs, the
+ * cgroup mount, the log.  The collector points it at its parts once.
+ */
+struct kinds {
+	void *state[SOURCE_KINDS];
+	const struct planstate *ps;
+	const struct cpumap *online;
+	const struct cgroot *cg;
+	const struct report *rp;
+};
 int source_kinds_init(void **kstate);		/* 0 or -ENOMEM */
 void source_kinds_fini(void *const *kstate);
-size_t source_kinds_fds(const struct collector *c);
-int source_kinds_stats(const struct collector *c, struct snapshot *s,
+size_t source_kinds_fds(const struct kinds *ks);
+int source_kinds_stats(const struct kinds *ks, struct snapshot *s,
     struct snap_source *out);	/* out[SOURCE_KINDS]: how many filled */
-int source_kinds_check_config(const struct collector *c, FILE *out);
+int source_kinds_check_config(const struct kinds *ks, FILE *out);
 /* The entries a pass plans from (source_kinds_begin): for each cgroups
  * entry of the plan, the kind that counts it, what its fallback:
  * declined when its kind cannot run (TARGET_COUNTED: nothing,
@@ -408,29 +422,29 @@ struct source_entries {
 /* The start of a pass: every kind told what the cgroups entries matched
  * (matched NULL: none, no cgroup hierarchy; rebuild: see struct
  * source_rescan), then each entry's kind into e.  0 or -ENOMEM. */
-int source_kinds_begin(const struct collector *c,
+int source_kinds_begin(const struct kinds *ks,
     const struct cgroup_list *matched, int rebuild, struct asks *as,
     struct source_entries *e);
 /* 1: room is freed for what had none, at the next collection. */
-int source_kinds_tally(const struct collector *c, size_t no_room,
+int source_kinds_tally(const struct kinds *ks, size_t no_room,
     size_t refused, const char *names);
 /* What each kind gathers for its sources before they are read: a
  * collection and a CPU change call it before their read loop. */
-void source_kinds_refresh(const struct collector *c);
+void source_kinds_refresh(const struct kinds *ks);
 /* 1 or 0 as a kind says why the target named name is unopened, from
  * what the collector knows of it (why); -1 no kind says. */
-int source_check_unopened(const struct collector *c, const char *name,
+int source_check_unopened(const struct kinds *ks, const char *name,
     enum target_why why, FILE *out);
 /* The guess of kind, group gi's, why it never ran on unsched CPUs (cpu
  * one): 1 a problem (said), 0 nothing to say. */
-int source_check_unscheduled(const struct collector *c,
+int source_check_unscheduled(const struct kinds *ks,
     const struct source_kind *kind, size_t gi, size_t unsched, int cpu,
     FILE *out);
 /* A target's holds (attached[SOURCE_KINDS]) from the kinds of its groups
  * (used[nused], each once) that attach, for the target cgroup whose
  * directory is cgfd: 0; -ENOSPC no room in one; another -errno.
  * source_detach: every hold released, attached[] emptied. */
-int source_attach(const struct collector *c,
+int source_attach(const struct kinds *ks,
     const struct source_kind *const *used, size_t nused,
     struct source_hold **attached, const char *cgroup, int cgfd);
 void source_detach(struct source_hold **attached);
@@ -439,7 +453,7 @@ void source_detach(struct source_hold **attached);
 const struct source_hold *source_held(struct source_hold *const *attached,
     const struct source_kind *kind);
 /* An instance's source (at), of kind: its hook's answer (source_kind.open). */
-int source_open(const struct collector *c, const struct source_kind *kind,
+int source_open(const struct kinds *ks, const struct source_kind *kind,
     const struct source_at *at, int cgfd, struct source_opened *o,
     struct source **out);
 /* May an adopted instance of kind keep s, the kind holding h for its

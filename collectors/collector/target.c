@@ -15,10 +15,11 @@
 #include <unistd.h>
 
 #include "collectors/cgroup/cgroupfs.h"
-#include "collectors/collector/collector_int.h"
+#include "collectors/collector/cgroot.h"
 #include "collectors/collector/instance.h"
-#include "collectors/collector/online.h"
 #include "collectors/collector/plan.h"
+#include "collectors/collector/planstate.h"
+#include "collectors/collector/report.h"
 #include "collectors/collector/target.h"
 
 /* ---- targets ------------------------------------------------------ */
@@ -185,13 +186,14 @@ target_grow(struct target *t)
 
 /* The cgroup's directory, for its sources to open in; -errno. */
 static int
-target_dir(struct collector *c, const struct target *t)
+target_dir(const struct inst_ctx *x, const struct target *t)
 {
-	int fd = cgroupfs_open_dir(c->cg.path, t->cgroup);
+	int fd = cgroupfs_open_dir(x->k->cg->path, t->cgroup);
 
 	if (fd < 0)
-		REPORT(&c->rep, LOG_DEBUG, t->cgroup, NULL, NULL, -1, -fd, "cgroup %s: %s%s: "
-		    "%s", t->cgroup, c->cg.path, t->cgroup, strerror(-fd));
+		REPORT(x->k->rp, LOG_DEBUG, t->cgroup, NULL, NULL, -1, -fd,
+		    "cgroup %s: %s%s: "
+		    "%s", t->cgroup, x->k->cg->path, t->cgroup, strerror(-fd));
 	return fd;
 }
 
@@ -202,10 +204,10 @@ target_dir(struct collector *c, const struct target *t)
  * target's, target_depart); NULL if none.
  */
 static struct tgroup *
-old_group(const struct collector *c, const struct adopt *ad,
+old_group(const struct inst_ctx *x, const struct adopt *ad,
     const struct target *t, const struct tgroup *tg)
 {
-	const char *want = c->cfg->groups[tg->gi].name;
+	const char *want = x->k->ps->cfg->groups[tg->gi].name;
 	struct target *o = target_find(ad->old, ad->nr, t->cgroup);
 	size_t j;
 
@@ -229,7 +231,7 @@ old_group(const struct collector *c, const struct adopt *ad,
  * from: its counts go on in t's series (instance.c).  0 or -errno.
  */
 static int
-target_open_groups(struct collector *c, struct target *t,
+target_open_groups(const struct inst_ctx *x, struct target *t,
     const struct adopt *ad, int cgfd, struct asks *as, int enable,
     size_t *fds)
 {
@@ -242,14 +244,14 @@ target_open_groups(struct collector *c, struct target *t,
 
 	for (i = 0; i < t->nr_groups; i++) {
 		struct tgroup *tg = &t->groups[i];
-		struct tgroup *og = ad ? old_group(c, ad, t, tg) : NULL;
+		struct tgroup *og = ad ? old_group(x, ad, t, tg) : NULL;
 
 		tg->inst = calloc(tg->cpus.nr ? tg->cpus.nr : 1,
 		    sizeof(*tg->inst));
 		if (tg->inst == NULL)
 			return -ENOMEM;
 		for (j = 0; j < tg->cpus.nr; j++) {
-			r = inst_take(c, &it, tg, og, j, as);
+			r = inst_take(x, &it, tg, og, j, as);
 			if (r == -ENOMEM || (r == -EBADF && t->cgroup))
 				return r;	/* EBADF: the cgroup went */
 			if (tg->inst[j].state != INST_OK)
@@ -258,7 +260,7 @@ target_open_groups(struct collector *c, struct target *t,
 				source_enable(tg->inst[j].src);
 			*fds += tg->inst[j].src->fds;
 		}
-		if (og && (r = inst_carry_gone(c, &it, tg, og)) < 0)
+		if (og && (r = inst_carry_gone(x, &it, tg, og)) < 0)
 			return r;
 	}
 	return 0;
@@ -289,7 +291,7 @@ target_kinds(const struct target *t, const struct source_kind **used)
  * -errno when the cgroup vanished, -ENOMEM.
  */
 long
-target_open(struct collector *c, struct target *t, const struct adopt *ad,
+target_open(const struct inst_ctx *x, struct target *t, const struct adopt *ad,
     struct asks *as, size_t budget, int enable)
 {
 	const struct source_kind *used[SOURCE_KINDS];
@@ -300,25 +302,25 @@ target_open(struct collector *c, struct target *t, const struct adopt *ad,
 	 * event per CPU. */
 	for (i = 0; i < t->nr_groups; i++)
 		if (t->groups[i].kind->own_fds)
-			need += c->cfg->groups[t->groups[i].gi].nr_events *
-			    t->groups[i].cpus.nr;
+			need += x->k->ps->cfg->groups[t->groups[i].gi].
+			    nr_events * t->groups[i].cpus.nr;
 	if (need > budget) {
 		t->state = TARGET_SKIPPED;
 		return -E2BIG;
 	}
 	t->state = TARGET_UNOPENED;
-	if (t->cgroup && (cgfd = target_dir(c, t)) < 0)
+	if (t->cgroup && (cgfd = target_dir(x, t)) < 0)
 		return cgfd;
 	/* The cgroup it counts from now on, whatever the walk saw. */
 	if (t->cgroup && (r = cgroupfs_ino(cgfd, &t->id)) < 0)
 		goto out;
-	if (t->cgroup && (r = source_attach(c, used, target_kinds(t, used),
+	if (t->cgroup && (r = source_attach(x->k, used, target_kinds(t, used),
 	    t->attached, t->cgroup, cgfd)) < 0) {
 		if (r == -ENOSPC)
 			t->state = TARGET_NO_ROOM;
 		goto out;
 	}
-	if ((r = target_open_groups(c, t, ad, cgfd, as, enable, &fds)) < 0) {
+	if ((r = target_open_groups(x, t, ad, cgfd, as, enable, &fds)) < 0) {
 		/* A target that did not open holds nothing: the next pass
 		 * opens it whole. */
 		for (i = 0; i < t->nr_groups; i++)
@@ -384,10 +386,10 @@ target_enable(struct target *t)
  * is planned), since one of the entries does not get what it says.
  */
 static int
-target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
+target_add_pmu_group(const struct inst_ctx *x, struct target *t, size_t gi,
     const struct cpumap *cpus, int per_cpu, const struct source_kind *kind)
 {
-	const struct plan_group *g = &c->cfg->groups[gi];
+	const struct plan_group *g = &x->k->ps->cfg->groups[gi];
 	struct tgroup *tg = target_find_group(t, gi);
 	char want[256], have[256];
 	int n;
@@ -395,7 +397,8 @@ target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
 	if (tg) {
 		tg->per_cpu |= per_cpu;
 		if (tg->kind != kind) {
-			REPORT(&c->rep, LOG_WARNING, t->cgroup, g->name, NULL, -1, 0,
+			REPORT(x->k->rp, LOG_WARNING, t->cgroup, g->name, NULL,
+			    -1, 0,
 			    "group \"%s\" for %s is asked for in mode %s "
 			    "and in mode %s by two cgroups entries: it is "
 			    "counted in mode perf", g->name, target_name(t),
@@ -412,15 +415,16 @@ target_add_pmu_group(struct collector *c, struct target *t, size_t gi,
 		tg->kind = kind;
 	}
 	/* A new group's slot is taken only below: on failure it is not. */
-	n = cpumap_merge(&tg->cpus, cpus, &c->online.map,
+	n = cpumap_merge(&tg->cpus, cpus, x->k->online,
 	    g->pmu_cpus ? &g->cpus : NULL);
 	if (n < 0)
 		return n;
 	if (n == 0 && g->pmu_cpus && t->cgroup == NULL)
-		REPORT(&c->rep, LOG_WARNING, NULL, g->name, NULL, -1, 0,
+		REPORT(x->k->rp, LOG_WARNING, NULL, g->name, NULL, -1, 0,
 		    "%s:%d:%d: group \"%s\" counts PMU \"%s\", which "
 		    "covers CPUs %s only, none of the CPUs %s; it is not "
-		    "counted there", c->cfg->source, g->line, g->col, g->name,
+		    "counted there", x->k->ps->cfg->source, g->line, g->col,
+		    g->name,
 		    g->pmu, cpumap_format(&g->cpus, have, sizeof(have)),
 		    cpumap_format(cpus, want, sizeof(want)));
 	if (tg != &t->groups[t->nr_groups])
@@ -532,7 +536,8 @@ target_depart(struct target *t, const struct plan *cfg)
 	size_t i;
 
 	for (i = 0; target_is_open(t) && i < t->nr_groups; i++)
-		tgroup_fold(&t->groups[i], cfg->groups[t->groups[i].gi].nr_events,
+		tgroup_fold(&t->groups[i],
+		    cfg->groups[t->groups[i].gi].nr_events,
 		    t->cgroup != NULL && !t->groups[i].per_cpu);
 	for (i = 0; i < t->nr_groups; i++)
 		insts_free(&t->groups[i]);
@@ -543,7 +548,7 @@ target_depart(struct target *t, const struct plan *cfg)
 /* The system-wide target's groups from a cpus: entry, on the CPUs it
  * lists that are online.  0 or -ENOMEM. */
 int
-target_plan_cpus(struct collector *c, struct target *t,
+target_plan_cpus(const struct inst_ctx *x, struct target *t,
     const struct plan_target *ct)
 {
 	struct cpumap m = { 0, NULL };
@@ -553,14 +558,15 @@ target_plan_cpus(struct collector *c, struct target *t,
 
 	/* target_add_pmu_group takes the online ones. */
 	for (j = 0; j < ct->nr_groups && r == 0; j++)
-		r = target_add_pmu_group(c, t, ct->groups[j],
-		    ct->all_cpus ? &c->online.map : &ct->cpus, 1,
+		r = target_add_pmu_group(x, t, ct->groups[j],
+		    ct->all_cpus ? x->k->online : &ct->cpus, 1,
 		    &source_perf_kind);
 	if (r == 0 && !ct->all_cpus && (r = cpumap_merge(&m, &ct->cpus,
-	    &c->online.map, NULL)) >= 0 && (size_t)r < ct->cpus.nr)
-		SAY(&c->rep, LOG_WARNING, 0,
+	    x->k->online, NULL)) >= 0 && (size_t)r < ct->cpus.nr)
+		SAY(x->k->rp, LOG_WARNING, 0,
 		    "%s:%d:%d: CPUs %s are listed but only %s of them are "
-		    "online; counting those", c->cfg->source, ct->line, ct->col,
+		    "online; counting those", x->k->ps->cfg->source, ct->line,
+		    ct->col,
 		    cpumap_format(&ct->cpus, want, sizeof(want)), m.nr ?
 		    cpumap_format(&m, have, sizeof(have)) : "none");
 	cpumap_free(&m);
@@ -573,7 +579,7 @@ target_plan_cpus(struct collector *c, struct target *t,
  * (source.h, struct source_entries).  0 or -ENOMEM.
  */
 int
-target_plan_entry(struct collector *c, struct target *t,
+target_plan_entry(const struct inst_ctx *x, struct target *t,
     const struct plan_target *ct, const struct source_kind *kind,
     enum target_why declined)
 {
@@ -592,7 +598,7 @@ target_plan_entry(struct collector *c, struct target *t,
 		    ct->relabel[k].target_label, value) < 0)
 			return -ENOMEM;
 	for (k = 0; k < ct->nr_groups && declined == TARGET_COUNTED; k++)
-		if (target_add_pmu_group(c, t, ct->groups[k], &c->online.map,
+		if (target_add_pmu_group(x, t, ct->groups[k], x->k->online,
 		    ct->per_cpu, kind) < 0)
 			return -ENOMEM;
 	return 0;

@@ -20,7 +20,7 @@
 #include "collectors/collector/source.h"
 
 struct asks;
-struct collector;
+struct inst_ctx;
 struct plan;
 struct plan_target;
 
@@ -151,12 +151,12 @@ target_name(const struct target *t)
  */
 void target_free(struct target *t);
 struct target *target_new(const char *cgroup);
-int target_plan_cpus(struct collector *c, struct target *t,
+int target_plan_cpus(const struct inst_ctx *x, struct target *t,
     const struct plan_target *ct);
-int target_plan_entry(struct collector *c, struct target *t,
+int target_plan_entry(const struct inst_ctx *x, struct target *t,
     const struct plan_target *ct, const struct source_kind *kind,
     enum target_why declined);
-long target_open(struct collector *c, struct target *t,
+long target_open(const struct inst_ctx *x, struct target *t,
     const struct adopt *ad, struct asks *as, size_t budget, int enable);
 size_t target_fds(const struct target *t);	/* perf fds it holds */
 void target_enable(struct target *t);

@@ -37,11 +37,12 @@
 #include <sys/resource.h>
 
 #include "collectors/cgroup/cgroupfs.h"
+#include "collectors/collector/asks.h"
 #include "collectors/collector/cgnews.h"
-#include "collectors/collector/collector_int.h"
 #include "collectors/collector/departed.h"
 #include "collectors/collector/discovery.h"
 #include "collectors/collector/planstate.h"
+#include "collectors/collector/report.h"
 #include "collectors/collector/share.h"
 #include "collectors/collector/target.h"
 #include "collectors/collector/targetset.h"
@@ -124,55 +125,13 @@ fd_budget(const struct plan *cfg)
 	return rl.rlim_cur > 4096 ? rl.rlim_cur - 2048 : rl.rlim_cur / 2;
 }
 
-/*
- * A rebuild's plan: c->cfg becomes cfg with new tables; of the same plan
- * (a retry, a CPU change) what was reported stays reported.  The old
- * plan's tables go in *old, freed when the pass is done.
- */
-static int
-planstate_take(struct collector *c, const struct plan *cfg,
-    struct planstate *old)
-{
-	struct planstate ps = { 0 };
-	int r = planstate_init(&ps, cfg);
-
-	if (r < 0) {
-		planstate_fini(cfg, &ps);
-		return r;
-	}
-	*old = c->ps;
-	if (cfg == c->cfg)
-		planstate_trade_said(&ps, old);
-	c->ps = ps;
-	c->cfg = cfg;
-	c->set.max_fds = fd_budget(cfg);
-	return 0;
-}
-
-/* A rebuild that failed before it took anything over: planstate_take
- * undone, the old plan's tables back in c, the new ones in *old to be
- * freed. */
-static void
-planstate_give_back(struct collector *c, const struct plan *old_cfg,
-    struct planstate *old)
-{
-	struct planstate ps = c->ps;
-
-	if (old_cfg == c->cfg)
-		planstate_trade_said(&ps, old);	/* as planstate_take swapped it */
-	c->ps = *old;
-	*old = ps;
-	c->cfg = old_cfg;
-	c->set.max_fds = fd_budget(old_cfg);
-}
-
 /* ---- the fd budget ---------------------------------------------- */
 
 /* The fds the kinds hold themselves and those of every target of v. */
 static size_t
-fds_in_use(const struct collector *c, struct target *const *v, size_t n)
+fds_in_use(const struct targetset *set, struct target *const *v, size_t n)
 {
-	size_t fds = source_kinds_fds(c), i;
+	size_t fds = source_kinds_fds(set->ix.k), i;
 
 	for (i = 0; i < n; i++)
 		fds += target_fds(v[i]);
@@ -180,18 +139,18 @@ fds_in_use(const struct collector *c, struct target *const *v, size_t n)
 }
 
 size_t
-targetset_fds(const struct collector *c)
+targetset_fds(const struct targetset *set)
 {
-	return fds_in_use(c, c->set.v, c->set.nr);
+	return fds_in_use(set, set->v, set->nr);
 }
 
 /* ---- planning the next set ---------------------------------------- */
 
 /* The system-wide target anew: the union of every cpus: entry. */
 static int
-pass_systemwide(struct collector *c, struct target **out)
+pass_systemwide(struct targetset *set, struct target **out)
 {
-	const struct plan *cfg = c->cfg;
+	const struct plan *cfg = set->ps->cfg;
 	struct target *t = NULL;
 	size_t i;
 	int r = 0;
@@ -201,7 +160,7 @@ pass_systemwide(struct collector *c, struct target **out)
 			continue;
 		if (t == NULL && (t = target_new(NULL)) == NULL)
 			return -ENOMEM;
-		r = target_plan_cpus(c, t, &cfg->targets[i]);
+		r = target_plan_cpus(&set->ix, t, &cfg->targets[i]);
 	}
 	if (r < 0) {
 		target_free(t);
@@ -228,25 +187,25 @@ entries_alloc(struct source_entries *e, size_t n)
  * entries' labels and groups.  0 or -ENOMEM.
  */
 static int
-pass_plan(struct collector *c, struct pass *p)
+pass_plan(struct targetset *set, struct pass *p)
 {
 	const struct match *m = p->w.m;
 	struct target *t = NULL;
 	size_t i, j, nm = p->w.nm;
 
 	if (p->rebuild) {
-		if (pass_systemwide(c, &t) < 0)
+		if (pass_systemwide(set, &t) < 0)
 			return -ENOMEM;
 		if (t)
 			p->fresh[p->nfresh++] = t;
-	} else if (c->set.nr && c->set.v[0]->cgroup == NULL)
-		t = c->set.v[0];
+	} else if (set->nr && set->v[0]->cgroup == NULL)
+		t = set->v[0];
 	if (t) {
 		t->seen = 1;
 		p->v[p->n++] = t;
 	}
 	for (i = 0; i < nm; i = j) {
-		t = p->rebuild ? NULL : target_find(c->set.v, c->set.nr, m[i].path);
+		t = p->rebuild ? NULL : target_find(set->v, set->nr, m[i].path);
 		/* Removed and made again at its path since it opened (a
 		 * service or container restarted): a new target, which takes
 		 * over the old one's counts (open_one). */
@@ -260,8 +219,9 @@ pass_plan(struct collector *c, struct pass *p)
 		t->seen = 1;
 		p->v[p->n++] = t;
 		for (j = i; j < nm && strcmp(m[j].path, m[i].path) == 0; j++)
-			if (!target_is_open(t) && target_plan_entry(c, t,
-			    &c->cfg->targets[m[j].entry], p->e.kind[m[j].entry],
+			if (!target_is_open(t) && target_plan_entry(&set->ix, t,
+			    &set->ps->cfg->targets[m[j].entry],
+			    p->e.kind[m[j].entry],
 			    p->e.declined[m[j].entry]) < 0)
 				return -ENOMEM;
 	}
@@ -278,7 +238,7 @@ pass_plan(struct collector *c, struct pass *p)
  * went (departed.h), in *src too; else nothing.
  */
 static const struct adopt *
-open_from(const struct collector *c, const struct pass *p,
+open_from(const struct targetset *set, const struct pass *p,
     const struct target *t, struct target **src, struct adopt *one)
 {
 	const struct target *o;
@@ -290,12 +250,12 @@ open_from(const struct collector *c, const struct pass *p,
 		o = target_find(p->ad.old, p->ad.nr, t->cgroup);
 		if (o && target_is_open(o))
 			return &p->ad;
-	} else if ((*src = target_find(c->set.v, c->set.nr, t->cgroup)) == t)
+	} else if ((*src = target_find(set->v, set->nr, t->cgroup)) == t)
 		*src = NULL;
 	if (*src == NULL &&
-	    (*src = departed_find(&c->set.departed, t->cgroup)) == NULL)
+	    (*src = departed_find(&set->departed, t->cgroup)) == NULL)
 		return p->rebuild ? &p->ad : NULL;
-	*one = (struct adopt){ src, 1, c->cfg };
+	*one = (struct adopt){ src, 1, set->ps->cfg };
 	return one;
 }
 
@@ -305,7 +265,7 @@ open_from(const struct collector *c, const struct pass *p,
  * src, the old one at its path, or old, the rebuild's); 0 or -ENOMEM.
  */
 static int
-open_news(struct collector *c, struct pass *p, const struct target *t,
+open_news(struct targetset *set, struct pass *p, const struct target *t,
     const struct target *src)
 {
 	const struct target *o = src ? src : p->rebuild ?
@@ -313,7 +273,8 @@ open_news(struct collector *c, struct pass *p, const struct target *t,
 
 	if (o && o->id != t->id && o->id) {
 		p->remade++;
-		REPORT(&c->rep, LOG_DEBUG, t->cgroup, NULL, NULL, -1, 0, "cgroup %s was "
+		REPORT(set->rp, LOG_DEBUG, t->cgroup, NULL, NULL, -1, 0,
+		    "cgroup %s was "
 		    "removed and made again (id %llu, was %llu): counting "
 		    "the new one, its series go on", t->cgroup,
 		    (unsigned long long)t->id, (unsigned long long)o->id);
@@ -321,7 +282,7 @@ open_news(struct collector *c, struct pass *p, const struct target *t,
 	/* Out of memory to gather it: the pass fails, as at any other
 	 * allocation (a rescan changes nothing). */
 	if (o == NULL || !target_is_open(o))
-		return cgnews_add(c, &p->news, t, 1);
+		return cgnews_add(set->rp, &p->news, t, 1);
 	return 0;
 }
 
@@ -332,10 +293,10 @@ open_news(struct collector *c, struct pass *p, const struct target *t,
  * its cgroup vanished, -ENOMEM.
  */
 static int
-open_one(struct collector *c, struct pass *p, struct target *t)
+open_one(struct targetset *set, struct pass *p, struct target *t)
 {
-	size_t left = c->set.max_fds > p->fds_in_use ?
-	    c->set.max_fds - p->fds_in_use : 0;
+	size_t left = set->max_fds > p->fds_in_use ?
+	    set->max_fds - p->fds_in_use : 0;
 	struct target *src;
 	struct adopt one;
 	long r;
@@ -344,7 +305,7 @@ open_one(struct collector *c, struct pass *p, struct target *t)
 	 * or skips: left unopened. */
 	if (t->cgroup && t->nr_groups == 0 && t->declined != TARGET_COUNTED)
 		return 0;
-	r = target_open(c, t, open_from(c, p, t, &src, &one), p->as,
+	r = target_open(&set->ix, t, open_from(set, p, t, &src, &one), p->as,
 	    t->cgroup ? left : SIZE_MAX, p->enable);
 	if (r == -ENOMEM)
 		return -ENOMEM;
@@ -354,7 +315,7 @@ open_one(struct collector *c, struct pass *p, struct target *t)
 	if (r < 0)
 		return t->cgroup ? -ENOENT : 0;	/* vanished meanwhile */
 	p->fds_in_use += (size_t)r;
-	return t->cgroup ? open_news(c, p, t, src) : 0;
+	return t->cgroup ? open_news(set, p, t, src) : 0;
 }
 
 /*
@@ -363,22 +324,22 @@ open_one(struct collector *c, struct pass *p, struct target *t)
  * delegated one (share.c).  As open_one.
  */
 static int
-open_fair(struct collector *c, struct pass *p, struct target *t)
+open_fair(struct targetset *set, struct pass *p, struct target *t)
 {
 	size_t freed;
 	int r;
 
-	if (!shares_admit(c, &p->sh, t))
+	if (!shares_admit(set->ps->cfg, &p->sh, t))
 		return 0;
-	r = open_one(c, p, t);
+	r = open_one(set, p, t);
 	while (r == 0 && t->cgroup && t->deleg == 0 &&
 	    (t->state == TARGET_SKIPPED || t->state == TARGET_NO_ROOM) &&
-	    shares_evict(c, &p->sh, p->v, p->n, t, &freed)) {
+	    shares_evict(set->rp, &p->sh, p->v, p->n, t, &freed)) {
 		p->fds_in_use -= freed;
 		if (t->state != TARGET_SKIPPED)
 			break;	/* a kind's slot is free after its refresh:
 				   this cgroup has it at the next pass */
-		r = open_one(c, p, t);
+		r = open_one(set, p, t);
 	}
 	if (r == 0 && target_is_open(t))
 		shares_opened(&p->sh, t);
@@ -394,15 +355,15 @@ open_fair(struct collector *c, struct pass *p, struct target *t)
  * opened still in the set.
  */
 static int
-open_next(struct collector *c, struct pass *p)
+open_next(struct targetset *set, struct pass *p)
 {
 	struct target *t;
 	size_t i, j;
 	int r = 0, round;
 
 	p->took = 1;			/* instances change hands from here */
-	p->fds_in_use = fds_in_use(c, p->v, p->n);
-	if (shares_begin(c, p->v, p->n, &p->sh) < 0)
+	p->fds_in_use = fds_in_use(set, p->v, p->n);
+	if (shares_begin(set->cg->path, p->v, p->n, &p->sh) < 0)
 		return -ENOMEM;
 	for (round = 0; round < 2 && r != -ENOMEM; round++)
 		for (i = 0; i < p->n && r != -ENOMEM; i++) {
@@ -410,7 +371,7 @@ open_next(struct collector *c, struct pass *p)
 			if (target_is_open(t) ||
 			    (t->cgroup && t->deleg) != round)
 				continue;
-			if ((r = open_fair(c, p, t)) == -ENOENT)
+			if ((r = open_fair(set, p, t)) == -ENOENT)
 				t->seen = 0;	/* dropped at the swap */
 		}
 	for (i = 0, j = 0; i < p->n; i++)
@@ -428,21 +389,21 @@ open_next(struct collector *c, struct pass *p)
  * next set opened on took are dropped, and those past their time.
  */
 static void
-departed_tend(struct collector *c, struct pass *p, uint64_t now)
+departed_tend(struct targetset *set, struct pass *p, uint64_t now)
 {
 	struct target *t;
 	size_t i;
 
 	if (p->new_plan) {
-		departed_clear(&c->set.departed);
+		departed_clear(&set->departed);
 		return;
 	}
-	for (i = 0; i < p->nfresh && c->set.departed.nr; i++) {
+	for (i = 0; i < p->nfresh && set->departed.nr; i++) {
 		t = p->fresh[i];
 		if (t->seen && t->cgroup && target_is_open(t))
-			departed_drop(&c->set.departed, t->cgroup);
+			departed_drop(&set->departed, t->cgroup);
 	}
-	departed_expire(&c->set.departed, now);
+	departed_expire(&set->departed, now);
 }
 
 /*
@@ -451,7 +412,7 @@ departed_tend(struct collector *c, struct pass *p, uint64_t now)
  * while (departed.h); the targets made for cgroups that vanished freed.
  */
 static void
-swap_in(struct collector *c, struct pass *p, const struct plan *old_cfg,
+swap_in(struct targetset *set, struct pass *p, const struct plan *old_cfg,
     struct planstate *old_ps)
 {
 	uint64_t now = mono_ns();
@@ -459,19 +420,19 @@ swap_in(struct collector *c, struct pass *p, const struct plan *old_cfg,
 	size_t i;
 
 	planstate_fini(old_cfg, old_ps);	/* what was said of the old */
-	departed_tend(c, p, now);
-	for (i = 0; i < c->set.nr; i++) {
-		t = c->set.v[i];
+	departed_tend(set, p, now);
+	for (i = 0; i < set->nr; i++) {
+		t = set->v[i];
 		if (t->seen)
 			continue;
 		n = t->cgroup ? target_find(p->v, p->n, t->cgroup) : NULL;
 		if (target_is_open(t) && t->cgroup && n == NULL)
-			(void)cgnews_add(c, &p->news, t, 0);	/* said */
+			(void)cgnews_add(set->rp, &p->news, t, 0); /* said */
 		/* Its counts wait for a target at its path to open. */
 		if (target_is_open(t) && t->cgroup && !p->new_plan &&
 		    (n == NULL || !target_is_open(n))) {
 			target_depart(t, old_cfg);
-			departed_add(&c->set.departed, t, now);
+			departed_add(&set->departed, t, now);
 		} else
 			target_retire(t);
 	}
@@ -479,9 +440,9 @@ swap_in(struct collector *c, struct pass *p, const struct plan *old_cfg,
 		if (!p->fresh[i]->seen)
 			target_free(p->fresh[i]);	/* vanished meanwhile */
 	p->nfresh = 0;
-	free(c->set.v);
-	c->set.v = p->v;
-	c->set.nr = p->n;
+	free(set->v);
+	set->v = p->v;
+	set->nr = p->n;
 	p->v = NULL;
 }
 
@@ -494,14 +455,14 @@ swap_in(struct collector *c, struct pass *p, const struct plan *old_cfg,
  * cgroups it had none for.
  */
 static int
-report_tally(struct collector *c, size_t fds_in_use)
+report_tally(struct targetset *set, size_t fds_in_use)
 {
 	struct tally t = { 0 };
 	char names[1024];
 	size_t i;
 
-	for (i = 0; i < c->set.nr; i++) {
-		const struct target *x = c->set.v[i];
+	for (i = 0; i < set->nr; i++) {
+		const struct target *x = set->v[i];
 
 		if (x->cgroup == NULL)
 			continue;
@@ -516,26 +477,26 @@ report_tally(struct collector *c, size_t fds_in_use)
 		else if (x->state == TARGET_NO_ROOM && ++t.no_room)
 			namelist_add(&t.full, x->cgroup);
 	}
-	c->set.matched = t.matched;
-	c->set.counted = t.counted;
-	c->set.skipped = t.skipped;
-	if (t.skipped != c->set.skipped_logged) {
+	set->matched = t.matched;
+	set->counted = t.counted;
+	set->skipped = t.skipped;
+	if (t.skipped != set->skipped_logged) {
 		if (t.skipped)
-			SAY(&c->rep, LOG_WARNING, 0, "%zu cgroup%s "
+			SAY(set->rp, LOG_WARNING, 0, "%zu cgroup%s "
 			    "not counted: %s (max_fds %llu, "
 			    "%zu perf fds in use): %s; raise max_fds and "
 			    "LimitNOFILE=", t.skipped, t.skipped == 1 ?
 			    " is" : "s are", target_why_text(TARGET_SKIPPED),
-			    (unsigned long long)c->set.max_fds,
+			    (unsigned long long)set->max_fds,
 			    fds_in_use, namelist_str(&t.skip, names,
 			    sizeof(names)));
 		else
-			SAY(&c->rep, LOG_INFO, 0, "every cgroup "
+			SAY(set->rp, LOG_INFO, 0, "every cgroup "
 			    "skipped for the fd budget is counted now");
-		c->set.skipped_logged = t.skipped;
+		set->skipped_logged = t.skipped;
 	}
 	namelist_str(&t.full, names, sizeof(names));
-	return source_kinds_tally(c, t.no_room, t.refused, names);
+	return source_kinds_tally(set->ix.k, t.no_room, t.refused, names);
 }
 
 /*
@@ -544,15 +505,15 @@ report_tally(struct collector *c, size_t fds_in_use)
  * cgroups the wanted set holds for it.
  */
 static void
-report_layouts(struct collector *c, const struct wanted *w,
+report_layouts(struct targetset *set, const struct wanted *w,
     const char *const *modes)
 {
-	const struct plan *cfg = c->cfg;
+	const struct plan *cfg = set->ps->cfg;
 	const char *mode;
 	size_t i, l, n;
 
 	for (l = 0; l < cfg->nr_layouts; l++) {
-		struct layout_said *s = &c->ps.layout_said[l];
+		struct layout_said *s = &set->ps->layout_said[l];
 
 		mode = NULL;
 		for (i = 0; i < cfg->nr_targets && mode == NULL; i++)
@@ -563,7 +524,7 @@ report_layouts(struct collector *c, const struct wanted *w,
 		if ((s->mode == NULL && n == 0) || (s->mode != NULL &&
 		    s->cgroups == n && strcmp(s->mode, mode) == 0))
 			continue;
-		SAY(&c->rep, LOG_INFO, 0, "layout %s: %zu "
+		SAY(set->rp, LOG_INFO, 0, "layout %s: %zu "
 		    "cgroup%s (%s)", cfg->layouts[l], n, n == 1 ? "" : "s",
 		    mode);
 		s->cgroups = n;
@@ -581,98 +542,105 @@ report_layouts(struct collector *c, const struct wanted *w,
  * closes (a removed cgroup's, one made again).  0 or -ENOMEM.
  */
 static int
-pass_departures(struct collector *c, struct pass *p)
+pass_departures(struct targetset *set, struct pass *p)
 {
 	struct target *t;
 	size_t i, n = 0, closing = 0;
 
-	for (i = 0; i < c->set.nr; i++) {
-		t = c->set.v[i];
+	for (i = 0; i < set->nr; i++) {
+		t = set->v[i];
 		if (t->seen || !target_is_open(t) || t->cgroup == NULL)
 			continue;
 		closing++;
 		if (p->new_plan || target_find(p->v, p->n, t->cgroup))
 			continue;
-		if (target_depart_room(t, c->cfg) < 0)
+		if (target_depart_room(t, set->ps->cfg) < 0)
 			return -ENOMEM;
 		n++;
 	}
-	if (n && departed_room(&c->set.departed, n) < 0)
+	if (n && departed_room(&set->departed, n) < 0)
 		return -ENOMEM;
 	if (closing && !p->rebuild)
-		source_kinds_refresh(c);
+		source_kinds_refresh(set->ix.k);
 	return 0;
 }
 
 /* Steps 2 to 4 (see the header).  0 or -ENOMEM. */
 static int
-pass_build(struct collector *c, struct pass *p, struct cgroup_list *lists)
+pass_build(struct targetset *set, struct pass *p, struct cgroup_list *lists)
 {
 	int r;
 
-	if (entries_alloc(&p->e, c->cfg->nr_targets) < 0 ||
-	    (r = discovery_expand(c, p->new_plan, lists, &p->w)) < 0 ||
-	    source_kinds_begin(c, r ? lists : NULL, p->rebuild, p->as,
+	if (entries_alloc(&p->e, set->ps->cfg->nr_targets) < 0 ||
+	    (r = discovery_expand(&(const struct discovery){
+	    set->cg, set->ps, set->rp }, p->new_plan, lists, &p->w)) < 0 ||
+	    source_kinds_begin(set->ix.k, r ? lists : NULL, p->rebuild, p->as,
 	    &p->e) < 0)
 		return -ENOMEM;
 	p->v = malloc((p->w.nm + 2) * sizeof(*p->v));
 	p->fresh = malloc((p->w.nm + 2) * sizeof(*p->fresh));
-	if (p->v == NULL || p->fresh == NULL || pass_plan(c, p) < 0 ||
-	    pass_departures(c, p) < 0)
+	if (p->v == NULL || p->fresh == NULL || pass_plan(set, p) < 0 ||
+	    pass_departures(set, p) < 0)
 		return -ENOMEM;
-	return open_next(c, p);
+	return open_next(set, p);
 }
 
 /* The one way the target set changes (see targetset.h). */
 int
-targetset_reconcile(struct collector *c, const struct plan *cfg,
+targetset_reconcile(struct targetset *set, const struct plan *cfg,
     enum reconcile_reason why, struct asks *as)
 {
 	struct pass p = { .rebuild = why != RECONCILE_RESCAN,
-	    .new_plan = cfg != c->cfg, .enable = why != RECONCILE_START,
+	    .new_plan = cfg != set->ps->cfg, .enable = why != RECONCILE_START,
 	    .as = as };
-	const struct plan *old_cfg = c->cfg;
+	const struct plan *old_cfg = set->ps->cfg;
 	struct planstate old_ps = { 0 };
 	struct cgroup_list *lists;
 	size_t i, n;
 	int r;
 
-	for (i = 0; i < c->set.nr; i++)
-		c->set.v[i]->seen = 0;	/* kept: marked by pass_plan */
+	for (i = 0; i < set->nr; i++)
+		set->v[i]->seen = 0;	/* kept: marked by pass_plan */
 	if (p.rebuild) {
 		/* Every cgroup is rescanned from here: the schedule's
 		 * rescan interval starts again now. */
 		as->rebuilt_ns = mono_ns();
-		if (planstate_take(c, cfg, &old_ps) < 0)
+		if (planstate_take(set->ps, cfg, &old_ps) < 0)
 			return old_cfg ? -ECANCELED : -ENOMEM;
-		p.ad = (struct adopt){ c->set.v, c->set.nr, old_cfg };
+		set->max_fds = fd_budget(cfg);
+		p.ad = (struct adopt){ set->v, set->nr, old_cfg };
 	}
-	n = c->cfg->nr_targets + 1;
+	n = set->ps->cfg->nr_targets + 1;
 	if ((lists = calloc(n, sizeof(*lists))) == NULL)
 		r = -ENOMEM;
 	else
-		r = pass_build(c, &p, lists);
+		r = pass_build(set, &p, lists);
 	/* A rebuild's targets may hold what they took over: swapped in
 	 * anyway.  Before that, a failure gives the plan back. */
 	if (r == 0 || (p.rebuild && p.took))
-		swap_in(c, &p, old_cfg, &old_ps);
+		swap_in(set, &p, old_cfg, &old_ps);
 	else if (old_cfg != NULL) {
 		if (p.rebuild) {
-			planstate_give_back(c, old_cfg, &old_ps);
+			planstate_give_back(set->ps, &old_ps);
+			set->max_fds = fd_budget(old_cfg);
 			planstate_fini(cfg, &old_ps);	/* the new plan's */
 		}
 		r = -ECANCELED;		/* nothing changed */
 	}
-	cgnews_say(c, &p.news);		/* as the old lines were: at once */
+	cgnews_say(set->rp, &p.news);	/* as the old lines were: at once */
 	if (r == 0) {
-		shares_end(c, &p.sh);
-		c->set.remade += p.remade;
+		set->share_refused = shares_end(set->rp, set->ps->cfg, &p.sh,
+		    &set->shares, set->v, set->nr);
+		shares_free(&set->shares);
+		set->shares = p.sh;
+		p.sh = (struct shares){ NULL, 0 };
+		set->remade += p.remade;
 	}
-	if (r == 0 && report_tally(c, p.fds_in_use))
+	if (r == 0 && report_tally(set, p.fds_in_use))
 		p.as->rescan_soon = 1;	/* room is freed: at the next
 					   collection, not a rescan later */
 	if (r == 0)
-		report_layouts(c, &p.w, p.e.mode);
+		report_layouts(set, &p.w, p.e.mode);
 	for (i = 0; i < p.nfresh; i++)
 		target_free(p.fresh[i]);
 	free(p.fresh);
@@ -691,10 +659,24 @@ targetset_reconcile(struct collector *c, const struct plan *cfg,
 
 /* Enable every open instance. */
 void
-targetset_enable(struct collector *c)
+targetset_enable(struct targetset *set)
 {
 	size_t i;
 
-	for (i = 0; i < c->set.nr; i++)
-		target_enable(c->set.v[i]);
+	for (i = 0; i < set->nr; i++)
+		target_enable(set->v[i]);
+}
+
+void
+targetset_fini(struct targetset *set)
+{
+	size_t i;
+
+	for (i = 0; i < set->nr; i++)
+		target_free(set->v[i]);
+	free(set->v);
+	set->v = NULL;
+	set->nr = 0;
+	departed_clear(&set->departed);
+	shares_free(&set->shares);
 }

@@ -21,7 +21,8 @@
 #include "collectors/collector/target.h"
 
 struct asks;
-struct collector;
+struct cgroot;
+struct report;
 struct perf_event_attr;
 struct plan;
 
@@ -41,6 +42,12 @@ struct targetset {
 					   pass met (share.h) */
 	size_t share_refused;		/* ... their cgroups it refused for
 					   the share alone */
+	/* What a pass works with, the collector's (it links them once): */
+	struct planstate *ps;		/* the running plan and its tables:
+					   a rebuild replaces them */
+	struct cgroot *cg;		/* found and watched by discovery.c */
+	struct inst_ctx ix;		/* what opens an instance */
+	const struct report *rp;
 };
 
 /*
@@ -65,10 +72,12 @@ enum reconcile_reason {
 	RECONCILE_RETRY,
 	RECONCILE_RESCAN,
 };
-int targetset_reconcile(struct collector *c, const struct plan *cfg,
+int targetset_reconcile(struct targetset *set, const struct plan *cfg,
     enum reconcile_reason why, struct asks *as);
-void targetset_enable(struct collector *c);
-size_t targetset_fds(const struct collector *c);	/* perf fds held */
+void targetset_enable(struct targetset *set);
+size_t targetset_fds(const struct targetset *set);	/* perf fds held */
+/* Every target freed, and what the set kept of those gone. */
+void targetset_fini(struct targetset *set);
 
 /*
  * The one read loop: it->in, every instance of every group it->tg of

@@ -75,16 +75,16 @@ test_open_budget(void)
 		return;
 	need = 2 * c->online.map.nr;
 	CHECK((t = target_new(NULL)) != NULL);
-	CHECK(target_plan_cpus(c, t, &c->cfg->targets[0]) == 0);
+	CHECK(target_plan_cpus(&c->set.ix, t, &c->ps.cfg->targets[0]) == 0);
 	CHECK(t->nr_groups == 1 && t->groups[0].cpus.nr == c->online.map.nr);
-	CHECK(target_open(c, t, NULL, &as, need - 1, 0) == -E2BIG);
+	CHECK(target_open(&c->set.ix, t, NULL, &as, need - 1, 0) == -E2BIG);
 	CHECK(t->state == TARGET_SKIPPED && target_fds(t) == 0);
-	CHECK(target_open(c, t, NULL, &as, need, 1) == (long)need);
+	CHECK(target_open(&c->set.ix, t, NULL, &as, need, 1) == (long)need);
 	CHECK(target_is_open(t) && target_fds(t) == need);
 	CHECK(as.retry == 0 && as.retry_soon == 0);
 	target_close(t);
 	CHECK(t->state == TARGET_UNOPENED && target_fds(t) == 0);
-	CHECK(target_open(c, t, NULL, &as, need, 0) == (long)need);
+	CHECK(target_open(&c->set.ix, t, NULL, &as, need, 0) == (long)need);
 	target_free(t);
 	fake_kernel_free(c, cfg);
 }

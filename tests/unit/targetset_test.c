@@ -129,7 +129,7 @@ look(const struct collector *c, struct seen *s)
 	CHECK(c->set.nr <= sizeof(s->v) / sizeof(s->v[0]));
 	s->nr = c->set.nr;
 	memcpy(s->v, c->set.v, s->nr * sizeof(*s->v));
-	s->fds = targetset_fds(c);
+	s->fds = targetset_fds(&c->set);
 }
 
 /* Is the set sorted, every cgroup target opened, n cgroups in it? */
@@ -166,12 +166,13 @@ fail_each(struct collector *c, const struct plan *cfg,
 	int r;
 
 	for (n = 1; n <= MAX_NTH; n++) {
-		const struct plan *running = c->cfg;
+		const struct plan *running = c->ps.cfg;
 
 		look(c, &before);
 		failed = 0;
 		countdown = (long)n;
-		r = targetset_reconcile(c, cfg ? cfg : c->cfg, why, &asks);
+		r = targetset_reconcile(&c->set, cfg ? cfg : c->ps.cfg, why,
+		    &asks);
 		countdown = 0;
 		if (!failed) {
 			CHECK(r == 0);
@@ -182,7 +183,7 @@ fail_each(struct collector *c, const struct plan *cfg,
 		CHECK(r == 0 || r == -ENOMEM || r == -ECANCELED);
 		if (r == -ECANCELED) {
 			/* Nothing changed: the running plan and set. */
-			CHECK(c->cfg == running);
+			CHECK(c->ps.cfg == running);
 			same_set(c, &before);
 			canceled++;
 		} else if (r == -ENOMEM) {
@@ -263,9 +264,10 @@ usable_set(const struct collector *c, const struct seen *before)
 	(void)before;
 	for (i = 1; i < c->set.nr; i++)
 		CHECK(target_cmp(&c->set.v[i - 1], &c->set.v[i]) < 0);
-	CHECK(targetset_reconcile(w, c->cfg, RECONCILE_RESCAN, &asks) == 0);
+	CHECK(targetset_reconcile(&w->set, c->ps.cfg, RECONCILE_RESCAN,
+	    &asks) == 0);
 	CHECK(whole(c, CHILDREN));
-	CHECK(fds_open() == fds_beside + targetset_fds(c));
+	CHECK(fds_open() == fds_beside + targetset_fds(&c->set));
 }
 
 static const struct plan *reload_to;
@@ -277,7 +279,7 @@ reloaded(const struct collector *c, const struct seen *before)
 {
 	size_t i;
 
-	CHECK(c->cfg == reload_to);
+	CHECK(c->ps.cfg == reload_to);
 	usable_set(c, before);
 	/* Every target is the new plan's: both its groups. */
 	for (i = 0; i < c->set.nr; i++)
@@ -453,12 +455,12 @@ remade(struct collector *c, enum reconcile_reason why, int gap,
 	if (gap) {
 		/* Gone for a pass: its series leave the snapshot, its
 		 * counts are kept for its path (departed.h). */
-		CHECK(targetset_reconcile(c, c->cfg, why, &asks) == 0);
+		CHECK(targetset_reconcile(&c->set, c->ps.cfg, why, &asks) == 0);
 		CHECK(target_of(c, "a1") == NULL && counted(c, "a1") == -1);
 		CHECK(departed_find(&c->set.departed, old->cgroup) == old);
 	}
 	cg("a1", 1);
-	CHECK(targetset_reconcile(c, c->cfg, why, &asks) == 0);
+	CHECK(targetset_reconcile(&c->set, c->ps.cfg, why, &asks) == 0);
 	CHECK(c->set.departed.nr == 0);
 	t = target_of(c, "a1");
 	snprintf(path, sizeof(path), "%s%s/a1", root, parent);
@@ -516,7 +518,7 @@ main(void)
 		goto out;
 	}
 	CHECK(whole(c, CHILDREN));
-	fds_beside = fds_open() - targetset_fds(c);
+	fds_beside = fds_open() - targetset_fds(&c->set);
 
 	/* A cgroup comes and one goes: a rescan, failing at each of its
 	 * allocations in turn, leaves the running set as it was. */
@@ -541,7 +543,7 @@ main(void)
 	    "  - name: sw\n    events: [task-clock]\n", "sw, cs");
 	reload_to = next;
 	phase(c, next, RECONCILE_RELOAD, reloaded, "a reload");
-	CHECK(c->cfg == next);
+	CHECK(c->ps.cfg == next);
 	collector_enable(c);
 	collector_collect(c);
 	{
