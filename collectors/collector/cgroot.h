@@ -3,7 +3,7 @@
  * cgroot): found and watched by discovery.c, read for its mount by the
  * files that open (source.c, instance.c, target.c, share.c).  Its own
  * header so that those need nothing of a pass's discovery.  Collector
- * thread only; see docs/architecture.md, "The collector".
+ * thread only; see docs/architecture.md, "Layers and threads".
  */
 #ifndef PMU_COLLECTOR_CGROOT_H
 #define PMU_COLLECTOR_CGROOT_H

@@ -1,51 +1,39 @@
 /*
- * collector.c - the collector's life: creating it from a plan, the
- * thread (a timerfd loop that collects, beats a heartbeat and takes
- * reloads), and the public API of collector.h.
+ * collector.c - the collector's life: made from a plan, its thread (a
+ * timerfd loop that collects, beats a heartbeat and takes requests:
+ * a reload, a failed reload's note, stop), and collector.h's API.  The
+ * data's shape and the parts each file takes: docs/architecture.md,
+ * "Layers and threads".
  *
- * The shape of its data is drawn once, in collector_int.h (struct
- * collector's header).
- *
- * The thread wakes on a timerfd, reads every instance's source, adds the
- * scaled deltas to monotonic accumulators, and builds a snapshot
- * that owns copies of everything it shows.  Nothing here formats text.
- *
- * Other threads talk to it only through requests (a reload, a failed
- * reload's note; collector_stop) and read only published snapshots.
- *
- * The rest lives beside it, one job a file, all on the collector thread
- * and sharing collector_int.h and the objects' own headers (target.h,
- * instance.h, targetset.h, interval.h, ...).  Top to bottom, each file
- * calling (or naming) only files on the rows below its own, as the
- * built objects show (tests/integration/map.test reads their symbols
- * and this list, and docs/architecture.md's table keeps its order):
+ * Top to bottom, the folder's files, each calling and including only
+ * files on the rows below its own (tests/integration/map.test reads the
+ * objects' symbols, the includes and this list; docs/architecture.md's
+ * table keeps its order):
  *
  *   probe.c        --check-config: each kind's lines, the targets left
  *                  unopened and why, the groups never scheduled
  *   collector.c    the collector's life, its thread and requests
  *   interval.c     its time: the timer, the schedule, one collection
- *                  (what is due, every instance read and scaled, the
- *                  snapshot published)
  *   snapbuild.c    the immutable snapshot of the target set, read only
+ *   collector_int.h  struct collector, for the four files above
  *   hotplug.c      the online CPUs, and the last reads of those gone
  *   targetset.c    the target set and the one pass that changes it
- *                  (start, reload, CPU change, retry, rescan): planned
- *                  beside the running set, opened, swapped in whole
  *   share.c        each delegated subtree's share of a pass
  *   discovery.c    the cgroup side of a pass: the hierarchy, every
  *                  entry's matches, the inotify watch set
  *   wanted.c       the wanted set, a pure function of plan and cgroups
  *   cgnews.c       what a pass says of the cgroups come and gone
  *   departed.c     the counts of cgroups gone, kept a while by path
- *   planstate.c    what is made for each plan: attrs, what was said
  *   target.c       one target: its groups, opening and enabling them
- *   instance.c     one group on one CPU: taken over across a rebuild
- *                  or opened, errors reported
- *   source.c       the kinds table (source.h) and every call through it
+ *   instance.c     one group on one CPU: taken over or opened
+ *   source.c       the kinds table and every call through it
  *   source_*.c     one kind of counter source each, with its own state
  *   bpfobj.c       a kind's object (source_bpf.c's): program, map, slots
+ *   source.h       the kinds' interface, which the kinds implement
+ *   planstate.c    the running plan and what is made for it
  *   plan.c         the plan: groups, targets, the kinds' descriptions
  *   snapshot.c     a snapshot's arena and its references
+ *   asks.h, cgroot.h, online.h, opts.h, report.h  parts many files name
  *
  * Some calls go through pointers, which no object shows.  Down: a kind's
  * hooks and what it holds for a target (source.c only), and an instance's

@@ -5,7 +5,7 @@
  * it, const).  Each part is owned by the file its comment names and
  * declared in that file's header; the files below take the part they
  * use, or a small context the caller makes, never the collector.  The
- * shape of the data is drawn in docs/architecture.md, "The collector".
+ * shape of the data is drawn in docs/architecture.md, "Layers and threads".
  */
 #ifndef PMU_COLLECTOR_INT_H
 #define PMU_COLLECTOR_INT_H

@@ -3,7 +3,7 @@
  * collector.h's): where to read, the log hook, the name resolver and
  * the hook told of each snapshot.  Its own header so that the
  * collector's whole (collector_int.h) holds it without the public API
- * above it.  See docs/architecture.md, "The collector".
+ * above it.  See docs/architecture.md, "Layers and threads".
  */
 #ifndef PMU_COLLECTOR_OPTS_H
 #define PMU_COLLECTOR_OPTS_H

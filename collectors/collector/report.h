@@ -3,7 +3,7 @@
  * hook the daemon gave (collector_opts.log), handed to each file that
  * reports instead of the collector.  Priorities are syslog.h's names
  * (LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG), never bare numbers.
- * See docs/architecture.md, "The collector".
+ * See docs/architecture.md, "Layers and threads".
  */
 #ifndef PMU_COLLECTOR_REPORT_H
 #define PMU_COLLECTOR_REPORT_H
