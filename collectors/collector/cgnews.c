@@ -1,15 +1,8 @@
 /*
- * cgnews.c - what a pass (targetset.c) says of the cgroups it began
- * counting and those gone: one line per subtree, not one per cgroup.  A
- * tenant who makes and removes cgroups in a loop wrote two info lines
- * for each; now a subtree's comings and goings in one pass are one info
- * line with the counts ("cgroups under /user.slice/user@1000.service: 40
- * counted, 38 gone"), and each cgroup's own line goes to debug.  A
- * subtree with a single change keeps that change's own line at info, as
- * a container started alone is said by name.
- *
- * The subtree of a cgroup is its delegated subtree's root when it lies in
- * one (share.c), otherwise its parent directory.
+ * cgnews.c - what a pass says of the cgroups it began counting and those
+ * gone: one info line per subtree (a delegated subtree's root, else the
+ * parent) with the counts, each cgroup at debug, a subtree's single
+ * change by name.  See docs/architecture.md's table.
  */
 #include "autoconf.h"
 

@@ -1,12 +1,8 @@
 /*
- * discovery.c - the cgroup side of a pass over the target set
- * (targetset.c): every cgroups: entry's pattern matched against the
- * hierarchy, an entry matching nothing said once, the subtrees the walks
- * left out (cgroupfs_expand) counted and said once, the inotify watch set
- * pointed at the directories where matches can appear, and the wanted
- * set worked out (wanted.c).  Runs on the collector thread at every pass:
- * when inotify says something changed, at every cgroup_rescan_interval,
- * and at the rebuilds.
+ * discovery.c - the cgroup side of a pass (struct discovery): every
+ * entry's matches, what matched nothing or was left out said once, the
+ * inotify watch set, the wanted set (wanted.c).  See
+ * docs/architecture.md's table.
  */
 #include "autoconf.h"
 

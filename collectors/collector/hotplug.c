@@ -1,12 +1,8 @@
 /*
  * hotplug.c - CPU hotplug as the collector sees it: the online-CPUs file
- * is kept open, and one pread() per interval tells whether the set
- * changed.  When it did, the instances on CPUs gone offline are read one
- * last time (their counts since the last collection are still in the
- * kernel's counters), and the schedule rebuilds the targets the way a
- * reload does (targetset_reconcile), so instances on CPUs that stay keep their
- * counters, series keep the counts of CPUs gone offline, and new CPUs are
- * opened (retried at once on ENODEV).
+ * kept open, one pread() a collection telling a change, and then the
+ * last reads of the instances on CPUs gone.  See docs/architecture.md,
+ * "Layers and threads".
  */
 #include "autoconf.h"
 

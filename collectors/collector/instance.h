@@ -1,15 +1,9 @@
 /*
- * instance.h - one group instance (instance.c): one plan group on one
- * CPU for one target, the source it reads (source.h) and the accumulators
- * its scaled deltas go into; the group's instances on a target (struct
- * tgroup: their CPUs, and the counts of CPUs gone), which a target holds
- * (target.h) and instance.c fills; and what the log has said once of why
- * instances do not open (struct said), which only instance.c writes.
- * Its own header, like libperf's internal/evsel.h, so that what reads
- * or writes an instance's fields (the collection, the snapshot builder,
- * the target that owns it) says so by its includes.  What instance.c
- * knows of the target is what the target hands it (struct inst_target),
- * not the target: it sits below target.c.  Collector thread only.
+ * instance.h - one group instance (instance.c): a plan group on one CPU
+ * for one target, its source and accumulators; a target's instances of
+ * a group (struct tgroup); what opening one needs (struct inst_ctx) and
+ * is told of its target (struct inst_target); what the log said once
+ * (struct said).  See docs/architecture.md.
  */
 #ifndef PMU_COLLECTOR_INSTANCE_H
 #define PMU_COLLECTOR_INSTANCE_H

@@ -1,27 +1,10 @@
 /*
- * interval.c - the collector's time (see interval.h), in one file so
- * that an interval that adapts, or a collection that overruns, changes
- * this file alone.
- *
- * The timer: armed here (absolute expiries, each one's time known
- * exactly), re-armed when a reload changes the interval, read here; each
- * snapshot is stamped with the interval in effect, when its collection
- * began (the expiry) and how long it really took, and whoever needs time
- * (the watchdog, the interference analysis) reads it from there.
- *
- * The schedule (struct schedule): before a collection, interval_tend
- * rebuilds the target set (a CPU change), reopens what failed (a retry,
- * soon or at the rescan interval) or rescans the cgroups, as due.  The
- * passes that open are handed the schedule's struct asks as an argument
- * and set there what they found; none of them reads the schedule.
- *
- * One collection: every open instance read with one read(), each
- * interval's deltas scaled by its own enabled/running deltas and added
- * to monotonic accumulators, then a snapshot built and published, and
- * the name resolver told the container ids the snapshot saw (snapbuild
- * only reads; the collector acts).  Reading allocates nothing and takes
- * no lock; the snapshot is new memory every interval (one arena, freed
- * by its last reader), since readers may hold the previous one.
+ * interval.c - the collector's time: the timer (absolute expiries),
+ * the schedule of what is due before a collection (struct schedule),
+ * and one collection, read, stamped with its time and published; in one
+ * file so that an interval that adapts, or a collection that overruns,
+ * changes this file alone.  See docs/architecture.md, "Layers and
+ * threads".
  */
 #include "autoconf.h"
 

@@ -1,15 +1,8 @@
 /*
- * interval.h - the collector's time (interval.c): the schedule of what
- * is due before a collection (a rebuild, a retry, a rescan) and what the
- * passes that open ask of it (struct asks, asks.h), the timer that
- * wakes the thread, the collections so far, and the calls a tick makes.
- * The schedule is interval.c's alone: other files reach it only through
- * the functions here, and the passes set what they found in the struct
- * asks they are handed as an argument.  So the interval in effect and
- * how long each collection really took are known in one place, and go
- * out in each snapshot (snapshot.h: interval_s, began_ns, duration_s) for
- * whoever needs time (the watchdog, the interference analysis).
- * Collector thread only, but the heartbeat.
+ * interval.h - the collector's time (interval.c): the timer, a pass for
+ * a new plan, and the calls a tick makes.  The schedule is interval.c's
+ * alone: the passes set what they found in the struct asks they are
+ * handed.  See docs/architecture.md, "Layers and threads".
  */
 #ifndef PMU_COLLECTOR_INTERVAL_H
 #define PMU_COLLECTOR_INTERVAL_H

@@ -1,19 +1,8 @@
 /*
- * share.c - each delegated subtree's share of what a pass opens (see
- * share.h).  A delegated subtree is one systemd or a runtime
- * handed to a user (a user@UID.service, chowned to the user): its owner
- * can make as many cgroups there as the kernel allows, with no privilege,
- * and without a share it would take the fd budget and a source kind's slots first
- * come, first served, before the containers of the machine's own
- * runtimes appear.
- *
- * So a pass (targetset.c) opens the cgroups that are not delegated first,
- * each delegated subtree (keyed by its root, the topmost directory a
- * user owns) gets at most delegated_max_cgroups counted, and a cgroup not
- * delegated that finds no room takes it from a delegated one, which is
- * closed and stays in the set, unopened, until there is room again.  What
- * each subtree had refused is what the exporter says of itself
- * (pmu_exporter_delegated_cgroups_refused) and, once per change, the log.
+ * share.c - each delegated subtree's share of what a pass opens: at most
+ * delegated_max_cgroups counted in a subtree a user owns, and a cgroup
+ * not delegated that finds no room taking it from one that is.  Why:
+ * docs/configuration.md, "Delegated subtrees"; docs/architecture.md.
  */
 #include "autoconf.h"
 

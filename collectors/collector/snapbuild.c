@@ -1,15 +1,9 @@
 /*
- * snapbuild.c - turning the collector's state into an immutable snapshot
- * (snapshot.h) that owns copies of everything it shows: the rows of
- * counts, which events opened anywhere, and the collector's health for
- * the self-metrics.  The HTTP side renders only snapshots.  One pass over
- * the targets sizes the arrays, one fills them.
- *
- * It only reads: the collector and its targets are const here, the name
- * map is handed in, and what the collector acts on after (the container
- * ids to tell the resolver, the targets held out for their names) comes
- * back in a struct snapseen (snapbuild.h).  tests/integration/layering.test keeps it
- * so.
+ * snapbuild.c - the collector's state as an immutable snapshot
+ * (snapshot.h) that owns copies of what it shows: the counts, which
+ * events opened, the collector's health.  It only reads (layering.test
+ * rule 4): what the collector acts on comes back in a struct snapseen.
+ * See docs/architecture.md.
  */
 #include "autoconf.h"
 

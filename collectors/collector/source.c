@@ -1,16 +1,8 @@
 /*
- * source.c - the kinds table, source_kinds[] (source.h), and the one file
- * that calls through it.
- * Every hook call of the collector goes through a function here, which
- * skips the hooks a kind leaves NULL and hands the hook its context,
- * made for that call from the collector (ctx_of): the plan and its
- * attrs, the online CPUs, the cgroup mount, the kind's own state, the
- * log, and the asks of the pass that calls it when it may ask for a
- * retry (a rescan's start only).  Nothing of it is kept between calls,
- * so what a hook sees is never older than the call.  The rest of the
- * collector names no hook and no kind table.  What a kind holds for a
- * target (struct source_hold) is asked and released through its own
- * ops, here too.
+ * source.c - the kinds table, source_kinds[] (source.h), the kinds'
+ * state (struct kinds) and the one file that calls through the table,
+ * each hook handed a context made for that call.  See
+ * docs/architecture.md, "Layers and threads".
  */
 #include "autoconf.h"
 

@@ -1,33 +1,8 @@
 /*
- * targetset.c - the target set (struct targetset) and the one pass that
- * changes it, targetset_reconcile (targetset.h), whatever the
- * reason: start, a reload, a CPU change, a retry of what failed, a
- * rescan of the cgroups.
- *
- * A pass builds the next set beside the running one, swapped in whole:
- *
- *   1. the plan's tables (a rebuild: every reason but a rescan);
- *   2. the cgroups each entry matches and the wanted set (discovery.c,
- *      wanted.c), and each source kind told of them (its rescan hook);
- *   3. the next set planned: the system-wide target, then one target per
- *      wanted cgroup in path order, so it comes out sorted.  A rescan
- *      keeps the running targets that still match (on the same cgroup: one
- *      made again at the path is a new target); a rebuild makes every
- *      target anew, adopting the old instances that stay the same;
- *   4. what is new or was left out opened, within the fd budget (the
- *      cgroups not delegated first, share.c), taking the counts of the
- *      cgroup its path had before (instance.c), so the series go on;
- *   5. the swap: the next set in, the old targets it does not hold read
- *      one last time and closed, a gone cgroup's counts kept a while;
- *   6. what changed said once (the log lines a user acts on), the
- *      cgroups come and gone one line per subtree (cgnews.c).
- *
- * Out of memory halfway, a rescan leaves the running set as it was; a
- * rebuild, whose new targets have taken over the old ones' instances,
- * swaps in what it built (usable: what did not open is retried).
- *
- * The fd budget is kept here too: the perf fds the targets hold (also
- * what the exporter reports of itself) and those a target would need.
+ * targetset.c - the target set (struct targetset), the one pass that
+ * changes it whatever the reason (targetset_reconcile: start, reload, CPU
+ * change, retry, rescan) and the fd budget.  The pass, step by step:
+ * docs/architecture.md, "Layers and threads".
  */
 #include "autoconf.h"
 

@@ -1,12 +1,8 @@
 /*
- * targetset.h - the target set (targetset.c): every target counted,
- * sorted (target_cmp), with what its last pass found, and the one pass
- * that changes it, whatever the reason; what is made for each plan
- * (struct planstate); and the one loop over every instance of the set.
- * Its own header so that the files which only read the set (the
- * collection, the snapshot builder, a CPU change) and the one that
- * changes it (tests/layering.test rule 8) are seen by their includes.
- * Collector thread only.
+ * targetset.h - the target set (targetset.c): every target, sorted, what
+ * its last pass found and the links a pass works with; the one pass that
+ * changes it; the one loop over every instance.  See
+ * docs/architecture.md, "Layers and threads".
  */
 #ifndef PMU_COLLECTOR_TARGETSET_H
 #define PMU_COLLECTOR_TARGETSET_H
