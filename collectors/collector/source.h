@@ -1,31 +1,11 @@
 /*
  * source.h - where a group instance's counts come from: the counter
- * source interface (three objects with their ops, the context and
- * answers of a kind's hooks, its --check-config table), the kinds table
- * and source.c's calls through it; two kinds implement it.
- *
- *   source_perf.c   a perf group of its own, opened on the instance's CPU
- *                   for its target (system-wide, or a cgroup in cgroup
- *                   mode): the default.
- *   source_bpf.c    a slot of mode: bpf's program, which charges the
- *                   target's cgroup from counters opened once per CPU.
- *
- * An instance (instance.c) holds a source and reads it every interval;
- * it scales the deltas between readings the same way whatever the source,
- * and knows nothing of how the counts were made.  A reading is what
- * group_read gives: cumulative value, time enabled and time running per
- * event, for the events the source counts (nr of them, at evidx[] in the
- * group's event list).
- *
- * How a group on a target gets its sources is a source_kind: a table of
- * hooks that source.c alone calls, for the target and collection code,
- * which never know which kind it is, like chrony's refclock drivers.
- * Three objects, each with its own ops for what only it does: the kind
- * (its state, one per collector), what it holds for a target (struct
- * source_hold, from attach), and the source of an instance (struct
- * source, from open).  A third kind (a duty-cycled group, say) is a new
- * file and one line of source.c's PRODUCT_KINDS (HACKING.md, "Adding a
- * source kind").  Everything here runs on the collector thread.
+ * source interface a kind implements (source_perf.c, a perf group of its
+ * own; source_bpf.c, a slot of mode: bpf's program), its three objects
+ * with their ops (the kind, what it holds for a target, an instance's
+ * source), the context and answers of its hooks, and source.c's calls
+ * through the kinds table.  Adding a kind: HACKING.md; the rest:
+ * docs/architecture.md's table.
  */
 #ifndef PMU_SOURCE_H
 #define PMU_SOURCE_H
@@ -35,9 +15,9 @@
 #include <string.h>
 
 #include "collectors/collector/plan.h"
+#include "collectors/collector/report.h"
 #include "collectors/collector/snapshot.h"
 #include "collectors/perf/scale.h"
-#include "collectors/collector/report.h"
 #include "util/logfields.h"
 
 struct asks;
@@ -385,12 +365,6 @@ extern const struct source_kind source_perf_kind;
 int source_kind_add(const struct source_kind *k);
 
 /*
- * source.c: every call through source_kinds[], hooks a kind leaves NULL
- * skipped, each hook's context made for the call from the collector (the
- * only thing that calls these).  The _kinds_ functions ask every kind in
- * turn.
- */
-/*
  * The kinds as the collector holds them: each kind's own state, and
  * what their hooks are shown of the rest (each call's source_ctx is made
  * from it): the running plan and its tables, the online CPUs, the
@@ -403,6 +377,13 @@ struct kinds {
 	const struct cgroot *cg;
 	const struct report *rp;
 };
+
+/*
+ * source.c: every call through source_kinds[], hooks a kind leaves NULL
+ * skipped, each hook's context made for the call from struct kinds (the
+ * collector is the only thing that calls these).  The _kinds_ functions ask every kind in
+ * turn.
+ */
 int source_kinds_init(void **kstate);		/* 0 or -ENOMEM */
 void source_kinds_fini(void *const *kstate);
 size_t source_kinds_fds(const struct kinds *ks);
