@@ -22,6 +22,7 @@
 
 #include "analysis/interference.h"
 #include "daemon/expo.h"
+#include "daemon/expo_interference.h"
 
 #define family expo_family
 

@@ -25,13 +25,7 @@
 
 #include "collectors/collector/snapshot.h"
 #include "collectors/events/cpuinfo.h"
-
-struct expo_buf {
-	char *p;
-	size_t len, cap;
-	int oom;
-	int om;			/* OpenMetrics: counter families drop _total */
-};
+#include "daemon/expo_buf.h"
 
 enum expo_format { EXPO_TEXT, EXPO_OPENMETRICS };
 
@@ -73,24 +67,6 @@ struct expo_live {
 	double threads;
 };
 
-/* Room for n more bytes (b->oom set when there is none), and n bytes
- * appended. */
-void expo_reserve(struct expo_buf *b, size_t n);
-void expo_put(struct expo_buf *b, const char *s, size_t n);
-void expo_puts(struct expo_buf *b, const char *s);
-/* A label value, escaped per the text format: \\, \" and \n; made
- * valid UTF-8 one-to-one (each invalid byte U+FFFD and its two hex
- * digits, a U+FFFD doubled), so distinct values stay distinct. */
-void expo_put_label_value(struct expo_buf *b, const char *s);
-/* A sample value: shortest round-trip form, NaN, +Inf, -Inf. */
-void expo_put_double(struct expo_buf *b, double v);
-/* Format a double as expo_put_double does; returns buf. */
-char *expo_format_double(double v, char *buf, size_t len);
-
-/* Append a family's HELP and TYPE lines (counters lose _total in OM). */
-void expo_family(struct expo_buf *b, const char *name, const char *type,
-    const char *help);
-
 /*
  * Render s as text 0.0.4 with every self-metric of the body, and build
  * labels from this build; returns a malloc'ed, NUL-terminated buffer and
@@ -101,14 +77,6 @@ char *expo_render(const struct snapshot *s, size_t *len);
 /* The same with a format and options: the body of a response. */
 char *expo_render_body(const struct snapshot *s, enum expo_format f,
     const struct expo_opts *o, size_t *len);
-
-/*
- * The interference families of result r (expo_interference.c): the
- * pmu_cgroup_* ones always, pmu_exporter_interference_* with
- * exporter_metrics.  r NULL: the analysis is off.
- */
-void expo_interference(struct expo_buf *b,
-    const struct interference_result *r, int exporter_metrics);
 
 /*
  * The tail: the live series (when o->exporter_metrics) and

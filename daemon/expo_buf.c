@@ -1,5 +1,5 @@
 /*
- * expo_buf.c - the exposition's writer (see expo.h): a growing buffer,
+ * expo_buf.c - the exposition's writer (see expo_buf.h): a growing buffer,
  * label values escaped and made valid UTF-8, doubles in the shortest form
  * that reads back the same, and a family's HELP and TYPE lines in either
  * format.  Every part of the body is written with these: expo.c's
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/expo.h"
+#include "daemon/expo_buf.h"
 #include "util/utf8.h"
 
 void

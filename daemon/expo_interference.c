@@ -1,6 +1,6 @@
 /*
  * expo_interference.c - the interference analysis' result as metric
- * families (expo.h), beside the snapshot's: a victim's labels are its
+ * families, beside the snapshot's: a victim's labels are its
  * cgroup's as on pmu_cgroup_events_total (cgroup, relabelled and
  * container-name labels; no group, event or pmu), a suspect's the same
  * with suspect_ before each name.  Values pass through the one UTF-8-safe
@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "analysis/interference.h"
-#include "daemon/expo.h"
+#include "daemon/expo_interference.h"
 
 /* cgroup="..",<labels> of row r, each name after prefix; no comma after
  * the last. */

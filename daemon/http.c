@@ -47,6 +47,7 @@
 #include <unistd.h>
 #include <microhttpd.h>
 
+#include "daemon/http.h"
 #include "daemon/http_int.h"
 #include "daemon/log.h"
 #include "daemon/workq.h"

@@ -28,7 +28,7 @@
 
 #include "daemon/auth.h"
 #include "daemon/expo.h"
-#include "daemon/http.h"
+#include "daemon/http_opts.h"
 #include "daemon/scrape.h"
 
 #if MHD_VERSION < 0x00097100

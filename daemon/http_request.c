@@ -32,6 +32,7 @@
 #include <strings.h>
 #include <microhttpd.h>
 
+#include "daemon/http.h"
 #include "daemon/http_int.h"
 #include "daemon/procstat.h"
 #include "daemon/workq.h"

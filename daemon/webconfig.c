@@ -20,7 +20,8 @@
 #include <yaml.h>
 
 #include "config/yamldoc_short.h"
-#include "daemon/webconfig_int.h"
+#include "daemon/webconfig.h"
+#include "daemon/webconfig_tls.h"
 
 /* The headers the toolkit lets a config set, with its value checks. */
 static int

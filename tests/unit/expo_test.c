@@ -13,6 +13,7 @@
 
 #include "analysis/interference.h"
 #include "daemon/expo.h"
+#include "daemon/expo_interference.h"
 #include "util/utf8.h"
 #include "tests/lib/check.h"
 #include "tests/lib/xorshift.h"

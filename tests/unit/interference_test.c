@@ -32,6 +32,7 @@
 #include "collectors/perf/perf_sys.h"
 #include "config/config.h"
 #include "daemon/expo.h"
+#include "daemon/expo_interference.h"
 #include "tests/lib/fake_ipc.h"
 #include "tests/lib/ifr_trace.h"
 #include "tests/lib/scratch.h"

@@ -10,6 +10,7 @@
 
 #include "daemon/http.h"
 #include "daemon/webconfig.h"
+#include "daemon/webconfig_tls.h"
 #include "tests/lib/check.h"
 
 /* htpasswd -nbBC 10 prom s3cret */
