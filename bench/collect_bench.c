@@ -57,7 +57,7 @@
 #include "collectors/perf/cpumap.h"
 #include "collectors/perf/group.h"
 #include "config/config.h"
-#include "daemon/expo.h"
+#include "daemon/expo/expo.h"
 #include "util/clock.h"
 
 #define DEFAULT_EVENTS "task-clock,context-switches,cpu-migrations,page-faults"

@@ -225,7 +225,7 @@ echo "scrape example with names: $(grep -m1 '^pmu_cgroup_events_total{' "$BENCH_
 echo "scrape example names off:  $(grep -m1 '^pmu_cgroup_events_total{' "$BENCH_TMP/off.prom")"
 
 # --- 4. scrape CPU --------------------------------------------------------
-render_s() {	# render_s PID: CPU seconds of its render threads (daemon/http_request.c)
+render_s() {	# render_s PID: CPU seconds of its render threads (daemon/http/http_request.c)
 	local t sum=0
 	for t in /proc/"$1"/task/*; do
 		[ "$(cat "$t/comm" 2>/dev/null)" = pmu-render ] || continue

@@ -35,10 +35,10 @@
 #include "collectors/events/event_sys.h"
 #include "config/config.h"
 #include "daemon/flags.h"
-#include "daemon/http.h"
+#include "daemon/http/http.h"
+#include "daemon/http/webconfig.h"
 #include "daemon/load.h"
 #include "daemon/log.h"
-#include "daemon/webconfig.h"
 #include "names/names.h"
 #include "util/clock.h"
 

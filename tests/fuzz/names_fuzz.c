@@ -18,7 +18,7 @@
  * failure), and the resolver's names_lookup once.  Whatever it reads,
  * a label found must be shorter than its slot and cut between
  * characters (its bytes are kept, invalid ones too: the exposition
- * repairs them one-to-one, daemon/expo_buf.c), and an
+ * repairs them one-to-one, daemon/expo/expo_buf.c), and an
  * error must say where: otherwise the target aborts, which the fuzzer
  * reports.  The root is a directory of this process's own, removed at
  * exit.

@@ -25,7 +25,7 @@
 #include "collectors/perf/group.h"
 #include "collectors/perf/perf_sys.h"
 #include "config/config.h"
-#include "daemon/expo.h"
+#include "daemon/expo/expo.h"
 #include "names/names.h"
 #include "tests/lib/check.h"
 #include "tests/lib/fake_pmu.h"

@@ -2,7 +2,7 @@
  * cpuinfo_test.c - pmu_exporter_cpu_info: the CPU's identity per core PMU
  * (collectors/events/cpuinfo.c) on the PMU fixture trees with cpuinfo
  * files written here, a FIFO at its path (for the top-down preset's
- * reader too), and its exposition (daemon/expo.c).
+ * reader too), and its exposition (daemon/expo/expo.c).
  */
 #include "autoconf.h"
 
@@ -15,7 +15,7 @@
 
 #include "collectors/events/cpuinfo.h"
 #include "collectors/events/topdown.h"
-#include "daemon/expo.h"
+#include "daemon/expo/expo.h"
 #include "tests/lib/check.h"
 #include "tests/lib/scratch.h"
 

@@ -12,11 +12,11 @@
 #include <string.h>
 
 #include "analysis/interference.h"
-#include "daemon/expo.h"
-#include "daemon/expo_interference.h"
-#include "util/utf8.h"
+#include "daemon/expo/expo.h"
+#include "daemon/expo/expo_interference.h"
 #include "tests/lib/check.h"
 #include "tests/lib/xorshift.h"
+#include "util/utf8.h"
 
 static const char *
 fmt(double v)
@@ -527,7 +527,7 @@ test_hidden(void)
 
 /*
  * The interference families of a result built by hand, as the analysis
- * publishes one (daemon/expo_interference.c): the victim gauge is 0 for a
+ * publishes one (daemon/expo/expo_interference.c): the victim gauge is 0 for a
  * cgroup that had outliers but is not a victim now, 1 for one that is;
  * victim_periods_total counts the times each became one, whatever it is
  * now (the non-victim here was one three times before).

@@ -31,13 +31,13 @@
 #include "collectors/collector/collector.h"
 #include "collectors/perf/perf_sys.h"
 #include "config/config.h"
-#include "daemon/expo.h"
-#include "daemon/expo_interference.h"
+#include "daemon/expo/expo.h"
+#include "daemon/expo/expo_interference.h"
+#include "tests/lib/check.h"
 #include "tests/lib/fake_ipc.h"
 #include "tests/lib/ifr_trace.h"
 #include "tests/lib/scratch.h"
 #include "tests/lib/xorshift.h"
-#include "tests/lib/check.h"
 
 /*
  * The injected antagonist: the victim's CPI rises with /a's CPU use; /d1

@@ -1,6 +1,6 @@
 /*
  * render_test.c - renders never hold up the server.  The real HTTP server
- * (daemon/http*.c) serves two synthetic snapshots, /metrics and /big, and
+ * (daemon/http/) serves two synthetic snapshots, /metrics and /big, and
  * the test holds a render open for as long as it likes: this file defines
  * procstat_read(), which the linker then takes instead of the one in
  * libpmu.a, and which the render of a variant's tail calls on the render
@@ -38,9 +38,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "daemon/expo.h"
-#include "daemon/http.h"
-#include "daemon/procstat.h"
+#include "daemon/expo/expo.h"
+#include "daemon/expo/procstat.h"
+#include "daemon/http/http.h"
 #include "tests/lib/check.h"
 
 /* ---- the hook ------------------------------------------------------- */

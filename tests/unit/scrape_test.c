@@ -1,6 +1,6 @@
 /*
- * scrape_test.c - a scrape's variants and their cache (daemon/scrape.c,
- * daemon/gzip.c): each variant of a snapshot (text 0.0.4 or
+ * scrape_test.c - a scrape's variants and their cache (daemon/expo/scrape.c,
+ * daemon/expo/gzip.c): each variant of a snapshot (text 0.0.4 or
  * OpenMetrics, plain or gzipped, with or without the exporter's own
  * metrics) as a cached body and a per-variant tail that together say what
  * one whole render says, the gzip member checked by inflating it; and
@@ -15,11 +15,19 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "daemon/expo.h"
-#include "daemon/gzip.h"
-#include "daemon/scrape.h"
-#include "daemon/testhooks.h"
+#include "daemon/expo/expo.h"
+#include "daemon/expo/gzip.h"
+/* The file under test, for a look inside a scrape (chrony's way): the
+ * product build has no hook of this test's. */
+#include "daemon/expo/scrape.c"
 #include "tests/lib/check.h"
+
+/* The snapshot sc holds (its reference stays sc's). */
+static struct snapshot *
+scrape_snapshot(const struct scrape *sc)
+{
+	return sc->snap;
+}
 
 /* A snapshot with n CPU rows of two events, for the variant tests. */
 static struct snapshot *

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/http.h"
-#include "daemon/webconfig.h"
-#include "daemon/webconfig_tls.h"
+#include "daemon/http/http.h"
+#include "daemon/http/webconfig.h"
+#include "daemon/http/webconfig_tls.h"
 #include "tests/lib/check.h"
 
 /* htpasswd -nbBC 10 prom s3cret */

@@ -1,5 +1,5 @@
 /*
- * fake_serve.c - the real HTTP server (daemon/http.c) over a synthetic
+ * fake_serve.c - the real HTTP server (daemon/http/http.c) over a synthetic
  * snapshot of a chosen size, without perf events: for the tests that need
  * responses larger than a socket buffer, and for bench/http_bench.sh.
  *
@@ -29,10 +29,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/expo.h"
-#include "daemon/http.h"
-#include "daemon/scrape.h"
-#include "daemon/webconfig.h"
+#include "daemon/expo/expo.h"
+#include "daemon/expo/scrape.h"
+#include "daemon/http/http.h"
+#include "daemon/http/webconfig.h"
 #include "util/clock.h"
 
 static struct snapshot_slot slot, big_slot;

@@ -22,7 +22,7 @@
 #include <gnutls/gnutls.h>
 #include <microhttpd.h>
 
-#include "daemon/http_int.h"
+#include "daemon/http/http_int.h"
 #include "daemon/log.h"
 #include "util/clock.h"
 

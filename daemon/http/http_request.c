@@ -32,10 +32,10 @@
 #include <strings.h>
 #include <microhttpd.h>
 
-#include "daemon/http.h"
-#include "daemon/http_int.h"
-#include "daemon/procstat.h"
-#include "daemon/workq.h"
+#include "daemon/expo/procstat.h"
+#include "daemon/http/http.h"
+#include "daemon/http/http_int.h"
+#include "daemon/http/workq.h"
 
 /*
  * One variant of one snapshot being rendered, and who waits for it.  Its

@@ -35,9 +35,8 @@
 #include <gnutls/crypto.h>
 #include <gnutls/gnutls.h>
 
-#include "daemon/auth.h"
-#include "daemon/auth_known.h"
-#include "daemon/testhooks.h"
+#include "daemon/http/auth.h"
+#include "daemon/http/auth_known.h"
 #include "util/clock.h"
 
 #define AUTH_CACHE 16			/* credentials that passed */
@@ -220,32 +219,6 @@ budget_refund(struct auth *a, const unsigned char key[16], uint64_t now)
 	b->tokens = b->tokens + 1 > a->cap ? a->cap : b->tokens + 1;
 }
 
-int
-auth_budget_take(struct auth *a, const struct sockaddr *client,
-    uint64_t now_ns, unsigned *retry_after_s)
-{
-	unsigned char key[16];
-	int r;
-
-	auth_client_key(client, key);
-	pthread_mutex_lock(&a->lock);
-	r = budget_take(a, key, now_ns, retry_after_s);
-	pthread_mutex_unlock(&a->lock);
-	return r;
-}
-
-void
-auth_budget_refund(struct auth *a, const struct sockaddr *client,
-    uint64_t now_ns)
-{
-	unsigned char key[16];
-
-	auth_client_key(client, key);
-	pthread_mutex_lock(&a->lock);
-	budget_refund(a, key, now_ns);
-	pthread_mutex_unlock(&a->lock);
-}
-
 /* Do two digests match?  In a time that does not say where they differ. */
 static int
 same_digest(const unsigned char x[32], const unsigned char y[32])
@@ -256,12 +229,6 @@ same_digest(const unsigned char x[32], const unsigned char y[32])
 	for (i = 0; i < 32; i++)
 		diff |= (unsigned char)(x[i] ^ y[i]);
 	return diff == 0;
-}
-
-struct workq *
-auth_workers(struct auth *a)
-{
-	return a->workers;
 }
 
 /* Is digest in the cache?  Every entry is compared in full, whatever

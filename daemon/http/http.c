@@ -47,10 +47,10 @@
 #include <unistd.h>
 #include <microhttpd.h>
 
-#include "daemon/http.h"
-#include "daemon/http_int.h"
+#include "daemon/http/http.h"
+#include "daemon/http/http_int.h"
+#include "daemon/http/workq.h"
 #include "daemon/log.h"
-#include "daemon/workq.h"
 #include "util/statefile.h"
 
 static void

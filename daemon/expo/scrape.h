@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "daemon/expo.h"
+#include "daemon/expo/expo.h"
 #include "util/publish.h"
 
 #define SCRAPE_BODY(f, gz) ((unsigned)(f) + ((gz) ? 2u : 0u))	/* 0-3 */

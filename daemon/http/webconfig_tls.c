@@ -22,7 +22,7 @@
 #include <gnutls/gnutls.h>
 
 #include "config/yamldoc_short.h"
-#include "daemon/webconfig_tls.h"
+#include "daemon/http/webconfig_tls.h"
 
 /* A scalar, or NULL when absent, empty or null. */
 static int

@@ -9,7 +9,7 @@
 #include <yaml.h>
 
 #include "config/yamldoc.h"
-#include "daemon/webcfg.h"
+#include "daemon/http/webcfg.h"
 
 struct wparse {
 	struct yamldoc y;		/* source, document, error buffer */

@@ -11,9 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/gzip.h"
-#include "daemon/scrape.h"
-#include "daemon/testhooks.h"
+#include "daemon/expo/gzip.h"
+#include "daemon/expo/scrape.h"
 
 struct scrape {
 	struct publish_ref ref;		/* util/publish.h */
@@ -73,12 +72,6 @@ scrape_unref(struct scrape *sc)
 {
 	if (sc != NULL)
 		publish_unref(&sc->ref);
-}
-
-struct snapshot *
-scrape_snapshot(const struct scrape *sc)
-{
-	return sc->snap;
 }
 
 void

@@ -52,8 +52,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "daemon/webconfig.h"
-#include "daemon/workq.h"
+#include "daemon/http/webconfig.h"
+#include "daemon/http/workq.h"
 
 /* Why a request's credentials were refused (the metric's reason label). */
 enum auth_reason {

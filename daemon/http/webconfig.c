@@ -20,8 +20,8 @@
 #include <yaml.h>
 
 #include "config/yamldoc_short.h"
-#include "daemon/webconfig.h"
-#include "daemon/webconfig_tls.h"
+#include "daemon/http/webconfig.h"
+#include "daemon/http/webconfig_tls.h"
 
 /* The headers the toolkit lets a config set, with its value checks. */
 static int

@@ -5,7 +5,7 @@
 #ifndef PMU_EXPO_INTERFERENCE_H
 #define PMU_EXPO_INTERFERENCE_H
 
-#include "daemon/expo_buf.h"
+#include "daemon/expo/expo_buf.h"
 
 struct interference_result;
 

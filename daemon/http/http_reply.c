@@ -15,7 +15,7 @@
 #include <string.h>
 #include <microhttpd.h>
 
-#include "daemon/http_int.h"
+#include "daemon/http/http_int.h"
 
 /* Markers for *req_cls when no struct req is needed: a request seen, and
  * a scrape counted in flight. */

@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "analysis/interference.h"
-#include "daemon/expo_interference.h"
+#include "daemon/expo/expo_interference.h"
 
 /* cgroup="..",<labels> of row r, each name after prefix; no comma after
  * the last. */

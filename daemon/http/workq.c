@@ -20,8 +20,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "daemon/testhooks.h"
-#include "daemon/workq.h"
+#include "daemon/http/workq.h"
 
 struct workq {
 	pthread_mutex_t lock;
@@ -149,17 +148,6 @@ int
 workq_submit_front(struct workq *q, struct workq_job *job)
 {
 	return submit(q, job, 0, 1);
-}
-
-unsigned
-workq_queued(struct workq *q)
-{
-	unsigned n;
-
-	pthread_mutex_lock(&q->lock);
-	n = q->queued[0] + q->queued[1];
-	pthread_mutex_unlock(&q->lock);
-	return n;
 }
 
 void

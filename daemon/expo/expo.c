@@ -21,8 +21,8 @@
 #include <string.h>
 
 #include "analysis/interference.h"
-#include "daemon/expo.h"
-#include "daemon/expo_interference.h"
+#include "daemon/expo/expo.h"
+#include "daemon/expo/expo_interference.h"
 
 #define family expo_family
 

@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "daemon/webcfg.h"
+#include "daemon/http/webcfg.h"
 
 /*
  * Parse YAML text; dir is where relative file names start (NULL: the

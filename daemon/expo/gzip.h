@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "daemon/expo_buf.h"
+#include "daemon/expo/expo_buf.h"
 
 /*
  * The start of a gzip member: the header, then plain (len bytes)

@@ -2,7 +2,7 @@
  * http_int.h - what the files of the HTTP server share (see http.c for
  * the whole design): the server's state, struct http, and the state of a
  * request that waits for a worker, struct req, with the calls each file
- * offers the others.  Only daemon/http*.c include it.
+ * offers the others.  Only daemon/http/http*.c include it.
  *
  * Each part of struct http has one owner, which alone changes it after
  * http_new(): the connection table, the sweeper, the held requests and
@@ -26,10 +26,10 @@
 #include <stdint.h>
 #include <microhttpd.h>
 
-#include "daemon/auth.h"
-#include "daemon/expo.h"
-#include "daemon/http_opts.h"
-#include "daemon/scrape.h"
+#include "daemon/expo/expo.h"
+#include "daemon/expo/scrape.h"
+#include "daemon/http/auth.h"
+#include "daemon/http/http_opts.h"
 
 #if MHD_VERSION < 0x00097100
 typedef int MHD_Result;

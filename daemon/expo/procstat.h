@@ -8,7 +8,7 @@
 #ifndef PMU_PROCSTAT_H
 #define PMU_PROCSTAT_H
 
-#include "daemon/expo.h"
+#include "daemon/expo/expo.h"
 
 /*
  * Fill the process_* fields of l from <procfs>/self/{stat,fd} and

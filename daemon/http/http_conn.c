@@ -49,7 +49,7 @@
 #include <linux/tcp.h>
 #include <microhttpd.h>
 
-#include "daemon/http_int.h"
+#include "daemon/http/http_int.h"
 #include "daemon/log.h"
 #include "util/clock.h"
 

@@ -20,7 +20,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "daemon/procstat.h"
+#include "daemon/expo/procstat.h"
 
 /*
  * Seconds since the epoch at boot: "btime" in <procfs>/stat.  Read once:

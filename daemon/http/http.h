@@ -21,8 +21,8 @@
 #include <stddef.h>
 
 #include "collectors/collector/snapshot.h"
-#include "daemon/http_opts.h"
-#include "daemon/webconfig.h"
+#include "daemon/http/http_opts.h"
+#include "daemon/http/webconfig.h"
 
 struct http;
 

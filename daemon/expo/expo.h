@@ -25,7 +25,7 @@
 
 #include "collectors/collector/snapshot.h"
 #include "collectors/events/cpuinfo.h"
-#include "daemon/expo_buf.h"
+#include "daemon/expo/expo_buf.h"
 
 enum expo_format { EXPO_TEXT, EXPO_OPENMETRICS };
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/expo_buf.h"
+#include "daemon/expo/expo_buf.h"
 #include "util/utf8.h"
 
 void

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "daemon/gzip.h"
+#include "daemon/expo/gzip.h"
 
 /* A gzip header: deflate, no name, no mtime, unknown OS... Unix. */
 static const unsigned char gzip_header[10] = {

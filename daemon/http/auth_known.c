@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/auth_known.h"
+#include "daemon/http/auth_known.h"
 #include "daemon/log.h"
 #include "util/statefile.h"
 
