@@ -350,6 +350,7 @@ daemon_load(struct daemon *d)
 	d->hopts.listen_fd = d->listen_fd;
 	d->hopts.telemetry_path = d->opt.telemetry_path;
 	d->hopts.snapshot = current_snapshot;
+	d->hopts.log = log_fields;
 	d->hopts.ctx = d;
 	d->hopts.web = d->web;
 	d->hopts.procfs = d->opt.procfs;

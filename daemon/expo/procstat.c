@@ -28,20 +28,19 @@
  * CPU's times, every interrupt count) for each read.
  */
 static int
-boot_time(const char *procfs, double *out)
+boot_time(struct procstat *ps, double *out)
 {
-	static _Atomic double cached;
 	char path[4096], line[256];
 	unsigned long long bt;
 	FILE *f;
 	int fd, r = -ENOENT;
 
-	if ((*out = cached) != 0)
+	if ((*out = ps->boot_s) != 0)
 		return 0;
 
 	/* O_NONBLOCK: --path.procfs names a tree of files that must not
 	 * block a render worker, whatever is put in their place. */
-	snprintf(path, sizeof(path), "%s/stat", procfs);
+	snprintf(path, sizeof(path), "%s/stat", ps->procfs);
 	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
 		return -errno;
 	if ((f = fdopen(fd, "r")) == NULL) {
@@ -50,7 +49,7 @@ boot_time(const char *procfs, double *out)
 	}
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "btime %llu", &bt) == 1) {
-			*out = cached = (double)bt;
+			*out = ps->boot_s = (double)bt;
 			r = 0;
 			break;
 		}
@@ -89,8 +88,9 @@ count_fds(const char *procfs, double *out)
 }
 
 int
-procstat_read(const char *procfs, struct expo_live *l)
+procstat_read(struct procstat *ps, struct expo_live *l)
 {
+	const char *procfs = ps->procfs;
 	char path[4096], buf[2048], *p;
 	unsigned long long utime, stime, start, vsize;
 	long long rss, threads;
@@ -119,7 +119,7 @@ procstat_read(const char *procfs, struct expo_live *l)
 	    "%llu %llu %*d %*d %*d %*d %lld %*d %llu %llu %lld",
 	    &utime, &stime, &threads, &start, &vsize, &rss) != 6)
 		return -EIO;
-	if ((r = boot_time(procfs, &boot)) < 0 ||
+	if ((r = boot_time(ps, &boot)) < 0 ||
 	    (r = count_fds(procfs, &fds)) < 0)
 		return r;
 	if (tick <= 0)

@@ -10,11 +10,18 @@
 
 #include "daemon/expo/expo.h"
 
+/* Where to read, and what a read keeps for the next: the boot time, which
+ * does not change.  Zeroed, then procfs set; read from any thread. */
+struct procstat {
+	const char *procfs;		/* "/proc" */
+	_Atomic double boot_s;		/* 0 until read */
+};
+
 /*
  * Fill the process_* fields of l from <procfs>/self/{stat,fd} and
  * <procfs>/stat.  Returns 0 and sets l->have_process, or -errno (l's
  * process fields then untouched, have_process 0).
  */
-int procstat_read(const char *procfs, struct expo_live *l);
+int procstat_read(struct procstat *ps, struct expo_live *l);
 
 #endif

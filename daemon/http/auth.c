@@ -586,9 +586,9 @@ auth_new(const struct webcfg *w, unsigned failures_per_minute,
 }
 
 int
-auth_known_file(struct auth *a, const char *path)
+auth_known_file(struct auth *a, const char *path, log_fields_fn log)
 {
-	return known_keep(a->known, path);
+	return known_keep(a->known, path, log);
 }
 
 void

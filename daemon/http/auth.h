@@ -54,6 +54,7 @@
 
 #include "daemon/http/webconfig.h"
 #include "daemon/http/workq.h"
+#include "util/logfields.h"
 
 /* Why a request's credentials were refused (the metric's reason label). */
 enum auth_reason {
@@ -134,8 +135,9 @@ void auth_abandon(struct auth_check *c);
  * every other address's, and written when one is added
  * (auth_known.h).  0, -ENOENT (none yet), or statefile_read()'s error
  * (see statefile_strerror): the set starts empty, and is written there.
+ * A failed write is reported through log (NULL: not at all).
  */
-int auth_known_file(struct auth *a, const char *path);
+int auth_known_file(struct auth *a, const char *path, log_fields_fn log);
 
 /* Refused credentials so far, by reason. */
 void auth_failures(struct auth *a, uint64_t out[AUTH_NR_REASONS]);

@@ -11,9 +11,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include "daemon/http/auth_known.h"
-#include "daemon/log.h"
 #include "util/statefile.h"
 
 #define MAGIC "pmuauthk"
@@ -27,7 +27,8 @@ struct known {
 	pthread_mutex_t write_lock;	/* one write at a time, in order */
 	uint64_t written;		/* the newest set written */
 	uint64_t changes;		/* sets made, under lock */
-	int said;			/* the last write's error, logged */
+	int said;			/* the last write's error, reported */
+	log_fields_fn log;		/* where; NULL: nowhere */
 };
 
 int
@@ -44,12 +45,13 @@ known_new(struct known **out)
 }
 
 int
-known_keep(struct known *k, const char *path)
+known_keep(struct known *k, const char *path, log_fields_fn log)
 {
 	void *p = NULL;
 	size_t len = 0, i;
 	int r;
 
+	k->log = log;
 	if ((k->path = strdup(path)) == NULL)
 		return -ENOMEM;
 	r = statefile_read(path, MAGIC, FORMAT, sizeof(k->key), &p, &len);
@@ -120,8 +122,9 @@ known_add(struct known *k, const unsigned char key[16])
 	if (made > k->written) {	/* else a newer set is written */
 		r = statefile_write(k->path, MAGIC, FORMAT, copy,
 		    (size_t)nr * 16);
-		if (r < 0 && r != k->said)
-			log_warn("--web.auth-state-file %s not written: %s",
+		if (r < 0 && r != k->said && k->log != NULL)
+			k->log(LOG_WARNING, NULL,
+			    "--web.auth-state-file %s not written: %s",
 			    k->path, strerror(-r));
 		k->said = r < 0 ? r : 0;
 		k->written = made;

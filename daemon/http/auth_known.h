@@ -9,6 +9,8 @@
 #ifndef PMU_AUTH_KNOWN_H
 #define PMU_AUTH_KNOWN_H
 
+#include "util/logfields.h"
+
 #define KNOWN_MAX 16
 
 struct known;
@@ -22,13 +24,14 @@ int known_new(struct known **out);
  * another user's file, corrupt...), the set then empty.  Either way it
  * is written there from then on.  -ENOMEM.
  */
-int known_keep(struct known *k, const char *path);
+int known_keep(struct known *k, const char *path, log_fields_fn log);
 
 /* Is key in the set? */
 int known_has(struct known *k, const unsigned char key[16]);
 
 /* Add key (the oldest goes past KNOWN_MAX) and write the file: 1 when
- * it was not in the set, else 0.  A failed write is logged. */
+ * it was not in the set, else 0.  A failed write is reported through
+ * known_keep()'s log, once until a write succeeds. */
 int known_add(struct known *k, const unsigned char key[16]);
 
 /* Accepts NULL. */

@@ -50,21 +50,20 @@
 #include "daemon/http/http.h"
 #include "daemon/http/http_int.h"
 #include "daemon/http/workq.h"
-#include "daemon/log.h"
 #include "util/statefile.h"
 
 static void
 mhd_log(void *cls, const char *fmt, va_list ap)
 {
+	struct http *h = cls;
 	char msg[512];
 	size_t n;
 
-	(void)cls;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	n = strlen(msg);
 	while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
 		msg[--n] = '\0';
-	log_debug("libmicrohttpd: %s", msg);
+	http_log(h, LOG_DEBUG, "libmicrohttpd: %s", msg);
 }
 
 /*
@@ -265,6 +264,7 @@ http_new(const struct http_opts *o, struct http **out, char *err,
 		h->o.max_header_bytes = HTTP_DEFAULT_MAX_HEADER_BYTES;
 	if (!h->o.procfs)
 		h->o.procfs = "/proc";
+	h->proc.procfs = h->o.procfs;
 	h->eo = (struct expo_opts){ .exporter_metrics = o->exporter_metrics,
 	    .mhd_version = MHD_get_version(), .pfm_version = o->pfm_version,
 	    .cpu = o->cpu, .interference = o->interference };
@@ -286,9 +286,9 @@ http_new(const struct http_opts *o, struct http **out, char *err,
 		return r;
 	}
 	if (h->auth && o->auth_state_file &&
-	    (r = auth_known_file(h->auth, o->auth_state_file)) < 0 &&
+	    (r = auth_known_file(h->auth, o->auth_state_file, o->log)) < 0 &&
 	    r != -ENOENT)
-		log_warn("--web.auth-state-file %s not read: %s; the addresses "
+		http_log(h, LOG_WARNING, "--web.auth-state-file %s not read: %s; the addresses "
 		    "that passed start afresh", o->auth_state_file,
 		    r == -ENOMEM ? strerror(-r) : statefile_strerror(r));
 	*out = h;
@@ -309,7 +309,7 @@ mhd_options(struct http *h, int fd, struct MHD_OptionItem *opts,
 #define OPT(opt, val, ptr) (opts[n++] = (struct MHD_OptionItem){ (opt), \
 	(intptr_t)(val), (void *)(ptr) })
 	/* The logger first: MHD logs through it only from then on. */
-	OPT(MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL);
+	OPT(MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h);
 	OPT(MHD_OPTION_LISTEN_SOCKET, fd, NULL);
 	OPT(MHD_OPTION_CONNECTION_TIMEOUT, h->o.idle_timeout_s, NULL);
 	/*

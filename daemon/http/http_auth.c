@@ -23,7 +23,6 @@
 #include <microhttpd.h>
 
 #include "daemon/http/http_int.h"
-#include "daemon/log.h"
 #include "util/clock.h"
 
 /*
@@ -195,7 +194,7 @@ http_auth_authorize(struct http *h, struct MHD_Connection *conn, void **req_cls,
 		return MHD_YES;
 	}
 	if (h->o.web && (why = check_client_cert(h, conn)) != NULL) {
-		log_debug("refusing a TLS client: %s", why);
+		http_log(h, LOG_DEBUG, "refusing a TLS client: %s", why);
 		return http_reply(h, conn, MHD_HTTP_FORBIDDEN,
 		    "text/plain", "client certificate required\n");
 	}

@@ -50,7 +50,6 @@
 #include <microhttpd.h>
 
 #include "daemon/http/http_int.h"
-#include "daemon/log.h"
 #include "util/clock.h"
 
 /*
@@ -129,7 +128,7 @@ http_conn_refused(struct http *h, enum http_refusal why, uint64_t n)
 	if ((last && now - last < HTTP_SAY_NS) ||
 	    !atomic_compare_exchange_strong(&h->said_ns[why], &last, now))
 		return;
-	log_warn("%s: %llu so far (said at most once a minute)", what[why],
+	http_log(h, LOG_WARNING, "%s: %llu so far (said at most once a minute)", what[why],
 	    (unsigned long long)total);
 }
 

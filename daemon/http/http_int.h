@@ -24,9 +24,11 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <syslog.h>
 #include <microhttpd.h>
 
 #include "daemon/expo/expo.h"
+#include "daemon/expo/procstat.h"
 #include "daemon/expo/scrape.h"
 #include "daemon/http/auth.h"
 #include "daemon/http/http_opts.h"
@@ -87,6 +89,7 @@ struct http {
 
 	/* What was rendered for each path's newest snapshot. */
 	struct scrape_cache cache, extra_cache;
+	struct procstat proc;		/* process_*'s procfs and boot time */
 };
 
 /*
@@ -111,6 +114,12 @@ struct req {
 	unsigned retry_after;		/* ... with this Retry-After */
 	struct req *next_held;		/* h->held */
 };
+
+/* A report through the server's log hook, when it has one. */
+#define http_log(h, prio, ...) do {					\
+	if ((h)->o.log != NULL)						\
+		(h)->o.log((prio), NULL, __VA_ARGS__);			\
+} while (0)
 
 /* http_conn.c: admission and limits (the connection table, the request
  * deadline and its sweeper, the held requests, the refusals). */

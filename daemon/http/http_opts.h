@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "util/logfields.h"
+
 struct cpuinfo;
 struct interference;
 struct snapshot;
@@ -50,6 +52,9 @@ struct http_opts {
 	/* The interference analysis whose result the body shows; NULL:
 	 * none. */
 	struct interference *interference;
+	/* Where the server reports what it refused or could not do (the
+	 * process's logger); NULL: nowhere. */
+	log_fields_fn log;
 };
 
 /* Defaults for the zero fields above. */

@@ -174,7 +174,7 @@ http_live(void *arg, struct expo_live *live)
 	/* Render workers may run several tails at once: each reads procfs
 	 * into its own live. */
 	if (h->eo.exporter_metrics)
-		procstat_read(h->o.procfs, live);
+		procstat_read(&h->proc, live);
 }
 
 /*

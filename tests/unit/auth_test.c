@@ -574,7 +574,7 @@ test_known(struct webcfg *w)
 	CHECK(auth_new(w, 10, 1, 64, &a) == 0);
 	if (a == NULL)
 		return;
-	CHECK(auth_known_file(a, path) == -ENOENT);
+	CHECK(auth_known_file(a, path, NULL) == -ENOENT);
 	CHECK(judge(a, "prom", "right pass", "192.0.2.40", &retry) == 11);
 	auth_free(a);
 	CHECK(access(path, R_OK) == 0);
@@ -583,7 +583,7 @@ test_known(struct webcfg *w)
 	CHECK(auth_new(w, 10, 1, 64, &a) == 0);
 	if (a == NULL)
 		return;
-	CHECK(auth_known_file(a, path) == 0);
+	CHECK(auth_known_file(a, path, NULL) == 0);
 	q = auth_workers(a);
 	pthread_mutex_lock(&gate);
 	CHECK(workq_submit_first(q, &hold.j) == 0);
@@ -618,7 +618,7 @@ test_known(struct webcfg *w)
 	CHECK(system(cmd) == 0);
 	CHECK(auth_new(w, 10, 1, 64, &a) == 0);
 	if (a) {
-		CHECK(auth_known_file(a, path) < 0);
+		CHECK(auth_known_file(a, path, NULL) < 0);
 		auth_free(a);
 	}
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);

@@ -53,9 +53,9 @@ static int hook_waiting;	/* renders held now */
 static int hook_calls;		/* tail renders so far */
 
 int
-procstat_read(const char *procfs, struct expo_live *l)
+procstat_read(struct procstat *ps, struct expo_live *l)
 {
-	(void)procfs;
+	(void)ps;
 	pthread_mutex_lock(&hook_lock);
 	hook_calls++;
 	pthread_cond_broadcast(&hook_cond);

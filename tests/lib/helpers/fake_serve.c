@@ -33,6 +33,7 @@
 #include "daemon/expo/scrape.h"
 #include "daemon/http/http.h"
 #include "daemon/http/webconfig.h"
+#include "daemon/log.h"
 #include "util/clock.h"
 
 static struct snapshot_slot slot, big_slot;
@@ -167,6 +168,7 @@ main(int argc, char **argv)
 	n = strtoul(argv[2], NULL, 10);
 	memset(&o, 0, sizeof(o));
 	o.listen = argv[1];
+	o.log = log_fields;		/* its refusals, as the daemon says them */
 	o.listen_fd = -1;
 	o.telemetry_path = "/metrics";
 	o.snapshot = current;
