@@ -1,10 +1,7 @@
 /*
- * flags.c - the command line: each flag, its value checked, and the
- * usage text (which tests/integration/docs.test holds to the flag table of
- * docs/configuration.md and to the man page).  A bad flag is said on
- * stderr and is the end: there is no logger yet, and nothing has
- * started.  The long options, their defaults and the usage text sit in
- * one file, so that a new flag is one change here and a row there.
+ * flags.c - the command line: each flag, its value checked, and the usage
+ * text that tests/integration/docs.test holds to docs/configuration.md
+ * (docs/architecture.md, "daemon/, by folder").
  */
 #include "autoconf.h"
 

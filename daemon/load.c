@@ -1,12 +1,7 @@
 /*
- * load.c - the config loaded, at start and at each reload: the file
- * --config.file names (a file of comments only means the embedded
- * default), or the embedded default, which counts software events where
- * the machine has no hardware counters.  What a config cannot do here is
- * said once: a top-down preset short of events, and why the interference
- * analysis is off; a reload to the same says nothing again.  Apart from
- * main.c because none of it is the process's order of things: it is
- * called from start-up and from the reload alike.
+ * load.c - the config loaded at start and at each reload: the file, or the
+ * embedded default, and what it cannot do here said once
+ * (docs/architecture.md, "daemon/, by folder").
  */
 #include "autoconf.h"
 

@@ -1,7 +1,6 @@
 /*
- * log.c - journald, logfmt or json lines (see log.h).  One write() per
- * line on stderr, so lines from the collector and main threads never
- * interleave.  If the journal refuses a message, it goes to stderr.
+ * log.c - journald, logfmt or json lines, one write() each (see log.h;
+ * docs/architecture.md, "daemon/, by folder").
  */
 #include "autoconf.h"
 

@@ -1,12 +1,7 @@
 /*
- * log.h - the daemon's logger, the one place messages are written.
- *
- * When stderr is connected to the journal (JOURNAL_STREAM names it), lines
- * go to journald natively, with their priority and structured fields
- * (CGROUP=, GROUP=, EVENT=, CPU=, ERRNO=).  Otherwise logfmt on stderr
- * ("ts=... level=info msg=... cgroup=..."), or json on request.
- * Priorities are syslog's.  Code below daemon/ does not log; it returns
- * errors, or reports through a hook that lands here.
+ * log.h - the process's logger: journald with structured fields, logfmt or
+ * json on stderr.  Code below daemon/ does not log: it reports through a
+ * hook that lands here (docs/architecture.md, "daemon/, by folder").
  */
 #ifndef PMU_LOG_H
 #define PMU_LOG_H

@@ -1,17 +1,7 @@
 /*
- * main.c - pmu_exporter: start-up order, --check-config, signals,
- * reload, shutdown.  The flags are parsed in flags.c and the config
- * loaded in load.c (for the start and each reload alike).
- *
- * Start-up runs in dependency order: logger, limits, config, the
- * container name resolver and its thread (names/), collector (opens every
- * group), HTTP, then the collector thread with its first collection; only
- * then does systemd hear READY=1.  Signals are blocked in
- * every thread and taken synchronously here with sigtimedwait, so no code
- * runs in signal context at all; the same loop feeds the watchdog, but
- * only while the collector's heartbeat advances, so a hung collector gets
- * the service restarted.  Without NOTIFY_SOCKET the sd_notify calls do
- * nothing and the daemon runs in the foreground as usual.
+ * main.c - pmu_exporter: start-up order, --check-config, signals (taken
+ * with sigtimedwait), reload, the watchdog, shutdown; the process's state
+ * in one struct daemon (docs/architecture.md, "daemon/, by folder").
  */
 #include "autoconf.h"
 

@@ -1,16 +1,7 @@
 /*
- * expo.c - snapshot to Prometheus text format 0.0.4 or OpenMetrics 1.0
- * (see expo.h).
- *
- * Families are written in a fixed order, each with HELP and TYPE once,
- * samples grouped under their family as both formats require.  The two
- * formats differ here only in counter family names (OpenMetrics names the
- * family without _total, its samples keep it) and the closing "# EOF",
- * so one renderer serves both.  Numbers use the shortest form that reads
- * back to the same double, so integers stay integers and nothing is lost.
- * A source kind's own metrics come described in the snapshot (names, help,
- * samples; snapshot.h) and are written as they are, so nothing here knows
- * the kinds.  gzip is gzip.c's.
+ * expo.c - snapshot to text 0.0.4 or OpenMetrics 1.0 (see expo.h): one
+ * renderer for both, families in a fixed order, a kind's own metrics as
+ * the snapshot describes them (docs/architecture.md, "daemon/, by folder").
  */
 #include "autoconf.h"
 

@@ -1,21 +1,8 @@
 /*
- * expo.h - exposition of a snapshot: Prometheus text format 0.0.4 and
- * OpenMetrics 1.0 (gzip.h compresses them).
- *
- * A response is two parts.  The body holds everything that is a function
- * of the snapshot; it is rendered (and compressed) at most once per
- * snapshot and variant, cached on the HTTP side (scrape.h), and handed
- * to every scrape by reference.  The tail holds the few series that change
- * between scrapes (scrape counts, auth failures, process_*) and, in
- * OpenMetrics, the closing "# EOF"; it is a few hundred bytes, which the
- * HTTP server renders once per snapshot and variant too (http.c), with the
- * figures as of the snapshot's first scrape.  A gzip body ends with a sync
- * flush and no final block, so a tail compressed on its own plus the gzip
- * trailer (CRC and length combined with the body's) make one valid gzip
- * member.
- *
- * Rendering writes into one growing buffer: no fixed-size line buffers, so
- * no label is ever truncated.
+ * expo.h - a snapshot as Prometheus text format 0.0.4 or OpenMetrics 1.0,
+ * in two parts: a body cached per snapshot and variant, and a tail of the
+ * series that change between scrapes (docs/architecture.md, "daemon/, by
+ * folder").
  */
 #ifndef PMU_EXPO_H
 #define PMU_EXPO_H

@@ -1,9 +1,7 @@
 /*
- * expo_buf.c - the exposition's writer (see expo_buf.h): a growing buffer,
- * label values escaped and made valid UTF-8, doubles in the shortest form
- * that reads back the same, and a family's HELP and TYPE lines in either
- * format.  Every part of the body is written with these: expo.c's
- * families, expo_interference.c's and the scrape's tail.
+ * expo_buf.c - the exposition's writer (see expo_buf.h), through which every
+ * part of a response is written: the buffer, label values escaped and made
+ * valid UTF-8, shortest-form doubles, HELP and TYPE.
  */
 #include "autoconf.h"
 

@@ -1,11 +1,8 @@
 /*
  * expo_interference.c - the interference analysis' result as metric
- * families, beside the snapshot's: a victim's labels are its
- * cgroup's as on pmu_cgroup_events_total (cgroup, relabelled and
- * container-name labels; no group, event or pmu), a suspect's the same
- * with suspect_ before each name.  Values pass through the one UTF-8-safe
- * label writer, expo_put_label_value.  config.c reserves rank and
- * suspect_* so that no relabelled label can clash with them.
+ * families: a victim labelled as its cgroup is on pmu_cgroup_events_total,
+ * a suspect the same with suspect_ before each name (docs/architecture.md,
+ * "daemon/, by folder").
  */
 #include "autoconf.h"
 

@@ -1,12 +1,6 @@
 /*
- * gzip.c - a gzip member in two parts (see gzip.h).
- *
- * zlib's raw deflate behind a hand-written gzip header: the cached body
- * ends with a sync flush (byte-aligned, no final block), and each
- * response's tail is a separate deflate stream with the final block.
- * Deflate blocks simply follow one another, and the tail's compressor
- * never refers back into the body, so the concatenation is one valid
- * stream; crc32_combine gives the trailer without rereading the body.
+ * gzip.c - a gzip member in two parts (see gzip.h): zlib's raw deflate
+ * behind a hand-written header, the trailer's CRC from crc32_combine.
  */
 #include "autoconf.h"
 

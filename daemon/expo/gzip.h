@@ -1,10 +1,7 @@
 /*
- * gzip.h - a gzip member in two parts: a body compressed once (and cached,
- * scrape.c), then a tail compressed for each variant, which closes the
- * member with the CRC and length of both.  A gzip body ends with a sync
- * flush and no final block, so a tail compressed on its own plus the
- * trailer (CRC and length combined with the body's) make one valid gzip
- * member.
+ * gzip.h - a gzip member in two parts: a body compressed once (and cached),
+ * then a tail compressed for each variant, which closes the member
+ * (docs/architecture.md, "daemon/, by folder").
  */
 #ifndef PMU_GZIP_H
 #define PMU_GZIP_H

@@ -1,12 +1,6 @@
 /*
- * procstat.c - process_* metrics from procfs (see procstat.h).
- *
- * The fields and their meaning follow the Prometheus client libraries'
- * process collector, so dashboards built for any exporter work here:
- * CPU time is utime + stime, memory is from /proc/self/stat's vsize and
- * rss, the start time is the boot time plus the process's start ticks.
- * Open fds are counted with getdents64 on /proc/self/fd, which costs one
- * system call per few hundred fds: the collector may hold thousands.
+ * procstat.c - process_* from procfs (see procstat.h), as the Prometheus
+ * client libraries' process collector has them.
  */
 #include "autoconf.h"
 

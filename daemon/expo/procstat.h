@@ -1,9 +1,7 @@
 /*
- * procstat.h - the standard process_* self-metrics, read from procfs.
- *
- * Read at scrape time (they describe the moment of the scrape, not the
- * collection), from the procfs the daemon was told to use, with no
- * allocation beyond a directory stream.
+ * procstat.h - the standard process_* self-metrics, read from procfs at
+ * scrape time, with no allocation beyond a directory stream
+ * (docs/architecture.md, "daemon/, by folder").
  */
 #ifndef PMU_PROCSTAT_H
 #define PMU_PROCSTAT_H

@@ -1,8 +1,7 @@
 /*
- * scrape.c - the scrape cache (see scrape.h): a snapshot's rendered
- * variants, each rendered once under its slot's lock and published with
- * a release store, so a reader that sees the slot done reads its blob
- * without a lock.
+ * scrape.c - the scrape cache (see scrape.h): each slot rendered once under
+ * its lock and published with a release store, so a reader that sees it
+ * done reads it without a lock.
  */
 #include "autoconf.h"
 

@@ -1,26 +1,7 @@
 /*
- * scrape.h - what the HTTP side rendered from a snapshot, kept for the
- * scrapes that follow: the scrape cache.
- *
- * A snapshot is data: counts and labels.  The bytes a scrape sends are
- * the HTTP side's, and so is their cache.  One struct scrape holds one
- * snapshot (with a reference) and its rendered variants, each in its own
- * slot, rendered at most once, by the first reader that wants it, and
- * shared by every later reader: an interval nobody scrapes costs no
- * formatting, and one nobody scrapes with gzip costs no compression.  The
- * only lock a reader can meet is that one-time render of its slot; none
- * is held while a response is written.
- *
- * A scrape_cache keeps the scrape of the newest snapshot a path served,
- * keyed by the snapshot: asked for another snapshot, it starts a new
- * scrape and lets go of the old one, which lives on as long as a response
- * still sends from it (a publish slot, util/publish.h).
- *
- * The slots: the body of each variant (text or OpenMetrics, plain or
- * gzip), then its tail (the per-scrape series, scrape_render).  This file
- * is the one place that numbers them, and the HTTP server (http.c) only
- * asks for a variant's reply (scrape_take), has a worker render it when
- * it is not yet (scrape_render), and sends what the reply points at.
+ * scrape.h - the scrape cache: what the HTTP side rendered from a snapshot,
+ * each variant's body and tail rendered once and shared by the scrapes that
+ * follow (docs/architecture.md, "daemon/, by folder").
  */
 #ifndef PMU_SCRAPE_H
 #define PMU_SCRAPE_H

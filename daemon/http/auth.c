@@ -1,23 +1,7 @@
 /*
- * auth.c - basic auth off the serving threads (see auth.h).
- *
- * One mutex guards the success cache and the budget table.  It is held
- * for a 16-entry scan or one hash-table probe, never for bcrypt, which
- * runs on the workers with the credentials copied into the request's
- * check (and wiped when done).
- *
- * The budget table remembers up to AUTH_CLIENTS addresses in an
- * open-addressed array, hashed with a seed drawn at start so that a
- * client cannot pick addresses that collide.  A bucket that has refilled
- * is the same as no bucket, so when an address finds no free place in its
- * probe window it takes the place of the bucket with the most tokens.
- * Only a client with thousands of addresses in debt at once can push one
- * out (it then starts a fresh budget).  A bucket also says when its
- * address last failed (whether its checks go in the front lane), its
- * checks in hand and the one in the front lane; one with checks in hand,
- * or that failed lately, is the last to give its place up.  The CPU left
- * for failed checks is one more number under the same lock; the
- * addresses that passed are auth_known.c's, under a lock of its own.
+ * auth.c - basic auth off the serving threads (see auth.h): the success
+ * cache and the budget table under one mutex, never held for bcrypt
+ * (docs/architecture.md, "daemon/, by folder").
  */
 #include "autoconf.h"
 

@@ -1,50 +1,8 @@
 /*
  * auth.h - HTTP basic auth against the web config's bcrypt users, without
- * ever making the threads that serve connections wait for bcrypt.
- *
- * Three things decide a request's credentials, cheapest first:
- *
- *  - A cache of credentials that passed bcrypt, as SHA-256 digests of
- *    "user NUL password": Prometheus sends the same credentials every
- *    scrape, and a hit costs one hash.  The digest covers user and
- *    password together, so an entry admits exactly that pair and nothing
- *    else.  Failures are never cached.
- *  - A budget of failed checks per client address: a token bucket holding
- *    a burst of N, refilled at N a minute (IPv4 by address, IPv6 by /64,
- *    since one host commonly has a whole /64).  A check takes a token
- *    before it runs and gets it back if the password was right.  With no
- *    token left the request is refused at once (the caller answers 429
- *    with Retry-After) and costs no bcrypt.  Credentials in the cache pass
- *    even then, so a scraper that shares an address with an attacker goes
- *    on scraping.
- *  - bcrypt itself, on a few worker threads (at most one per CPU, at low
- *    priority) with a bounded queue: the caller suspends the request,
- *    submits the check, and is called back on the worker when it is done.
- *    The queue has two lanes.  An address that has not failed in the
- *    last 10 minutes (a scraper after a restart, or whose password just
- *    changed) has its check in the front lane, one at a time, taken
- *    ahead of every other: attackers cannot queue ahead of it, however
- *    many addresses they have failed from.  The lane has room for a
- *    check on every connection the server holds, so such a check is
- *    never refused: many new addresses at once (an attacker's, at a
- *    restart) only make it wait its turn, one check an address.  Another
- *    request from that address with the same credentials while its check
- *    waits (a scraper's next scrape, a retry) takes that check's verdict
- *    when it comes, with no bcrypt of its own; other credentials from it
- *    go in the other lane.  Checks of an address that failed lately go
- *    in the other lane, at most AUTH_MAX_PENDING at once per address,
- *    and only while the CPU for failed checks lasts: a bucket of 1
- *    CPU-second refilled at a tenth of a CPU, charged with the CPU time
- *    each failed check took (measured on its worker).
- *
- * An address whose credentials passed before (the last 16, kept across
- * restarts with auth_known_file) has its first check at the front of
- * the front lane: after a restart, when nothing is cached and every
- * address is new, a scraper's check waits for no attacker's.
- *
- * So the CPU that failed checks can take is a tenth of a CPU overall
- * (after a burst of a CPU-second), plus one check per new address every
- * 10 minutes, and never more than the workers at once.
+ * ever making a serving thread wait for bcrypt: a success cache, a budget
+ * of failed checks per address, and bcrypt on workers in two lanes
+ * (docs/architecture.md, "daemon/, by folder").
  */
 #ifndef PMU_AUTH_H
 #define PMU_AUTH_H

@@ -1,9 +1,7 @@
 /*
- * auth_known.c - the addresses whose credentials passed (see
- * auth_known.h).  One lock guards the set; a second, taken without the
- * first, orders the writes, each of a copy of the set made under the
- * first, so a later write never loses to an earlier one.  The file is
- * util/statefile's envelope around KNOWN_MAX 16-byte addresses at most.
+ * auth_known.c - the addresses whose credentials passed (see auth_known.h):
+ * one lock for the set, a second ordering its writes, in util/statefile's
+ * envelope (docs/architecture.md, "daemon/, by folder").
  */
 #include "autoconf.h"
 

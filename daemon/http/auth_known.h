@@ -1,10 +1,8 @@
 /*
- * auth_known.h - the client addresses whose credentials passed lately,
- * the last KNOWN_MAX, kept in a state file (--web.auth-state-file) across
- * restarts: after one, nobody's credentials are cached and every address
- * is new, so without it a scraper's first check waits behind one from
- * every address an attacker has; with it, its check goes first
- * (auth.c).  Addresses are auth_client_key()'s 16 bytes.
+ * auth_known.h - the client addresses whose credentials passed lately, the
+ * last KNOWN_MAX, kept across restarts in --web.auth-state-file, so that a
+ * scraper's first check after one goes first (docs/architecture.md,
+ * "daemon/, by folder").
  */
 #ifndef PMU_AUTH_KNOWN_H
 #define PMU_AUTH_KNOWN_H

@@ -1,37 +1,7 @@
 /*
- * http.c - libmicrohttpd glue (see http.h): the server's life, from the
- * listening socket and MHD's options (TLS among them) to the stop.
- *
- * Threads.  MHD runs a pool of serving threads (one per CPU, at most
- * HTTP_MAX_THREADS), each with its own epoll set: select() mode would drop
- * sockets whose fd number is >= 1024, and this daemon holds thousands of
- * perf fds.  A serving thread never does anything slow.  Two kinds of
- * work can be: a bcrypt check (tens of milliseconds by design, and any
- * client can ask for one), and the first render of a snapshot's body (a
- * hundred milliseconds at 100,000 series).  A request that needs either is
- * suspended (MHD_suspend_connection) and handed to a worker thread: the
- * bcrypt workers in auth.c, or the render workers (http_request.c).  The
- * worker does the work and resumes the request, and MHD calls the access
- * handler again, which answers from the result.  Meanwhile the serving
- * thread goes on with every other connection.  A request is always
- * suspended before its job is queued (a resume that came first would be
- * lost), and every job either runs or is cancelled, resuming its request,
- * before MHD is stopped (MHD must not stop with a suspended connection).
- * No lock is held while a response is built or written.
- *
- * The server is five files by job, sharing struct http (http_int.h, which
- * says which file owns which part of it): this one makes, starts and
- * stops it; http_reply.c, below the others, holds a request's own state
- * and the fixed replies every part answers with (so none calls another
- * for a reply); http_conn.c admits connections and bounds them (the request
- * deadline and its sweeper, scrapes per address, pipelining, bodies, the
- * refusals counted and logged); http_auth.c judges who may in (the TLS
- * client certificate, basic auth, throttling); http_request.c answers
- * what is let in (the routes, content negotiation, the scrapes and their
- * renders).  What stands alone lives elsewhere: the password checker in
- * auth.c, the worker threads in workq.c, the scrape cache in scrape.c,
- * the bodies in expo.c, the web config in webconfig.c, process_* in
- * procstat.c.
+ * http.c - libmicrohttpd glue: the server's life, from the listening socket
+ * and MHD's options (TLS among them) to the stop; its threads and the
+ * other four files (docs/architecture.md, "daemon/, by folder").
  */
 #include "autoconf.h"
 

@@ -1,19 +1,7 @@
 /*
- * http.h - the embedded HTTP server (libmicrohttpd, epoll, a serving
- * thread per CPU up to HTTP_MAX_THREADS, and worker threads for what is
- * slow).  It serves whatever snapshot its source hands it and never
- * touches the collector otherwise: a scrape never waits for a collection,
- * and no client can make another wait for a password check or a render.
- *
- * Read-only by construction: GET and HEAD on a fixed set of paths, and no
- * endpoint changes anything or takes a body (413 at once).  Abuse is
- * bounded: connections overall and per client address, header size, the
- * time a client may take to send its whole request and to take its
- * whole answer, idle connections per client address, scrapes in flight
- * overall and per client address (a slot taken back from the address
- * holding most when a new one needs it), answers a connection may leave
- * unread while it sends more requests, and failed password checks per
- * client address (and the bcrypt they cost, overall).
+ * http.h - the embedded HTTP server: read-only, bounded against abuse, and
+ * never waiting on the collector, a password check or a render
+ * (docs/architecture.md, "daemon/, by folder").
  */
 #ifndef PMU_HTTP_H
 #define PMU_HTTP_H

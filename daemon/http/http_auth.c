@@ -1,17 +1,7 @@
 /*
  * http_auth.c - who may in: the TLS client certificate, as
- * client_auth_type asks, then basic auth (see http.c for the server as a
- * whole, auth.c for the checker itself).
- *
- * A request is judged once, on the serving thread, before its method or
- * path: credentials the checker has cached pass at once; those that need
- * bcrypt (tens of milliseconds, and any client can ask) suspend the
- * request for a check on auth.c's workers, which resume it with the
- * verdict; an address with too many failures is throttled, its request
- * held (http_conn.c's sweeper answers it 429 when the hold is over).  The
- * TLS session itself (certificate, key, priorities, the client CA) is set
- * up with the daemon's options in http.c; what is judged per request is
- * here.  This file alone calls the checker (h->auth).
+ * client_auth_type asks, then basic auth through auth.c's checker, the one
+ * caller of it (docs/architecture.md, "daemon/, by folder").
  */
 #include "autoconf.h"
 

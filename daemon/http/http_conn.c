@@ -1,37 +1,8 @@
 /*
- * http_conn.c - who may send a request, and for how long (see http.c for
- * the server as a whole).
- *
- * MHD caps connections overall and per client address, and the memory a
- * connection may use for its headers; what it does not bound is done
- * here, on the connection table: one entry per connection from accept
- * until it closes (MHD's connection notifier), holding its socket, the
- * key of its address, whether a scrape of its is in flight, and how
- * deep its pipeline of unread answers is.  A sweeper thread walks the
- * table four times a second and shuts down the socket of any connection
- * whose request is not all in by the request deadline (MHD's own timeout
- * only measures inactivity, which slowloris defeats), and resets any
- * whose answer is not all sent by the write deadline (a client that asks
- * and never reads would hold its scrape slot for MHD's 30 s otherwise);
- * it also answers the throttled requests held by http_auth.c once their
- * hold is over.  The first call of each request (headers only) refuses a
- * body and too deep a pipeline before anything is read or
- * authenticated; a scrape claims a slot of its address under
- * --web.max-requests-per-ip, and when every slot of --web.max-requests
- * is taken, takes one back from the address holding the most (its
- * longest-held), so that a few addresses cannot hold them all.  At
- * accept, once a quarter of the table is in use, an address is left at
- * most HTTP_MAX_IDLE_PER_IP idle connections (its oldest closed), and
- * the table keeps an eighth of its room free by closing the oldest idle
- * connection of the address holding the most: idle connections from a
- * few addresses cannot fill the server up to MHD's limit, where a new
- * client would wait in the listen queue.  Every refusal is counted and
- * logged at most once a minute.
- *
- * This file alone touches the table, conn_lock and conn_cond (http.c
- * only makes and destroys the lock), the held list and the sweeper.  The
- * lock is taken when a connection opens or closes, when a scrape starts
- * or ends, and by the sweeper: a walk of a few hundred entries.
+ * http_conn.c - who may send a request, and for how long: the connection
+ * table, the request and write deadlines and their sweeper, scrape slots
+ * per address, pipelining, bodies, the refusals (docs/architecture.md,
+ * "daemon/, by folder").
  */
 #include "autoconf.h"
 

@@ -1,22 +1,7 @@
 /*
- * http_int.h - what the files of the HTTP server share (see http.c for
- * the whole design): the server's state, struct http, and the state of a
- * request that waits for a worker, struct req, with the calls each file
- * offers the others.  Only daemon/http/http*.c include it.
- *
- * Each part of struct http has one owner, which alone changes it after
- * http_new(): the connection table, the sweeper, the held requests and
- * the refusal counts are http_conn.c's (conn_lock is taken there only;
- * the self-metrics read the counts); the scrape
- * counts, the scrapes in flight, the render tasks and the caches are
- * http_request.c's; a request's struct req and its markers are made and
- * read through http_reply.c, which marks an answer queued in http_conn.c's
- * table (http_conn_answering) and calls no other of these files; what
- * http_conn.c refuses on the headers alone is answered by http_request.c;
- * the password checks go through http_auth.c (the
- * self-metrics read its failure counts); the options, the daemon and the
- * listening socket are http.c's.  http.c also makes and frees the whole:
- * the locks, the caches and the workers live as long as the server.
+ * http_int.h - what the server's files share: struct http, each part with
+ * one owner, struct req, and the calls each file offers the others.  Only
+ * daemon/http/http*.c include it (docs/architecture.md, "daemon/, by folder").
  */
 #ifndef PMU_HTTP_INT_H
 #define PMU_HTTP_INT_H

@@ -1,11 +1,7 @@
 /*
- * http_reply.c - what every part of the HTTP side answers with (see
- * http.c): a request's own state (struct req, made on first need, and
- * the two markers that stand for it until then) and the fixed replies,
- * with the web config's headers.  Below http_conn.c (admission),
- * http_auth.c (who may in) and http_request.c (routes and scrapes),
- * which all answer through it, so that none of them calls another for
- * a reply: it calls none of them.
+ * http_reply.c - what every part of the server answers with: a request's
+ * own state (struct req, made on first need) and the fixed replies; it
+ * calls no other http*.c (docs/architecture.md, "daemon/, by folder").
  */
 #include "autoconf.h"
 

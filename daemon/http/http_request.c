@@ -1,24 +1,7 @@
 /*
- * http_request.c - a request let in, and its answer (see http.c for the
- * server as a whole): the access handler MHD calls for each request, the
- * content negotiation, and the scrapes with their renders; the fixed
- * answers and struct req's making are http_reply.c's.
- *
- * A request reads top-down in http_request_handle(): the first call
- * (headers only) goes to http_conn.c's admission checks; the second to
- * the auth decision (http_auth.c), the method, and the route; a scrape
- * then makes one call into scrape.c (scrape_take), which gives a reply
- * ready to send, with its reference, or says it must be rendered.  Then
- * a render worker renders it; requests for a variant already being
- * rendered wait for that render rather than start another, and the
- * render's end (render_finish) hands each of them the reply.  MHD sends
- * both buffers from a response that borrows them and whose free callback
- * drops the reference: no scrape copies or formats anything.
- *
- * One file for all of it because a request's state (struct req, made
- * only when it waits for a worker, through http_reply.c) is read and
- * freed here, and the scrape answer and the render share it.  This file alone touches the
- * scrape counts, the scrapes in flight, the render tasks and the caches.
+ * http_request.c - a request let in, and its answer: the access handler,
+ * content negotiation, and the scrapes with their renders, read top-down in
+ * http_request_handle() (docs/architecture.md, "daemon/, by folder").
  */
 #include "autoconf.h"
 

@@ -1,13 +1,7 @@
 /*
- * webconfig.c - the exporter-toolkit web config (see webconfig.h): the
- * file read and parsed, its response headers and basic auth users
- * checked, and the password check; tls_server_config is webconfig_tls.c's.
- *
- * Parsed with libyaml's document API, as the main config is, so every
- * error points at the node that caused it.
- *
- * Passwords are checked with libxcrypt's crypt_r, which implements
- * bcrypt ($2a$, $2b$, $2y$) as Go's bcrypt package does.
+ * webconfig.c - the web config's file read and parsed, its response headers
+ * and users checked, and the password check; tls_server_config is
+ * webconfig_tls.c's (docs/architecture.md, "daemon/, by folder").
  */
 #include "autoconf.h"
 

@@ -1,13 +1,7 @@
 /*
- * webconfig.h - the --web.config.file: the Prometheus exporter-toolkit
- * web configuration (TLS, basic auth, response headers), parsed and
- * validated into a plain struct before the server starts.
- *
- * The file format is the toolkit's, so one file serves every exporter on
- * a host.  Mistakes are reported as "file:line:column: what", like the
- * main config.  File names in it are relative to the file's directory.
- * Certificates and keys are read at load time, so an unreadable one stops
- * the daemon at start, not at the first handshake.
+ * webconfig.h - the --web.config.file, the exporter-toolkit's web config
+ * (TLS, basic auth, response headers), parsed and validated before the
+ * server starts (docs/architecture.md, "daemon/, by folder").
  */
 #ifndef PMU_WEBCONFIG_H
 #define PMU_WEBCONFIG_H

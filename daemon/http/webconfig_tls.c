@@ -1,16 +1,8 @@
 /*
- * webconfig_tls.c - the web config's tls_server_config (see
- * webconfig.h): the certificate, key and client CA read and loaded as the
- * server will load them, the client certificate policy, and the
- * toolkit's Go settings translated once into what libmicrohttpd's GnuTLS
- * backend takes, PEM buffers and one priority string.
- *
- * Go configures TLS versions and whole cipher suites; GnuTLS configures
- * key exchanges, ciphers and MACs separately, so a list of suites becomes
- * the union of its parts, and like every GnuTLS priority it applies to
- * TLS 1.3 as well.  That mapping is a pure function of the parsed file
- * and is unit-tested.  Everything else in the file (its headers, users,
- * loading) is webconfig.c's, which hands this one its node.
+ * webconfig_tls.c - the web config's tls_server_config: certificate, key
+ * and client CA loaded as the server will load them, the client
+ * certificate policy, and Go's settings as one GnuTLS priority string
+ * (docs/architecture.md, "daemon/, by folder").
  */
 #include "autoconf.h"
 

@@ -1,14 +1,6 @@
 /*
- * workq.c - worker threads and their two FIFOs (see workq.h).
- *
- * One mutex and one condition variable: the queue is short (a few dozen
- * jobs at most, each tens of milliseconds of work), so there is nothing to
- * gain from anything cleverer.  The lock is held only to link or unlink a
- * job, never while one runs.
- *
- * Workers lower their own priority (setpriority on the thread, which
- * Linux applies per thread): bcrypt that an attacker can ask for must not
- * take the CPU from the threads that serve scrapes or from the collector.
+ * workq.c - worker threads and their two FIFOs (see workq.h): one mutex,
+ * held to link or unlink a job, never while one runs.
  */
 #include "autoconf.h"
 

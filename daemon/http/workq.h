@@ -1,15 +1,7 @@
 /*
- * workq.h - a few worker threads taking jobs from one bounded FIFO: the
- * HTTP server's slow work (bcrypt, the first render of a snapshot) runs
- * here, so the threads that serve connections never wait for it.
- *
- * A job is a struct the caller embeds in its own request state; the queue
- * never allocates.  Stopping is in two steps because the server's threads
- * may still be submitting while it stops: workq_stop() cancels what is
- * queued (each job is run with cancelled set, so its owner can answer and
- * resume the client), waits for the running ones and joins the threads;
- * from then on workq_submit() fails, and the queue's memory stays valid
- * until workq_free(), which the server calls once nobody can submit.
+ * workq.h - a few worker threads taking jobs from a bounded queue of two
+ * lanes: the server's slow work, so the serving threads never wait for it
+ * (docs/architecture.md, "daemon/, by folder").
  */
 #ifndef PMU_WORKQ_H
 #define PMU_WORKQ_H
