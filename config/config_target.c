@@ -147,7 +147,7 @@ config_label_reserved(const char *name)
 	for (r = reserved; *r; r++)
 		if (strcmp(*r, name) == 0)
 			return 1;
-	/* suspect_*: the interference suspects' labels (daemon/expo.c). */
+	/* suspect_*: the interference suspects' labels (daemon/expo/). */
 	return strncmp(name, "__", 2) == 0 ||
 	    strncmp(name, "suspect_", 8) == 0;
 }

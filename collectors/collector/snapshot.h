@@ -4,7 +4,7 @@
  * The collector builds a snapshot completely, then publishes it by pointer
  * swap (util/publish.h, as every hand-over between threads is).  Readers take a reference and never see it change; the last
  * reference frees it.  It is data: counts, labels and statistics.  What
- * the HTTP side renders from it is cached there (daemon/scrape.h), keyed
+ * the HTTP side renders from it is cached there (daemon/expo/scrape.h), keyed
  * by the snapshot.
  */
 #ifndef PMU_SNAPSHOT_H
