@@ -5,7 +5,7 @@
 #ifndef PMU_FLAGS_H
 #define PMU_FLAGS_H
 
-#include "daemon/http/http.h"
+#include "daemon/http/http_opts.h"
 
 struct options {
 	const char *config_file;
