@@ -258,8 +258,9 @@ http_new(const struct http_opts *o, struct http **out, char *err,
 	if (h->auth && o->auth_state_file &&
 	    (r = auth_known_file(h->auth, o->auth_state_file, o->log)) < 0 &&
 	    r != -ENOENT)
-		http_log(h, LOG_WARNING, "--web.auth-state-file %s not read: %s; the addresses "
-		    "that passed start afresh", o->auth_state_file,
+		http_log(h, LOG_WARNING, "--web.auth-state-file %s not read: "
+		    "%s; the addresses that passed start afresh",
+		    o->auth_state_file,
 		    r == -ENOMEM ? strerror(-r) : statefile_strerror(r));
 	*out = h;
 	return 0;

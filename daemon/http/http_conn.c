@@ -99,8 +99,8 @@ http_conn_refused(struct http *h, enum http_refusal why, uint64_t n)
 	if ((last && now - last < HTTP_SAY_NS) ||
 	    !atomic_compare_exchange_strong(&h->said_ns[why], &last, now))
 		return;
-	http_log(h, LOG_WARNING, "%s: %llu so far (said at most once a minute)", what[why],
-	    (unsigned long long)total);
+	http_log(h, LOG_WARNING, "%s: %llu so far (said at most once a "
+	    "minute)", what[why], (unsigned long long)total);
 }
 
 /* The connection's entry in the table, or NULL (the table was full). */

@@ -168,7 +168,7 @@ main(int argc, char **argv)
 	n = strtoul(argv[2], NULL, 10);
 	memset(&o, 0, sizeof(o));
 	o.listen = argv[1];
-	o.log = log_fields;		/* its refusals, as the daemon says them */
+	o.log = log_fields;		/* its refusals, as the daemon's */
 	o.listen_fd = -1;
 	o.telemetry_path = "/metrics";
 	o.snapshot = current;
