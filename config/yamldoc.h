@@ -1,7 +1,7 @@
 /*
  * yamldoc.h - what every YAML file of pmu_exporter is read with: errors at
  * file:line:column, type checks, keys checked with a "did you mean"; config.c
- * and daemon/webconfig.c both parse with these.
+ * and daemon/http/webconfig.c both parse with these.
  * Design: docs/architecture.md, "config/".
  */
 #ifndef PMU_YAMLDOC_H
