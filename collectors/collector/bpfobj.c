@@ -1,14 +1,8 @@
 /*
- * bpfobj.c - mode: bpf's object (bpfobj.h): building it for the plan's
- * bpf-mode groups (the program loaded, the counters opened on every
- * online CPU and put in its map, the program attached), checking it
- * still fits a new plan, and freeing it when its last reference goes;
- * and what hangs off it: a target's slot in its map (a struct
- * source_hold) and the sources that read one slot's counts for a group
- * on a CPU.  Those two are views of the object, sharing it by
- * reference, so they live with it; when the kind asks for them and what
- * it shows of them (statistics, fallback, --check-config) is the source
- * kind's (source_bpf.c).
+ * bpfobj.c - mode: bpf's object (bpfobj.h): the program, its map and the
+ * counters on every online CPU; a target's slot in the map and the
+ * sources that read it, which live with the object.
+ * Design: docs/architecture.md, "collectors/collector/: the source kinds".
  */
 #include "autoconf.h"
 

@@ -1,39 +1,8 @@
 /*
- * source_bpf.c - the config's "mode: bpf" (see plan.h): the groups
- * of every bpf-mode cgroups entry are opened once per online CPU,
- * system-wide, and handed to the BPF program (collectors/bpf/bpfcg.h), which
- * charges them to the tracked cgroups when a context switch changes
- * cgroup (or at every switch, on a kernel without BTF).  A cgroup
- * then costs a map entry, not events x CPUs perf events.
- *
- * The object (bpfobj.c: the program, its map and the counters) is kept
- * across a reload, a rescan or a retry as long as the same groups (same
- * names, same events), the same online CPUs and the same modes.bpf.max_cgroups
- * are asked for, so counts continue; otherwise a new one is built and the
- * old one goes when its last user does.
- *
- * It is a source kind (source.h): attaching a target gives its cgroup a
- * slot (a reference on the object), and the source of an instance reads
- * the slot's counts for its group on its CPU, holding no fds of its own.
- * The slot and the sources that read it are views of the object and live
- * with it (bpfobj.c); this file is the kind: its state, when the object
- * is built or kept, which entries it takes, what it shows.  Its names
- * begin bpfmode_ (mode: bpf's), apart from libbpf's bpf_ and bpfcg's.
- * An instance adopted across a reload keeps its source while the object
- * and slot are the same; when the object was rebuilt it gets a new
- * source and keeps the counts it had.
- *
- * It is loaded at the rescan that finds the first cgroup a bpf-mode entry
- * matches, and kept until a rebuild finds none (bpfmode_setup says why).
- *
- * When the machine cannot run it (no privilege, an old kernel, a build
- * without BPF), the reason is logged once and the entries' cgroups are
- * counted in perf mode (fallback: perf) or not at all (refuse, skip).
- *
- * The entries it counts are those whose mode names it (plan.h), and what
- * it shows of itself, the pmu_exporter_bpf_* metrics and its reasons in
- * pmu_exporter_cgroups_skipped, it describes whole in its part of the
- * snapshot (bpfmode_stats): the HTTP side renders it without knowing the kind.
+ * source_bpf.c - the "mode: bpf" source kind (source.h): its state, when
+ * its object (bpfobj.c) is built or kept, which entries it takes, its
+ * fallback, and what it shows (the pmu_exporter_bpf_* metrics).
+ * Design: docs/architecture.md, "collectors/collector/: the source kinds".
  */
 #include "autoconf.h"
 

@@ -1,16 +1,8 @@
 /*
- * source_perf.c - the default source (see source.h): the instance's own
- * perf group (collectors/perf/group.h), on its CPU, system-wide or for
- * its cgroup in cgroup mode (PERF_FLAG_PID_CGROUP).  Every event of the
- * group is one fd; one read() returns them all.
- *
- * In --check-config it says why a group never ran (perf_check_ops):
- * how many counters the PMU has, found by opening ever larger groups.
- *
- * It is also the model for a new kind: one file that includes source.h
- * and what it counts with (never the collector's internals: what a hook
- * needs comes in its source_ctx), ends with its struct source_kind, and
- * is named by one line of source_kinds[] in source.c.
+ * source_perf.c - the default source kind (source.h): the instance's own
+ * perf group on its CPU, system-wide or in cgroup mode; the model a new
+ * kind copies.
+ * Design: docs/architecture.md, "collectors/collector/: the source kinds".
  */
 #include "autoconf.h"
 
