@@ -52,6 +52,17 @@ fi
 exec 9>"${TMPDIR:-/tmp}/pmu_exporter-tests.lock"
 if command -v flock >/dev/null 2>&1; then flock -s 9; fi
 
+# The embedded default's layout podman counts every container under
+# /libpod_parent, whichever test made it, and the daemon's log line for
+# the layout says the count.  A test that makes a container there holds
+# this lock shared while the container lives (image.test, beside the
+# sanitizer pass); layouts.test, which reads that line when its own
+# container comes and goes, holds it exclusively.  Released at exit.
+podman_layout_lock() {	# -s or -x
+	exec 8>"${TMPDIR:-/tmp}/pmu_exporter-podman-layout.lock"
+	if command -v flock >/dev/null 2>&1; then flock "$1" 8; fi
+}
+
 skip() { echo "SKIP: $*"; exit 77; }
 # The files with sanitizer reports so far; none when not a sanitizer build.
 sanitizer_reports() { [ -n "$SAN_LOG" ] && ls "$SAN_LOG".* 2>/dev/null; }
