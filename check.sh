@@ -121,17 +121,28 @@ plain_passes() {
 		t0=$SECONDS
 		PMU_VM_IMAGE="$PWD/pkg/pmu-exporter-$(sed -n 's/^PACKAGE_VERSION = //p' Makefile).oci.tar" \
 		make -s -j"$jobs" distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror \
-		    INTEGRATION_TESTS= timing_logs= >distcheck.log 2>&1
+		    INTEGRATION_TESTS= timing_logs= VERBOSE=yes >distcheck.log 2>&1
 		dc=$?
 		echo "=== plain (distcheck): $((SECONDS - t0)) s"
 		slowest "plain (distcheck)"
 		# The summary of distcheck's `make check`: the suite's results.
-		count distcheck.log
-		grep -E '^(FAIL|ERROR):' distcheck.log | sed "s/^/=== plain (distcheck): /"
+		# (Not the failed tests' test-suite.log VERBOSE prints after it,
+		# whose header repeats the counts.)
+		sed '/: \.\/test-suite\.log$/,$d' distcheck.log > distcheck.sum
+		count distcheck.sum
+		grep -E '^(FAIL|ERROR):' distcheck.sum | sed "s/^/=== plain (distcheck): /"
 		if [ $dc = 0 ]; then
 			pass=$((pass + 1))	# the tarball builds, installs, uninstalls
 		else
-			tail -30 distcheck.log; fail=$((fail + 1)); status=1
+			# The failed tests' logs (VERBOSE=yes: make check prints
+			# its test-suite.log), as the tarball's tree goes with
+			# the clone: a guest test's figures say what failed.
+			if grep -q ': \./test-suite\.log$' distcheck.log; then
+				sed -n '/: \.\/test-suite\.log$/,$p' distcheck.log | head -200
+			else
+				tail -30 distcheck.log
+			fi
+			fail=$((fail + 1)); status=1
 		fi
 	else
 		echo "=== plain: build failed"; fail=$((fail + 1)); status=1
