@@ -153,18 +153,9 @@ lag() {
 
 start_daemon() {	# start_daemon BUILD: leaves PORT and DPID
 	local build=$1
-	for _ in 1 2 3 4 5; do
-		PORT=$(bench_free_port)
-		bench_spawn "$build/daemon/pmu_exporter" --config.file="$BENCH_TMP/c.yaml" \
-		    --web.listen-address="127.0.0.1:$PORT" 2>"$BENCH_TMP/pmu.log"
-		DPID=$BENCH_LAST
-		bench_wait_http "http://127.0.0.1:$PORT/-/ready" 60 && break
-		grep -q "Address already in use" "$BENCH_TMP/pmu.log" ||
-			bench_die "$build: pmu_exporter did not come up: $(tail -5 "$BENCH_TMP/pmu.log")"
-		bench_stop "$DPID"
-		DPID=
-	done
-	[ -n "$DPID" ] || bench_die "pmu_exporter found no free port in 5 tries"
+	bench_serve PORT "$BENCH_TMP/pmu.log" /-/ready 60 "$build/daemon/pmu_exporter" \
+	    --config.file="$BENCH_TMP/c.yaml" --web.listen-address="127.0.0.1:@PORT@"
+	DPID=$BENCH_LAST
 	scrape "$BENCH_TMP/m0"
 	[ "$(metric "$BENCH_TMP/m0" pmu_exporter_bpf_active)" = 1 ] ||
 		bench_die "$build: mode: bpf is not active: $(grep -i bpf "$BENCH_TMP/pmu.log")"

@@ -88,21 +88,10 @@ cgroups:
     mode: $cfgmode
 YAML
 	[ "$cfgmode" = bpf ] && echo "    bpf_fallback: refuse" >>"$BENCH_TMP/c.yaml"
-	# Another process can take the free port before the daemon binds it
-	# (the machine is shared): then again on another.
-	for _ in 1 2 3 4 5; do
-		port=$(bench_free_port)
-		t0=$(date +%s%N)
-		bench_spawn env $env "$PMU_EXPORTER" --config.file="$BENCH_TMP/c.yaml" \
-		    --web.listen-address="127.0.0.1:$port" 2>"$BENCH_TMP/pmu.log"
-		pid=$BENCH_LAST
-		bench_wait_http "http://127.0.0.1:$port/-/ready" 60 && break
-		grep -q "Address already in use" "$BENCH_TMP/pmu.log" ||
-			bench_die "pmu_exporter did not come up: $(tail -5 "$BENCH_TMP/pmu.log")"
-		bench_stop "$pid"
-		pid=
-	done
-	[ -n "$pid" ] || bench_die "pmu_exporter found no free port in 5 tries"
+	# shellcheck disable=SC2086
+	bench_serve port "$BENCH_TMP/pmu.log" /-/ready 60 env $env "$PMU_EXPORTER" \
+	    --config.file="$BENCH_TMP/c.yaml" --web.listen-address="127.0.0.1:@PORT@"
+	pid=$BENCH_LAST t0=$BENCH_SPAWNED_NS
 	t1=$(sed -n 's/^ts=\([^ ]*\) .*msg="pmu_exporter .* listening on.*/\1/p' "$BENCH_TMP/pmu.log")
 	t1=$(date -d "$t1" +%s%N) || bench_die "no listening line: $(tail -3 "$BENCH_TMP/pmu.log")"
 	sleep 1

@@ -79,28 +79,6 @@ cpus:
     groups: [g1, g2, g3, g4]
 YAML
 
-# serve VAR URLPATH WAIT CMD...: start CMD with @PORT@ replaced by a free
-# port, up to 5 ports (another process may take one between the choice and
-# the bind); VAR gets the port, BENCH_LAST the PID.
-serve() {
-	local _var=$1 _path=$2 _wait=$3 _try _p _a _args
-	shift 3
-	for _try in 1 2 3 4 5; do
-		_p=$(bench_free_port)
-		_args=()
-		for _a in "$@"; do _args+=("${_a//@PORT@/$_p}"); done
-		bench_spawn "${_args[@]}" 2> "$T/serve.log"
-		if bench_wait_http "http://127.0.0.1:$_p$_path" "$_wait" ||
-		    { kill -0 "$BENCH_LAST" 2>/dev/null &&
-		      ! grep -q 'already in use' "$T/serve.log"; }; then
-			printf -v "$_var" %s "$_p"
-			return 0
-		fi
-		bench_stop "$BENCH_LAST"
-	done
-	bench_die "$1 did not start: $(cat "$T/serve.log")"
-}
-
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 tck=$(getconf CLK_TCK)
 
@@ -167,9 +145,9 @@ latency() {
 	printf 'basic_auth_users:\n  prom: %s\n' "$hash" > "$T/web.yml"
 	auth=$(printf 'prom:right pass' | base64)
 	bad=$(printf 'prom:wrong pass' | base64)
-	# Every path wants the password: up when it is still running after a
-	# second, ready when /-/ready answers the password.
-	serve port /-/ready 1 "$PMU_EXPORTER" --config.file="$T/c.yaml" --web.config.file="$T/web.yml" \
+	# Every path wants the password: up when it answers at all (401),
+	# ready when /-/ready answers the password.
+	bench_serve port "$T/serve.log" any:/-/ready 10 "$PMU_EXPORTER" --config.file="$T/c.yaml" --web.config.file="$T/web.yml" \
 		--web.listen-address="127.0.0.1:@PORT@" --log.level=warn
 	pid=$BENCH_LAST
 	for _ in $(seq 1 50); do
@@ -197,7 +175,7 @@ latency() {
 
 	# Restarted: nothing cached, the flood already on when the scraper
 	# comes (its first scrape a bcrypt check of its own).
-	serve port /-/healthy 1 "$PMU_EXPORTER" --config.file="$T/c.yaml" --web.config.file="$T/web.yml" \
+	bench_serve port "$T/serve.log" any:/-/healthy 10 "$PMU_EXPORTER" --config.file="$T/c.yaml" --web.config.file="$T/web.yml" \
 		--web.listen-address="127.0.0.1:@PORT@" --log.level=warn
 	pid=$BENCH_LAST
 	echo "\$ $LOAD flood 127.0.0.1 $port /metrics 398 $ATTACK_S 127.0.0.2+199 BAD    (wrong199, the daemon just started)"
@@ -210,7 +188,7 @@ latency() {
 	# has it) a write deadline of 10 s.
 	local wt=()
 	"$FAKE_SERVE" 2>&1 | grep -q write-timeout && wt=(--write-timeout 10)
-	serve fport /-/ready 60 "$FAKE_SERVE" --per-ip 10 "${wt[@]}" "127.0.0.1:@PORT@" 50000 40
+	bench_serve fport "$T/serve.log" /-/ready 60 "$FAKE_SERVE" --per-ip 10 "${wt[@]}" "127.0.0.1:@PORT@" 50000 40
 	fpid=$BENCH_LAST
 	echo
 	echo "## slow readers: fake_serve, /metrics $(curl -s "http://127.0.0.1:$fport/metrics" | wc -c) bytes, 40 scrape slots"
@@ -219,7 +197,7 @@ latency() {
 	phase unread "$fpid" 127.0.0.1 "$fport" /metrics - perl "$T/unread.pl" "$fport" "$ATTACK_S"
 	bench_stop "$fpid"
 
-	serve fport /-/ready 60 "$FAKE_SERVE" --big 100000 "127.0.0.1:@PORT@" 12 0
+	bench_serve fport "$T/serve.log" /-/ready 60 "$FAKE_SERVE" --big 100000 "127.0.0.1:@PORT@" 12 0
 	fpid=$BENCH_LAST
 	echo
 	echo "## scrape latency during renders: fake_serve, /metrics $(curl -s "http://127.0.0.1:$fport/metrics" | wc -c) bytes, /big $(curl -s "http://127.0.0.1:$fport/big" | wc -c) bytes (100,000 series, a new snapshot every second)"
@@ -272,7 +250,7 @@ quiet() {
 
 throughput() {
 	local port nport pid npid i v hdr n p r busy
-	serve port /-/ready 10 "$PMU_EXPORTER" --config.file="$T/c.yaml" --web.listen-address="127.0.0.1:@PORT@" \
+	bench_serve port "$T/serve.log" /-/ready 10 "$PMU_EXPORTER" --config.file="$T/c.yaml" --web.listen-address="127.0.0.1:@PORT@" \
 		--log.level=warn
 	pid=$BENCH_LAST
 	sleep 1.5

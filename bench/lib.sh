@@ -128,6 +128,41 @@ bench_wait_http() {
 	return 1
 }
 
+# bench_serve VAR LOG PATH WAIT_S CMD...: start a server, every @PORT@
+# in CMD's arguments a free port, its stderr in LOG; once
+# http://127.0.0.1:PORT/PATH answers 200 (PATH "any:/x": any HTTP status,
+# as behind a password) within WAIT_S seconds, the port is in VAR, the
+# PID in $BENCH_LAST and the time of its start (ns) in $BENCH_SPAWNED_NS.
+# Another process can take the port between the check and the bind (the
+# machine may be shared): then again on another, up to 5 times.  Dies when
+# the server exits for another reason or does not answer in time.
+bench_serve() {
+	local _var=$1 _log=$2 _path=$3 _wait=$4 _any='' _try _p _a _i _c _args
+	shift 4
+	case $_path in any:*) _any=1; _path=${_path#any:} ;; esac
+	for _try in 1 2 3 4 5; do
+		_p=$(bench_free_port)
+		_args=()
+		for _a in "$@"; do _args+=("${_a//@PORT@/$_p}"); done
+		# shellcheck disable=SC2034  # read by the scripts
+		BENCH_SPAWNED_NS=$(date +%s%N)
+		bench_spawn "${_args[@]}" 2>"$_log"
+		for ((_i = 0; _i < _wait * 10; _i++)); do
+			_c=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$_p$_path")
+			if [ "$_c" = 200 ] || { [ -n "$_any" ] && [ "$_c" != 000 ]; }; then
+				printf -v "$_var" %s "$_p"
+				return 0
+			fi
+			kill -0 "$BENCH_LAST" 2>/dev/null || break
+			sleep 0.1
+		done
+		grep -q 'already in use' "$_log" ||
+			bench_die "${1##*/} did not answer $_path in $_wait s: $(tail -5 "$_log")"
+		bench_stop "$BENCH_LAST"
+	done
+	bench_die "${1##*/}: no free port in 5 tries"
+}
+
 # VmRSS of a PID, in kB.
 bench_rss_kb() {
 	awk '$1 == "VmRSS:" { print $2 }' "/proc/$1/status"

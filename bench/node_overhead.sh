@@ -240,33 +240,14 @@ daemon_config() {	# daemon_config MODE EVENTS PATTERN [INTERVAL] > FILE
 	return 0
 }
 
-# Until URL answers, while $AGENT lives (at most 2 minutes).
-daemon_wait() {
-	for _ in $(seq 1 1200); do
-		curl -fs -o /dev/null "$1" && return 0
-		kill -0 "$AGENT" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
-
 # start_daemon CONFIG|"" N PATTERN_RE: the daemon on a free port (in $PORT,
 # its PID in $AGENT), once /metrics shows N cgroups matching PATTERN_RE.
 start_daemon() {
 	local n cfg=()
 	[ -n "$1" ] && cfg=(--config.file="$1")
-	for _ in 1 2 3 4 5; do
-		PORT=$(bench_free_port)
-		bench_spawn "$PMU_EXPORTER" "${cfg[@]}" --web.listen-address="127.0.0.1:$PORT" \
-		    2>"$BENCH_TMP/pmu.log"
-		AGENT=$BENCH_LAST
-		daemon_wait "http://127.0.0.1:$PORT/-/ready" && break
-		grep -q "Address already in use" "$BENCH_TMP/pmu.log" ||
-			bench_die "pmu_exporter did not come up: $(tail -5 "$BENCH_TMP/pmu.log")"
-		bench_stop "$AGENT"
-		AGENT=
-	done
-	[ -n "$AGENT" ] || bench_die "pmu_exporter found no free port in 5 tries"
+	bench_serve PORT "$BENCH_TMP/pmu.log" /-/ready 120 "$PMU_EXPORTER" "${cfg[@]}" \
+	    --web.listen-address="127.0.0.1:@PORT@"
+	AGENT=$BENCH_LAST
 	for _ in $(seq 1 100); do
 		curl -fs "http://127.0.0.1:$PORT/metrics" >"$BENCH_TMP/m"
 		n=$(grep '^pmu_cgroup_events_total{' "$BENCH_TMP/m" |
