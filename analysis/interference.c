@@ -392,8 +392,17 @@ interference_feed(struct interference *ifr, struct snapshot *s)
 		memcpy(c->last, c->cur, sizeof(c->last));
 		c->have_last = 1;
 	}
+	/*
+	 * A sample is closed after its intervals, or once the time they
+	 * should have taken has passed (to within half an interval): a
+	 * collector that runs late on a loaded node (seen: every other
+	 * interval missed) must not make a sample longer than the window
+	 * says, or a minute's window longer than a minute.
+	 */
 	ifr->pending_intervals += dseq;
-	if (ifr->pending_intervals >= ifr->geo.per_sample) {
+	if (ifr->pending_intervals >= ifr->geo.per_sample ||
+	    (ifr->pending_intervals > 0 &&
+	    ifr->pending_s + ifr->interval_s / 2 >= ifr->sample_s)) {
 		close_sample(ifr, s);
 		state_tick(ifr, s->began_ns);
 	}

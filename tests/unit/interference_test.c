@@ -267,6 +267,58 @@ test_elapsed(void)
 	CHECK(analysed_of(1, 1) == 4);
 }
 
+/*
+ * Samples of 4 intervals (a 240 s window at 1 s), fed 8 snapshots after
+ * the first: the samples closed.  Each collection late (lag s after the
+ * one before, each saying its interval is 1 s), a sample still closes
+ * once its 4 s have passed, not after 4 collections: a loaded node's
+ * late collector must not stretch the window.
+ */
+static int
+samples_closed(double lag)
+{
+	static struct node n;
+	struct interference_config c = cfg_small();
+	struct interference *ifr;
+	struct interference_result *r, *prev;
+	struct snapshot *s;
+	int t, closed = 0;
+
+	c.window_ns = 240ULL * 1000000000ULL;
+	c.victim_window_ns = 120ULL * 1000000000ULL;
+	ifr = analysis(&c);
+	memset(&n, 0, sizeof(n));
+	n.nr = 1;
+	n.path[0] = "/x";
+	prev = interference_result(ifr);
+	for (t = 0; t <= 8; t++) {
+		n.cpu[0] = 1.0;
+		n.cpi[0] = 1.0;
+		s = node_step(&n);
+		s->began_ns = (uint64_t)llround(t * lag * 1e9);
+		interference_feed(ifr, s);
+		snapshot_unref(s);
+		r = interference_result(ifr);
+		closed += r != prev;
+		interference_result_unref(prev);
+		prev = r;
+	}
+	interference_result_unref(prev);
+	interference_free(ifr);
+	return closed;
+}
+
+static void
+test_late(void)
+{
+	CHECK(samples_closed(1.0) == 2);	/* 4 intervals, 4 s */
+	CHECK(samples_closed(2.0) == 4);	/* 2 late ones, 4 s */
+	/* To within half an interval: 2 x 1.8 = 3.6 s is 4 s, 2 x 1.6
+	 * = 3.2 s is not (3 x 1.6 s then). */
+	CHECK(samples_closed(1.8) == 4);
+	CHECK(samples_closed(1.6) == 2);
+}
+
 /* ---- config ---------------------------------------------------------- */
 
 static int
@@ -623,6 +675,7 @@ main(void)
 	test_thread();
 	test_expo();
 	test_elapsed();
+	test_late();
 	test_config();
 	test_config_numbers();
 	test_config_geometry();
