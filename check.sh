@@ -126,9 +126,10 @@ plain_passes() {
 		echo "=== plain (distcheck): $((SECONDS - t0)) s"
 		slowest "plain (distcheck)"
 		# The summary of distcheck's `make check`: the suite's results.
-		# (Not the failed tests' test-suite.log VERBOSE prints after it,
-		# whose header repeats the counts.)
-		sed '/: \.\/test-suite\.log$/,$d' distcheck.log > distcheck.sum
+		# (Not the failed tests' test-suite.log VERBOSE prints before
+		# it, whose header repeats the counts.)
+		sed '/: \.\/test-suite\.log$/,/^Testsuite summary for/{/^Testsuite summary for/!d}' \
+		    distcheck.log > distcheck.sum
 		count distcheck.sum
 		grep -E '^(FAIL|ERROR):' distcheck.sum | sed "s/^/=== plain (distcheck): /"
 		if [ $dc = 0 ]; then

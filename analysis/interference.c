@@ -320,6 +320,46 @@ apply_next(struct interference *ifr)
 	result_publish_empty(ifr);
 }
 
+/* Each cgroup's counts since the last snapshot into its sample. */
+static void
+take_deltas(struct interference *ifr, unsigned dseq)
+{
+	size_t i;
+
+	for (i = 0; i < ifr->nr; i++) {
+		struct cg *c = &ifr->cgs[i];
+		double d[3];
+		int k, back = 0;
+
+		for (k = 0; k < 3; k++) {
+			d[k] = c->cur[k] - c->last[k];
+			back |= d[k] < 0;
+		}
+		/* New, or its counts restarted (a reload reopened the
+		 * group): from the next snapshot on. */
+		if (c->have_last && !back && dseq > 0)
+			for (k = 0; k < 3; k++)
+				c->acc[k] += d[k];
+		memcpy(c->last, c->cur, sizeof(c->last));
+		c->have_last = 1;
+	}
+}
+
+/*
+ * Whether the sample being filled is over: after its intervals, or once
+ * the time they should have taken has passed (to within half an
+ * interval).  A collector that runs late on a loaded node (seen: every
+ * other interval missed) must not make a sample longer than the window
+ * says, or a minute's window longer than a minute.
+ */
+static int
+sample_due(const struct interference *ifr)
+{
+	return ifr->pending_intervals >= ifr->geo.per_sample ||
+	    (ifr->pending_intervals > 0 &&
+	    ifr->pending_s + ifr->interval_s / 2 >= ifr->sample_s);
+}
+
 void
 interference_feed(struct interference *ifr, struct snapshot *s)
 {
@@ -375,34 +415,9 @@ interference_feed(struct interference *ifr, struct snapshot *s)
 		c->cur[EN] += r->enabled_s;
 	}
 	cg_sweep(ifr, gen);
-	for (i = 0; i < ifr->nr; i++) {
-		struct cg *c = &ifr->cgs[i];
-		double d[3];
-		int k, back = 0;
-
-		for (k = 0; k < 3; k++) {
-			d[k] = c->cur[k] - c->last[k];
-			back |= d[k] < 0;
-		}
-		/* New, or its counts restarted (a reload reopened the
-		 * group): from the next snapshot on. */
-		if (c->have_last && !back && dseq > 0)
-			for (k = 0; k < 3; k++)
-				c->acc[k] += d[k];
-		memcpy(c->last, c->cur, sizeof(c->last));
-		c->have_last = 1;
-	}
-	/*
-	 * A sample is closed after its intervals, or once the time they
-	 * should have taken has passed (to within half an interval): a
-	 * collector that runs late on a loaded node (seen: every other
-	 * interval missed) must not make a sample longer than the window
-	 * says, or a minute's window longer than a minute.
-	 */
+	take_deltas(ifr, dseq);
 	ifr->pending_intervals += dseq;
-	if (ifr->pending_intervals >= ifr->geo.per_sample ||
-	    (ifr->pending_intervals > 0 &&
-	    ifr->pending_s + ifr->interval_s / 2 >= ifr->sample_s)) {
+	if (sample_due(ifr)) {
 		close_sample(ifr, s);
 		state_tick(ifr, s->began_ns);
 	}
