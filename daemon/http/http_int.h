@@ -59,7 +59,8 @@ struct http {
 	pthread_cond_t conn_cond;
 	struct conn *conns, *free_conns;
 	struct conn **by_peer;		/* idle_bound()'s scratch, nr_conns */
-	size_t nr_conns;
+	struct conn **scrapers;		/* those scraping, nr_scrapers */
+	size_t nr_conns, nr_scrapers;
 	pthread_t sweeper;
 	int sweeping, stopping;
 	struct req *held, *held_tail;	/* oldest first */
