@@ -35,7 +35,12 @@
 # pairs of WRK_SECS (3) seconds, nginx and pmu_exporter first in turn, and
 # the median of the pairs' ratios (the machine may be shared: a pair sees
 # the same neighbours); before each pair it waits up to QUIET_WAIT (20) s
-# for the CPUs to be at most QUIET_PCT (25) % busy, and prints how busy.  PMU_EXPORTER and FAKE_SERVE name other
+# for the CPUs to be at most QUIET_PCT (25) % busy, and prints how busy.
+# PIN=1 gives each server the last CPU alone (nginx one worker) and wrk
+# the others, so requests/s measures a server on one core rather than
+# how it and wrk share the CPUs; PROFILE=1 (with PIN=1) samples that CPU
+# with perf and prints how much of it was the server's code, the kernel's
+# and idle.  PMU_EXPORTER and FAKE_SERVE name other
 # binaries (an older build, to compare).  Every server binds 127.0.0.1;
 # every load ends by itself.
 set -u
@@ -47,6 +52,8 @@ PROBES=${PROBES:-400}
 INTERVAL_MS=${INTERVAL_MS:-20}
 ROUNDS=${ROUNDS:-8}
 WRK_SECS=${WRK_SECS:-3}
+PIN=${PIN:-0}
+PROFILE=${PROFILE:-0}
 QUIET_PCT=${QUIET_PCT:-25}
 QUIET_WAIT=${QUIET_WAIT:-20}
 FAKE_SERVE=${FAKE_SERVE:-$top_builddir/tests/lib/helpers/fake_serve}
@@ -223,16 +230,29 @@ nginx_ticks() {
 	echo $t
 }
 
-# one_wrk NAME PORT TICKS_FN PID HDR...: run wrk, print "rps p99 cpu_us_per_req".
+# Where the server's CPU went during a PIN=1 run ($1: perf's samples of
+# that CPU alone): "user% kernel% idle%" (idle: the swapper's samples).
+where() {
+	perf report -i "$1" --sort comm,dso --stdio -q 2>/dev/null | awk '
+		{ p = $1; sub(/%/, "", p) }
+		$2 == "swapper" { i += p; next }
+		/\[kernel/ { k += p; next }
+		{ u += p }
+		END { printf "%.1f %.1f %.1f", u, k, i }'
+}
+
+# one_wrk NAME PORT TICKS_FN PID HDR...: run wrk, print "rps p99
+# cpu_us_per_req", and with PROFILE=1 the server CPU's "user% kernel% idle%".
 one_wrk() {
-	local name=$1 port=$2 fn=$3 pid=$4 c0 c1
+	local name=$1 port=$2 fn=$3 pid=$4 c0 c1 rec=()
 	shift 4
+	[ "$PROFILE" = 1 ] && rec=(perf record -q -e cpu-clock -F 2000 -C "$SERVER_CPU" -o "$T/perf.$name" --)
 	c0=$($fn "$pid")
-	wrk -t2 -c4 -d"${WRK_SECS}s" --latency "$@" "http://127.0.0.1:$port/metrics" > "$T/wrk.$name" 2>&1
+	"${rec[@]}" "${WRK_ON[@]}" wrk -t2 -c4 -d"${WRK_SECS}s" --latency "$@" "http://127.0.0.1:$port/metrics" > "$T/wrk.$name" 2>&1
 	c1=$($fn "$pid")
 	grep -H -e 'Non-2xx' -e 'Socket errors' "$T/wrk.$name" >&2
 	echo "$(wrk_rps "$T/wrk.$name") $(wrk_p99 "$T/wrk.$name") $(echo "$c0 $c1 $tck $(wrk_reqs "$T/wrk.$name")" |
-		awk '{ printf "%.1f", ($2 - $1) / $3 * 1e6 / $4 }')"
+		awk '{ printf "%.1f", ($2 - $1) / $3 * 1e6 / $4 }')${rec:+ $(where "$T/perf.$name")}"
 }
 
 # Wait (at most QUIET_WAIT s) until the CPUs were at most QUIET_PCT% busy
@@ -249,8 +269,16 @@ quiet() {
 }
 
 throughput() {
-	local port nport pid npid i v hdr n p r busy
-	bench_serve port "$T/serve.log" /-/ready 10 "$PMU_EXPORTER" --config.file="$T/c.yaml" --web.listen-address="127.0.0.1:@PORT@" \
+	local port nport pid npid i v hdr n p r busy on=() workers=auto last N P
+	WRK_ON=()
+	if [ "$PIN" = 1 ]; then
+		last=$(( $(nproc) - 1 ))
+		[ "$last" -ge 1 ] || bench_die "PIN=1 needs 2 CPUs"
+		on=(taskset -c "$last") workers=1 WRK_ON=(taskset -c "0-$((last - 1))")
+		SERVER_CPU=$last
+	fi
+	[ "$PROFILE" = 0 ] || [ "$PIN" = 1 ] || bench_die "PROFILE=1 needs PIN=1"
+	bench_serve port "$T/serve.log" /-/ready 10 "${on[@]}" "$PMU_EXPORTER" --config.file="$T/c.yaml" --web.listen-address="127.0.0.1:@PORT@" \
 		--log.level=warn
 	pid=$BENCH_LAST
 	sleep 1.5
@@ -260,7 +288,7 @@ throughput() {
 	chmod -R a+rX "$T"
 	nport=$(bench_free_port)
 	cat > "$T/nginx.conf" <<NGINX
-worker_processes auto;
+worker_processes $workers;
 daemon off;
 pid $T/nginx.pid;
 error_log $T/nginx.err warn;
@@ -280,13 +308,13 @@ http {
 	}
 }
 NGINX
-	bench_spawn nginx -c "$T/nginx.conf"
+	bench_spawn "${on[@]}" nginx -c "$T/nginx.conf"
 	npid=$BENCH_LAST
 	bench_wait_http "http://127.0.0.1:$nport/metrics" 10 || bench_die "nginx did not start: $(cat "$T/nginx.err")"
 	echo
-	echo "## throughput: pmu_exporter /metrics against nginx $(nginx -v 2>&1 | sed 's/.*\///') (worker_processes auto) serving the same bytes from a file"
+	echo "## throughput: pmu_exporter /metrics against nginx $(nginx -v 2>&1 | sed 's/.*\///') (worker_processes $workers) serving the same bytes from a file${on:+, each server on CPU $last alone and wrk on the others}"
 	echo "# plain: $(wc -c < "$T/www/metrics") bytes, gzip: $(wc -c < "$T/www/metrics.gz") bytes (nginx: gzip_static, the daemon's own gzip body)"
-	echo "\$ wrk -t2 -c4 -d${WRK_SECS}s --latency [-H 'Accept-Encoding: gzip'] http://127.0.0.1:PORT/metrics    ($ROUNDS rounds, each server first in turn)"
+	echo "\$ ${WRK_ON[*]}${WRK_ON:+ }wrk -t2 -c4 -d${WRK_SECS}s --latency [-H 'Accept-Encoding: gzip'] http://127.0.0.1:PORT/metrics    ($ROUNDS rounds, each server first in turn)"
 	for v in plain gzip; do
 		hdr=()
 		[ $v = gzip ] && hdr=(-H 'Accept-Encoding: gzip')
@@ -300,10 +328,15 @@ NGINX
 				p=$(one_wrk pmu "$port" cpu_ticks "$pid" "${hdr[@]}")
 				n=$(one_wrk nginx "$nport" nginx_ticks "$npid" "${hdr[@]}")
 			fi
-			set -- $n $p
-			r=$(echo "$4 $1" | awk '{ printf "%.2f", $1 / $2 }')
+			read -ra N <<< "$n"
+			read -ra P <<< "$p"
+			r=$(echo "${P[0]} ${N[0]}" | awk '{ printf "%.2f", $1 / $2 }')
 			echo "$r" >> "$T/ratios"
-			echo "RESULT wrk-$v round $i nginx_rps $1 pmu_rps $4 ratio $r nginx_p99 $2 pmu_p99 $5 nginx_cpu_us_per_req $3 pmu_cpu_us_per_req $6 busy_before $busy%"
+			if [ "$PROFILE" = 1 ]; then
+				echo "RESULT wrk-$v round $i nginx_rps ${N[0]} pmu_rps ${P[0]} ratio $r nginx_cpu_us_per_req ${N[2]} pmu_cpu_us_per_req ${P[2]} nginx_user% ${N[3]} nginx_kernel% ${N[4]} nginx_idle% ${N[5]} pmu_user% ${P[3]} pmu_kernel% ${P[4]} pmu_idle% ${P[5]}"
+			else
+				echo "RESULT wrk-$v round $i nginx_rps ${N[0]} pmu_rps ${P[0]} ratio $r nginx_p99 ${N[1]} pmu_p99 ${P[1]} nginx_cpu_us_per_req ${N[2]} pmu_cpu_us_per_req ${P[2]} busy_before $busy%"
+			fi
 		done
 		echo "RESULT wrk-$v median ratio $(bench_median < "$T/ratios") (pmu_exporter/nginx, $ROUNDS paired rounds)"
 	done
