@@ -53,6 +53,8 @@ struct schedule {
 	uint64_t began_ns;		/* when the collection under way
 					   began: its timer's expiry, or its
 					   tend's start; 0: none under way */
+	uint64_t missed;		/* expiries with no collection of
+					   their own: the collector was late */
 };
 
 /* Collections so far. */

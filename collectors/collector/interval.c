@@ -157,7 +157,10 @@ interval_expired(struct collector *c)
 
 	if (read(sc->timerfd, &n, sizeof(n)) != (ssize_t)sizeof(n) || n == 0)
 		return 0;
-	/* n expiries since the last read: this collection is the last's. */
+	/* n expiries since the last read: this collection is the last's,
+	 * the n - 1 before it are skipped (counters are cumulative: one
+	 * late collection has all they would have had). */
+	sc->missed += n - 1;
 	sc->began_ns = sc->next_ns + (n - 1) * sc->interval_ns;
 	sc->next_ns = sc->began_ns + sc->interval_ns;
 	return 1;
@@ -316,6 +319,7 @@ collect(struct collector *c, int hold_back)
 		s->interval_s = (double)effective_ns(c) / 1e9;
 		s->began_ns = began;
 		s->duration_s = (double)(mono_ns() - began) / 1e9;
+		s->intervals_missed = c->sched.missed;
 		if (nm)
 			act_on_seen(c, &seen);
 		held = hold_back && seen.nr_held > 0;

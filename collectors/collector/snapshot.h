@@ -122,6 +122,8 @@ struct snapshot {
 					   is the difference */
 	double duration_s;		/* its collection's real length,
 					   from began_ns to this snapshot */
+	uint64_t intervals_missed;	/* intervals since start that had no
+					   collection: the collector late */
 	size_t open_fds;		/* perf fds held */
 	size_t cgroups_matched;		/* cgroups the config names now */
 	size_t cgroups_counted;		/* ... and counted */

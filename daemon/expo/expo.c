@@ -384,6 +384,31 @@ render_build_info(struct expo_buf *b, const struct expo_opts *o)
 	expo_puts(b, "\"} 1\n");
 }
 
+/* The config's loads and the collections' times. */
+static void
+render_times(struct expo_buf *b, const struct snapshot *s)
+{
+	single(b, "pmu_exporter_config_last_reload_successful", "gauge",
+	    "Whether the last configuration reload attempt was successful.",
+	    s->reload_ok ? 1.0 : 0.0);
+	single(b, "pmu_exporter_config_last_reload_success_timestamp_seconds",
+	    "gauge", "Timestamp of the last successful configuration load.",
+	    s->reload_success_s);
+	single(b, "pmu_exporter_collection_duration_seconds", "gauge",
+	    "How long the last collection took.", s->duration_s);
+	single(b, "pmu_exporter_collection_interval_seconds", "gauge",
+	    "The configured collection interval.", s->interval_s);
+	single(b, "pmu_exporter_collections_total", "counter",
+	    "Collections since start.", (double)s->seq);
+	single(b, "pmu_exporter_collections_missed_total", "counter",
+	    "Intervals that passed without a collection of their own: the "
+	    "collector was late (busy, or starved of CPU) and collected once "
+	    "for them all.", (double)s->intervals_missed);
+	single(b, "pmu_exporter_last_collection_timestamp_seconds", "gauge",
+	    "When the last collection finished, in seconds since the epoch.",
+	    s->timestamp_s);
+}
+
 /*
  * The CPU model per core PMU (cpuinfo.h): what the fleet rules join a
  * container's CPI with, so that replicas are compared on the same model.
@@ -456,21 +481,7 @@ expo_render_body(const struct snapshot *s, enum expo_format f,
 
 	render_support(&b, s);
 	render_build_info(&b, o);
-	single(&b, "pmu_exporter_config_last_reload_successful", "gauge",
-	    "Whether the last configuration reload attempt was successful.",
-	    s->reload_ok ? 1.0 : 0.0);
-	single(&b, "pmu_exporter_config_last_reload_success_timestamp_seconds",
-	    "gauge", "Timestamp of the last successful configuration load.",
-	    s->reload_success_s);
-	single(&b, "pmu_exporter_collection_duration_seconds", "gauge",
-	    "How long the last collection took.", s->duration_s);
-	single(&b, "pmu_exporter_collection_interval_seconds", "gauge",
-	    "The configured collection interval.", s->interval_s);
-	single(&b, "pmu_exporter_collections_total", "counter",
-	    "Collections since start.", (double)s->seq);
-	single(&b, "pmu_exporter_last_collection_timestamp_seconds", "gauge",
-	    "When the last collection finished, in seconds since the epoch.",
-	    s->timestamp_s);
+	render_times(&b, s);
 	single(&b, "pmu_exporter_open_fds", "gauge",
 	    "Perf event file descriptors held by the collector, with mode: "
 	    "bpf its BPF maps, programs and link too.",

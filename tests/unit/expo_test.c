@@ -274,6 +274,9 @@ static const char render_want[] =
 "# HELP pmu_exporter_collections_total Collections since start.\n"
 "# TYPE pmu_exporter_collections_total counter\n"
 "pmu_exporter_collections_total 12\n"
+"# HELP pmu_exporter_collections_missed_total Intervals that passed without a collection of their own: the collector was late (busy, or starved of CPU) and collected once for them all.\n"
+"# TYPE pmu_exporter_collections_missed_total counter\n"
+"pmu_exporter_collections_missed_total 3\n"
 "# HELP pmu_exporter_last_collection_timestamp_seconds When the last collection finished, in seconds since the epoch.\n"
 "# TYPE pmu_exporter_last_collection_timestamp_seconds gauge\n"
 "pmu_exporter_last_collection_timestamp_seconds 1700000000.5\n"
@@ -353,6 +356,7 @@ render_snapshot(void)
 	s->support = sup;
 	s->nr_support = 2;
 	s->seq = 12;
+	s->intervals_missed = 3;
 	s->duration_s = 0.001;
 	s->interval_s = 0.5;
 	s->timestamp_s = 1700000000.5;
