@@ -18,13 +18,13 @@
 #   MUTANTS_DIR=/tmp/m tests/mutants/run.sh   keep the copy there
 #   tests/mutants/run.sh --check       the list alone, nothing built
 #
-# --check reads every row without building: its FILE exists, its FROM
-# occurs there exactly once, and each of its TESTS is a test the
-# Makefiles list (a *_tests or *_TESTS variable of tests/Makefile.inc or
-# packaging/Makefile.inc) whose file exists.  It names each bad row and
-# exits 1 if there is one: a row left behind when code or a test moves
-# is caught by tests/integration/layering.test, not at the next
-# `make mutants`.
+# --check reads every row without building: its NAME is no other row's,
+# its FILE exists, its FROM occurs there exactly once, and each of its
+# TESTS is a test the Makefiles list (a *_tests or *_TESTS variable of
+# tests/Makefile.inc or packaging/Makefile.inc) whose file exists.  It
+# names each bad row and exits 1 if there is one: a row left behind when
+# code or a test moves is caught by tests/integration/layering.test, not
+# at the next `make mutants`.
 #
 # Ends with a table and "N killed, N survived, N invalid"; exits 1 unless
 # every mutant was killed.  Needs what ./check.sh needs (deps.sh test).
@@ -50,11 +50,13 @@ listed_tests() {
 }
 
 check_list() {
-	local listed name file from to tests t n why bad=0
+	local listed name file from to tests t n why bad=0 seen=' '
 	listed=" $(listed_tests | tr '\n' ' ') "
 	while IFS=$'\t' read -r name file from to tests; do
 		case "$name" in ''|'#'*) continue ;; esac
 		why=
+		case "$seen" in *" $name "*) why="a row before has its name" ;; esac
+		seen="$seen$name "
 		if [ ! -f "$src/$file" ]; then
 			why="$file does not exist"
 		else
