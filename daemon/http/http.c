@@ -18,7 +18,8 @@
 #include <microhttpd.h>
 
 #include "daemon/http/http.h"
-#include "daemon/http/http_int.h"
+#include "daemon/http/http_conn.h"
+#include "daemon/http/http_request.h"
 #include "daemon/http/workq.h"
 #include "util/statefile.h"
 

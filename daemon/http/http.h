@@ -28,14 +28,6 @@ int http_start(const struct http_opts *o, struct http **out, char *err,
  */
 int http_check(const struct http_opts *o, char *err, size_t errlen);
 
-/*
- * Content negotiation, exposed for the unit tests: does this Accept header
- * prefer OpenMetrics to the text format?  Does this Accept-Encoding allow
- * gzip?  NULL headers mean no preference (text, identity).
- */
-int http_wants_openmetrics(const char *accept);
-int http_accepts_gzip(const char *accept_encoding);
-
 void http_stop(struct http *h);
 
 #endif

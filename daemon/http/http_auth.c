@@ -12,7 +12,9 @@
 #include <gnutls/gnutls.h>
 #include <microhttpd.h>
 
-#include "daemon/http/http_int.h"
+#include "daemon/http/http_auth.h"
+#include "daemon/http/http_conn.h"
+#include "daemon/http/http_reply.h"
 #include "util/clock.h"
 
 /*

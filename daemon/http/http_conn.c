@@ -20,7 +20,7 @@
 #include <linux/tcp.h>
 #include <microhttpd.h>
 
-#include "daemon/http/http_int.h"
+#include "daemon/http/http_conn.h"
 #include "util/clock.h"
 
 /*

@@ -1,7 +1,8 @@
 /*
  * http_int.h - what the server's files share: struct http, each part with
- * one owner, struct req, and the calls each file offers the others.  Only
- * daemon/http/http*.c include it (docs/architecture.md, "daemon/, by folder").
+ * one owner, and struct req; each file's calls are in its own header
+ * (http_conn.h, http_reply.h, http_auth.h, http_request.h), which alone
+ * include it (docs/architecture.md, "daemon/, by folder").
  */
 #ifndef PMU_HTTP_INT_H
 #define PMU_HTTP_INT_H
@@ -106,51 +107,5 @@ struct req {
 	if ((h)->o.log != NULL)						\
 		(h)->o.log((prio), NULL, __VA_ARGS__);			\
 } while (0)
-
-/* http_conn.c: admission and limits (the connection table, the request
- * deadline and its sweeper, the held requests, the refusals). */
-int http_conn_init(struct http *h);
-int http_conn_start(struct http *h);
-void http_conn_stop(struct http *h);
-void http_conn_close_held(struct http *h);
-int http_conn_hold(struct http *h, struct req *r);
-void http_conn_refused(struct http *h, enum http_refusal why, uint64_t n);
-int http_conn_claim(struct http *h, struct MHD_Connection *conn);
-int http_conn_reclaim(struct http *h, struct MHD_Connection *conn);
-void http_conn_arrived(struct MHD_Connection *conn);
-void http_conn_answering(struct MHD_Connection *conn);
-void http_conn_done(struct http *h, struct MHD_Connection *conn);
-int http_conn_refuse_early(struct http *h, struct MHD_Connection *conn,
-    enum http_refusal *why);
-void http_conn_notify(void *cls, struct MHD_Connection *conn,
-    void **socket_context, enum MHD_ConnectionNotificationCode toe);
-
-/* http_reply.c: a request's state and the fixed replies. */
-struct req *http_reply_of(void *req_cls);
-struct req *http_reply_get(struct MHD_Connection *conn, void **req_cls);
-void http_reply_headers(struct http *h, struct MHD_Response *resp);
-void http_reply_seen(void **req_cls);
-void http_reply_count(void **req_cls);
-int http_reply_counted(void *req_cls);
-MHD_Result http_reply_hdr(struct http *h,
-    struct MHD_Connection *conn, unsigned status, const char *type,
-    const char *body, const char *extra_name, const char *extra_value);
-MHD_Result http_reply(struct http *h, struct MHD_Connection *conn,
-    unsigned status, const char *type, const char *body);
-MHD_Result http_reply_error(struct http *h,
-    struct MHD_Connection *conn, int err);
-
-/* http_request.c: the access handler and scrapes. */
-MHD_Result http_request_handle(void *cls, struct MHD_Connection *conn,
-    const char *url, const char *method, const char *version,
-    const char *upload_data, size_t *upload_data_size, void **req_cls);
-void http_request_completed(void *cls, struct MHD_Connection *conn,
-    void **req_cls, enum MHD_RequestTerminationCode toe);
-
-/* http_auth.c: who may in (TLS client certificates, basic auth). */
-MHD_Result http_auth_authorize(struct http *h, struct MHD_Connection *conn,
-    void **req_cls, int *answered);
-MHD_Result http_auth_reply_throttled(struct http *h,
-    struct MHD_Connection *conn, unsigned secs);
 
 #endif

@@ -11,7 +11,8 @@
 #include <string.h>
 #include <microhttpd.h>
 
-#include "daemon/http/http_int.h"
+#include "daemon/http/http_conn.h"
+#include "daemon/http/http_reply.h"
 
 /* Markers for *req_cls when no struct req is needed: a request seen, and
  * a scrape counted in flight. */

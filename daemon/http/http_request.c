@@ -16,8 +16,10 @@
 #include <microhttpd.h>
 
 #include "daemon/expo/procstat.h"
-#include "daemon/http/http.h"
-#include "daemon/http/http_int.h"
+#include "daemon/http/http_auth.h"
+#include "daemon/http/http_conn.h"
+#include "daemon/http/http_reply.h"
+#include "daemon/http/http_request.h"
 #include "daemon/http/workq.h"
 
 /*

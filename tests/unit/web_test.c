@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "daemon/http/http.h"
+#include "daemon/http/http_request.h"
 #include "daemon/http/webconfig.h"
 #include "daemon/http/webconfig_tls.h"
 #include "tests/lib/check.h"
