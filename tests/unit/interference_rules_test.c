@@ -879,7 +879,9 @@ test_autocorrelation(void)
  * stepping when the walk starts (so that the onset says nothing): the
  * correlation is about 0.99 and /d is named by it (the strength shown)
  * in most of /v's victim results; with the floor at 0 (before issue 49)
- * in none (the onset names it once, at 0.45, and holds it).
+ * in none (the onset named it once, at 0.45, and held it).  Since then
+ * other rules name it too: with the floor at 0, 190 of 200 as with it
+ * (2026-12-05), so test_significance checks the floor on its own.
  * test_autocorrelation is the other side: two independent walks, never
  * named.
  */
@@ -963,6 +965,35 @@ test_significance(void)
 	CHECK(isfinite(r) && fabs(r) > 0.01);
 	CHECK(df == 35);
 	CHECK(fabs(z - atanh(r) * sqrt(35)) < 1e-9);
+	/* Smooth series (lag-1 autocorrelations at the 0.95 cap): n_eff - 5
+	 * is 40 (1 - 0.9025) / 1.9025 - 5 < 0, and over 30 samples the
+	 * floor stands in for it. */
+	memset(&s, 0, sizeof(s));
+	memset(&c, 0, sizeof(c));
+	for (i = 0; i < 40; i++) {
+		x = 1 + 0.01 * i + 0.002 * (double)(i % 3);
+		y = 0.5 + 0.02 * i;
+		t = y + a + 5;
+		s.x += x, s.xx += x * x, s.a += a, s.aa += a * a;
+		s.xa += x * a, s.t += t, s.tt += t * t, s.xt += x * t;
+		s.at_ += a * t;
+		c.y += y, c.yy += y * y, c.yt += y * t, c.xy += x * y;
+		c.ya += y * a;
+		if (i > 0) {
+			double px = x - 0.01 - 0.002 * (double)(i % 3) +
+			    0.002 * (double)((i - 1) % 3), py = y - 0.02;
+
+			s.xlag += x * px, s.xpairs += x + px;
+			c.lag += y * py, c.pairsum += y + py;
+			s.pairs++;
+		}
+	}
+	s.n = 40;
+	vsums_moments(&s);
+	r = partial_r(&s, &c, 3.0, -INFINITY, &z, &df);
+	CHECK(isfinite(r) && r > 0.9);
+	CHECK(df == 3.0);
+	CHECK(fabs(z - atanh(fmin(r, 0.999999)) * sqrt(3.0)) < 1e-9);
 	/* P(Z > z) = 0.001 / 200 and 0.001 / 1000. */
 	CHECK(fabs(critical_z(0.001, 100, 1) - 4.417173) < 1e-5);
 	CHECK(fabs(critical_z(0.001, 100, IFR_ONSET_SLACK + 1) - 4.753424) < 1e-5);
