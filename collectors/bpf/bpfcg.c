@@ -95,6 +95,13 @@ possible_dense(int n)
 	return r;
 }
 
+/*
+ * Cached cgroup paths (cgcount.bpf.h, walk()): one entry per cgroup whose
+ * tasks ran, the least recently used dropped past this (and walked again
+ * when it runs next).  144 bytes an entry and the map's own.
+ */
+#define BPFCG_PATHS 4096
+
 /* Size the maps of the object opened, before its load. */
 static int
 size_maps(struct bpfcg *b, char *why, size_t len)
@@ -105,7 +112,8 @@ size_maps(struct bpfcg *b, char *why, size_t len)
 	    (__u32)((size_t)b->ncpus * b->nr_events))) < 0 ||
 	    (r = bpf_map__set_max_entries(b->slots, (__u32)b->max_slots)) < 0 ||
 	    (r = bpf_map__set_max_entries(b->counts,
-	    (__u32)(b->max_slots * b->nr_events))) < 0)
+	    (__u32)(b->max_slots * b->nr_events))) < 0 ||
+	    (r = bpf_map__set_max_entries(b->paths, BPFCG_PATHS)) < 0)
 		snprintf(why, len, "sizing the BPF maps: %s", strerror(-r));
 	return r;
 }
@@ -132,6 +140,7 @@ load_change(struct bpfcg *b, char *why, size_t len)
 	b->slots = b->cskel->maps.slots;
 	b->counts = b->cskel->maps.counts;
 	b->state = b->cskel->maps.state;
+	b->paths = b->cskel->maps.paths;
 	b->on_switch = b->cskel->progs.on_change;
 	b->on_demand = b->cskel->progs.on_demand;
 	b->cskel->rodata->nr_events = (__u32)b->nr_events;
@@ -148,6 +157,7 @@ load_change(struct bpfcg *b, char *why, size_t len)
 		    libbpf_said[0] ? "; libbpf: " : "", libbpf_said);
 		return r;
 	}
+	b->path_gen = &b->cskel->bss->path_gen;
 	b->trigger = BPFCG_TRIGGER_CGROUP_CHANGE;
 	return 0;
 }
@@ -166,6 +176,7 @@ load_every(struct bpfcg *b, char *why, size_t len)
 	b->slots = b->skel->maps.slots;
 	b->counts = b->skel->maps.counts;
 	b->state = b->skel->maps.state;
+	b->paths = b->skel->maps.paths;
 	b->on_switch = cs ? b->skel->progs.on_cgroup_switch :
 	    b->skel->progs.on_switch;
 	b->on_demand = b->skel->progs.on_demand;
@@ -181,6 +192,7 @@ load_every(struct bpfcg *b, char *why, size_t len)
 		explain_load(-r, why, len);
 		return r;
 	}
+	b->path_gen = &b->skel->bss->path_gen;
 	b->trigger = cs ? BPFCG_TRIGGER_CGROUP_SWITCHES :
 	    BPFCG_TRIGGER_EVERY_SWITCH;
 	return 0;
@@ -404,10 +416,11 @@ bpfcg_fds(const struct bpfcg *b)
 
 	if (b == NULL || b->obj == NULL)
 		return 0;
-	/* counters, slots, counts, state, .rodata; two programs (three
-	 * with the lag probe); the object's BTF; the link, and a link and
-	 * an event per CPU for cgroup-switches or the lag probe. */
-	n = 5 + 2 + (size_t)b->lag + (bpf_object__btf_fd(b->obj) >= 0) +
+	/* counters, slots, counts, state, paths, .rodata, .bss; two
+	 * programs (three with the lag probe); the object's BTF; the link,
+	 * and a link and an event per CPU for cgroup-switches or the lag
+	 * probe. */
+	n = 7 + 2 + (size_t)b->lag + (bpf_object__btf_fd(b->obj) >= 0) +
 	    (b->link != NULL) + (b->cglink ? 2 * b->nr_trig : 0);
 	return n;
 }

@@ -32,7 +32,8 @@ struct bpfcg {
 	struct cgchange *cskel;		/* the object loaded: this one, */
 	struct cgcount *skel;		/* ... or this one */
 	struct bpf_object *obj;
-	struct bpf_map *counters, *slots, *counts, *state;
+	struct bpf_map *counters, *slots, *counts, *state, *paths;
+	__u32 *path_gen;		/* the program's, in its mmap'ed .bss */
 	struct bpf_program *on_switch;	/* attached to context switches */
 	struct bpf_program *on_demand;	/* run at every refresh */
 	struct bpf_program *on_lag;	/* the lag probe, when lag */
@@ -66,6 +67,19 @@ struct bpfcg {
 	int *cgfd;			/* ... their events (the links own them) */
 	struct bpfcg_stats st;
 };
+
+/*
+ * Paths the program cached (the paths map) are walked again: after a
+ * change to slots, before a freed slot is reused.  One writer, the
+ * collector; the program reads it before its lookups.
+ */
+static inline void
+bpfcg_paths_stale(struct bpfcg *b)
+{
+	if (b->path_gen)
+		__atomic_store_n(b->path_gen, *b->path_gen + 1,
+		    __ATOMIC_RELEASE);
+}
 
 /* Run on_demand on cpu: charge what is pending there.  0 or -errno
  * (-ENXIO: the CPU went offline).  Here, inline, as both files run it. */

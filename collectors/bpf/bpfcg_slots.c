@@ -109,9 +109,13 @@ bpfcg_track(struct bpfcg *b, uint64_t cgid, uint32_t *slot)
 			goto fail;
 	}
 	val = (__u32)pick;
+	/* No path cached before this change names the slot's last owner
+	 * (before), and none walked before it lacks the new one (after). */
+	bpfcg_paths_stale(b);
 	if (bpf_map_update_elem(bpf_map__fd(b->slots), &cgid, &val,
 	    BPF_NOEXIST) < 0)
 		goto fail;
+	bpfcg_paths_stale(b);
 	b->slot[pick].cgid = cgid;
 	b->slot[pick].refs = 1;
 	index_add(b, (uint32_t)pick);
@@ -215,6 +219,9 @@ bpfcg_refresh(struct bpfcg *b)
 			if (i < b->free_from)
 				b->free_from = i;
 		}
+	/* No cached path names a deleted slot after this; and each
+	 * refresh bounds how long any cached path can be stale. */
+	bpfcg_paths_stale(b);
 	/* Also the barrier for the deletes above. */
 	for (i = 0; i < b->nr_trig; i++)
 		bpfcg_run_on(b, b->trig_cpu[i]);	/* -ENXIO: went offline */

@@ -24,6 +24,22 @@ struct {
 	__uint(max_entries, 1);
 } counters SEC(".maps");
 
+/*
+ * Bumped by the loader after it adds to slots, and at every refresh after
+ * it deletes from it (bpfcg_slots.c): a path cached under another gen is
+ * walked again.  In .bss, which the loader writes through its mmap.
+ */
+__u32 path_gen = 0;
+
+/* A cgroup id -> the tracked cgroups on its path, as the walk in charge()
+ * found them under path_gen then; sized by the loader. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u64);
+	__type(value, struct cgc_path);
+	__uint(max_entries, 1);
+} paths SEC(".maps");
+
 /* Tracked cgroup id -> its slot; sized by the loader. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -147,12 +163,56 @@ apply(struct cgc_cpu *st)
 	if (!st->pending)
 		return;
 	st->pending = 0;
-	n = *(volatile __u32 *)&st->npath;
+	n = *(volatile __u32 *)&st->path.n;
 	st->stat[CGC_STAT_CHARGES] += n;
 	for (j = 0; j < CGC_MAX_LEVELS && j < n; j++)
-		add(st->path[j], st->delta);
-	if (st->parted && st->rooted && n > 0)
-		add(st->path[0], st->rest);
+		add(st->path.slot[j], st->delta);
+	if (st->parted && st->path.rooted && n > 0)
+		add(st->path.slot[0], st->rest);
+}
+
+/*
+ * The tracked cgroups on current's path, root first, into st->path: from
+ * the paths map when it holds current's cgroup under this path_gen (one
+ * lookup), else walked (an ancestor id and a slots lookup a level, about
+ * 33 ns a level: bench/RESULTS.md) and cached.  A cached path is as the
+ * walk found it; one walked before a change to slots carries the gen
+ * before it, which the loader bumps after each change.
+ */
+static __always_inline void
+walk(struct cgc_cpu *st)
+{
+	__u64 cg = bpf_get_current_cgroup_id(), id;
+	__u32 gen = *(volatile __u32 *)&path_gen, l, n, *slot;
+	struct cgc_path *cached;
+
+	cached = bpf_map_lookup_elem(&paths, &cg);
+	if (cached && cached->gen == gen) {
+		st->path = *cached;
+		return;
+	}
+	/* The number of slots goes through memory (volatile): kept in a
+	 * register, the verifier would walk the rest of the program once
+	 * for every count the walk can give at every level, past its
+	 * limit. */
+	*(volatile __u32 *)&st->path.n = 0;
+	st->path.rooted = 0;
+	st->path.gen = gen;
+	for (l = 0; l < CGC_MAX_LEVELS; l++) {
+		id = bpf_get_current_ancestor_cgroup_id(l);
+		if (id == 0)
+			break;		/* deeper than the task's cgroup */
+		slot = bpf_map_lookup_elem(&slots, &id);
+		if (slot == 0)
+			continue;
+		if (l == 0)
+			st->path.rooted = 1;
+		n = *(volatile __u32 *)&st->path.n;
+		st->path.slot[n & (CGC_MAX_LEVELS - 1)] = *slot;
+		*(volatile __u32 *)&st->path.n = n + 1;
+	}
+	/* Fails only with the map busy on this CPU: walked next time. */
+	bpf_map_update_elem(&paths, &cg, &st->path, BPF_ANY);
 }
 
 /*
@@ -185,35 +245,14 @@ static __always_inline void
 charge(struct cgc_cpu *st, int at_switch, __u64 other)
 {
 	struct bpf_perf_event_value v;
-	__u32 cpu = bpf_get_smp_processor_id(), i, l, n, *slot;
-	__u64 id;
+	__u32 cpu = bpf_get_smp_processor_id(), i;
 	long err;
 
 	st->stat[CGC_STAT_RUNS]++;
 	if (at_switch)
 		st->stat[CGC_STAT_SWITCH_RUNS]++;
 	apply(st);
-	/*
-	 * The tracked cgroups on current's path, root first.  Their number
-	 * goes through memory (volatile): kept in a register, the verifier
-	 * would walk the rest of the program once for every count the walk
-	 * can give at every level, past its limit.
-	 */
-	*(volatile __u32 *)&st->npath = 0;
-	st->rooted = 0;
-	for (l = 0; l < CGC_MAX_LEVELS; l++) {
-		id = bpf_get_current_ancestor_cgroup_id(l);
-		if (id == 0)
-			break;		/* deeper than the task's cgroup */
-		slot = bpf_map_lookup_elem(&slots, &id);
-		if (slot == 0)
-			continue;
-		if (l == 0)
-			st->rooted = 1;
-		n = *(volatile __u32 *)&st->npath;
-		st->path[n & (CGC_MAX_LEVELS - 1)] = *slot;
-		*(volatile __u32 *)&st->npath = n + 1;
-	}
+	walk(st);
 	for (i = 0; i < CGC_MAX_EVENTS && i < nr_events; i++) {
 		err = bpf_perf_event_read_value(&counters,
 		    (__u64)cpu * nr_events + i, &v, sizeof(v));

@@ -56,6 +56,20 @@ enum {
 	CGC_STAT_NR = CGC_STAT_LAG_N + CGC_CHANGE_NR
 };
 
+/*
+ * The tracked cgroups on a cgroup's path, root first, as the walk in
+ * charge() found them: the program's per-CPU state for the task it last
+ * charged, and a cached copy per cgroup id (the paths map) while gen is
+ * the loader's path_gen.
+ */
+struct cgc_path {
+	__u32 gen;				/* path_gen when walked */
+	__u32 n;				/* slots in slot[] */
+	__u32 rooted;				/* slot[0] is the root's */
+	__u32 pad;
+	__u32 slot[CGC_MAX_LEVELS];
+};
+
 /* The program's per-CPU state: one lookup a run. */
 struct cgc_cpu {
 	__u64 primed;				/* last[] holds a reading */
@@ -65,11 +79,9 @@ struct cgc_cpu {
 	__u64 next;				/* the task the last switch
 						   seen switched to */
 	__u64 stat[CGC_STAT_NR];
-	__u32 path[CGC_MAX_LEVELS];		/* slots of the tracked cgroups
-						   on the path of the task the
-						   last run charged */
-	__u32 npath;				/* ... how many */
-	__u32 rooted;				/* path[0] is the root's */
+	struct cgc_path path;			/* the tracked cgroups on the
+						   path of the task the last
+						   run charged */
 	__u32 pending;				/* delta[] (and rest[]) are
 						   still to add to path[] */
 	__u32 parted;				/* rest[] is the root's */
