@@ -25,9 +25,10 @@ struct {
 } counters SEC(".maps");
 
 /*
- * Bumped by the loader after it adds to slots, and at every refresh after
- * it deletes from it (bpfcg_slots.c): a path cached under another gen is
- * walked again.  In .bss, which the loader writes through its mmap.
+ * Bumped by the loader before and after it adds to slots (or reuses a
+ * slot), and at every refresh after it deletes from it (bpfcg_slots.c):
+ * a path cached under another gen is walked again.  In .bss, which the
+ * loader writes through its mmap.
  */
 __u32 path_gen = 0;
 
