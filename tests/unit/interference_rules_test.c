@@ -931,65 +931,70 @@ test_neff_floor(void)
 }
 
 /*
+ * The sums of n samples of a victim's x and a candidate's y, the victim's
+ * use a = 1 and the node's total t = y + a + 5 (controls that do not
+ * vary); with lagged, their lag-1 pairs too (else none: no
+ * autocorrelation).
+ */
+static void
+sums_of(struct vsums *s, struct csums *c, const double *x, const double *y,
+    int n, int lagged)
+{
+	double a = 1, t;
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < n; i++) {
+		t = y[i] + a + 5;
+		s->x += x[i], s->xx += x[i] * x[i], s->a += a, s->aa += a * a;
+		s->xa += x[i] * a, s->t += t, s->tt += t * t;
+		s->xt += x[i] * t, s->at_ += a * t;
+		c->y += y[i], c->yy += y[i] * y[i], c->yt += y[i] * t;
+		c->xy += x[i] * y[i], c->ya += y[i] * a;
+		if (lagged && i > 0) {
+			s->xlag += x[i] * x[i - 1], s->xpairs += x[i] + x[i - 1];
+			c->lag += y[i] * y[i - 1], c->pairsum += y[i] + y[i - 1];
+			s->pairs++;
+		}
+	}
+	s->n = (size_t)n;
+	vsums_moments(s);
+}
+
+/*
  * The significance's two figures, at their values: Fisher's z of a
  * partial correlation with two controls has n_eff - 5 degrees of freedom
  * (n - 3 less one for each control), and Bonferroni's bound is over the 2m
  * tests of m candidates (two tests each).  With n_eff - 3, or over m,
  * the analysis named the innocent up to twice as often as configured.
  * Sums of 40 samples with no lag pairs (no autocorrelation) and controls
- * that do not vary: the z is atanh(r) sqrt(35) exactly.
+ * that do not vary: the z is atanh(r) sqrt(35) exactly.  Smooth series
+ * (lag-1 autocorrelations at the 0.95 cap): n_eff - 5 is 40 (1 - 0.9025)
+ * / 1.9025 - 5 < 0, and over 30 samples the floor stands in for it.
  */
 static void
 test_significance(void)
 {
 	struct vsums s;
 	struct csums c;
-	double r, z = 0, df = 0, x, y, a = 1, t;
+	double r, z = 0, df = 0, x[40], y[40];
 	int i;
 
-	memset(&s, 0, sizeof(s));
-	memset(&c, 0, sizeof(c));
 	for (i = 0; i < 40; i++) {
-		x = 1 + 0.01 * (double)((i * 7) % 13);
-		y = 0.5 + 0.02 * (double)((i * 5) % 11);
-		t = y + a + 5;
-		s.x += x, s.xx += x * x, s.a += a, s.aa += a * a;
-		s.xa += x * a, s.t += t, s.tt += t * t, s.xt += x * t;
-		s.at_ += a * t;
-		c.y += y, c.yy += y * y, c.yt += y * t, c.xy += x * y;
-		c.ya += y * a;
+		x[i] = 1 + 0.01 * (double)((i * 7) % 13);
+		y[i] = 0.5 + 0.02 * (double)((i * 5) % 11);
 	}
-	s.n = 40;
-	vsums_moments(&s);
+	sums_of(&s, &c, x, y, 40, 0);
 	r = partial_r(&s, &c, 0, -INFINITY, &z, &df);
 	CHECK(isfinite(r) && fabs(r) > 0.01);
 	CHECK(df == 35);
 	CHECK(fabs(z - atanh(r) * sqrt(35)) < 1e-9);
-	/* Smooth series (lag-1 autocorrelations at the 0.95 cap): n_eff - 5
-	 * is 40 (1 - 0.9025) / 1.9025 - 5 < 0, and over 30 samples the
-	 * floor stands in for it. */
-	memset(&s, 0, sizeof(s));
-	memset(&c, 0, sizeof(c));
 	for (i = 0; i < 40; i++) {
-		x = 1 + 0.01 * i + 0.002 * (double)(i % 3);
-		y = 0.5 + 0.02 * i;
-		t = y + a + 5;
-		s.x += x, s.xx += x * x, s.a += a, s.aa += a * a;
-		s.xa += x * a, s.t += t, s.tt += t * t, s.xt += x * t;
-		s.at_ += a * t;
-		c.y += y, c.yy += y * y, c.yt += y * t, c.xy += x * y;
-		c.ya += y * a;
-		if (i > 0) {
-			double px = x - 0.01 - 0.002 * (double)(i % 3) +
-			    0.002 * (double)((i - 1) % 3), py = y - 0.02;
-
-			s.xlag += x * px, s.xpairs += x + px;
-			c.lag += y * py, c.pairsum += y + py;
-			s.pairs++;
-		}
+		x[i] = 1 + 0.01 * i + 0.002 * (double)(i % 3);
+		y[i] = 0.5 + 0.02 * i;
 	}
-	s.n = 40;
-	vsums_moments(&s);
+	sums_of(&s, &c, x, y, 40, 1);
 	r = partial_r(&s, &c, 3.0, -INFINITY, &z, &df);
 	CHECK(isfinite(r) && r > 0.9);
 	CHECK(df == 3.0);
